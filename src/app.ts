@@ -1,0 +1,106 @@
+// Builds the Fastify app. It never listens: src/server.ts does, and tests call `inject`.
+import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import {
+  jsonSchemaTransform,
+  serializerCompiler,
+  validatorCompiler,
+  type ZodTypeProvider,
+} from 'fastify-type-provider-zod';
+import type { Db } from './db/client.js';
+import { createRepos, type Repos } from './db/repos.js';
+import { authenticator } from './auth.js';
+import { errorHandler, notFoundHandler } from './errorHandler.js';
+import { createMetrics, type Metrics } from './metrics.js';
+import { scoresService, type ScoresService } from './services/scores.js';
+import { LIMITS } from './schemas/common.js';
+import { routes } from './routes/index.js';
+import { transformObject } from './openapi.js';
+
+export interface AppOptions {
+  db: Db;
+  adminToken: string;
+  readsRequireToken?: boolean;
+  logger?: FastifyServerOptions['logger'];
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    repos: Repos;
+    scores: ScoresService;
+    metrics: Metrics;
+  }
+}
+
+export const API_VERSION = '1.0.0';
+
+export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
+  const app = Fastify({
+    logger: options.logger ?? false,
+    bodyLimit: LIMITS.bodyBytes,
+  }).withTypeProvider<ZodTypeProvider>();
+  app.setValidatorCompiler(validatorCompiler);
+  app.setSerializerCompiler(serializerCompiler);
+
+  const repos = createRepos(options.db);
+  const metrics = createMetrics();
+  app.decorate('repos', repos);
+  app.decorate('metrics', metrics);
+  app.decorate('scores', scoresService(repos, (s) => metrics.scoreComputation.observe(s)));
+  app.decorateRequest('principal', null);
+
+  // The import route takes files; everything else is JSON.
+  for (const type of ['application/vnd.apache.parquet', 'application/x-ndjson']) {
+    app.addContentTypeParser(type, { parseAs: 'buffer' }, (_req, body, done) => done(null, body));
+  }
+
+  app.setErrorHandler(errorHandler);
+  app.setNotFoundHandler(notFoundHandler);
+  app.addHook('onRequest', authenticator(repos, options.adminToken, options.readsRequireToken ?? false));
+  app.addHook('onResponse', async (request, reply) => {
+    const route = request.routeOptions.url ?? 'unmatched';
+    metrics.requestDuration.observe(
+      { method: request.method, route, status: String(reply.statusCode) },
+      reply.elapsedTime / 1000,
+    );
+  });
+
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'swe-scoring',
+        version: API_VERSION,
+        description:
+          'Scoring server for competitions of software-engineering agents: validators post run results, ' +
+          'dashboards read per-task scores, leaderboards and incentive weights. Rules: SPEC.md.',
+        license: { name: 'UNLICENSED', identifier: 'UNLICENSED' },
+      },
+      servers: [{ url: 'http://127.0.0.1:3000', description: 'Local server (default PORT and HOST)' }],
+      tags: [
+        { name: 'competitions', description: 'Competition settings (admin writes).' },
+        { name: 'tasks', description: 'Tasks and rubrics (admin writes).' },
+        { name: 'validators', description: 'Validator keys (admin).' },
+        { name: 'miners', description: 'Miners and their breakdowns.' },
+        { name: 'runs', description: 'Run results (validators).' },
+        { name: 'scores', description: 'Leaderboard and weights (public reads).' },
+        { name: 'operations', description: 'Health, readiness, metrics.' },
+      ],
+      components: {
+        securitySchemes: {
+          adminToken: { type: 'http', scheme: 'bearer', description: 'The admin token (SCORING_ADMIN_TOKEN).' },
+          validatorKey: { type: 'http', scheme: 'bearer', description: 'A validator key from POST /v1/validators.' },
+        },
+      },
+    },
+    transform: jsonSchemaTransform,
+    transformObject,
+  });
+  await app.register(swaggerUi, { routePrefix: '/docs', staticCSP: true });
+  app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+
+  await app.register(routes);
+  await app.ready();
+  return app;
+}

@@ -1,0 +1,47 @@
+// Opens the SQLite database, sets the per-connection pragmas and applies migrations.
+import Database from 'better-sqlite3';
+import { drizzle, type BetterSQLite3Database } from 'drizzle-orm/better-sqlite3';
+import { migrate } from 'drizzle-orm/better-sqlite3/migrator';
+import { mkdirSync, readFileSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import * as schema from './schema.js';
+
+export type Db = BetterSQLite3Database<typeof schema> & { $client: Database.Database };
+
+/** Resolved from this file so it works from src/ (tsx) and dist/ (node) alike. */
+export const MIGRATIONS_FOLDER = fileURLToPath(new URL('../../migrations', import.meta.url));
+
+export function openDatabase(path: string): Db {
+  if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
+  const sqlite = new Database(path);
+  // WAL persists in the file; the rest must be set on every connection (STACK.md).
+  sqlite.pragma('journal_mode = WAL');
+  // FULL: the WAL is fsynced at every commit, so an acknowledged write survives a power cut,
+  // not only a process crash (NORMAL in WAL mode may lose the last commits on power loss).
+  sqlite.pragma('synchronous = FULL');
+  sqlite.pragma('foreign_keys = ON');
+  sqlite.pragma('busy_timeout = 5000');
+  const db = drizzle(sqlite, { schema }) as Db;
+  migrate(db, { migrationsFolder: MIGRATIONS_FOLDER });
+  return db;
+}
+
+/** True when the database answers and every migration in the folder is applied. */
+export function isReady(db: Db): boolean {
+  try {
+    const row = db.$client.prepare('SELECT count(*) AS n FROM __drizzle_migrations').get() as { n: number };
+    return row.n >= migrationCount();
+  } catch {
+    return false;
+  }
+}
+
+let cachedMigrationCount: number | undefined;
+function migrationCount(): number {
+  if (cachedMigrationCount === undefined) {
+    const journal = JSON.parse(readFileSync(`${MIGRATIONS_FOLDER}/meta/_journal.json`, 'utf8')) as { entries: unknown[] };
+    cachedMigrationCount = journal.entries.length;
+  }
+  return cachedMigrationCount;
+}

@@ -1,0 +1,91 @@
+// Competition settings and counts.
+import { eq, sql } from 'drizzle-orm';
+import type { Db } from './client.js';
+import { competitions } from './schema.js';
+import { rebuildAggregates } from './aggregates.js';
+import type { Stage, TokenWeights } from '../scoring/types.js';
+
+export interface CompetitionSettings {
+  id: string;
+  name: string;
+  tokenWeights: TokenWeights;
+  burnRatio: number;
+  judgeVotes: number;
+  finalStages: Stage[];
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface CompetitionUpsert {
+  name: string;
+  tokenWeights?: TokenWeights;
+  burnRatio?: number;
+  judgeVotes?: number;
+  finalStages?: Stage[];
+}
+
+export const DEFAULT_FINAL_STAGES: Stage[] = ['screener_2', 'evaluation'];
+
+type Row = typeof competitions.$inferSelect;
+const toSettings = (r: Row): CompetitionSettings => ({
+  id: r.id,
+  name: r.name,
+  tokenWeights: { input: r.weightInput, cachedInput: r.weightCachedInput, output: r.weightOutput },
+  burnRatio: r.burnRatio,
+  judgeVotes: r.judgeVotes,
+  finalStages: r.finalStages as Stage[],
+  createdAt: r.createdAt,
+  updatedAt: r.updatedAt,
+});
+
+export function competitionsRepo(db: Db) {
+  const countsStmt = db.$client.prepare(`SELECT
+      (SELECT count(*) FROM tasks WHERE competition_id = @id) AS tasks,
+      (SELECT count(*) FROM miners WHERE competition_id = @id) AS miners,
+      (SELECT coalesce(sum(run_count), 0) FROM tasks WHERE competition_id = @id) AS runs`);
+
+  function get(id: string): CompetitionSettings | null {
+    const row = db.select().from(competitions).where(eq(competitions.id, id)).get();
+    return row ? toSettings(row) : null;
+  }
+
+  return {
+    get,
+    list(): CompetitionSettings[] {
+      return db.select().from(competitions).orderBy(competitions.id).all().map(toSettings);
+    },
+    counts(id: string): { tasks: number; miners: number; runs: number } {
+      return countsStmt.get({ id }) as { tasks: number; miners: number; runs: number };
+    },
+    /** Creates or updates; fields left out keep their stored value (or the default on create). */
+    upsert(id: string, input: CompetitionUpsert): { competition: CompetitionSettings; created: boolean } {
+      return db.transaction((tx) => {
+        const before = get(id);
+        const w = input.tokenWeights ?? before?.tokenWeights ?? { input: 1, cachedInput: 0.1, output: 3 };
+        const values = {
+          name: input.name,
+          weightInput: w.input,
+          weightCachedInput: w.cachedInput,
+          weightOutput: w.output,
+          burnRatio: input.burnRatio ?? before?.burnRatio ?? 0,
+          judgeVotes: input.judgeVotes ?? before?.judgeVotes ?? 5,
+          finalStages: input.finalStages ?? before?.finalStages ?? DEFAULT_FINAL_STAGES,
+        };
+        if (before) {
+          tx.update(competitions)
+            .set({ ...values, updatedAt: sql`(strftime('%Y-%m-%dT%H:%M:%fZ','now'))` })
+            .where(eq(competitions.id, id))
+            .run();
+          const old = before.tokenWeights;
+          // Validity of a run's tokens depends on the weights, so the aggregates are rebuilt.
+          if (old.input !== w.input || old.cachedInput !== w.cachedInput || old.output !== w.output) {
+            rebuildAggregates(db, id, w);
+          }
+        } else {
+          tx.insert(competitions).values({ id, ...values }).run();
+        }
+        return { competition: get(id)!, created: !before };
+      });
+    },
+  };
+}

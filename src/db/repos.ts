@@ -1,0 +1,26 @@
+// All repositories over one database, and the transaction that lets a request combine them.
+import type { Db } from './client.js';
+import { competitionsRepo } from './competitions.js';
+import { minersRepo } from './miners.js';
+import { runsRepo } from './runs.js';
+import { scoringInputRepo } from './scoringInput.js';
+import { tasksRepo } from './tasks.js';
+import { validatorsRepo } from './validators.js';
+
+export function createRepos(db: Db) {
+  return {
+    db,
+    competitions: competitionsRepo(db),
+    tasks: tasksRepo(db),
+    runs: runsRepo(db),
+    miners: minersRepo(db),
+    validators: validatorsRepo(db),
+    scoringInput: scoringInputRepo(db),
+    /** better-sqlite3 transactions are synchronous; nested calls become savepoints. */
+    transaction<T>(fn: () => T): T {
+      return db.$client.transaction(fn)();
+    },
+  };
+}
+
+export type Repos = ReturnType<typeof createRepos>;

@@ -1,0 +1,143 @@
+// Run storage. Hot paths use prepared better-sqlite3 statements: a 5,000-run batch must not pay
+// a query builder's per-row cost.
+import type { Db } from './client.js';
+import { aggregateWriter, validTokens, type RunDelta } from './aggregates.js';
+import type { CriterionGrade, TokenWeights } from '../scoring/types.js';
+
+export interface StoredVote {
+  criterionId: string;
+  votes: { verdict: 'YES' | 'NO'; reason?: string; evidence?: string }[];
+}
+
+export interface RunRecord {
+  competitionId: string;
+  runId: string;
+  taskId: string;
+  kind: 'baseline' | 'miner';
+  minerHotkey: string | null;
+  validatorId: string | null;
+  attemptNo: number | null;
+  resolved: boolean;
+  tokens: { input: number; cachedInput: number | null; output: number } | null;
+  timeTakenSeconds: number | null;
+  agentSteps: number | null;
+  rubricVotes: StoredVote[] | null;
+  criteria: CriterionGrade[] | null;
+  contentHash: string;
+}
+
+export interface StoredRun extends RunRecord {
+  createdAt: string;
+}
+
+interface RunRow {
+  competition_id: string;
+  run_id: string;
+  task_id: string;
+  kind: 'baseline' | 'miner';
+  miner_hotkey: string | null;
+  validator_id: string | null;
+  attempt_no: number | null;
+  resolved: number;
+  tokens_input: number | null;
+  tokens_cached_input: number | null;
+  tokens_output: number | null;
+  time_taken_seconds: number | null;
+  agent_steps: number | null;
+  rubric_votes: string | null;
+  grading: string | null;
+  content_hash: string;
+  created_at: string;
+}
+
+const fromRow = (r: RunRow): StoredRun => ({
+  competitionId: r.competition_id,
+  runId: r.run_id,
+  taskId: r.task_id,
+  kind: r.kind,
+  minerHotkey: r.miner_hotkey,
+  validatorId: r.validator_id,
+  attemptNo: r.attempt_no,
+  resolved: r.resolved === 1,
+  tokens:
+    r.tokens_input === null || r.tokens_output === null
+      ? null
+      : { input: r.tokens_input, cachedInput: r.tokens_cached_input, output: r.tokens_output },
+  timeTakenSeconds: r.time_taken_seconds,
+  agentSteps: r.agent_steps,
+  rubricVotes: r.rubric_votes === null ? null : (JSON.parse(r.rubric_votes) as StoredVote[]),
+  criteria: r.grading === null ? null : (JSON.parse(r.grading) as CriterionGrade[]),
+  contentHash: r.content_hash,
+  createdAt: r.created_at,
+});
+
+export function runsRepo(db: Db) {
+  const c = db.$client;
+  const aggregates = aggregateWriter(db);
+  const hashOf = c.prepare('SELECT content_hash FROM runs WHERE competition_id = ? AND run_id = ?').pluck();
+  const getRun = c.prepare('SELECT * FROM runs WHERE competition_id = ? AND run_id = ?');
+  const insert = c.prepare(`INSERT INTO runs (competition_id, run_id, task_id, kind, miner_hotkey, validator_id,
+      attempt_no, resolved, tokens_input, tokens_cached_input, tokens_output, time_taken_seconds, agent_steps,
+      rubric_votes, grading, content_hash)
+    VALUES (@competitionId, @runId, @taskId, @kind, @minerHotkey, @validatorId, @attemptNo, @resolved,
+      @tokensInput, @tokensCached, @tokensOutput, @timeTakenSeconds, @agentSteps, @rubricVotes, @grading, @contentHash)`);
+  const remove = c.prepare('DELETE FROM runs WHERE competition_id = ? AND run_id = ?');
+  const addMiner = c.prepare('INSERT OR IGNORE INTO miners (competition_id, hotkey) VALUES (?, ?)');
+  const criterionStats = c.prepare(`UPDATE task_criteria SET graded = graded + @sign, met = met + @met,
+      split = split + @split WHERE competition_id = @competitionId AND task_id = @taskId AND id = @id`);
+
+  function criteriaStats(r: RunRecord, sign: 1 | -1): void {
+    for (const g of r.criteria ?? []) {
+      const params = { sign, met: g.met ? sign : 0, split: g.split ? sign : 0 };
+      criterionStats.run({ ...params, competitionId: r.competitionId, taskId: r.taskId, id: g.criterionId });
+    }
+  }
+
+  const delta = (r: RunRecord, w: TokenWeights): RunDelta => ({
+    competitionId: r.competitionId,
+    taskId: r.taskId,
+    kind: r.kind,
+    hotkey: r.minerHotkey,
+    resolved: r.resolved,
+    validTokens: validTokens(r.tokens, w),
+  });
+
+  return {
+    /** Stored content hashes of the given run ids that exist. */
+    existingHashes(competitionId: string, runIds: string[]): Map<string, string> {
+      const found = new Map<string, string>();
+      for (const id of runIds) {
+        const hash = hashOf.get(competitionId, id) as string | undefined;
+        if (hash !== undefined) found.set(id, hash);
+      }
+      return found;
+    },
+    get(competitionId: string, runId: string): StoredRun | null {
+      const row = getRun.get(competitionId, runId) as RunRow | undefined;
+      return row ? fromRow(row) : null;
+    },
+    /** Inserts runs and updates every aggregate; call inside a transaction. */
+    insertMany(records: RunRecord[], w: TokenWeights): void {
+      for (const r of records) {
+        insert.run({
+          ...r,
+          resolved: r.resolved ? 1 : 0,
+          tokensInput: r.tokens?.input ?? null,
+          tokensCached: r.tokens?.cachedInput ?? null,
+          tokensOutput: r.tokens?.output ?? null,
+          rubricVotes: r.rubricVotes ? JSON.stringify(r.rubricVotes) : null,
+          grading: r.criteria ? JSON.stringify(r.criteria) : null,
+        });
+        if (r.minerHotkey !== null) addMiner.run(r.competitionId, r.minerHotkey);
+        criteriaStats(r, 1);
+      }
+      aggregates.apply(records.map((r) => delta(r, w)), 1);
+    },
+    /** Deletes one run and takes it out of every aggregate; call inside a transaction. */
+    delete(run: StoredRun, w: TokenWeights): void {
+      remove.run(run.competitionId, run.runId);
+      criteriaStats(run, -1);
+      aggregates.apply([delta(run, w)], -1);
+    },
+  };
+}

@@ -1,0 +1,136 @@
+// The database schema. Runs are the source of truth; `miner_tasks`, the baseline columns of
+// `tasks` and the counters of `task_criteria` are aggregates kept up to date inside the same
+// write transaction as the runs they summarize, so a score read never scans the runs table.
+// Token aggregates hold integer sums of raw counts, not sums of weighted floats: they are
+// exact and independent of insertion order, and deleting a run subtracts exactly.
+import { sql } from 'drizzle-orm';
+import { foreignKey, index, integer, primaryKey, real, sqliteTable, text } from 'drizzle-orm/sqlite-core';
+
+export const competitions = sqliteTable('competitions', {
+  id: text('id').primaryKey(),
+  name: text('name').notNull(),
+  weightInput: real('weight_input').notNull().default(1),
+  weightCachedInput: real('weight_cached_input').notNull().default(0.1),
+  weightOutput: real('weight_output').notNull().default(3),
+  burnRatio: real('burn_ratio').notNull().default(0),
+  judgeVotes: integer('judge_votes').notNull().default(5),
+  finalStages: text('final_stages', { mode: 'json' }).$type<string[]>().notNull(),
+  createdAt: text('created_at').notNull().default(sql`(strftime('%Y-%m-%dT%H:%M:%fZ','now'))`),
+  updatedAt: text('updated_at').notNull().default(sql`(strftime('%Y-%m-%dT%H:%M:%fZ','now'))`),
+});
+
+export const tasks = sqliteTable(
+  'tasks',
+  {
+    competitionId: text('competition_id')
+      .notNull()
+      .references(() => competitions.id, { onDelete: 'cascade' }),
+    id: text('id').notNull(),
+    type: text('type').notNull(),
+    stage: text('stage').notNull(),
+    complexity: text('complexity'),
+    plannedRuns: integer('planned_runs'),
+    /** QnA metadata without the rubric (prompt, reference answer, repository...), JSON. */
+    qna: text('qna', { mode: 'json' }),
+    baselineRuns: integer('baseline_runs').notNull().default(0),
+    baselineResolved: integer('baseline_resolved').notNull().default(0),
+    /** Resolved baseline runs with a valid weighted count, and their raw token sums. */
+    baselineTokenCount: integer('baseline_token_count').notNull().default(0),
+    baselineInputSum: integer('baseline_input_sum').notNull().default(0),
+    baselineCachedSum: integer('baseline_cached_sum').notNull().default(0),
+    baselineOutputSum: integer('baseline_output_sum').notNull().default(0),
+    runCount: integer('run_count').notNull().default(0),
+  },
+  (t) => [primaryKey({ columns: [t.competitionId, t.id] })],
+);
+
+export const taskCriteria = sqliteTable(
+  'task_criteria',
+  {
+    competitionId: text('competition_id').notNull(),
+    taskId: text('task_id').notNull(),
+    id: text('id').notNull(),
+    position: integer('position').notNull(),
+    title: text('title').notNull(),
+    type: text('type').notNull(),
+    importance: text('importance').notNull(),
+    originalTitle: text('original_title').notNull(),
+    change: text('change'),
+    graded: integer('graded').notNull().default(0),
+    met: integer('met').notNull().default(0),
+    split: integer('split').notNull().default(0),
+  },
+  (t) => [
+    primaryKey({ columns: [t.competitionId, t.taskId, t.id] }),
+    foreignKey({ columns: [t.competitionId, t.taskId], foreignColumns: [tasks.competitionId, tasks.id] }).onDelete('cascade'),
+  ],
+);
+
+export const validators = sqliteTable('validators', {
+  id: text('id').primaryKey(),
+  name: text('name').notNull(),
+  /** SHA-256 of the key's secret part; the key itself is never stored. */
+  keyHash: text('key_hash').notNull(),
+  createdAt: text('created_at').notNull().default(sql`(strftime('%Y-%m-%dT%H:%M:%fZ','now'))`),
+  revokedAt: text('revoked_at'),
+});
+
+export const miners = sqliteTable(
+  'miners',
+  {
+    competitionId: text('competition_id')
+      .notNull()
+      .references(() => competitions.id, { onDelete: 'cascade' }),
+    hotkey: text('hotkey').notNull(),
+    excluded: integer('excluded', { mode: 'boolean' }).notNull().default(false),
+    reason: text('reason'),
+  },
+  (t) => [primaryKey({ columns: [t.competitionId, t.hotkey] })],
+);
+
+export const runs = sqliteTable(
+  'runs',
+  {
+    competitionId: text('competition_id').notNull(),
+    runId: text('run_id').notNull(),
+    taskId: text('task_id').notNull(),
+    kind: text('kind').notNull(),
+    minerHotkey: text('miner_hotkey'),
+    /** null when the admin token sent it. */
+    validatorId: text('validator_id'),
+    attemptNo: integer('attempt_no'),
+    resolved: integer('resolved', { mode: 'boolean' }).notNull(),
+    tokensInput: integer('tokens_input'),
+    tokensCachedInput: integer('tokens_cached_input'),
+    tokensOutput: integer('tokens_output'),
+    timeTakenSeconds: real('time_taken_seconds'),
+    agentSteps: integer('agent_steps'),
+    rubricVotes: text('rubric_votes', { mode: 'json' }),
+    grading: text('grading', { mode: 'json' }),
+    /** SHA-256 of the run's canonical content: an identical resend is a duplicate. */
+    contentHash: text('content_hash').notNull(),
+    createdAt: text('created_at').notNull().default(sql`(strftime('%Y-%m-%dT%H:%M:%fZ','now'))`),
+  },
+  (t) => [
+    primaryKey({ columns: [t.competitionId, t.runId] }),
+    foreignKey({ columns: [t.competitionId, t.taskId], foreignColumns: [tasks.competitionId, tasks.id] }),
+    index('runs_task_miner').on(t.competitionId, t.taskId, t.minerHotkey),
+  ],
+);
+
+export const minerTasks = sqliteTable(
+  'miner_tasks',
+  {
+    competitionId: text('competition_id').notNull(),
+    taskId: text('task_id').notNull(),
+    hotkey: text('hotkey').notNull(),
+    runs: integer('runs').notNull().default(0),
+    resolved: integer('resolved').notNull().default(0),
+    /** Runs with a valid weighted count, and their raw token sums. */
+    tokenCount: integer('token_count').notNull().default(0),
+    inputSum: integer('input_sum').notNull().default(0),
+    cachedSum: integer('cached_sum').notNull().default(0),
+    outputSum: integer('output_sum').notNull().default(0),
+  },
+  (t) => [primaryKey({ columns: [t.competitionId, t.taskId, t.hotkey] })],
+);

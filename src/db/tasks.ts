@@ -1,0 +1,123 @@
+// Tasks and their rubric criteria.
+import { and, asc, eq } from 'drizzle-orm';
+import type { Db } from './client.js';
+import { taskCriteria, tasks } from './schema.js';
+import { conflict, listSome } from '../errors.js';
+import type { Complexity, Polarity, Stage } from '../scoring/types.js';
+
+export type TaskType = 'swebench_verified' | 'swe_atlas_qna';
+
+export interface CriterionRecord {
+  id: string;
+  title: string;
+  type: Polarity;
+  importance: string;
+  originalTitle: string;
+  change: string | null;
+}
+
+export interface QnaMeta {
+  prompt: string;
+  referenceAnswer: string;
+  repositoryUrl: string;
+  repositoryBaseCommit: string;
+  language: string;
+  category: string;
+  dockerImage: string;
+}
+
+export interface TaskRecord {
+  id: string;
+  type: TaskType;
+  stage: Stage;
+  complexity: Complexity | null;
+  plannedRuns: number | null;
+  qna: QnaMeta | null;
+  rubric: CriterionRecord[];
+}
+
+export type TaskRow = typeof tasks.$inferSelect;
+
+const rubricKey = (r: CriterionRecord[]) =>
+  JSON.stringify(r.map((c) => [c.id, c.title, c.type, c.importance, c.originalTitle, c.change]));
+const qnaKey = (q: QnaMeta | null) =>
+  q ? JSON.stringify([q.prompt, q.referenceAnswer, q.repositoryUrl, q.repositoryBaseCommit, q.language, q.category, q.dockerImage]) : 'null';
+
+export function tasksRepo(db: Db) {
+  function criteria(competitionId: string, taskId: string) {
+    return db
+      .select()
+      .from(taskCriteria)
+      .where(and(eq(taskCriteria.competitionId, competitionId), eq(taskCriteria.taskId, taskId)))
+      .orderBy(asc(taskCriteria.position))
+      .all();
+  }
+
+  function get(competitionId: string, taskId: string): TaskRow | null {
+    return db.select().from(tasks).where(and(eq(tasks.competitionId, competitionId), eq(tasks.id, taskId))).get() ?? null;
+  }
+
+  function writeCriteria(competitionId: string, t: TaskRecord): void {
+    db.delete(taskCriteria).where(and(eq(taskCriteria.competitionId, competitionId), eq(taskCriteria.taskId, t.id))).run();
+    t.rubric.forEach((c, position) => {
+      db.insert(taskCriteria).values({ competitionId, taskId: t.id, position, ...c }).run();
+    });
+  }
+
+  return {
+    get,
+    criteria,
+    list(competitionId: string): TaskRow[] {
+      return db.select().from(tasks).where(eq(tasks.competitionId, competitionId)).orderBy(asc(tasks.id)).all();
+    },
+    criteriaCounts(competitionId: string): Map<string, number> {
+      const rows = db.$client
+        .prepare('SELECT task_id AS taskId, count(*) AS n FROM task_criteria WHERE competition_id = ? GROUP BY task_id')
+        .all(competitionId) as { taskId: string; n: number }[];
+      return new Map(rows.map((r) => [r.taskId, r.n]));
+    },
+    /**
+     * Creates or updates tasks atomically. Changing the type or rubric of a task that already has
+     * runs is a 409: its stored gradings were made against the old rubric.
+     */
+    upsertMany(competitionId: string, records: TaskRecord[]): { imported: number; updated: number; unchanged: number } {
+      return db.transaction(() => {
+        const result = { imported: 0, updated: 0, unchanged: 0 };
+        const locked: string[] = [];
+        for (const t of records) {
+          const before = get(competitionId, t.id);
+          const values = { type: t.type, stage: t.stage, complexity: t.complexity, plannedRuns: t.plannedRuns, qna: t.qna };
+          if (!before) {
+            db.insert(tasks).values({ competitionId, id: t.id, ...values }).run();
+            writeCriteria(competitionId, t);
+            result.imported++;
+            continue;
+          }
+          const oldRubric = criteria(competitionId, t.id) as CriterionRecord[];
+          const rubricChanged = rubricKey(oldRubric) !== rubricKey(t.rubric);
+          if ((rubricChanged || before.type !== t.type) && before.runCount > 0) {
+            locked.push(t.id);
+            continue;
+          }
+          const same =
+            !rubricChanged && before.type === t.type && before.stage === t.stage && before.complexity === t.complexity &&
+            before.plannedRuns === t.plannedRuns && qnaKey(before.qna as QnaMeta | null) === qnaKey(t.qna);
+          if (same) {
+            result.unchanged++;
+            continue;
+          }
+          db.update(tasks).set(values).where(and(eq(tasks.competitionId, competitionId), eq(tasks.id, t.id))).run();
+          if (rubricChanged) writeCriteria(competitionId, t);
+          result.updated++;
+        }
+        if (locked.length > 0) {
+          throw conflict(
+            `tasks ${listSome(locked)} already have runs; their type or rubric cannot change`,
+            locked.map((id) => ({ path: `tasks/${id}`, message: 'type or rubric change on a task with runs' })),
+          );
+        }
+        return result;
+      });
+    },
+  };
+}

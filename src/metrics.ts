@@ -1,0 +1,31 @@
+// Prometheus metrics, on a registry of the app's own so several apps in one process (tests) do
+// not collide.
+import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+
+export function createMetrics() {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry });
+  return {
+    registry,
+    requestDuration: new Histogram({
+      name: 'http_request_duration_seconds',
+      help: 'HTTP request duration by method, route and status.',
+      labelNames: ['method', 'route', 'status'] as const,
+      buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
+      registers: [registry],
+    }),
+    runsIngested: new Counter({
+      name: 'scoring_runs_ingested_total',
+      help: 'Runs stored (duplicates not counted).',
+      registers: [registry],
+    }),
+    scoreComputation: new Histogram({
+      name: 'scoring_computation_seconds',
+      help: 'Time to load aggregates and compute one competition\'s scores.',
+      buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1],
+      registers: [registry],
+    }),
+  };
+}
+
+export type Metrics = ReturnType<typeof createMetrics>;

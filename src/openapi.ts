@@ -1,0 +1,62 @@
+// Finishing touches on the generated OpenAPI document, applied by @fastify/swagger's
+// transformObject after the zod schemas are converted.
+import { jsonSchemaTransformObject } from 'fastify-type-provider-zod';
+import { STATUS_CODES } from 'node:http';
+
+type Json = Record<string, any>;
+
+const IMPORT_PATH = '/v1/competitions/{competitionId}/tasks/import';
+
+/** Errors are problem+json; every response gets a real description. */
+function describeResponses(op: Json): void {
+  for (const [status, response] of Object.entries<Json>(op.responses ?? {})) {
+    response.description = STATUS_CODES[Number(status)] ?? 'Response';
+    const json = response.content?.['application/json'];
+    if (json?.schema?.$ref === '#/components/schemas/Problem') {
+      response.content = { 'application/problem+json': json };
+    }
+  }
+}
+
+/** Drops component schemas that nothing references (each zod schema yields input and output forms). */
+function pruneSchemas(doc: Json): void {
+  const schemas: Json = doc.components?.schemas ?? {};
+  const used = new Set<string>();
+  const visit = (node: unknown): void => {
+    if (Array.isArray(node)) return node.forEach(visit);
+    if (node === null || typeof node !== 'object') return;
+    for (const [k, v] of Object.entries(node)) {
+      if (k === '$ref' && typeof v === 'string' && v.startsWith('#/components/schemas/')) {
+        const name = v.slice('#/components/schemas/'.length);
+        if (!used.has(name)) {
+          used.add(name);
+          visit(schemas[name]);
+        }
+      } else visit(v);
+    }
+  };
+  visit(doc.paths);
+  for (const name of Object.keys(schemas)) if (!used.has(name)) delete schemas[name];
+}
+
+export function transformObject(input: Parameters<typeof jsonSchemaTransformObject>[0]): Json {
+  const doc = jsonSchemaTransformObject(input) as Json;
+  for (const methods of Object.values<Json>(doc.paths ?? {})) {
+    for (const op of Object.values<Json>(methods)) describeResponses(op);
+  }
+  const importOp = doc.paths?.[IMPORT_PATH]?.post;
+  if (importOp) {
+    importOp.requestBody = {
+      required: true,
+      description: 'SWE-Atlas-QnA-AA rows: one UTF-8 string column per field, `rubric` a JSON array as a string.',
+      content: {
+        'application/vnd.apache.parquet': { schema: { type: 'string', format: 'binary' } },
+        'application/x-ndjson': { schema: { type: 'string', description: 'One JSON object a line.' } },
+      },
+    };
+  }
+  const metrics = doc.paths?.['/metrics']?.get?.responses?.['200'];
+  if (metrics) metrics.content = { 'text/plain': metrics.content?.['application/json'] ?? { schema: { type: 'string' } } };
+  pruneSchemas(doc);
+  return doc;
+}

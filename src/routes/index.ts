@@ -1,0 +1,23 @@
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { competitionRoutes } from './competitions.js';
+import { minerRoutes } from './miners.js';
+import { operationRoutes } from './operations.js';
+import { runRoutes } from './runs.js';
+import { scoreRoutes } from './scores.js';
+import { taskRoutes } from './tasks.js';
+import { validatorRoutes } from './validators.js';
+
+export const routes: FastifyPluginAsyncZod = async (app) => {
+  await app.register(operationRoutes);
+  await app.register(
+    async (v1) => {
+      await v1.register(competitionRoutes);
+      await v1.register(taskRoutes);
+      await v1.register(validatorRoutes);
+      await v1.register(minerRoutes);
+      await v1.register(runRoutes);
+      await v1.register(scoreRoutes);
+    },
+    { prefix: '/v1' },
+  );
+};

@@ -1,0 +1,47 @@
+import { z } from 'zod';
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { isReady } from '../db/client.js';
+
+const Status = z.object({ status: z.string().describe('`ok` or `unavailable`.') }).describe('Service status.');
+
+export const operationRoutes: FastifyPluginAsyncZod = async (app) => {
+  app.get('/healthz', {
+    config: { access: 'open' },
+    schema: {
+      tags: ['operations'],
+      operationId: 'getHealth',
+      summary: 'Liveness: the process is up',
+      security: [],
+      response: { 200: Status },
+    },
+  }, async () => ({ status: 'ok' }));
+
+  app.get('/readyz', {
+    config: { access: 'open' },
+    schema: {
+      tags: ['operations'],
+      operationId: 'getReadiness',
+      summary: 'Readiness: the database answers and its migrations are applied',
+      security: [],
+      response: { 200: Status, 503: Status },
+    },
+  }, async (_request, reply) => {
+    const ready = isReady(app.repos.db);
+    return reply.code(ready ? 200 : 503).send({ status: ready ? 'ok' : 'unavailable' });
+  });
+
+  app.get('/metrics', {
+    config: { access: 'open' },
+    schema: {
+      tags: ['operations'],
+      operationId: 'getMetrics',
+      summary: 'Prometheus metrics',
+      security: [],
+      description: 'Request durations by route, runs ingested, score computation time, process metrics.',
+      response: { 200: z.string().describe('Prometheus text exposition format.') },
+    },
+  }, async (_request, reply) => {
+    const text = await app.metrics.registry.metrics();
+    return reply.type(app.metrics.registry.contentType).send(text);
+  });
+};

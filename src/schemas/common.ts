@@ -1,0 +1,71 @@
+// Shared request and response schemas. Registered schemas become named OpenAPI components.
+import { z } from 'zod';
+import { COMPLEXITIES, STAGES } from '../scoring/types.js';
+
+export const LIMITS = {
+  /** Largest request body accepted, in bytes (413 above). */
+  bodyBytes: 32 * 1024 * 1024,
+  runsPerBatch: 5000,
+  tasksPerRequest: 5000,
+  idLength: 128,
+  nameLength: 200,
+  /** Each vote's reason and evidence. */
+  voteTextLength: 8000,
+  reasonLength: 2000,
+  criteriaPerTask: 200,
+  maxJudgeVotes: 15,
+} as const;
+
+export const Id = z
+  .string()
+  .min(1)
+  .max(LIMITS.idLength)
+  .regex(/^[A-Za-z0-9._:-]+$/, 'must be 1 to 128 characters from A-Z a-z 0-9 . _ : -')
+  .describe('Identifier: 1 to 128 characters from `[A-Za-z0-9._:-]`.');
+
+export const StageSchema = z.enum(STAGES).describe('Competition stage.');
+z.globalRegistry.add(StageSchema, { id: 'Stage' });
+
+export const ComplexitySchema = z.enum(COMPLEXITIES).describe('Complexity group.');
+z.globalRegistry.add(ComplexitySchema, { id: 'Complexity' });
+
+export const TokenCount = z
+  .number()
+  .int()
+  .min(0)
+  .max(Number.MAX_SAFE_INTEGER)
+  .describe('A token count: an integer from 0 to 2^53-1.');
+
+export const ProblemSchema = z
+  .object({
+    type: z.string().describe('URI naming the kind of problem.'),
+    title: z.string().describe('Short summary of the kind of problem.'),
+    status: z.number().int().describe('HTTP status code.'),
+    detail: z.string().describe('What went wrong with this request, naming the field or item.'),
+    errors: z
+      .array(
+        z.object({
+          path: z.string().describe('Where the problem is, e.g. `body/runs/3/tokens/input`.'),
+          message: z.string().describe('What is wrong there.'),
+        }),
+      )
+      .optional()
+      .describe('Each invalid field, for validation errors.'),
+  })
+  .describe('RFC 9457 problem details.');
+z.globalRegistry.add(ProblemSchema, { id: 'Problem' });
+
+/** Response map entries for the error statuses a route can return. */
+export function problems(...statuses: number[]): Record<number, typeof ProblemSchema> {
+  return Object.fromEntries(statuses.map((s) => [s, ProblemSchema]));
+}
+
+export const CompetitionParams = z.object({ competitionId: Id.describe('Competition identifier.') });
+
+export const StagesQuery = z.object({
+  stages: z
+    .string()
+    .max(200)
+    .optional()
+    .describe('Comma-separated stages to score, e.g. `screener_2,evaluation`. Default: the competition\'s `finalStages`.'),
+});

@@ -1,0 +1,70 @@
+import { z } from 'zod';
+import { LIMITS, StageSchema } from './common.js';
+
+const Weight = z.number().min(0).max(1e6);
+
+export const TokenWeightsSchema = z
+  .strictObject({
+    input: Weight.describe('Weight of non-cached input tokens (wi).'),
+    cachedInput: Weight.describe('Weight of cached input tokens (wc).'),
+    output: Weight.describe('Weight of output tokens (wo).'),
+  })
+  .describe('Token weights of SPEC section 2; each finite and at least 0.');
+z.globalRegistry.add(TokenWeightsSchema, { id: 'TokenWeights' });
+
+export const CompetitionInputSchema = z
+  .strictObject({
+    name: z.string().min(1).max(LIMITS.nameLength).describe('Display name.'),
+    tokenWeights: TokenWeightsSchema.optional().describe('Default 1 / 0.1 / 3.'),
+    burnRatio: z.number().min(0).max(1).optional().describe('Share of emission burned, 0 to 1. Default 0.'),
+    judgeVotes: z
+      .number()
+      .int()
+      .min(1)
+      .max(LIMITS.maxJudgeVotes)
+      .refine((n) => n % 2 === 1, 'must be odd')
+      .optional()
+      .describe('Judge votes per QnA criterion: odd, 1 to 15. Default 5.'),
+    finalStages: z
+      .array(StageSchema)
+      .min(1)
+      .max(3)
+      .refine((s) => new Set(s).size === s.length, 'must not repeat a stage')
+      .optional()
+      .describe('Stages that make the final score. Default `screener_2`, `evaluation`.'),
+  })
+  .describe('Settings of a competition.');
+z.globalRegistry.add(CompetitionInputSchema, { id: 'CompetitionSettings' });
+
+export const CompetitionSchema = z
+  .object({
+    id: z.string().describe('Competition identifier.'),
+    name: z.string().describe('Display name.'),
+    tokenWeights: TokenWeightsSchema,
+    burnRatio: z.number().describe('Share of emission burned.'),
+    judgeVotes: z.number().int().describe('Judge votes per QnA criterion.'),
+    finalStages: z.array(StageSchema).describe('Stages that make the final score.'),
+    createdAt: z.string().describe('Creation time, ISO 8601 UTC.'),
+    updatedAt: z.string().describe('Last settings change, ISO 8601 UTC.'),
+    counts: z
+      .object({
+        tasks: z.number().int().describe('Tasks in the competition.'),
+        miners: z.number().int().describe('Miners known to the competition.'),
+        runs: z.number().int().describe('Runs stored.'),
+      })
+      .describe('What the competition holds.'),
+    baseline: z
+      .object({
+        runs: z.number().int().describe('Baseline runs in the final stages.'),
+        resolved: z.number().int().describe('Resolved baseline runs in the final stages.'),
+        resolveRate: z.number().nullable().describe('Baseline Task Resolve Rate (SPEC 7); null without runs.'),
+      })
+      .describe('The baseline agent over the final stages.'),
+  })
+  .describe('A competition with its settings and counts.');
+z.globalRegistry.add(CompetitionSchema, { id: 'Competition' });
+
+export const CompetitionListSchema = z
+  .object({ competitions: z.array(CompetitionSchema).describe('All competitions, by id.') })
+  .describe('The competitions.');
+z.globalRegistry.add(CompetitionListSchema, { id: 'CompetitionList' });

@@ -1,0 +1,120 @@
+import { z } from 'zod';
+import { Id, LIMITS, TokenCount } from './common.js';
+
+const VoteText = z.string().max(LIMITS.voteTextLength);
+
+export const VoteSchema = z
+  .strictObject({
+    verdict: z.enum(['YES', 'NO']).describe('The judge\'s verdict on the criterion.'),
+    reason: VoteText.optional().describe('The judge\'s reasoning, up to 8,000 characters; kept with the run.'),
+    evidence: VoteText.optional().describe('Quotes from the answer, up to 8,000 characters; kept with the run.'),
+  })
+  .describe('One judge vote.');
+z.globalRegistry.add(VoteSchema, { id: 'Vote' });
+
+export const CriterionVotesSchema = z
+  .strictObject({
+    criterionId: z.string().min(1).max(LIMITS.idLength).describe('The rubric criterion voted on.'),
+    votes: z.array(VoteSchema).min(1).max(LIMITS.maxJudgeVotes).describe('Exactly `judgeVotes` votes.'),
+  })
+  .describe('The judge\'s votes on one criterion.');
+z.globalRegistry.add(CriterionVotesSchema, { id: 'CriterionVotes' });
+
+export const TokensSchema = z
+  .strictObject({
+    input: TokenCount.describe('Non-cached input tokens.'),
+    cachedInput: TokenCount.optional().describe('Cached input tokens; missing counts as 0.'),
+    output: TokenCount.describe('Output tokens.'),
+  })
+  .describe('Token counts of a run.');
+z.globalRegistry.add(TokensSchema, { id: 'Tokens' });
+
+export const RunInputSchema = z
+  .strictObject({
+    runId: Id.describe('Client-chosen id, unique within the competition; makes retries safe.'),
+    taskId: Id.describe('The task run.'),
+    kind: z.enum(['baseline', 'miner']).describe('Baseline (reference agent) or miner run.'),
+    minerHotkey: Id.optional().describe('The miner\'s hotkey: required for `miner`, absent for `baseline`.'),
+    attemptNo: z.number().int().min(0).max(1_000_000).optional().describe('Attempt number, from 0.'),
+    resolved: z.boolean().optional().describe('Graded result; required unless `rubricVotes` are sent.'),
+    tokens: TokensSchema.nullable().optional(),
+    timeTakenSeconds: z.number().min(0).max(1e9).optional().describe('Wall time of the run in seconds.'),
+    agentSteps: z.number().int().min(0).max(1e9).optional().describe('Agent steps taken.'),
+    rubricVotes: z
+      .array(CriterionVotesSchema)
+      .min(1)
+      .max(LIMITS.criteriaPerTask)
+      .optional()
+      .describe('Judge votes for a QnA run, one entry per rubric criterion (SPEC 7).'),
+  })
+  .superRefine((r, ctx) => {
+    if (r.kind === 'miner' && r.minerHotkey === undefined)
+      ctx.addIssue({ code: 'custom', path: ['minerHotkey'], message: 'required for a miner run' });
+    if (r.kind === 'baseline' && r.minerHotkey !== undefined)
+      ctx.addIssue({ code: 'custom', path: ['minerHotkey'], message: 'must be absent for a baseline run' });
+    if (r.resolved === undefined && r.rubricVotes === undefined)
+      ctx.addIssue({ code: 'custom', path: ['resolved'], message: 'required unless rubricVotes are sent' });
+  })
+  .describe('One run result.');
+z.globalRegistry.add(RunInputSchema, { id: 'RunResult' });
+export type RunInput = z.infer<typeof RunInputSchema>;
+
+export const RunBatchSchema = z
+  .strictObject({
+    runs: z.array(RunInputSchema).min(1).max(LIMITS.runsPerBatch).describe('Up to 5,000 runs, stored atomically.'),
+  })
+  .superRefine((b, ctx) => {
+    const seen = new Set<string>();
+    b.runs.forEach((r, i) => {
+      if (seen.has(r.runId)) ctx.addIssue({ code: 'custom', path: ['runs', i, 'runId'], message: `runId ${r.runId} repeated in the batch` });
+      seen.add(r.runId);
+    });
+  })
+  .describe('A batch of run results.');
+z.globalRegistry.add(RunBatchSchema, { id: 'RunBatch' });
+
+export const RunBatchResultSchema = z
+  .object({
+    accepted: z.number().int().describe('Runs stored by this request.'),
+    duplicates: z.number().int().describe('Runs identical to ones already stored; nothing changed for them.'),
+  })
+  .describe('What a batch stored.');
+z.globalRegistry.add(RunBatchResultSchema, { id: 'RunBatchResult' });
+
+export const CriterionGradeSchema = z
+  .object({
+    criterionId: z.string().describe('Criterion id.'),
+    yes: z.number().int().describe('YES votes.'),
+    no: z.number().int().describe('NO votes.'),
+    verdict: z.enum(['YES', 'NO']).describe('Majority verdict.'),
+    met: z.boolean().describe('Verdict YES on a positive criterion, NO on a negative one.'),
+    split: z.boolean().describe('True when the votes were not unanimous.'),
+  })
+  .describe('A criterion graded from votes.');
+z.globalRegistry.add(CriterionGradeSchema, { id: 'CriterionGrade' });
+
+export const RunSchema = z
+  .object({
+    competitionId: z.string().describe('Competition identifier.'),
+    runId: z.string().describe('Run identifier.'),
+    taskId: z.string().describe('Task identifier.'),
+    kind: z.enum(['baseline', 'miner']).describe('Run kind.'),
+    minerHotkey: z.string().nullable().describe('Miner hotkey, null for baseline runs.'),
+    validatorId: z.string().nullable().describe('Validator that sent it; null when the admin did.'),
+    attemptNo: z.number().int().nullable().describe('Attempt number.'),
+    resolved: z.boolean().describe('Graded result (derived from the votes for QnA runs that sent them).'),
+    tokens: z
+      .object({ input: z.number().int(), cachedInput: z.number().int().nullable(), output: z.number().int() })
+      .nullable()
+      .describe('Token counts as sent.'),
+    weightedTokens: z.number().nullable().describe('Weighted count under the competition\'s weights; null when invalid or zero.'),
+    timeTakenSeconds: z.number().nullable().describe('Wall time in seconds.'),
+    agentSteps: z.number().int().nullable().describe('Agent steps.'),
+    criteria: z.array(CriterionGradeSchema).nullable().describe('Per-criterion grading, for runs sent with votes.'),
+    rubricVotes: z.array(CriterionVotesSchema).nullable().describe('The votes as sent, reasons and evidence kept.'),
+    createdAt: z.string().describe('When it was stored, ISO 8601 UTC.'),
+  })
+  .describe('A stored run.');
+z.globalRegistry.add(RunSchema, { id: 'Run' });
+
+export const RunParams = z.object({ competitionId: Id.describe('Competition identifier.'), runId: Id.describe('Run identifier.') });

@@ -1,0 +1,186 @@
+import { z } from 'zod';
+import { ComplexitySchema, StageSchema } from './common.js';
+
+const Score = (what: string) => z.number().nullable().describe(`${what}; null when the miner has nothing scored.`);
+
+export const TaskCountsSchema = z
+  .object({
+    main: z.number().int().describe('Tasks in pool `main` (x >= 2).'),
+    hardBoost: z.number().int().describe('Tasks in pool `hard_boost` (x <= 1, y >= 1).'),
+    excluded: z.number().int().describe('Tasks run but not scored.'),
+  })
+  .describe('Tasks per pool.');
+z.globalRegistry.add(TaskCountsSchema, { id: 'TaskCounts' });
+
+export const GroupScoresSchema = z
+  .object({
+    short: z.number().optional().describe('S_N over short tasks.'),
+    medium: z.number().optional().describe('S_N over medium tasks.'),
+    long: z.number().optional().describe('S_N over long tasks.'),
+  })
+  .describe('Group scores; a group is absent when the miner has no scored task in it.');
+z.globalRegistry.add(GroupScoresSchema, { id: 'GroupScores' });
+
+export const LeaderboardEntrySchema = z
+  .object({
+    rank: z.number().int().nullable().describe('1-based rank, shared on equal scores; null when unscored or excluded.'),
+    hotkey: z.string().describe('Miner hotkey.'),
+    excluded: z.boolean().describe('Excluded by the admin: takes part in nothing.'),
+    normalizedScore: Score('S_N in [-1, 1]'),
+    rawTotal: Score('S_R = S_M + B_H'),
+    mainScore: Score('S_M'),
+    hardBoost: Score('B_H'),
+    taskCounts: TaskCountsSchema,
+    groupScores: GroupScoresSchema,
+    runs: z.number().int().describe('The miner\'s runs in the chosen stages.'),
+    resolvedRuns: z.number().int().describe('Of those, resolved.'),
+    resolveRate: z.number().nullable().describe('Task Resolve Rate: resolved runs / runs (SPEC 7); null without runs.'),
+    incentive: z
+      .object({
+        rawWeight: z.number().describe('W(m): sum of the element shares won.'),
+        finalWeight: z.number().describe('INC(m) = W(m) / sum W * (1 - burnRatio).'),
+      })
+      .describe('Incentive weight.'),
+  })
+  .describe('One miner on the leaderboard.');
+z.globalRegistry.add(LeaderboardEntrySchema, { id: 'LeaderboardEntry' });
+
+export const BaselineRateSchema = z
+  .object({
+    runs: z.number().int().describe('Baseline runs in the chosen stages.'),
+    resolved: z.number().int().describe('Of those, resolved.'),
+    resolveRate: z.number().nullable().describe('Baseline Task Resolve Rate; null without runs.'),
+  })
+  .describe('The baseline agent over the chosen stages.');
+z.globalRegistry.add(BaselineRateSchema, { id: 'BaselineRate' });
+
+export const LeaderboardSchema = z
+  .object({
+    competitionId: z.string().describe('Competition identifier.'),
+    stages: z.array(StageSchema).describe('Stages scored.'),
+    baseline: BaselineRateSchema,
+    miners: z.array(LeaderboardEntrySchema).describe('S_N descending, then hotkey; unranked miners last.'),
+  })
+  .describe('The leaderboard.');
+z.globalRegistry.add(LeaderboardSchema, { id: 'Leaderboard' });
+
+const Zone = z.enum(['penalty', 'maintain', 'bonus', 'excluded']).describe('Scoring zone (SPEC 4).');
+const Pool = z.enum(['main', 'hard_boost', 'excluded']).describe('Pool (SPEC 4).');
+
+export const MinerTaskScoreSchema = z
+  .object({
+    taskId: z.string().describe('Task identifier.'),
+    stage: StageSchema,
+    complexity: ComplexitySchema.nullable().describe('Complexity group, or null.'),
+    runs: z.number().int().describe('The miner\'s runs on the task.'),
+    x: z.number().int().describe('Resolved baseline runs.'),
+    y: z.number().int().describe('Resolved miner runs.'),
+    n: z.number().int().describe('Run count n (SPEC 3).'),
+    threshold: z.number().int().describe('Penalty threshold t = floor(0.8x).'),
+    baselineTokens: z.number().nullable().describe('T_B, mean weighted tokens of resolved baseline runs.'),
+    minerTokens: z.number().nullable().describe('T_A, mean weighted tokens of the miner\'s runs.'),
+    r: z.number().describe('Compression term, in [-2, 2].'),
+    zone: Zone,
+    pool: Pool,
+    score: z.number().nullable().describe('Task score s in [-4, 3]; null when excluded.'),
+    weight: z.number().nullable().describe('x^(1/3) for main tasks, else null.'),
+    hardBoostContribution: z.number().nullable().describe('h = max(0, s) for hard tasks, else null.'),
+  })
+  .describe('One miner\'s score on one task.');
+z.globalRegistry.add(MinerTaskScoreSchema, { id: 'MinerTaskScore' });
+
+export const MinerDetailSchema = LeaderboardEntrySchema.extend({
+  competitionId: z.string().describe('Competition identifier.'),
+  stages: z.array(StageSchema).describe('Stages scored.'),
+  tasks: z.array(MinerTaskScoreSchema).describe('Per-task breakdown, by task id.'),
+}).describe('A miner\'s leaderboard entry and per-task breakdown.');
+z.globalRegistry.add(MinerDetailSchema, { id: 'MinerDetail' });
+
+export const TaskMinerScoreSchema = z
+  .object({
+    hotkey: z.string().describe('Miner hotkey.'),
+    runs: z.number().int().describe('The miner\'s runs on the task.'),
+    y: z.number().int().describe('Resolved miner runs.'),
+    minerTokens: z.number().nullable().describe('T_A.'),
+    r: z.number().describe('Compression term.'),
+    zone: Zone,
+    pool: Pool,
+    score: z.number().nullable().describe('Task score, null when excluded.'),
+  })
+  .describe('One miner on a task.');
+z.globalRegistry.add(TaskMinerScoreSchema, { id: 'TaskMinerScore' });
+
+export const CriterionStatsSchema = z
+  .object({
+    id: z.string().describe('Criterion id.'),
+    title: z.string().describe('Criterion text.'),
+    type: z.enum(['positive', 'negative']).describe('Polarity.'),
+    change: z.string().nullable().describe('Kind of rewording, or null.'),
+    graded: z.number().int().describe('Runs graded on this criterion from votes.'),
+    metRate: z.number().nullable().describe('Share of graded runs that met it; null when none.'),
+    splitRate: z.number().nullable().describe('Share of graded runs whose votes were not unanimous; null when none.'),
+  })
+  .describe('How a rubric criterion fares across graded runs.');
+z.globalRegistry.add(CriterionStatsSchema, { id: 'CriterionStats' });
+
+export const TaskDetailSchema = z
+  .object({
+    competitionId: z.string().describe('Competition identifier.'),
+    stages: z.array(StageSchema).describe('Stages scored.'),
+    id: z.string().describe('Task identifier.'),
+    type: z.enum(['swebench_verified', 'swe_atlas_qna']).describe('Task type.'),
+    stage: StageSchema,
+    complexity: ComplexitySchema.nullable().describe('Complexity group, or null.'),
+    plannedRuns: z.number().int().nullable().describe('Planned repeat count.'),
+    inStages: z.boolean().describe('Whether the task is in the chosen stages (otherwise `miners` is empty).'),
+    qna: z
+      .object({
+        prompt: z.string(), referenceAnswer: z.string(), repositoryUrl: z.string(), repositoryBaseCommit: z.string(),
+        language: z.string(), category: z.string(), dockerImage: z.string(),
+      })
+      .nullable()
+      .describe('QnA content, for QnA tasks.'),
+    baseline: z
+      .object({
+        runs: z.number().int().describe('Baseline runs.'),
+        resolved: z.number().int().describe('x: resolved baseline runs.'),
+        baselineTokens: z.number().nullable().describe('T_B.'),
+        resolveRate: z.number().nullable().describe('Baseline resolve rate on this task.'),
+      })
+      .describe('Baseline summary.'),
+    miners: z.array(TaskMinerScoreSchema).describe('Every miner that ran the task, by hotkey.'),
+    criteria: z.array(CriterionStatsSchema).optional().describe('QnA tasks: criteria with grading statistics.'),
+  })
+  .describe('A task with its baseline and miners.');
+z.globalRegistry.add(TaskDetailSchema, { id: 'TaskDetail' });
+
+export const WeightsSchema = z
+  .object({
+    competitionId: z.string().describe('Competition identifier.'),
+    stages: z.array(StageSchema).describe('Stages scored.'),
+    groups: z.array(ComplexitySchema).describe('Groups present (SPEC 6).'),
+    layers: z
+      .array(
+        z.object({
+          subsetSize: z.number().int().describe('Groups per element.'),
+          layerWeight: z.number().describe('Renormalized layer weight.'),
+          elementWeight: z.number().describe('Weight of each element of the layer.'),
+          elements: z
+            .array(
+              z.object({
+                subset: z.array(z.string()).describe('Groups of the element, or `overall`.'),
+                winners: z.array(z.string()).describe('Winning hotkeys; tied winners split the element.'),
+                winningScore: z.number().nullable().describe('Best contest score; null when nobody competed.'),
+              }),
+            )
+            .describe('Elements of the layer.'),
+        }),
+      )
+      .describe('Layers, largest subsets first.'),
+    rawWeights: z.record(z.string(), z.number()).describe('W(m) by hotkey.'),
+    finalWeights: z.record(z.string(), z.number()).describe('INC(m) by hotkey.'),
+    burnRatio: z.number().describe('Configured burn ratio.'),
+    burnWeight: z.number().describe('1 - sum of final weights.'),
+  })
+  .describe('Incentive weights.');
+z.globalRegistry.add(WeightsSchema, { id: 'Weights' });

@@ -1,0 +1,120 @@
+import { z } from 'zod';
+import { ComplexitySchema, Id, LIMITS, StageSchema } from './common.js';
+
+const Hex = (n: number) => new RegExp(`^[0-9a-f]{${n}}$`);
+
+/** Accepted case-insensitively with surrounding spaces trimmed, stored lower-case (API.md). */
+export const ComplexityInput = z.preprocess(
+  (v) => (typeof v === 'string' ? v.trim().toLowerCase() : v),
+  ComplexitySchema,
+);
+
+export const CriterionInputSchema = z
+  .strictObject({
+    id: z.string().regex(Hex(32), 'must be 32 lowercase hex characters').describe('Criterion id, 32 hex.'),
+    title: z.string().min(1).max(4000).describe('The criterion text the judge grades.'),
+    type: z
+      .enum(['positive', 'negative', 'positive hli verifier', 'negative hli verifier'])
+      .describe('Polarity: a negative criterion is met when the verdict is NO.'),
+    importance: z.literal('must have').describe('Always `must have`.'),
+    originalTitle: z.string().max(4000).optional().describe('Scale\'s original text; default the title.'),
+    change: z
+      .enum(['stability', 'precision', 'scale-correction'])
+      .nullable()
+      .optional()
+      .describe('Kind of rewording in the AA edition, or null.'),
+  })
+  .describe('One rubric criterion.');
+z.globalRegistry.add(CriterionInputSchema, { id: 'RubricCriterion' });
+
+export const QnaInputSchema = z
+  .strictObject({
+    prompt: z.string().min(1).max(200_000).describe('The question presented to the agent.'),
+    referenceAnswer: z.string().min(1).max(200_000).describe('Expert-written reference answer.'),
+    repositoryUrl: z.string().regex(/^[A-Za-z0-9_.-]+\/[A-Za-z0-9_.-]+$/, 'must be owner/name').max(512).describe('GitHub repository, owner/name.'),
+    repositoryBaseCommit: z.string().regex(Hex(40), 'must be 40 lowercase hex characters').describe('Pinned commit SHA.'),
+    language: z.enum(['go', 'python', 'c', 'ts']).describe('Repository language.'),
+    category: z.string().min(1).max(512).describe('Task category.'),
+    dockerImage: z.string().min(1).max(512).describe('Docker image with the repository at /app.'),
+    rubric: z
+      .array(CriterionInputSchema)
+      .min(1)
+      .max(LIMITS.criteriaPerTask)
+      .describe('Criteria; every one must be met for the run to resolve.'),
+  })
+  .describe('SWE-Atlas QnA task content.');
+z.globalRegistry.add(QnaInputSchema, { id: 'QnaContent' });
+
+export const TaskInputSchema = z
+  .strictObject({
+    id: Id.describe('Task identifier, unique within the competition.'),
+    type: z.enum(['swebench_verified', 'swe_atlas_qna']).describe('How runs of the task are graded.'),
+    stage: StageSchema.optional().describe('Default `evaluation`.'),
+    complexity: ComplexityInput.nullable().optional().describe('short, medium or long (any case); absent for none.'),
+    plannedRuns: z.number().int().min(1).max(1000).nullable().optional().describe('Planned repeat count (n).'),
+    qna: QnaInputSchema.optional().describe('Required content for QnA tasks with a rubric; not allowed on other types.'),
+  })
+  .superRefine((t, ctx) => {
+    if (t.qna && t.type !== 'swe_atlas_qna') ctx.addIssue({ code: 'custom', path: ['qna'], message: 'only swe_atlas_qna tasks carry qna' });
+    const seen = new Set<string>();
+    t.qna?.rubric.forEach((c, i) => {
+      if (seen.has(c.id)) ctx.addIssue({ code: 'custom', path: ['qna', 'rubric', i, 'id'], message: `criterion id ${c.id} repeated` });
+      seen.add(c.id);
+    });
+  })
+  .describe('A task to create or update.');
+z.globalRegistry.add(TaskInputSchema, { id: 'TaskSpec' });
+
+export const TaskUpsertSchema = z
+  .strictObject({
+    tasks: z.array(TaskInputSchema).min(1).max(LIMITS.tasksPerRequest).describe('Up to 5,000 tasks.'),
+  })
+  .superRefine((b, ctx) => {
+    const seen = new Set<string>();
+    b.tasks.forEach((t, i) => {
+      if (seen.has(t.id)) ctx.addIssue({ code: 'custom', path: ['tasks', i, 'id'], message: `task id ${t.id} repeated in the request` });
+      seen.add(t.id);
+    });
+  })
+  .describe('Bulk upsert of tasks.');
+z.globalRegistry.add(TaskUpsertSchema, { id: 'TaskUpsert' });
+
+export const TaskWriteResultSchema = z
+  .object({
+    imported: z.number().int().describe('Tasks created.'),
+    updated: z.number().int().describe('Existing tasks changed.'),
+    unchanged: z.number().int().describe('Tasks sent exactly as stored.'),
+  })
+  .describe('What a task upsert or import changed.');
+z.globalRegistry.add(TaskWriteResultSchema, { id: 'TaskWriteResult' });
+
+export const CriterionSchema = z
+  .object({
+    id: z.string().describe('Criterion id.'),
+    title: z.string().describe('Criterion text.'),
+    type: z.enum(['positive', 'negative']).describe('Polarity.'),
+    importance: z.string().describe('Importance, `must have`.'),
+    originalTitle: z.string().describe('Scale\'s original text.'),
+    change: z.string().nullable().describe('Kind of rewording, or null.'),
+  })
+  .describe('A rubric criterion as stored.');
+z.globalRegistry.add(CriterionSchema, { id: 'Criterion' });
+
+export const TaskSchema = z
+  .object({
+    id: z.string().describe('Task identifier.'),
+    type: z.enum(['swebench_verified', 'swe_atlas_qna']).describe('Task type.'),
+    stage: StageSchema,
+    complexity: ComplexitySchema.nullable().describe('Complexity group, or null.'),
+    plannedRuns: z.number().int().nullable().describe('Planned repeat count, or null.'),
+    runCount: z.number().int().describe('Runs stored for the task, baseline and miner.'),
+    baselineRuns: z.number().int().describe('Baseline runs stored.'),
+    criteriaCount: z.number().int().describe('Rubric criteria (0 for non-QnA tasks).'),
+  })
+  .describe('A task with its run counts.');
+z.globalRegistry.add(TaskSchema, { id: 'Task' });
+
+export const TaskListSchema = z
+  .object({ competitionId: z.string().describe('Competition identifier.'), tasks: z.array(TaskSchema).describe('Tasks by id.') })
+  .describe('The tasks of a competition.');
+z.globalRegistry.add(TaskListSchema, { id: 'TaskList' });

@@ -1,0 +1,43 @@
+// Starts the server: configuration from the environment, migrations, listen, graceful shutdown.
+import { buildApp } from './app.js';
+import { loadConfig } from './config.js';
+import { openDatabase } from './db/client.js';
+
+async function main(): Promise<void> {
+  const config = loadConfig();
+  const db = openDatabase(config.databasePath);
+  const app = await buildApp({
+    db,
+    adminToken: config.adminToken,
+    readsRequireToken: config.readsRequireToken,
+    logger: { level: config.logLevel },
+  });
+  if (config.adminTokenFile) {
+    // The path only: the token itself never reaches the log.
+    app.log.info({ file: config.adminTokenFile }, 'admin token read from (or generated into) this file, mode 0600');
+  }
+
+  let closing = false;
+  const shutdown = async (signal: string) => {
+    if (closing) return;
+    closing = true;
+    app.log.info({ signal }, 'shutting down: no new connections, finishing in-flight requests');
+    try {
+      await app.close();
+    } finally {
+      db.$client.close();
+      app.log.info('database closed');
+      process.exit(0);
+    }
+  };
+  process.on('SIGTERM', () => void shutdown('SIGTERM'));
+  process.on('SIGINT', () => void shutdown('SIGINT'));
+
+  await app.listen({ port: config.port, host: config.host });
+  app.log.info({ database: config.databasePath }, 'ready');
+}
+
+main().catch((err: unknown) => {
+  console.error(err);
+  process.exit(1);
+});

@@ -1,0 +1,84 @@
+// Computes a competition's scores from its aggregates and caches them until the next write to
+// that competition. Every write path calls `invalidate` in the same tick as its commit, so a
+// read after an acknowledged write never sees the old scores.
+import type { Repos } from '../db/repos.js';
+import { badRequest, notFound } from '../errors.js';
+import { scoreCompetition } from '../scoring/index.js';
+import { STAGES, type CompetitionScores, type Stage, type TaskScore } from '../scoring/types.js';
+import type { CompetitionSettings } from '../db/competitions.js';
+
+export interface ScoredCompetition {
+  competition: CompetitionSettings;
+  scores: CompetitionScores;
+  /** Built on first use: TaskScores by task id, each list sorted by hotkey. */
+  byTask(): Map<string, TaskScore[]>;
+  /** Serialized responses keyed by route and argument; dropped with the entry. */
+  responses: Map<string, string>;
+}
+
+/** `screener_2,evaluation` to a stage list in canonical order, or the competition's default. */
+export function parseStages(raw: string | undefined, fallback: Stage[]): Stage[] {
+  if (raw === undefined || raw.trim() === '') return [...fallback].sort((a, b) => STAGES.indexOf(a) - STAGES.indexOf(b));
+  const parts = raw.split(',').map((s) => s.trim());
+  const bad = parts.filter((s) => !(STAGES as readonly string[]).includes(s));
+  if (bad.length > 0) {
+    throw badRequest(`unknown stage ${bad.join(', ')}; stages are ${STAGES.join(', ')}`, [
+      { path: 'querystring/stages', message: `unknown stage ${bad.join(', ')}` },
+    ]);
+  }
+  return STAGES.filter((s) => parts.includes(s));
+}
+
+export function scoresService(repos: Repos, observe: (seconds: number) => void = () => {}) {
+  const cache = new Map<string, Map<string, ScoredCompetition>>();
+
+  function compute(competition: CompetitionSettings, stages: Stage[]): ScoredCompetition {
+    const started = process.hrtime.bigint();
+    const input = repos.scoringInput.load(competition.id, competition.tokenWeights);
+    const scores = scoreCompetition({ ...input, stages, burnRatio: competition.burnRatio });
+    observe(Number(process.hrtime.bigint() - started) / 1e9);
+    let index: Map<string, TaskScore[]> | undefined;
+    const byTask = () => {
+      if (!index) {
+        index = new Map();
+        for (const m of scores.miners) {
+          for (const t of m.tasks) {
+            const list = index.get(t.taskId);
+            if (list) list.push(t);
+            else index.set(t.taskId, [t]);
+          }
+        }
+      }
+      return index;
+    };
+    return { competition, scores, byTask, responses: new Map() };
+  }
+
+  return {
+    /** Scores for a stage set (default the competition's final stages); 404 for no competition. */
+    get(competitionId: string, rawStages: string | undefined): ScoredCompetition {
+      let perStages = cache.get(competitionId);
+      if (!perStages) {
+        const competition = repos.competitions.get(competitionId);
+        if (!competition) throw notFound(`competition ${competitionId} does not exist`);
+        perStages = new Map();
+        cache.set(competitionId, perStages);
+      }
+      const first = perStages.values().next().value as ScoredCompetition | undefined;
+      const competition = first?.competition ?? repos.competitions.get(competitionId)!;
+      const stages = parseStages(rawStages, competition.finalStages);
+      const key = stages.join(',');
+      let entry = perStages.get(key);
+      if (!entry) {
+        entry = compute(competition, stages);
+        perStages.set(key, entry);
+      }
+      return entry;
+    },
+    invalidate(competitionId: string): void {
+      cache.delete(competitionId);
+    },
+  };
+}
+
+export type ScoresService = ReturnType<typeof scoresService>;
