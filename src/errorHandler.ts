@@ -25,7 +25,13 @@ export function errorHandler(error: FastifyError, request: FastifyRequest, reply
   if (error instanceof Problem) return send(reply, error);
   if (hasZodFastifySchemaValidationErrors(error)) {
     const where = error.validationContext ?? 'body';
-    const errors = error.validation.map((v) => ({ path: `${where}${v.instancePath}`, message: v.message ?? 'invalid' }));
+    const errors = error.validation.flatMap((v) => {
+      const path = `${where}${v.instancePath}`.replace(/\/$/, '');
+      const keys = v.keyword === 'unrecognized_keys' ? ((v.params as { keys?: string[] }).keys ?? []) : [];
+      // Name each unknown field where it is, not only the object holding it.
+      if (keys.length > 0) return keys.map((k) => ({ path: `${path}/${k}`, message: 'unknown field' }));
+      return [{ path, message: v.message ?? 'invalid' }];
+    });
     const detail = errors.slice(0, 5).map((e) => `${e.path}: ${e.message}`).join('; ');
     return send(reply, new Problem(400, 'validation', 'Invalid request', detail, errors));
   }

@@ -1,0 +1,55 @@
+import { afterEach, beforeEach, expect, it } from 'vitest';
+import { admin, testApp, type TestApp } from '../helpers/app.js';
+
+let t: TestApp;
+beforeEach(async () => {
+  t = await testApp();
+});
+afterEach(async () => t.close());
+
+it('an unexpected failure is a 500 problem that leaks no internals', async () => {
+  await t.call({ method: 'PUT', url: '/v1/competitions/c', headers: admin, payload: { name: 'c' } });
+  // Break the storage underneath the app: the table the list reads is gone.
+  t.db.$client.exec('DROP TABLE validators');
+  const res = await t.call({ method: 'GET', url: '/v1/validators', headers: admin });
+  expect(res.status).toBe(500);
+  expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
+  expect(res.body).toEqual({
+    type: 'urn:swe-scoring:problem:internal', title: 'Internal server error', status: 500,
+    detail: 'the server could not complete the request; it is logged',
+  });
+  expect(JSON.stringify(res.body)).not.toMatch(/validators|sqlite|stack/i);
+});
+
+it('an unknown route is a 404 problem', async () => {
+  const res = await t.call({ method: 'GET', url: '/v1/nothing' });
+  expect(res.status).toBe(404);
+  expect(res.body).toMatchObject({ status: 404, detail: 'no route GET /v1/nothing' });
+});
+
+it('invalid JSON is a 400 problem, not a 500', async () => {
+  const res = await t.call({
+    method: 'PUT', url: '/v1/competitions/c', headers: { ...admin, 'content-type': 'application/json' }, payload: '{"name": ',
+  });
+  expect(res.status).toBe(400);
+  expect(res.body.detail).toMatch(/not valid JSON/);
+});
+
+it('health, readiness, metrics and docs are served', async () => {
+  expect((await t.call({ method: 'GET', url: '/healthz' })).body).toEqual({ status: 'ok' });
+  expect((await t.call({ method: 'GET', url: '/readyz' })).body).toEqual({ status: 'ok' });
+  await t.call({ method: 'GET', url: '/v1/competitions' });
+  const metrics = await t.call({ method: 'GET', url: '/metrics' });
+  expect(metrics.body).toContain('http_request_duration_seconds_bucket');
+  expect(metrics.body).toContain('route="/v1/competitions"');
+  expect(metrics.body).toContain('scoring_runs_ingested_total');
+  const docs = await t.app.inject({ method: 'GET', url: '/docs/' });
+  expect(docs.statusCode).toBe(200);
+  expect(docs.body).toContain('swagger');
+});
+
+it('readiness fails when the migrations are not applied', async () => {
+  t.db.$client.exec('DELETE FROM __drizzle_migrations');
+  const res = await t.call({ method: 'GET', url: '/readyz' });
+  expect(res.status).toBe(503);
+});
