@@ -8,8 +8,10 @@ export interface Config {
   host: string;
   databasePath: string;
   adminToken: string;
-  /** Where a generated admin token was stored, when it was generated or read from there. */
+  /** The admin token file, when the token came from it rather than the environment. */
   adminTokenFile: string | null;
+  /** True when this start generated the token file. */
+  adminTokenGenerated: boolean;
   logLevel: string;
   readsRequireToken: boolean;
 }
@@ -18,15 +20,21 @@ type Env = Record<string, string | undefined>;
 
 export function loadConfig(env: Env = process.env): Config {
   const databasePath = env.DATABASE_PATH ? env.DATABASE_PATH : './data/swe-scoring.db';
+  if (env.SCORING_ADMIN_TOKEN !== undefined && env.SCORING_ADMIN_TOKEN.length < 16) {
+    throw new Error('SCORING_ADMIN_TOKEN must be at least 16 characters');
+  }
   const port = env.PORT ? Number(env.PORT) : 3000;
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`PORT must be an integer 0..65535, got ${env.PORT}`);
-  const admin = env.SCORING_ADMIN_TOKEN ? { token: env.SCORING_ADMIN_TOKEN, file: null } : adminTokenFromFile(databasePath);
+  const admin = env.SCORING_ADMIN_TOKEN
+    ? { token: env.SCORING_ADMIN_TOKEN, file: null, generated: false }
+    : adminTokenFromFile(databasePath);
   return {
     port,
     host: env.HOST || '127.0.0.1',
     databasePath,
     adminToken: admin.token,
     adminTokenFile: admin.file,
+    adminTokenGenerated: admin.generated,
     logLevel: env.LOG_LEVEL || 'info',
     readsRequireToken: parseBool(env.SCORING_READS_REQUIRE_TOKEN ?? 'false', 'SCORING_READS_REQUIRE_TOKEN'),
   };
@@ -39,13 +47,17 @@ function parseBool(value: string, name: string): boolean {
 }
 
 /** The admin token file beside the database: read it, or create it with mode 0600. */
-function adminTokenFromFile(databasePath: string): { token: string; file: string } {
+function adminTokenFromFile(databasePath: string): { token: string; file: string; generated: boolean } {
   const dir = databasePath === ':memory:' ? resolve('./data') : dirname(resolve(databasePath));
   const file = join(dir, 'admin-token');
-  if (existsSync(file)) return { token: readFileSync(file, 'utf8').trim(), file };
+  if (existsSync(file)) {
+    const token = readFileSync(file, 'utf8').trim();
+    if (token.length < 16) throw new Error(`${file} holds no usable admin token (under 16 characters)`);
+    return { token, file, generated: false };
+  }
   mkdirSync(dir, { recursive: true });
   const token = `swa_${randomBytes(32).toString('base64url')}`;
   writeFileSync(file, `${token}\n`, { mode: 0o600, flag: 'wx' });
   chmodSync(file, 0o600);
-  return { token, file };
+  return { token, file, generated: true };
 }

@@ -14,7 +14,8 @@ async function main(): Promise<void> {
   });
   if (config.adminTokenFile) {
     // The path only: the token itself never reaches the log.
-    app.log.info({ file: config.adminTokenFile }, 'admin token read from (or generated into) this file, mode 0600');
+    const what = config.adminTokenGenerated ? 'generated the admin token into' : 'read the admin token from';
+    app.log.info({ file: config.adminTokenFile }, `${what} this file (mode 0600)`);
   }
 
   let closing = false;

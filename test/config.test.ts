@@ -1,0 +1,45 @@
+import { mkdtempSync, readFileSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { loadConfig } from '../src/config.js';
+
+const tmp = () => mkdtempSync(join(tmpdir(), 'swe-config-'));
+
+describe('configuration from the environment', () => {
+  it('has the documented defaults', () => {
+    const dir = tmp();
+    const c = loadConfig({ DATABASE_PATH: join(dir, 'db.sqlite') });
+    expect(c).toMatchObject({ port: 3000, host: '127.0.0.1', logLevel: 'info', readsRequireToken: false });
+    expect(loadConfig({ SCORING_ADMIN_TOKEN: 'x'.repeat(16) }).databasePath).toBe('./data/swe-scoring.db');
+  });
+
+  it('generates the admin token once, beside the database, with mode 0600, and reuses it', () => {
+    const dir = tmp();
+    const first = loadConfig({ DATABASE_PATH: join(dir, 'sub', 'db.sqlite') });
+    expect(first.adminTokenGenerated).toBe(true);
+    expect(first.adminTokenFile).toBe(join(dir, 'sub', 'admin-token'));
+    expect(statSync(first.adminTokenFile!).mode & 0o777).toBe(0o600);
+    expect(readFileSync(first.adminTokenFile!, 'utf8').trim()).toBe(first.adminToken);
+    const second = loadConfig({ DATABASE_PATH: join(dir, 'sub', 'db.sqlite') });
+    expect(second).toMatchObject({ adminToken: first.adminToken, adminTokenGenerated: false });
+  });
+
+  it('takes SCORING_ADMIN_TOKEN from the environment without writing a file', () => {
+    const c = loadConfig({ SCORING_ADMIN_TOKEN: 'a-long-enough-admin-token', DATABASE_PATH: join(tmp(), 'db') });
+    expect(c).toMatchObject({ adminToken: 'a-long-enough-admin-token', adminTokenFile: null });
+  });
+
+  it.each([
+    [{ PORT: 'abc' }, /PORT/],
+    [{ PORT: '70000' }, /PORT/],
+    [{ SCORING_READS_REQUIRE_TOKEN: 'maybe' }, /SCORING_READS_REQUIRE_TOKEN/],
+    [{ SCORING_ADMIN_TOKEN: 'short' }, /at least 16/],
+  ])('rejects %j', (env, message) => {
+    expect(() => loadConfig({ SCORING_ADMIN_TOKEN: 'x'.repeat(20), ...env })).toThrow(message);
+  });
+
+  it('reads SCORING_READS_REQUIRE_TOKEN as a boolean', () => {
+    expect(loadConfig({ SCORING_ADMIN_TOKEN: 'x'.repeat(20), SCORING_READS_REQUIRE_TOKEN: 'true' }).readsRequireToken).toBe(true);
+  });
+});
