@@ -18,8 +18,11 @@ export interface Config {
 
 type Env = Record<string, string | undefined>;
 
+/** Where the server keeps its database unless DATABASE_PATH says otherwise (also `npm run import`). */
+export const DEFAULT_DATABASE_PATH = './data/swe-scoring.db';
+
 export function loadConfig(env: Env = process.env): Config {
-  const databasePath = env.DATABASE_PATH ? env.DATABASE_PATH : './data/swe-scoring.db';
+  const databasePath = env.DATABASE_PATH ? env.DATABASE_PATH : DEFAULT_DATABASE_PATH;
   if (env.SCORING_ADMIN_TOKEN !== undefined && env.SCORING_ADMIN_TOKEN.length < 16) {
     throw new Error('SCORING_ADMIN_TOKEN must be at least 16 characters');
   }
