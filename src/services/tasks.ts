@@ -43,7 +43,8 @@ export async function importQnaTasks(
 ) {
   const parsed = await parseQnaImport(new Uint8Array(body.buffer, body.byteOffset, body.byteLength), format);
   if (!parsed.ok) {
-    const errors = parsed.problems.map((p) => ({ path: `row ${p.row ?? '?'}/${p.field}`, message: p.message }));
+    // A whole-file problem (unreadable Parquet, no rows) has no row to name.
+    const errors = parsed.problems.map((p) => ({ path: p.row === null ? p.field : `row ${p.row}/${p.field}`, message: p.message }));
     const detail = errors.slice(0, 5).map((e) => `${e.path}: ${e.message}`).join('; ');
     throw badRequest(`import rejected, nothing stored: ${detail}`, errors);
   }
