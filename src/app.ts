@@ -58,6 +58,17 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   app.setErrorHandler(errorHandler);
   app.setNotFoundHandler(notFoundHandler);
   app.addHook('onRequest', authenticator(repos, options.adminToken, options.readsRequireToken ?? false));
+  // Graceful shutdown: once close() has begun, a reply ends its keep-alive connection. Otherwise a
+  // request in flight at SIGTERM leaves an idle keep-alive socket that holds the exit for the
+  // keep-alive timeout (72 s), since server.close() reaps idle sockets only when it is called.
+  let closing = false;
+  app.addHook('preClose', async () => {
+    closing = true;
+  });
+  app.addHook('onSend', async (_request, reply, payload) => {
+    if (closing) reply.header('connection', 'close');
+    return payload;
+  });
   app.addHook('onResponse', async (request, reply) => {
     const route = request.routeOptions.url ?? 'unmatched';
     metrics.requestDuration.observe(

@@ -23,9 +23,13 @@ async function main(): Promise<void> {
     if (closing) return;
     closing = true;
     app.log.info({ signal }, 'shutting down: no new connections, finishing in-flight requests');
+    // A reply whose headers went out (keep-alive) just before close() leaves a socket that turns
+    // idle after server.close() reaped the idle ones; reap again until the server is closed.
+    const reap = setInterval(() => app.server.closeIdleConnections(), 250);
     try {
       await app.close();
     } finally {
+      clearInterval(reap);
       db.$client.close();
       app.log.info('database closed');
       process.exit(0);
