@@ -1,0 +1,126 @@
+// `npm run demo`: a reproducible demo server. Resets DATABASE_PATH (default ./data/demo.db), seeds
+// competition `demo` through the app's own HTTP routes (so validation, grading and aggregates run
+// the real path), prints where to look, and serves until Ctrl-C. `--no-serve` seeds and exits.
+import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import Database from 'better-sqlite3';
+import type { FastifyInstance } from 'fastify';
+import { buildApp } from '../app.js';
+import { loadConfig } from '../config.js';
+import { openDatabase } from '../db/client.js';
+import { complexityForRubricSize, parseQnaImport } from '../qna/index.js';
+import { BASELINE, MINERS, qnaTask, simulateRuns, sweTasks, type DemoTask } from './demoData.js';
+
+const QNA_FILE = fileURLToPath(new URL('../../../shared/data/swe-atlas-qna/test-00000-of-00001.parquet', import.meta.url));
+const COMPETITION = 'demo';
+const SHOWCASE_TASK = '6905333b74f22949d97baa22'; // grafana/k6, the task with the two scale-corrected criteria
+
+/** DATABASE_PATH may point at real data: wipe only a file that holds nothing but the demo. */
+function resetDemoDatabase(path: string): void {
+  if (existsSync(path)) {
+    const probe = new Database(path, { readonly: true });
+    try {
+      const ids = probe.prepare('SELECT id FROM competitions').pluck().all();
+      if (ids.some((id) => id !== COMPETITION)) throw new Error('other competitions');
+    } catch {
+      throw new Error(`${path} is not a demo database; refusing to reset it. Point DATABASE_PATH at a demo file.`);
+    } finally {
+      probe.close();
+    }
+  }
+  for (const suffix of ['', '-wal', '-shm']) rmSync(path + suffix, { force: true });
+}
+
+async function seed(app: FastifyInstance, adminToken: string, log: (line: string) => void) {
+  const send = async (method: 'PUT' | 'POST', url: string, payload: unknown, token = adminToken, type = 'application/json') => {
+    const res = await app.inject({ method, url, payload: payload as string, headers: { authorization: `Bearer ${token}`, 'content-type': type } });
+    if (res.statusCode >= 300) throw new Error(`${method} ${url}: ${res.statusCode} ${res.body.slice(0, 400)}`);
+    return res.json();
+  };
+  const base = `/v1/competitions/${COMPETITION}`;
+  await send('PUT', base, { name: 'Demo: SWE-Atlas QnA and SWE-bench-style tasks', burnRatio: 0.2, judgeVotes: 5 });
+  const { apiKey } = await send('POST', '/v1/validators', { name: 'demo validator' });
+
+  const tasks: DemoTask[] = [];
+  if (existsSync(QNA_FILE)) {
+    const file = readFileSync(QNA_FILE);
+    const imported = await send('POST', `${base}/tasks/import`, file, adminToken, 'application/vnd.apache.parquet');
+    // The import route sets one complexity for the whole file; here each task gets its own,
+    // from its rubric size, by re-sending the same content with a complexity.
+    const parsed = await parseQnaImport(new Uint8Array(file), 'parquet');
+    if (!parsed.ok) throw new Error(`${QNA_FILE}: ${JSON.stringify(parsed.problems.slice(0, 3))}`);
+    const specs = parsed.tasks.map(({ id, ...qna }) => ({ id, type: 'swe_atlas_qna', complexity: complexityForRubricSize(qna.rubric.length), qna }));
+    await send('PUT', `${base}/tasks`, { tasks: specs });
+    for (const s of specs) tasks.push(qnaTask(s.id, s.complexity!, s.qna.rubric));
+    log(`QnA tasks: ${imported.imported} imported from ${QNA_FILE}, complexity by rubric size`);
+  } else {
+    log(`QnA data not found at ${QNA_FILE}; continuing with the SWE-bench-style tasks only`);
+  }
+  const swe = sweTasks(20);
+  await send('PUT', `${base}/tasks`, {
+    tasks: swe.map((t) => ({ id: t.id, type: 'swebench_verified', complexity: t.group, plannedRuns: 5 })),
+  });
+  tasks.push(...swe);
+
+  let runs = 0;
+  for (const task of tasks) {
+    const batch = [BASELINE, ...MINERS].flatMap((runner) => simulateRuns(task, runner, 5));
+    runs += (await send('POST', `${base}/runs`, { runs: batch }, apiKey)).accepted;
+  }
+  log(`${tasks.length} tasks (${tasks.length - swe.length} QnA, ${swe.length} SWE-bench-style), ${runs} runs from the baseline and ${MINERS.length} miners`);
+  return tasks;
+}
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({ options: { 'no-serve': { type: 'boolean' }, help: { type: 'boolean', short: 'h' } } });
+  if (values.help) {
+    console.log('Usage: npm run demo [-- --no-serve]\nResets DATABASE_PATH (default ./data/demo.db), seeds competition `demo`, serves on PORT/HOST until Ctrl-C.');
+    return;
+  }
+  const config = loadConfig({ ...process.env, DATABASE_PATH: process.env.DATABASE_PATH || './data/demo.db' });
+  resetDemoDatabase(config.databasePath);
+  const db = openDatabase(config.databasePath);
+  const app = await buildApp({ db, adminToken: config.adminToken, readsRequireToken: config.readsRequireToken, logger: { level: 'warn' } });
+  const close = async () => {
+    await app.close();
+    db.$client.close();
+  };
+
+  const started = performance.now();
+  const tasks = await seed(app, config.adminToken, (line) => console.log(line));
+  console.log(`seeded ${config.databasePath} in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+  const board = (await app.inject({ url: `/v1/competitions/${COMPETITION}/leaderboard` })).json();
+  console.log('\nrank  hotkey           score   resolve  weight');
+  for (const m of board.miners) {
+    const cells = [String(m.rank ?? '-').padEnd(5), m.hotkey.padEnd(16), (m.normalizedScore ?? 0).toFixed(3).padStart(6),
+      `${((m.resolveRate ?? 0) * 100).toFixed(0)}%`.padStart(8), m.incentive.finalWeight.toFixed(3).padStart(7)];
+    console.log(cells.join(' '));
+  }
+  if (values['no-serve']) return close();
+
+  const address = await app.listen({ port: config.port, host: config.host });
+  const show = tasks.some((t) => t.id === SHOWCASE_TASK) ? SHOWCASE_TASK : tasks[0]!.id;
+  const c = `${address}/v1/competitions/${COMPETITION}`;
+  console.log(`\nDemo server at ${address} (Ctrl-C to stop)
+  leaderboard  ${c}/leaderboard
+  weights      ${c}/weights
+  a miner      ${c}/miners/${MINERS[0]!.hotkey}
+  a task       ${c}/tasks/${show}
+  API docs     ${address}/docs
+  admin token  ${config.adminTokenFile ?? 'from SCORING_ADMIN_TOKEN'}`);
+  let closing = false;
+  const stop = () => {
+    if (closing) return;
+    closing = true;
+    console.log('\nstopping: finishing requests, closing the database');
+    close().finally(() => process.exit(0));
+  };
+  process.on('SIGINT', stop);
+  process.on('SIGTERM', stop);
+}
+
+main().catch((err: unknown) => {
+  console.error(err instanceof Error ? err.message : err);
+  process.exit(1);
+});

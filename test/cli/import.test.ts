@@ -1,0 +1,68 @@
+// `npm run import` as a child process: into a temporary database file, and through a running server.
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ADMIN_TOKEN, seedCompetition, testApp } from '../helpers/app.js';
+import { cli } from './cli.js';
+
+const JSONL = fileURLToPath(new URL('../../../shared/data/swe-atlas-qna/tasks.jsonl', import.meta.url));
+const dir = mkdtempSync(join(tmpdir(), 'swe-scoring-import-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+describe('npm run import', () => {
+  const path = join(dir, 'import.db');
+  beforeAll(async () => {
+    const t = await testApp({ path });
+    await seedCompetition(t, 'c');
+    await t.close();
+  });
+
+  it('imports the JSON Lines file into the database and prints the counts', async () => {
+    const env = { DATABASE_PATH: path };
+    const first = await cli('import', ['--competition', 'c', '--file', JSONL, '--stage', 'screener_1'], env);
+    expect(first.code).toBe(0);
+    expect(JSON.parse(first.stdout)).toEqual({ imported: 124, updated: 0, unchanged: 0 });
+    const again = await cli('import', ['--competition', 'c', '--file', JSONL, '--stage', 'screener_1'], env);
+    expect(JSON.parse(again.stdout)).toEqual({ imported: 0, updated: 0, unchanged: 124 });
+  });
+
+  it('exits non-zero naming the row of a bad file, the missing competition, or the missing database', async () => {
+    const lines = readFileSync(JSONL, 'utf8').trimEnd().split('\n');
+    const row = JSON.parse(lines[4]!);
+    row.language = 'cobol';
+    lines[4] = JSON.stringify(row);
+    const bad = join(dir, 'bad.jsonl');
+    writeFileSync(bad, lines.join('\n'));
+    const res = await cli('import', ['--competition', 'c', '--file', bad], { DATABASE_PATH: path });
+    expect(res.code).toBe(1);
+    expect(res.stdout).toBe('');
+    expect(res.stderr).toMatch(/nothing stored: row 5\/language/);
+
+    const none = await cli('import', ['--competition', 'nope', '--file', JSONL], { DATABASE_PATH: path });
+    expect(none.code).toBe(1);
+    expect(none.stderr).toContain('competition nope does not exist');
+    const noDb = await cli('import', ['--competition', 'c', '--file', JSONL], { DATABASE_PATH: join(dir, 'missing.db') });
+    expect(noDb.stderr).toContain('no database at');
+    expect((await cli('import', ['--file', JSONL], {})).code).toBe(1);
+  });
+
+  it('goes through a running server with --url and --token', async () => {
+    const t = await testApp();
+    await seedCompetition(t, 'live');
+    const url = await t.app.listen({ port: 0, host: '127.0.0.1' });
+    try {
+      const res = await cli('import', ['--competition', 'live', '--file', JSONL, '--complexity', 'Short', '--url', url, '--token', ADMIN_TOKEN], {});
+      expect(res.code).toBe(0);
+      expect(JSON.parse(res.stdout)).toEqual({ imported: 124, updated: 0, unchanged: 0 });
+      const tasks = (await t.call({ url: '/v1/competitions/live/tasks' })).body.tasks;
+      expect(tasks.every((x: { complexity: string }) => x.complexity === 'short')).toBe(true);
+      const denied = await cli('import', ['--competition', 'live', '--file', JSONL, '--url', url, '--token', 'wrong-token-0123456789'], {});
+      expect(denied.code).toBe(1);
+      expect(denied.stderr).toMatch(/401/);
+    } finally {
+      await t.close();
+    }
+  });
+});

@@ -1,0 +1,129 @@
+// POST .../tasks/import with the real SWE-Atlas-QnA files (written by neither this project nor
+// its tests), and with broken copies of them made here.
+import { readFileSync } from 'node:fs';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { admin, seedCompetition, testApp, type TestApp } from '../helpers/app.js';
+
+const DATA = new URL('../../../shared/data/swe-atlas-qna/', import.meta.url);
+const PARQUET = readFileSync(new URL('test-00000-of-00001.parquet', DATA));
+const JSONL = readFileSync(new URL('tasks.jsonl', DATA), 'utf8');
+const K6 = '6905333b74f22949d97baa22'; // grafana/k6: the two scale-corrected criteria
+const TYPES = { parquet: 'application/vnd.apache.parquet', jsonl: 'application/x-ndjson' };
+
+let t: TestApp;
+beforeEach(async () => {
+  t = await testApp();
+  await seedCompetition(t, 'c');
+});
+afterEach(async () => t.close());
+
+const importFile = (body: Buffer | string, format: keyof typeof TYPES, query = '', c = 'c') =>
+  t.call({ method: 'POST', url: `/v1/competitions/${c}/tasks/import${query}`, headers: { ...admin, 'content-type': TYPES[format] }, payload: body });
+const listTasks = async (c = 'c') => (await t.call({ method: 'GET', url: `/v1/competitions/${c}/tasks` })).body.tasks as
+  { id: string; stage: string; complexity: string | null; criteriaCount: number }[];
+const taskView = async (id: string, c = 'c') => (await t.call({ method: 'GET', url: `/v1/competitions/${c}/tasks/${id}` })).body;
+
+/** Every row of every table: equal dumps mean nothing was stored. */
+function dump(): string {
+  const sqlite = t.db.$client;
+  const tables = sqlite.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").pluck().all() as string[];
+  return JSON.stringify(tables.map((name) => [name, sqlite.prepare(`SELECT * FROM "${name}" ORDER BY rowid`).all()]));
+}
+
+/** The JSONL file with one row (1-based) changed. */
+function editRow(row: number, edit: (r: Record<string, unknown>) => void): string {
+  const lines = JSONL.trimEnd().split('\n');
+  const r = JSON.parse(lines[row - 1]!);
+  edit(r);
+  lines[row - 1] = JSON.stringify(r);
+  return `${lines.join('\n')}\n`;
+}
+
+describe('QnA import of the real task set', () => {
+  it('imports the Parquet file: 124 tasks, 1,306 criteria, 1,220 positive, 86 negative, two scale corrections in the k6 task', async () => {
+    const res = await importFile(PARQUET, 'parquet');
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ imported: 124, updated: 0, unchanged: 0 });
+
+    const tasks = await listTasks();
+    expect(tasks).toHaveLength(124);
+    expect(tasks.reduce((sum, x) => sum + x.criteriaCount, 0)).toBe(1306);
+    expect(tasks.every((x) => x.stage === 'evaluation' && x.complexity === null)).toBe(true);
+
+    const types = { positive: 0, negative: 0 };
+    const corrections: string[] = [];
+    for (const { id } of tasks) {
+      const view = await taskView(id);
+      expect(view.type).toBe('swe_atlas_qna');
+      for (const c of view.criteria as { type: 'positive' | 'negative'; change: string | null }[]) {
+        types[c.type]++;
+        if (c.change === 'scale-correction') corrections.push(`${id}:${c.type}`);
+      }
+    }
+    expect(types).toEqual({ positive: 1220, negative: 86 });
+    expect(corrections).toEqual([`${K6}:negative`, `${K6}:negative`]);
+  });
+
+  it('JSON Lines gives the same tasks, with ?stage= and ?complexity= applied to every row', async () => {
+    await importFile(PARQUET, 'parquet');
+    await seedCompetition(t, 'j');
+    const res = await importFile(JSONL, 'jsonl', '?stage=screener_2&complexity=%20Long', 'j');
+    expect(res.body).toEqual({ imported: 124, updated: 0, unchanged: 0 });
+    const tasks = await listTasks('j');
+    expect(tasks.every((x) => x.stage === 'screener_2' && x.complexity === 'long')).toBe(true);
+    for (const id of [tasks[0]!.id, K6, tasks[123]!.id]) {
+      const [p, j] = [await taskView(id), await taskView(id, 'j')];
+      expect(j.qna).toEqual(p.qna);
+      expect(j.criteria).toEqual(p.criteria);
+    }
+  });
+
+  it('re-importing the same file changes nothing', async () => {
+    await importFile(PARQUET, 'parquet');
+    const before = dump();
+    expect((await importFile(PARQUET, 'parquet')).body).toEqual({ imported: 0, updated: 0, unchanged: 124 });
+    expect((await importFile(JSONL, 'jsonl')).body).toEqual({ imported: 0, updated: 0, unchanged: 124 });
+    expect(dump()).toBe(before);
+  });
+
+  it('a changed rubric for a task that already has runs is a 409 and changes nothing', async () => {
+    await importFile(JSONL, 'jsonl');
+    const criteria = (await taskView(K6)).criteria as { id: string; type: string }[];
+    const votes = criteria.map((c) => ({ criterionId: c.id, votes: Array(5).fill({ verdict: c.type === 'positive' ? 'YES' : 'NO' }) }));
+    const run = await t.call({ method: 'POST', url: '/v1/competitions/c/runs', headers: admin, payload: { runs: [{ runId: 'r1', taskId: K6, kind: 'baseline', rubricVotes: votes }] } });
+    expect(run.body).toEqual({ accepted: 1, duplicates: 0 });
+
+    const before = dump();
+    const changed = editRow(114, (r) => {
+      const rubric = JSON.parse(r.rubric as string);
+      rubric[0].title = `${rubric[0].title} (reworded)`;
+      r.rubric = JSON.stringify(rubric);
+    });
+    const res = await importFile(changed, 'jsonl', '?stage=screener_1');
+    expect(res.status).toBe(409);
+    expect(res.body.detail).toContain(K6);
+    expect(dump()).toBe(before); // not even the stage of the other 123 tasks
+  });
+
+  const brokenCopies: [string, () => [Buffer | string, keyof typeof TYPES], RegExp][] = [
+    ['a truncated Parquet file', () => [PARQUET.subarray(0, Math.floor(PARQUET.length / 2)), 'parquet'], /stored: file: not a readable Parquet/],
+    ['a row whose rubric is not JSON', () => [editRow(7, (r) => { r.rubric = '[{"id": "abc",'; }), 'jsonl'], /row 7\/rubric/],
+    ['a duplicated criterion id', () => [editRow(12, (r) => {
+      const rubric = JSON.parse(r.rubric as string);
+      rubric[1].id = rubric[0].id;
+      r.rubric = JSON.stringify(rubric);
+    }), 'jsonl'], /row 12\/rubric\[1\]\.id/],
+    ['a bad commit hash', () => [editRow(30, (r) => { r.repository_base_commit = 'not-a-sha'; }), 'jsonl'], /row 30\/repository_base_commit/],
+  ];
+
+  it.each(brokenCopies)('rejects %s with a 400 naming the row (or the file), storing nothing', async (_name, make, where) => {
+    await importFile(PARQUET, 'parquet', '?stage=screener_1'); // something stored, so "unchanged" means something
+    const before = dump();
+    const [body, format] = make();
+    const res = await importFile(body, format);
+    expect(res.status).toBe(400);
+    expect(res.body.detail).toMatch(/nothing stored/);
+    expect(res.body.detail).toMatch(where);
+    expect(dump()).toBe(before);
+  });
+});
