@@ -446,7 +446,7 @@ export interface components {
             complexity?: components["schemas"]["ComplexityInput"] | null;
             /** @description Planned repeat count (n). */
             plannedRuns?: number | null;
-            /** @description Required content for QnA tasks with a rubric; not allowed on other types. */
+            /** @description QnA content and rubric; only on swe_atlas_qna tasks. Left out, an existing QnA task keeps its stored content. */
             qna?: components["schemas"]["QnaContentInput"];
         };
         TaskUpsertInput: {

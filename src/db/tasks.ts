@@ -34,10 +34,15 @@ export interface TaskRecord {
   plannedRuns: number | null;
   qna: QnaMeta | null;
   rubric: CriterionRecord[];
+  /** Sent without QnA content: an existing task of the same type keeps its stored content. */
+  keepContent?: boolean;
 }
 
 export type TaskRow = typeof tasks.$inferSelect;
 
+const toCriterion = (c: typeof taskCriteria.$inferSelect): CriterionRecord => ({
+  id: c.id, title: c.title, type: c.type as Polarity, importance: c.importance, originalTitle: c.originalTitle, change: c.change,
+});
 const rubricKey = (r: CriterionRecord[]) =>
   JSON.stringify(r.map((c) => [c.id, c.title, c.type, c.importance, c.originalTitle, c.change]));
 const qnaKey = (q: QnaMeta | null) =>
@@ -84,8 +89,12 @@ export function tasksRepo(db: Db) {
       return db.transaction(() => {
         const result = { imported: 0, updated: 0, unchanged: 0 };
         const locked: string[] = [];
-        for (const t of records) {
-          const before = get(competitionId, t.id);
+        for (const sent of records) {
+          const before = get(competitionId, sent.id);
+          const oldRubric = before ? criteria(competitionId, sent.id).map(toCriterion) : [];
+          const t = sent.keepContent && before?.type === sent.type
+            ? { ...sent, qna: before.qna as QnaMeta | null, rubric: oldRubric }
+            : sent;
           const values = { type: t.type, stage: t.stage, complexity: t.complexity, plannedRuns: t.plannedRuns, qna: t.qna };
           if (!before) {
             db.insert(tasks).values({ competitionId, id: t.id, ...values }).run();
@@ -93,7 +102,6 @@ export function tasksRepo(db: Db) {
             result.imported++;
             continue;
           }
-          const oldRubric = criteria(competitionId, t.id) as CriterionRecord[];
           const rubricChanged = rubricKey(oldRubric) !== rubricKey(t.rubric);
           if ((rubricChanged || before.type !== t.type) && before.runCount > 0) {
             locked.push(t.id);

@@ -52,7 +52,9 @@ export const TaskInputSchema = z
     stage: StageSchema.optional().describe('Default `evaluation`.'),
     complexity: ComplexityInput.nullable().optional().describe('short, medium or long (any case); absent for none.'),
     plannedRuns: z.number().int().min(1).max(1000).nullable().optional().describe('Planned repeat count (n).'),
-    qna: QnaInputSchema.optional().describe('Required content for QnA tasks with a rubric; not allowed on other types.'),
+    qna: QnaInputSchema.optional().describe(
+      'QnA content and rubric; only on swe_atlas_qna tasks. Left out, an existing QnA task keeps its stored content.',
+    ),
   })
   .superRefine((t, ctx) => {
     if (t.qna && t.type !== 'swe_atlas_qna') ctx.addIssue({ code: 'custom', path: ['qna'], message: 'only swe_atlas_qna tasks carry qna' });

@@ -18,6 +18,7 @@ export function fromTaskInput(t: TaskInput): TaskRecord {
     complexity: t.complexity ?? null,
     plannedRuns: t.plannedRuns ?? null,
     qna: t.qna ? (meta as TaskRecord['qna']) : null,
+    keepContent: t.qna === undefined,
     rubric: rubric.map((c): CriterionRecord => ({
       id: c.id,
       title: c.title,

@@ -74,3 +74,15 @@ describe('tasks', () => {
     ]);
   });
 });
+
+describe('tasks sent without QnA content', () => {
+  it('keep the stored question and rubric of an existing QnA task', async () => {
+    await put([{ id: 'q', type: 'swe_atlas_qna', qna: qna([{ id: hex(32, 'e'), type: 'positive' }]) }]);
+    const res = await put([{ id: 'q', type: 'swe_atlas_qna', complexity: 'long' }]);
+    expect(res.body).toEqual({ imported: 0, updated: 1, unchanged: 0 });
+    const view = (await t.call({ method: 'GET', url: '/v1/competitions/c/tasks/q' })).body;
+    expect(view.complexity).toBe('long');
+    expect(view.qna.prompt).toBe('Why?');
+    expect(view.criteria.map((c: { id: string }) => c.id)).toEqual([hex(32, 'e')]);
+  });
+});
