@@ -12,6 +12,7 @@ import type { Db } from './db/client.js';
 import { createRepos, type Repos } from './db/repos.js';
 import { authenticator } from './auth.js';
 import { errorHandler, notFoundHandler } from './errorHandler.js';
+import { Problem } from './errors.js';
 import { createMetrics, type Metrics } from './metrics.js';
 import { scoresService, type ScoresService } from './services/scores.js';
 import { LIMITS } from './schemas/common.js';
@@ -39,6 +40,11 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const app = Fastify({
     logger: options.logger ?? false,
     bodyLimit: LIMITS.bodyBytes,
+    // Path identifiers may be 128 characters (API.md) and the router's default cap is 100: longer
+    // ones must reach the schemas, whose 400 names the parameter.
+    routerOptions: { maxParamLength: 1024 },
+    // Router errors (a broken percent-escape, a parameter over that cap) leave as problem+json too.
+    frameworkErrors: errorHandler,
   }).withTypeProvider<ZodTypeProvider>();
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
@@ -50,9 +56,14 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   app.decorate('scores', scoresService(repos, (s) => metrics.scoreComputation.observe(s)));
   app.decorateRequest('principal', null);
 
-  // The import route takes files; everything else is JSON.
+  // The import route takes files; everything else is JSON only: a file or text sent to a JSON
+  // route is a 415, not a body of the wrong type.
+  app.removeContentTypeParser('text/plain');
   for (const type of ['application/vnd.apache.parquet', 'application/x-ndjson']) {
-    app.addContentTypeParser(type, { parseAs: 'buffer' }, (_req, body, done) => done(null, body));
+    app.addContentTypeParser(type, { parseAs: 'buffer' }, (req, body, done) => {
+      if (req.routeOptions.url?.endsWith('/tasks/import')) done(null, body);
+      else done(new Problem(415, 'unsupported-media-type', 'Unsupported media type', `${type} is taken only by the task import; send application/json`), undefined);
+    });
   }
 
   app.setErrorHandler(errorHandler);

@@ -13,6 +13,7 @@ const TITLES: Record<number, string> = {
   406: 'Not acceptable',
   409: 'Conflict',
   413: 'Content too large',
+  414: 'URI too long',
   415: 'Unsupported media type',
   422: 'Unprocessable content',
 };
