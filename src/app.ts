@@ -40,6 +40,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const app = Fastify({
     logger: options.logger ?? false,
     bodyLimit: LIMITS.bodyBytes,
+    return503OnClosing: false,
     // Path identifiers may be 128 characters (API.md) and the router's default cap is 100: longer
     // ones must reach the schemas, whose 400 names the parameter.
     routerOptions: { maxParamLength: 1024 },
@@ -68,7 +69,6 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
 
   app.setErrorHandler(errorHandler);
   app.setNotFoundHandler(notFoundHandler);
-  app.addHook('onRequest', authenticator(repos, options.adminToken, options.readsRequireToken ?? false));
   // Graceful shutdown: once close() has begun, a reply ends its keep-alive connection. Otherwise a
   // request in flight at SIGTERM leaves an idle keep-alive socket that holds the exit for the
   // keep-alive timeout (72 s), since server.close() reaps idle sockets only when it is called.
@@ -76,10 +76,15 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   app.addHook('preClose', async () => {
     closing = true;
   });
+  // Fastify's own 503 while closing is not problem+json (return503OnClosing is off); this is.
+  app.addHook('onRequest', async () => {
+    if (closing) throw new Problem(503, 'unavailable', 'Service unavailable', 'the server is shutting down; retry shortly');
+  });
   app.addHook('onSend', async (_request, reply, payload) => {
     if (closing) reply.header('connection', 'close');
     return payload;
   });
+  app.addHook('onRequest', authenticator(repos, options.adminToken, options.readsRequireToken ?? false));
   app.addHook('onResponse', async (request, reply) => {
     const route = request.routeOptions.url ?? 'unmatched';
     metrics.requestDuration.observe(

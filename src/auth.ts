@@ -25,7 +25,8 @@ export function authenticator(repos: Repos, adminToken: string, readsRequireToke
   /** undefined: no header; null: a header that names no one. */
   function identify(header: string | undefined): Principal | null | undefined {
     if (header === undefined) return undefined;
-    const m = /^Bearer ([\x21-\x7e]{1,512})$/.exec(header);
+    // The scheme name is case-insensitive (RFC 9110, section 11.1).
+    const m = /^bearer ([\x21-\x7e]{1,512})$/i.exec(header);
     if (!m) return null;
     const token = m[1]!;
     // Digests have equal length, so the comparison time says nothing about the token.
@@ -35,7 +36,10 @@ export function authenticator(repos: Repos, adminToken: string, readsRequireToke
   }
 
   return async function checkAccess(request: FastifyRequest, _reply: FastifyReply): Promise<void> {
-    const access = request.routeOptions.config.access ?? 'public';
+    // Routes outside /v1 (docs, the OpenAPI document, unmatched paths) are open; a /v1 route
+    // that forgot to declare its access fails closed.
+    const url = request.routeOptions.url;
+    const access = request.routeOptions.config.access ?? (url?.startsWith('/v1/') ? 'admin' : 'open');
     if (access === 'open') return;
     const who = identify(request.headers.authorization);
     request.principal = who ?? null;

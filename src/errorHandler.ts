@@ -23,7 +23,10 @@ function send(reply: FastifyReply, problem: Problem): FastifyReply {
 }
 
 export function errorHandler(error: FastifyError, request: FastifyRequest, reply: FastifyReply): FastifyReply {
-  if (error instanceof Problem) return send(reply, error);
+  if (error instanceof Problem) {
+    if (error.status === 503) reply.header('retry-after', '5');
+    return send(reply, error);
+  }
   if (hasZodFastifySchemaValidationErrors(error)) {
     const where = error.validationContext ?? 'body';
     const errors = error.validation.flatMap((v) => {

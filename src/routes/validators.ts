@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { problems } from '../schemas/common.js';
+import { Id, problems } from '../schemas/common.js';
 import { ValidatorCreatedSchema, ValidatorInputSchema, ValidatorListSchema, ValidatorSchema } from '../schemas/admin.js';
 import { notFound } from '../errors.js';
 import type { ValidatorRow } from '../db/validators.js';
@@ -44,8 +44,8 @@ export const validatorRoutes: FastifyPluginAsyncZod = async (app) => {
       summary: 'Revoke a validator\'s key',
       description: 'The validator\'s runs stay; its key stops working at once.',
       security: ADMIN,
-      params: z.object({ id: z.string().min(1).max(128).describe('Validator id.') }),
-      response: { 200: ValidatorSchema, ...problems(401, 403, 404) },
+      params: z.object({ id: Id.describe('Validator id.') }),
+      response: { 200: ValidatorSchema, ...problems(400, 401, 403, 404) },
     },
   }, async (request) => {
     if (!app.repos.validators.revoke(request.params.id)) throw notFound(`validator ${request.params.id} does not exist`);

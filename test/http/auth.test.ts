@@ -1,0 +1,37 @@
+import { afterEach, expect, it } from 'vitest';
+import Fastify from 'fastify';
+import { authenticator } from '../../src/auth.js';
+import { errorHandler } from '../../src/errorHandler.js';
+import { ADMIN_TOKEN, testApp, type TestApp } from '../helpers/app.js';
+
+let t: TestApp;
+afterEach(async () => t.close());
+
+it('accepts the bearer scheme in any case (RFC 9110)', async () => {
+  t = await testApp();
+  const res = await t.call({ method: 'GET', url: '/v1/validators', headers: { authorization: `bearer ${ADMIN_TOKEN}` } });
+  expect(res.status).toBe(200);
+});
+
+it('keeps docs, the OpenAPI document and operations open when reads require a token', async () => {
+  t = await testApp({ readsRequireToken: true });
+  for (const url of ['/openapi.json', '/docs/', '/healthz', '/readyz', '/metrics']) {
+    expect((await t.app.inject({ method: 'GET', url })).statusCode, url).toBe(200);
+  }
+  expect((await t.call({ method: 'GET', url: '/v1/competitions' })).status).toBe(401);
+});
+
+it('a /v1 route without a declared access level fails closed (admin only)', async () => {
+  t = await testApp();
+  const bare = Fastify();
+  bare.decorateRequest('principal', null);
+  bare.setErrorHandler(errorHandler);
+  bare.addHook('onRequest', authenticator(t.app.repos, ADMIN_TOKEN, false));
+  bare.get('/v1/forgotten', async () => ({ ok: true }));
+  bare.get('/elsewhere', async () => ({ ok: true }));
+  expect((await bare.inject({ method: 'GET', url: '/v1/forgotten' })).statusCode).toBe(401);
+  const withAdmin = await bare.inject({ method: 'GET', url: '/v1/forgotten', headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });
+  expect(withAdmin.statusCode).toBe(200);
+  expect((await bare.inject({ method: 'GET', url: '/elsewhere' })).statusCode).toBe(200);
+  await bare.close();
+});
