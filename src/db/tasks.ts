@@ -1,5 +1,5 @@
 // Tasks and their rubric criteria.
-import { and, asc, eq } from 'drizzle-orm';
+import { and, asc, eq, sql } from 'drizzle-orm';
 import type { Db } from './client.js';
 import { taskCriteria, tasks } from './schema.js';
 import { conflict, listSome } from '../errors.js';
@@ -49,17 +49,26 @@ const qnaKey = (q: QnaMeta | null) =>
   q ? JSON.stringify([q.prompt, q.referenceAnswer, q.repositoryUrl, q.repositoryBaseCommit, q.language, q.category, q.dockerImage]) : 'null';
 
 export function tasksRepo(db: Db) {
+  // Prepared once: run ingestion looks up every task of a batch, and building and preparing the
+  // query on each call cost more than the rest of the ingest (bench/ profile).
+  const criteriaQuery = db
+    .select()
+    .from(taskCriteria)
+    .where(and(eq(taskCriteria.competitionId, sql.placeholder('competitionId')), eq(taskCriteria.taskId, sql.placeholder('taskId'))))
+    .orderBy(asc(taskCriteria.position))
+    .prepare();
+  const getQuery = db
+    .select()
+    .from(tasks)
+    .where(and(eq(tasks.competitionId, sql.placeholder('competitionId')), eq(tasks.id, sql.placeholder('taskId'))))
+    .prepare();
+
   function criteria(competitionId: string, taskId: string) {
-    return db
-      .select()
-      .from(taskCriteria)
-      .where(and(eq(taskCriteria.competitionId, competitionId), eq(taskCriteria.taskId, taskId)))
-      .orderBy(asc(taskCriteria.position))
-      .all();
+    return criteriaQuery.all({ competitionId, taskId });
   }
 
   function get(competitionId: string, taskId: string): TaskRow | null {
-    return db.select().from(tasks).where(and(eq(tasks.competitionId, competitionId), eq(tasks.id, taskId))).get() ?? null;
+    return getQuery.get({ competitionId, taskId }) ?? null;
   }
 
   function writeCriteria(competitionId: string, t: TaskRecord): void {
