@@ -1,0 +1,58 @@
+import { ascending } from './ascending.js';
+import { clamp } from './clamp.js';
+import { contestScore } from './contestScore.js';
+import { layers } from './layers.js';
+import { COMPLEXITIES } from './types.js';
+import type { Contestant, Layer, WeightsResult } from './types.js';
+import { winners, type ContestEntry } from './winners.js';
+
+/**
+ * SPEC 6 incentive weights for the participating (non-excluded) miners.
+ *
+ * Groups present are those where some miner has a group score (choice: nobody can win a group
+ * nobody has scored in). W(m) sums the shares of the elements m won, tied winners splitting
+ * equally; INC(m) = W(m)/ΣW·(1 − burnRatio), so the weight of an element nobody competed for
+ * is shared out, not burned. Burn weight is 1 − ΣINC, exactly 1 when nobody won.
+ * Miners without a score take part in nothing and are left out of both weight maps.
+ */
+export function incentives(contestants: readonly Contestant[], burnRatio: number): WeightsResult {
+  const field = contestants
+    .filter((c) => c.normalizedScore !== null && Number.isFinite(c.normalizedScore))
+    .sort((a, b) => ascending(a.hotkey, b.hotkey));
+  const groups = COMPLEXITIES.filter((g) => field.some((c) => c.groupScores[g] !== undefined));
+  const raw = new Map<string, number>();
+  for (const c of field) raw.set(c.hotkey, 0);
+
+  const result: Layer[] = layers(groups).map((plan) => {
+    const elements = plan.subsets.map((subset) => {
+      const entries: ContestEntry[] = [];
+      for (const c of field) {
+        const score = contestScore(c, subset);
+        if (score !== null && Number.isFinite(score)) entries.push({ hotkey: c.hotkey, score });
+      }
+      const won = winners(entries);
+      const share = plan.elementWeight / won.winners.length;
+      for (const hotkey of won.winners) raw.set(hotkey, (raw.get(hotkey) ?? 0) + share);
+      return { subset, winners: won.winners, winningScore: won.winningScore };
+    });
+    const { subsetSize, layerWeight, elementWeight } = plan;
+    return { subsetSize, layerWeight, elementWeight, elements };
+  });
+
+  // Map iteration follows insertion, i.e. hotkey order: every sum below is order-independent.
+  let total = 0;
+  for (const w of raw.values()) total += w;
+  const ratio = Number.isFinite(burnRatio) ? clamp(burnRatio, 0, 1) : 0;
+  const paidOut: [string, number][] = [];
+  let paid = 0;
+  for (const [hotkey, w] of raw) {
+    const inc = total > 0 ? (w / total) * (1 - ratio) : 0;
+    paidOut.push([hotkey, inc]);
+    paid += inc;
+  }
+  // fromEntries defines own properties, so a hotkey such as `__proto__` stays a plain key.
+  const rawWeights: Record<string, number> = Object.fromEntries(raw);
+  const finalWeights: Record<string, number> = Object.fromEntries(paidOut);
+  const burnWeight = total > 0 ? clamp(1 - paid, 0, 1) : 1;
+  return { groups, layers: result, rawWeights, finalWeights, burnRatio: ratio, burnWeight };
+}

@@ -1,0 +1,64 @@
+import { clamp } from './clamp.js';
+import type { MinerAggregate, TaskScore } from './types.js';
+
+/** The part of a task score that SPEC 5 reads. */
+export type ScoredTask = Pick<TaskScore, 'pool' | 'score' | 'weight' | 'hardBoostContribution'>;
+
+/** Running sums behind SPEC 5, so several aggregates can share one pass over the tasks. */
+export interface ScoreSums {
+  main: number;
+  hardBoost: number;
+  excluded: number;
+  weightedSum: number;
+  weightSum: number;
+  boostSum: number;
+}
+
+export function emptySums(): ScoreSums {
+  return { main: 0, hardBoost: 0, excluded: 0, weightedSum: 0, weightSum: 0, boostSum: 0 };
+}
+
+export function addTask(sums: ScoreSums, task: ScoredTask): void {
+  const { score, weight } = task;
+  if (task.pool === 'main' && score !== null && weight !== null) {
+    sums.main += 1;
+    sums.weightedSum += score * weight;
+    sums.weightSum += weight;
+  } else if (task.pool === 'hard_boost' && score !== null) {
+    sums.hardBoost += 1;
+    sums.boostSum += task.hardBoostContribution ?? Math.max(0, score);
+  } else {
+    sums.excluded += 1;
+  }
+}
+
+/**
+ * SPEC 5 from the sums: S_M, the x^(1/3)-weighted mean over pool main (0 when none); B_H, the
+ * hard-boost sum over the number of main and hard tasks (0 when no hard task); S_R = S_M + B_H;
+ * S_C = clamp(S_R, −4, 3); S_N = (2·S_C + 1)/7.
+ *
+ * SPEC 5 (choice): with no task in main or hard_boost every number is null. Nothing scored is
+ * no score, not the S_N = 1/7 that the formulas would give for zeros.
+ */
+export function aggregateSums(sums: ScoreSums): MinerAggregate {
+  const { main, hardBoost, excluded } = sums;
+  const taskCounts = { main, hardBoost, excluded };
+  if (main + hardBoost === 0) {
+    return { normalizedScore: null, rawTotal: null, mainScore: null, hardBoost: null, taskCounts };
+  }
+  const mainScore = sums.weightSum > 0 ? sums.weightedSum / sums.weightSum : 0;
+  const boost = hardBoost > 0 ? sums.boostSum / (main + hardBoost) : 0;
+  const rawTotal = mainScore + boost;
+  const normalizedScore = (2 * clamp(rawTotal, -4, 3) + 1) / 7;
+  return { normalizedScore, rawTotal, mainScore, hardBoost: boost, taskCounts };
+}
+
+/**
+ * SPEC 5 over one miner's task scores. Sums run in the order given: pass tasks sorted by id so
+ * the result does not depend on input order.
+ */
+export function minerAggregate(tasks: readonly ScoredTask[]): MinerAggregate {
+  const sums = emptySums();
+  for (const task of tasks) addTask(sums, task);
+  return aggregateSums(sums);
+}
