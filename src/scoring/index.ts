@@ -6,7 +6,14 @@ export { ascending } from './ascending.js';
 export { nearlyEqual, TIE_EPSILON } from './nearlyEqual.js';
 export { weightedTokens, isValidTokens, DEFAULT_TOKEN_WEIGHTS } from './weightedTokens.js';
 export { aggregateRuns, EMPTY_BASELINE } from './aggregateRuns.js';
-export { taskInputs, meanTokens, compressionRatio, taskRuns, threshold, type RunTotals } from './taskInputs.js';
+export {
+  taskInputs,
+  meanTokens,
+  compressionRatio,
+  taskRuns,
+  threshold,
+  type RunTotals,
+} from './taskInputs.js';
 export { taskZone, taskPool, zoneScore } from './zoneScore.js';
 export { taskScore, taskScorer } from './taskScore.js';
 export { minerAggregate, type ScoredTask } from './minerAggregate.js';

@@ -1,3 +1,4 @@
+import { bucketByTask } from './bucketByTask.js';
 import { addGroupTask, emptyGroupSums, type GroupSums } from './groupScores.js';
 import { addTask, emptySums, type ScoreSums } from './minerAggregate.js';
 import { taskScorer } from './taskScore.js';
@@ -15,6 +16,8 @@ export interface MinerTasks {
 }
 
 interface State extends MinerTasks {
+  /** Task scores written so far; `tasks` is allocated once at its final size. */
+  filled: number;
   /** The summary behind the last task score, kept to merge a repeated (task, miner) entry. */
   last: MinerTaskSummary | null;
 }
@@ -33,7 +36,7 @@ function merge(a: MinerTaskSummary, b: MinerTaskSummary): MinerTaskSummary {
 // A task score enters the sums only once the miner has moved on to its next task, so a
 // repeated (task, miner) entry can still replace it; `flush` adds the last one.
 function flush(miner: State): void {
-  const pending = miner.tasks[miner.tasks.length - 1];
+  const pending = miner.tasks[miner.filled - 1];
   if (!pending) return;
   addTask(miner.sums, pending);
   addGroupTask(miner.groups, pending);
@@ -41,28 +44,21 @@ function flush(miner: State): void {
 
 /**
  * Scores every (task, miner) entry with at least one run against `tasks` (already filtered to
- * the stages and sorted by id); entries of other tasks are ignored, so a miner is scored only
- * on tasks it ran. Miners marked excluded (by any of their entries in `miners`) get nothing;
- * hotkeys found only in entries take part. A repeated (task, miner) entry is scored as the sum
- * of both. Bucketing entries by task index is a counting sort: each miner's tasks come out in id
- * order and are summed in that order while still hot in cache, one pass over the entries.
+ * the stages and sorted by id); entries of other tasks are ignored. Miners marked excluded (by
+ * any of their entries in `miners`) get nothing; hotkeys found only in entries take part. A
+ * repeated (task, miner) entry is scored as the sum of both. Each score is added to its miner's
+ * sums, in task-id order, while it is still in cache.
  */
 export function scoreTasks(
   tasks: readonly ScoringTask[],
   miners: readonly ScoringMiner[],
   entries: readonly MinerTaskSummary[],
 ): Map<string, MinerTasks> {
-  const index = new Map<string, number>();
-  tasks.forEach((task, i) => index.has(task.id) || index.set(task.id, i));
-  const buckets: MinerTaskSummary[][] = tasks.map(() => []);
-  for (const entry of entries) {
-    const i = index.get(entry.taskId);
-    if (i !== undefined && entry.runs > 0) buckets[i]?.push(entry);
-  }
   const states = new Map<string, State>();
   const add = (hotkey: string, excluded: boolean): State => {
-    const groups = emptyGroupSums();
-    const s: State = { hotkey, excluded, tasks: [], runs: 0, resolved: 0, sums: emptySums(), groups, last: null };
+    const [sums, groups] = [emptySums(), emptyGroupSums()];
+    const tasks: TaskScore[] = [];
+    const s: State = { hotkey, excluded, tasks, runs: 0, resolved: 0, sums, groups, filled: 0, last: null };
     states.set(hotkey, s);
     return s;
   };
@@ -71,23 +67,35 @@ export function scoreTasks(
     if (known) known.excluded ||= m.excluded;
     else add(m.hotkey, m.excluded);
   }
+  const buckets = bucketByTask(tasks, entries, (hotkey) => states.get(hotkey) ?? add(hotkey, false));
+  // Growing hundreds of lists one element at a time measured slower than the scoring itself.
+  for (const miner of states.values()) {
+    miner.tasks = new Array<TaskScore>(miner.filled);
+    miner.filled = 0;
+  }
+
   tasks.forEach((task, i) => {
     const taskScore = taskScorer(task);
-    for (const entry of buckets[i] ?? []) {
-      const miner = states.get(entry.hotkey) ?? add(entry.hotkey, false);
-      if (miner.excluded) continue;
+    const bucket = buckets.entries[i] ?? [];
+    const owners = buckets.owners[i] ?? [];
+    for (let k = 0; k < bucket.length; k++) {
+      const entry = bucket[k] as MinerTaskSummary;
+      const miner = owners[k] as State;
       miner.runs += entry.runs;
       miner.resolved += entry.resolved;
       if (miner.last && miner.last.taskId === task.id) {
         miner.last = merge(miner.last, entry);
-        miner.tasks[miner.tasks.length - 1] = taskScore(miner.last);
+        miner.tasks[miner.filled - 1] = taskScore(miner.last);
       } else {
         flush(miner);
         miner.last = entry;
-        miner.tasks.push(taskScore(entry));
+        miner.tasks[miner.filled++] = taskScore(entry);
       }
     }
   });
-  for (const miner of states.values()) flush(miner);
+  for (const miner of states.values()) {
+    flush(miner);
+    miner.tasks.length = miner.filled; // repeated entries were merged
+  }
   return states;
 }

@@ -1,0 +1,127 @@
+// Core benchmark: scoreCompetition on the reference competition (256 miners × 300 tasks, five
+// runs each side), as the server would call it with pre-aggregated sums from storage.
+// Run: node --import tsx bench/core.ts [iterations] [seed]
+import { pathToFileURL } from 'node:url';
+import { scoreCompetition } from '../src/scoring/index.js';
+import type { CompetitionInput, Complexity, MinerTaskSummary, ScoringTask } from '../src/scoring/index.js';
+
+/** mulberry32: a small seeded PRNG, so every run of the benchmark scores the same numbers. */
+export function prng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const RUNS = 5;
+const GROUPS: Complexity[] = ['short', 'medium', 'long'];
+const taskIdOf = (complexity: string, i: number): string => `${complexity}-${String(i).padStart(3, '0')}`;
+const hotkeyOf = (m: number): string => `5Miner${String(m).padStart(4, '0')}`;
+
+/**
+ * The reference competition from `seed`: 256 miners × 300 tasks (100 per complexity), five
+ * baseline runs per task and five runs per miner per task, weighted tokens 50k–2M per run with
+ * the odd crashed run reporting none.
+ */
+export function referenceCompetition(seed = 1, miners = 256, tasksPerGroup = 100): CompetitionInput {
+  const rand = prng(seed);
+  const tokens = (scale: number): number => Math.round((50_000 + rand() * 1_950_000) * scale);
+  const tasks: ScoringTask[] = [];
+  const difficulty: number[] = [];
+  for (const [g, complexity] of GROUPS.entries()) {
+    for (let i = 0; i < tasksPerGroup; i++) {
+      const p = rand() * (1 - g * 0.2);
+      let resolved = 0;
+      let resolvedTokenSum = 0;
+      let resolvedTokenCount = 0;
+      for (let run = 0; run < RUNS; run++) {
+        if (rand() >= p) continue;
+        resolved += 1;
+        resolvedTokenSum += tokens(1 + g);
+        resolvedTokenCount += 1;
+      }
+      const id = taskIdOf(complexity, i);
+      const baseline = { runs: RUNS, resolved, resolvedTokenSum, resolvedTokenCount };
+      tasks.push({ id, stage: 'evaluation', complexity, plannedRuns: RUNS, baseline });
+      difficulty.push(p);
+    }
+  }
+  const hotkeys: string[] = [];
+  const skill: number[] = [];
+  const thrift: number[] = [];
+  for (let m = 0; m < miners; m++) {
+    hotkeys.push(hotkeyOf(m));
+    skill.push(0.6 + rand() * 0.8);
+    thrift.push(0.4 + rand() * 1.2);
+  }
+  // Task-major, like the storage layer's primary-key scan of (task, hotkey), and with fresh
+  // id strings per row as a database driver hands them out.
+  const minerTasks: MinerTaskSummary[] = [];
+  tasks.forEach((task, t) => {
+    for (let m = 0; m < miners; m++) {
+      const p = Math.min(1, (difficulty[t] ?? 0) * (skill[m] ?? 1));
+      let resolved = 0;
+      let tokenSum = 0;
+      let tokenCount = 0;
+      for (let run = 0; run < RUNS; run++) {
+        if (rand() < p) resolved += 1;
+        if (rand() < 0.02) continue; // a crashed run: counted, but no valid tokens
+        tokenSum += tokens(thrift[m] ?? 1);
+        tokenCount += 1;
+      }
+      const taskId = taskIdOf(task.complexity ?? 'short', t % tasksPerGroup);
+      minerTasks.push({ taskId, hotkey: hotkeyOf(m), runs: RUNS, resolved, tokenSum, tokenCount });
+    }
+  });
+  const excluded = new Set([hotkeys[7], hotkeys[42]]);
+  return {
+    tasks,
+    miners: hotkeys.map((hotkey) => ({ hotkey, excluded: excluded.has(hotkey) })),
+    minerTasks,
+    stages: ['screener_2', 'evaluation'],
+    burnRatio: 0.1,
+  };
+}
+
+function percentile(sorted: number[], q: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)] ?? NaN;
+}
+
+function main(): void {
+  const iterations = Number(process.argv[2] ?? 30);
+  const input = referenceCompetition(Number(process.argv[3] ?? 1));
+  for (let i = 0; i < 5; i++) scoreCompetition(input); // warm-up: let the JIT settle
+  const times: number[] = [];
+  const cpu: number[] = [];
+  let checksum = 0;
+  for (let i = 0; i < iterations; i++) {
+    const cpuStart = process.cpuUsage();
+    const start = performance.now();
+    const result = scoreCompetition(input);
+    times.push(performance.now() - start);
+    const used = process.cpuUsage(cpuStart);
+    cpu.push((used.user + used.system) / 1000);
+    checksum = result.weights.burnWeight + (result.miners[0]?.normalizedScore ?? 0);
+  }
+  times.sort((a, b) => a - b);
+  cpu.sort((a, b) => a - b);
+  const median = percentile(times, 0.5);
+  const p95 = percentile(times, 0.95);
+  // CPU time (all threads, GC helpers included) tells a slow core from a busy machine.
+  const cpuMedian = percentile(cpu, 0.5);
+  const entries = input.minerTasks.length;
+  const ms = (v: number): number => Math.round(v * 1000) / 1000;
+  console.log(
+    `scoreCompetition: ${entries} entries, ${iterations} calls, ` +
+      `median ${ms(median)} ms, p95 ${ms(p95)} ms (CPU median ${ms(cpuMedian)} ms)`,
+  );
+  const line = { bench: 'core', entries, iterations, medianMs: ms(median), p95Ms: ms(p95) };
+  console.log(JSON.stringify({ ...line, cpuMedianMs: ms(cpuMedian), checksum }));
+}
+
+// Run only when executed directly, so other benchmarks can import the generator.
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) main();
