@@ -12,8 +12,8 @@ export interface ScoredCompetition {
   scores: CompetitionScores;
   /** Built on first use: TaskScores by task id, each list sorted by hotkey. */
   byTask(): Map<string, TaskScore[]>;
-  /** Serialized responses keyed by route and argument; dropped with the entry. */
-  responses: Map<string, string>;
+  /** Serialized responses (UTF-8 bytes) keyed by route and argument; dropped with the entry. */
+  responses: Map<string, Buffer>;
 }
 
 /** `screener_2,evaluation` to a stage list in canonical order, or the competition's default. */
