@@ -25,6 +25,25 @@ export function validTokens(
   return weighted > 0 ? { input: tokens.input, cachedInput, output: tokens.output } : null;
 }
 
+/**
+ * Told of every (task, miner) aggregate row that a write changes, inside the write transaction
+ * (a write that rolls back has told of a row that did not change, which only costs a re-read);
+ * `null` when a competition's aggregates were rebuilt whole. src/db/scoringInput.ts listens to
+ * keep its in-memory copy of the rows current.
+ */
+export type AggregateListener = (competitionId: string, pair: string | null) => void;
+
+const listenersByConnection = new WeakMap<object, Set<AggregateListener>>();
+
+export function aggregateListeners(db: Db): Set<AggregateListener> {
+  let listeners = listenersByConnection.get(db.$client);
+  if (!listeners) listenersByConnection.set(db.$client, (listeners = new Set()));
+  return listeners;
+}
+
+/** Key of a (task, miner) pair; identifiers never contain NUL. */
+export const pairKey = (taskId: string, hotkey: string) => `${taskId}\u0000${hotkey}`;
+
 interface Sum {
   d: RunDelta;
   runs: number;
@@ -53,6 +72,7 @@ export function aggregateWriter(db: Db) {
       baseline_cached_sum = baseline_cached_sum + @cached, baseline_output_sum = baseline_output_sum + @output
     WHERE competition_id = @competitionId AND id = @taskId`);
   const taskRunCount = c.prepare('UPDATE tasks SET run_count = run_count + ? WHERE competition_id = ? AND id = ?');
+  const listeners = aggregateListeners(db);
 
   /**
    * Adds (sign 1) or removes (sign -1) the runs' contributions. Deltas are summed per
@@ -82,6 +102,7 @@ export function aggregateWriter(db: Db) {
       } else {
         minerUpsert.run({ ...params, hotkey: d.hotkey });
         if (sign < 0) minerPrune.run(d.competitionId, d.taskId, d.hotkey);
+        for (const tell of listeners) tell(d.competitionId, pairKey(d.taskId, d.hotkey ?? ''));
       }
     }
   }
@@ -95,6 +116,7 @@ export function rebuildAggregates(db: Db, competitionId: string, w: TokenWeights
   const valid = `(tokens_input IS NOT NULL AND tokens_output IS NOT NULL
     AND @wi * tokens_input + @wc * coalesce(tokens_cached_input, 0) + @wo * tokens_output > 0)`;
   const params = { id: competitionId, wi: w.input, wc: w.cachedInput, wo: w.output };
+  for (const tell of aggregateListeners(db)) tell(competitionId, null);
   c.prepare('DELETE FROM miner_tasks WHERE competition_id = @id').run({ id: competitionId });
   c.prepare(`
     INSERT INTO miner_tasks (competition_id, task_id, hotkey, runs, resolved, token_count, input_sum, cached_sum, output_sum)

@@ -1,0 +1,71 @@
+// The scoring input kept in memory between score reads (src/db/scoringInput.ts) must equal a
+// fresh read of the database after any sequence of writes: runs sent and deleted, rejected
+// batches, token weights changed, miners excluded.
+import { afterEach, beforeEach, expect, it } from 'vitest';
+import { scoringInputRepo } from '../../src/db/scoringInput.js';
+import { admin, seedCompetition, testApp, type TestApp } from '../helpers/app.js';
+
+let t: TestApp;
+let v: { authorization: string };
+
+beforeEach(async () => {
+  t = await testApp();
+  const { validatorKey } = await seedCompetition(t);
+  v = { authorization: `Bearer ${validatorKey}` };
+  const tasks = ['T1', 'T2', 'T3'].map((id) => ({ id, type: 'swebench_verified', complexity: 'short' }));
+  expect((await t.call({ method: 'PUT', url: '/v1/competitions/comp/tasks', headers: admin, payload: { tasks } })).status).toBe(200);
+});
+
+afterEach(async () => t.close());
+
+function seeded(seed: number) {
+  let a = seed;
+  return (n: number) => {
+    a = (Math.imul(a, 1103515245) + 12345) >>> 0;
+    return (a >>> 8) % n;
+  };
+}
+
+const sorted = <T extends { taskId: string; hotkey: string }>(xs: T[]) =>
+  [...xs].sort((a, b) => (a.taskId + a.hotkey < b.taskId + b.hotkey ? -1 : 1));
+
+it('equals a fresh read after every write', async () => {
+  const pick = seeded(7);
+  const stored: string[] = [];
+  let weights = { input: 1, cachedInput: 0.1, output: 3 };
+  for (let step = 0; step < 80; step++) {
+    const op = pick(10);
+    if (op < 5) {
+      const runs = Array.from({ length: 1 + pick(4) }, (_, i) => {
+        const baseline = pick(4) === 0;
+        return {
+          runId: `r${step}-${i}`, taskId: `T${1 + pick(3)}`, kind: baseline ? 'baseline' : 'miner',
+          ...(baseline ? {} : { minerHotkey: ['alice', 'bob', 'carol'][pick(3)] }),
+          resolved: pick(2) === 0, tokens: { input: pick(1000), cachedInput: pick(500), output: pick(100) },
+        };
+      });
+      // Now and then a batch with an unknown task: rejected whole, nothing changes.
+      if (pick(5) === 0) runs.push({ ...runs[0]!, runId: `bad${step}`, taskId: 'nope' });
+      const res = await t.call({ method: 'POST', url: '/v1/competitions/comp/runs', headers: v, payload: { runs } });
+      if (res.status === 200) stored.push(...runs.map((r) => r.runId));
+    } else if (op < 7 && stored.length > 0) {
+      const [id] = stored.splice(pick(stored.length), 1);
+      expect((await t.call({ method: 'DELETE', url: `/v1/competitions/comp/runs/${id}`, headers: admin })).status).toBe(200);
+    } else if (op === 7) {
+      weights = { input: 1 + pick(3), cachedInput: pick(2) / 10, output: 1 + pick(4) };
+      const res = await t.call({ method: 'PUT', url: '/v1/competitions/comp', headers: admin, payload: { name: 'Test', tokenWeights: weights } });
+      expect(res.status).toBe(200);
+    } else {
+      const hotkey = ['alice', 'bob', 'carol'][pick(3)];
+      await t.call({ method: 'PUT', url: `/v1/competitions/comp/miners/${hotkey}`, headers: admin, payload: { excluded: pick(2) === 0 } });
+    }
+    // A score read through the server (which uses and updates the in-memory copy)...
+    expect((await t.call({ method: 'GET', url: '/v1/competitions/comp/leaderboard' })).status).toBe(200);
+    const kept = t.app.repos.scoringInput.load('comp', weights);
+    // ...must match what a fresh reader sees in the database.
+    const fresh = scoringInputRepo(t.db).load('comp', weights);
+    expect(sorted(kept.minerTasks)).toEqual(sorted(fresh.minerTasks));
+    expect(kept.tasks).toEqual(fresh.tasks);
+    expect(kept.miners).toEqual(fresh.miners);
+  }
+});
