@@ -76,11 +76,11 @@ export function scoreTasks(
 
   tasks.forEach((task, i) => {
     const taskScore = taskScorer(task);
-    const bucket = buckets.entries[i] ?? [];
-    const owners = buckets.owners[i] ?? [];
-    for (let k = 0; k < bucket.length; k++) {
-      const entry = bucket[k] as MinerTaskSummary;
-      const miner = owners[k] as State;
+    const from = buckets.start[i] ?? 0;
+    const to = from + (buckets.count[i] ?? 0);
+    for (let k = from; k < to; k++) {
+      const entry = buckets.entries[k] as MinerTaskSummary;
+      const miner = buckets.owners[k] as State;
       miner.runs += entry.runs;
       miner.resolved += entry.resolved;
       if (miner.last && miner.last.taskId === task.id) {
