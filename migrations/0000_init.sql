@@ -22,7 +22,7 @@ CREATE TABLE `miner_tasks` (
 	`cached_sum` integer DEFAULT 0 NOT NULL,
 	`output_sum` integer DEFAULT 0 NOT NULL,
 	PRIMARY KEY(`competition_id`, `task_id`, `hotkey`)
-);
+) WITHOUT ROWID;
 --> statement-breakpoint
 CREATE TABLE `miners` (
 	`competition_id` text NOT NULL,
@@ -55,7 +55,6 @@ CREATE TABLE `runs` (
 	FOREIGN KEY (`competition_id`,`task_id`) REFERENCES `tasks`(`competition_id`,`id`) ON UPDATE no action ON DELETE no action
 );
 --> statement-breakpoint
-CREATE INDEX `runs_task_miner` ON `runs` (`competition_id`,`task_id`,`miner_hotkey`);--> statement-breakpoint
 CREATE TABLE `task_criteria` (
 	`competition_id` text NOT NULL,
 	`task_id` text NOT NULL,
@@ -71,7 +70,7 @@ CREATE TABLE `task_criteria` (
 	`split` integer DEFAULT 0 NOT NULL,
 	PRIMARY KEY(`competition_id`, `task_id`, `id`),
 	FOREIGN KEY (`competition_id`,`task_id`) REFERENCES `tasks`(`competition_id`,`id`) ON UPDATE no action ON DELETE cascade
-);
+) WITHOUT ROWID;
 --> statement-breakpoint
 CREATE TABLE `tasks` (
 	`competition_id` text NOT NULL,

@@ -94,9 +94,12 @@ export function aggregateWriter(db: Db) {
         s.output += sign * d.validTokens.output;
       }
     }
+    const perTask = new Map<string, { d: RunDelta; runs: number }>();
     for (const { d, ...s } of sums.values()) {
       const params = { ...s, competitionId: d.competitionId, taskId: d.taskId };
-      taskRunCount.run(s.runs, d.competitionId, d.taskId);
+      const task = perTask.get(d.taskId);
+      if (task) task.runs += s.runs;
+      else perTask.set(d.taskId, { d, runs: s.runs });
       if (d.kind === 'baseline') {
         baselineUpdate.run(params);
       } else {
@@ -105,6 +108,7 @@ export function aggregateWriter(db: Db) {
         for (const tell of listeners) tell(d.competitionId, pairKey(d.taskId, d.hotkey ?? ''));
       }
     }
+    for (const { d, runs } of perTask.values()) taskRunCount.run(runs, d.competitionId, d.taskId);
   }
 
   return { apply };

@@ -22,6 +22,9 @@ export function openDatabase(path: string): Db {
   sqlite.pragma('synchronous = FULL');
   sqlite.pragma('foreign_keys = ON');
   sqlite.pragma('busy_timeout = 5000');
+  // 64 MiB of page cache (the default is 2 MiB): the aggregate and key pages every write touches
+  // stay in memory instead of being read back from disk on each batch.
+  sqlite.pragma('cache_size = -65536');
   const db = drizzle(sqlite, { schema }) as Db;
   migrate(db, { migrationsFolder: MIGRATIONS_FOLDER });
   return db;

@@ -86,11 +86,20 @@ export function runsRepo(db: Db) {
   const criterionStats = c.prepare(`UPDATE task_criteria SET graded = graded + @sign, met = met + @met,
       split = split + @split WHERE competition_id = @competitionId AND task_id = @taskId AND id = @id`);
 
-  function criteriaStats(r: RunRecord, sign: 1 | -1): void {
-    for (const g of r.criteria ?? []) {
-      const params = { sign, met: g.met ? sign : 0, split: g.split ? sign : 0 };
-      criterionStats.run({ ...params, competitionId: r.competitionId, taskId: r.taskId, id: g.criterionId });
+  /** Adds or removes the runs' criterion grades, summed per criterion: one update each. */
+  function criteriaStats(records: RunRecord[], sign: 1 | -1): void {
+    const sums = new Map<string, { competitionId: string; taskId: string; id: string; sign: number; met: number; split: number }>();
+    for (const r of records) {
+      for (const g of r.criteria ?? []) {
+        const key = `${r.taskId}\u0000${g.criterionId}`;
+        let s = sums.get(key);
+        if (!s) sums.set(key, (s = { competitionId: r.competitionId, taskId: r.taskId, id: g.criterionId, sign: 0, met: 0, split: 0 }));
+        s.sign += sign;
+        if (g.met) s.met += sign;
+        if (g.split) s.split += sign;
+      }
     }
+    for (const s of sums.values()) criterionStats.run(s);
   }
 
   const delta = (r: RunRecord, w: TokenWeights): RunDelta => ({
@@ -116,7 +125,7 @@ export function runsRepo(db: Db) {
       const row = getRun.get(competitionId, runId) as RunRow | undefined;
       return row ? fromRow(row) : null;
     },
-    /** Inserts runs and updates every aggregate; call inside a transaction. */
+    /** Inserts runs of one competition and updates every aggregate; call inside a transaction. */
     insertMany(records: RunRecord[], w: TokenWeights): void {
       for (const r of records) {
         insert.run({
@@ -128,15 +137,16 @@ export function runsRepo(db: Db) {
           rubricVotes: r.rubricVotes ? JSON.stringify(r.rubricVotes) : null,
           grading: r.criteria ? JSON.stringify(r.criteria) : null,
         });
-        if (r.minerHotkey !== null) addMiner.run(r.competitionId, r.minerHotkey);
-        criteriaStats(r, 1);
       }
+      const hotkeys = new Set(records.flatMap((r) => (r.minerHotkey === null ? [] : [r.minerHotkey])));
+      for (const hotkey of hotkeys) addMiner.run(records[0]!.competitionId, hotkey);
+      criteriaStats(records, 1);
       aggregates.apply(records.map((r) => delta(r, w)), 1);
     },
     /** Deletes one run and takes it out of every aggregate; call inside a transaction. */
     delete(run: StoredRun, w: TokenWeights): void {
       remove.run(run.competitionId, run.runId);
-      criteriaStats(run, -1);
+      criteriaStats([run], -1);
       aggregates.apply([delta(run, w)], -1);
     },
   };

@@ -3,8 +3,13 @@
 // write transaction as the runs they summarize, so a score read never scans the runs table.
 // Token aggregates hold integer sums of raw counts, not sums of weighted floats: they are
 // exact and independent of insertion order, and deleting a run subtracts exactly.
+//
+// Write cost decides the layout (bench/): runs carry no secondary index, since every read goes
+// through the aggregates and each index is one more B-tree page written per run; the aggregate
+// tables, updated by primary key on every write, are WITHOUT ROWID in the migration (drizzle
+// cannot declare that), so an update touches one B-tree instead of a table and its key index.
 import { sql } from 'drizzle-orm';
-import { foreignKey, index, integer, primaryKey, real, sqliteTable, text } from 'drizzle-orm/sqlite-core';
+import { foreignKey, integer, primaryKey, real, sqliteTable, text } from 'drizzle-orm/sqlite-core';
 
 export const competitions = sqliteTable('competitions', {
   id: text('id').primaryKey(),
@@ -114,7 +119,6 @@ export const runs = sqliteTable(
   (t) => [
     primaryKey({ columns: [t.competitionId, t.runId] }),
     foreignKey({ columns: [t.competitionId, t.taskId], foreignColumns: [tasks.competitionId, tasks.id] }),
-    index('runs_task_miner').on(t.competitionId, t.taskId, t.minerHotkey),
   ],
 );
 

@@ -2,6 +2,7 @@
 // its tests), and with broken copies of them made here.
 import { readFileSync } from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { dumpAll } from '../helpers/dbDump.js';
 import { admin, seedCompetition, testApp, type TestApp } from '../helpers/app.js';
 
 const DATA = new URL('../../../shared/data/swe-atlas-qna/', import.meta.url);
@@ -24,11 +25,7 @@ const listTasks = async (c = 'c') => (await t.call({ method: 'GET', url: `/v1/co
 const taskView = async (id: string, c = 'c') => (await t.call({ method: 'GET', url: `/v1/competitions/${c}/tasks/${id}` })).body;
 
 /** Every row of every table: equal dumps mean nothing was stored. */
-function dump(): string {
-  const sqlite = t.db.$client;
-  const tables = sqlite.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").pluck().all() as string[];
-  return JSON.stringify(tables.map((name) => [name, sqlite.prepare(`SELECT * FROM "${name}" ORDER BY rowid`).all()]));
-}
+const dump = () => dumpAll(t.db.$client);
 
 /** The JSONL file with one row (1-based) changed. */
 function editRow(row: number, edit: (r: Record<string, unknown>) => void): string {

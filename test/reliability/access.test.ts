@@ -5,7 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ADMIN_TOKEN, admin, testApp, type TestApp } from '../helpers/app.js';
-import { dumpAll } from './dbDump.js';
+import { dumpAll } from '../helpers/dbDump.js';
 import { COMPETITION, QNA_TASK, setupCompetition } from './fixture.js';
 import { validRun } from './hostileKit.js';
 

@@ -5,7 +5,7 @@
 // id, nothing got a 5xx, and the scores equal a fresh app's fed the stored runs.
 import { join } from 'node:path';
 import { afterAll, expect, it } from 'vitest';
-import { rowsDiff, tableRows, withReadOnly } from './dbDump.js';
+import { rowsDiff, tableRows, withReadOnly } from '../helpers/dbDump.js';
 import { COMPARED_TABLES, COMPETITION, Reference, SCORE_PATHS, makeRun, setupCompetition, type RunBody } from './fixture.js';
 import { http, prng, startServer, stopAllServers, tempDir } from './serverProcess.js';
 

@@ -5,7 +5,7 @@
 // exactly the acknowledged runs (plus the in-flight batches found stored).
 import { join } from 'node:path';
 import { afterAll, expect, it } from 'vitest';
-import { rowsDiff, tableRows, withReadOnly } from './dbDump.js';
+import { rowsDiff, tableRows, withReadOnly } from '../helpers/dbDump.js';
 import { COMPARED_TABLES, COMPETITION, Reference, SCORE_PATHS, makeRun, setupCompetition, type RunBody } from './fixture.js';
 import { http, prng, startServer, stopAllServers, tempDir, type Rng, type ServerProcess } from './serverProcess.js';
 

@@ -4,7 +4,7 @@
 import fc from 'fast-check';
 import { expect } from 'vitest';
 import { ADMIN_TOKEN, admin, testApp, type TestApp } from '../helpers/app.js';
-import { dumpAll } from './dbDump.js';
+import { dumpAll } from '../helpers/dbDump.js';
 import { COMPETITION, CRITERIA, QNA_TASK, setupCompetition } from './fixture.js';
 
 export const SEED = 0x6a77ac4;
