@@ -45,13 +45,13 @@ export const minerRoutes: FastifyPluginAsyncZod = async (app) => {
   }, async (request, reply) => {
     const { competitionId, hotkey } = request.params;
     const scored = app.scores.get(competitionId, request.query.stages);
-    const miner = scored.scores.miners.find((m) => m.hotkey === hotkey);
-    if (!miner) throw notFound(`miner ${hotkey} has no runs and no standing in competition ${competitionId}`);
+    const found = scored.minerTasks(hotkey);
+    if (!found) throw notFound(`miner ${hotkey} has no runs and no standing in competition ${competitionId}`);
     return sendCached(reply, scored, `miner:${hotkey}`, () => ({
       competitionId,
       stages: scored.scores.stages,
-      ...leaderboardEntry(miner),
-      tasks: miner.tasks.map(minerTaskView),
+      ...leaderboardEntry(found.miner),
+      tasks: found.tasks.map(minerTaskView),
     }));
   });
 };

@@ -36,11 +36,13 @@ function minerScore(m: MinerTasks): MinerScore {
  * scores and resolve rate; the leaderboard order and ranks; the incentive weights; and the
  * baseline resolve rate over the tasks in the stages. Tasks are taken in id order and miners in
  * hotkey order wherever order matters, so shuffling the input changes no number.
+ * `keepTasks: false` leaves every miner's `tasks` empty and changes no other number: for
+ * callers that need only the leaderboard and weights.
  */
-export function scoreCompetition(input: CompetitionInput): CompetitionScores {
+export function scoreCompetition(input: CompetitionInput, options: { keepTasks?: boolean } = {}): CompetitionScores {
   const stages = STAGES.filter((s) => input.stages.includes(s));
   const tasks = tasksInStages(input.tasks, stages).sort((a, b) => ascending(a.id, b.id));
-  const scored = [...scoreTasks(tasks, input.miners, input.minerTasks).values()].map(minerScore);
+  const scored = [...scoreTasks(tasks, input.miners, input.minerTasks, options.keepTasks ?? true).values()].map(minerScore);
 
   const miners = rank(scored).map(({ item, rank: r }) => ((item.rank = r), item));
   const weights = incentives(miners.filter((m) => !m.excluded), input.burnRatio);

@@ -16,10 +16,12 @@ export interface MinerTasks {
 }
 
 interface State extends MinerTasks {
-  /** Task scores written so far; `tasks` is allocated once at its final size. */
+  /** Entries counted while bucketing, then task scores kept so far. */
   filled: number;
-  /** The summary behind the last task score, kept to merge a repeated (task, miner) entry. */
+  /** The summary behind the pending task score, kept to merge a repeated (task, miner) entry. */
   last: MinerTaskSummary | null;
+  /** The latest task score, not yet in the sums. */
+  pending: TaskScore | null;
 }
 
 function merge(a: MinerTaskSummary, b: MinerTaskSummary): MinerTaskSummary {
@@ -35,11 +37,13 @@ function merge(a: MinerTaskSummary, b: MinerTaskSummary): MinerTaskSummary {
 
 // A task score enters the sums only once the miner has moved on to its next task, so a
 // repeated (task, miner) entry can still replace it; `flush` adds the last one.
-function flush(miner: State): void {
-  const pending = miner.tasks[miner.filled - 1];
+function flush(miner: State, keep: boolean): void {
+  const pending = miner.pending;
   if (!pending) return;
   addTask(miner.sums, pending);
   addGroupTask(miner.groups, pending);
+  if (keep) miner.tasks[miner.filled++] = pending;
+  miner.pending = null;
 }
 
 /**
@@ -47,18 +51,21 @@ function flush(miner: State): void {
  * the stages and sorted by id); entries of other tasks are ignored. Miners marked excluded (by
  * any of their entries in `miners`) get nothing; hotkeys found only in entries take part. A
  * repeated (task, miner) entry is scored as the sum of both. Each score is added to its miner's
- * sums, in task-id order, while it is still in cache.
+ * sums, in task-id order, while it is still in cache. With `keepTasks` false the task scores
+ * are dropped once summed and every `tasks` list is empty: a leaderboard needs only the sums,
+ * and not retaining some 80,000 objects per read keeps the server's memory flat.
  */
 export function scoreTasks(
   tasks: readonly ScoringTask[],
   miners: readonly ScoringMiner[],
   entries: readonly MinerTaskSummary[],
+  keepTasks = true,
 ): Map<string, MinerTasks> {
   const states = new Map<string, State>();
   const add = (hotkey: string, excluded: boolean): State => {
     const [sums, groups] = [emptySums(), emptyGroupSums()];
     const tasks: TaskScore[] = [];
-    const s: State = { hotkey, excluded, tasks, runs: 0, resolved: 0, sums, groups, filled: 0, last: null };
+    const s: State = { hotkey, excluded, tasks, runs: 0, resolved: 0, sums, groups, filled: 0, last: null, pending: null };
     states.set(hotkey, s);
     return s;
   };
@@ -70,7 +77,7 @@ export function scoreTasks(
   const buckets = bucketByTask(tasks, entries, (hotkey) => states.get(hotkey) ?? add(hotkey, false));
   // Growing hundreds of lists one element at a time measured slower than the scoring itself.
   for (const miner of states.values()) {
-    miner.tasks = new Array<TaskScore>(miner.filled);
+    if (keepTasks) miner.tasks = new Array<TaskScore>(miner.filled);
     miner.filled = 0;
   }
 
@@ -85,16 +92,15 @@ export function scoreTasks(
       miner.resolved += entry.resolved;
       if (miner.last && miner.last.taskId === task.id) {
         miner.last = merge(miner.last, entry);
-        miner.tasks[miner.filled - 1] = taskScore(miner.last);
       } else {
-        flush(miner);
+        flush(miner, keepTasks);
         miner.last = entry;
-        miner.tasks[miner.filled++] = taskScore(entry);
       }
+      miner.pending = taskScore(miner.last);
     }
   });
   for (const miner of states.values()) {
-    flush(miner);
+    flush(miner, keepTasks);
     miner.tasks.length = miner.filled; // repeated entries were merged
   }
   return states;

@@ -4,14 +4,17 @@
 import type { Repos } from '../db/repos.js';
 import { badRequest, notFound } from '../errors.js';
 import { scoreCompetition } from '../scoring/index.js';
-import { STAGES, type CompetitionScores, type Stage, type TaskScore } from '../scoring/types.js';
+import { STAGES, type CompetitionInput, type CompetitionScores, type MinerScore, type Stage, type TaskScore } from '../scoring/types.js';
 import type { CompetitionSettings } from '../db/competitions.js';
 
 export interface ScoredCompetition {
   competition: CompetitionSettings;
+  /** Leaderboard and weights; every miner's `tasks` is empty (see `minerTasks`). */
   scores: CompetitionScores;
-  /** Built on first use: TaskScores by task id, each list sorted by hotkey. */
-  byTask(): Map<string, TaskScore[]>;
+  /** One miner's task scores, by task id; null when the miner is not on the leaderboard. */
+  minerTasks(hotkey: string): { miner: MinerScore; tasks: TaskScore[] } | null;
+  /** Every miner's score on one task, by hotkey. */
+  taskScores(taskId: string): TaskScore[];
   /** Serialized responses (UTF-8 bytes) keyed by route and argument; dropped with the entry. */
   responses: Map<string, Buffer>;
 }
@@ -34,24 +37,29 @@ export function scoresService(repos: Repos, observe: (seconds: number) => void =
 
   function compute(competition: CompetitionSettings, stages: Stage[]): ScoredCompetition {
     const started = process.hrtime.bigint();
-    const input = repos.scoringInput.load(competition.id, competition.tokenWeights);
-    const scores = scoreCompetition({ ...input, stages, burnRatio: competition.burnRatio });
+    const loaded = repos.scoringInput.load(competition.id, competition.tokenWeights);
+    const input: CompetitionInput = { ...loaded, stages, burnRatio: competition.burnRatio };
+    // The leaderboard keeps only per-miner sums; per-task scores are computed when a breakdown
+    // is asked for, from the same input: a miner's task scores depend on its runs and the
+    // tasks' baselines alone, never on other miners.
+    const scores = scoreCompetition(input, { keepTasks: false });
     observe(Number(process.hrtime.bigint() - started) / 1e9);
-    let index: Map<string, TaskScore[]> | undefined;
-    const byTask = () => {
-      if (!index) {
-        index = new Map();
-        for (const m of scores.miners) {
-          for (const t of m.tasks) {
-            const list = index.get(t.taskId);
-            if (list) list.push(t);
-            else index.set(t.taskId, [t]);
-          }
-        }
-      }
-      return index;
+    const byHotkey = new Map(scores.miners.map((m) => [m.hotkey, m]));
+    return {
+      competition,
+      scores,
+      minerTasks(hotkey) {
+        const miner = byHotkey.get(hotkey);
+        if (!miner) return null;
+        const own = { ...input, minerTasks: input.minerTasks.filter((e) => e.hotkey === hotkey) };
+        return { miner, tasks: scoreCompetition(own).miners.find((m) => m.hotkey === hotkey)?.tasks ?? [] };
+      },
+      taskScores(taskId) {
+        const one = { ...input, tasks: input.tasks.filter((t) => t.id === taskId), minerTasks: input.minerTasks.filter((e) => e.taskId === taskId) };
+        return scoreCompetition(one).miners.flatMap((m) => m.tasks);
+      },
+      responses: new Map(),
     };
-    return { competition, scores, byTask, responses: new Map() };
   }
 
   return {

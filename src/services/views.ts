@@ -31,7 +31,7 @@ export function taskDetailView(app: FastifyInstance, competitionId: string, task
   const w = scored.competition.tokenWeights;
   const tokenSum = w.input * task.baselineInputSum + w.cachedInput * task.baselineCachedSum + w.output * task.baselineOutputSum;
   const criteria = app.repos.tasks.criteria(competitionId, taskId);
-  const miners = (scored.byTask().get(taskId) ?? []).map((t) => ({
+  const miners = scored.taskScores(taskId).map((t) => ({
     hotkey: t.hotkey, runs: t.runs, y: t.y, minerTokens: t.minerTokens, r: t.r, zone: t.zone, pool: t.pool, score: t.score,
   }));
   miners.sort((a, b) => (a.hotkey < b.hotkey ? -1 : a.hotkey > b.hotkey ? 1 : 0));

@@ -96,4 +96,16 @@ describe('scoreCompetition properties (SPEC 5–6)', () => {
       RUNS,
     );
   });
+
+  it('without kept task lists every number is the same and every task list is empty', () => {
+    fc.assert(
+      fc.property(rawCompetition, (raw) => {
+        const full = scoreCompetition(toInput(raw));
+        const lean = scoreCompetition(toInput(raw), { keepTasks: false });
+        expect(lean.miners.every((m) => m.tasks.length === 0)).toBe(true);
+        expect(lean).toEqual({ ...full, miners: full.miners.map((m) => ({ ...m, tasks: [] })) });
+      }),
+      RUNS,
+    );
+  });
 });
