@@ -49,7 +49,6 @@ CREATE TABLE `runs` (
 	`agent_steps` integer,
 	`rubric_votes` text,
 	`grading` text,
-	`content_hash` text NOT NULL,
 	`created_at` text DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ','now')) NOT NULL,
 	PRIMARY KEY(`competition_id`, `run_id`),
 	FOREIGN KEY (`competition_id`,`task_id`) REFERENCES `tasks`(`competition_id`,`id`) ON UPDATE no action ON DELETE no action

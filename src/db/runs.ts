@@ -23,7 +23,6 @@ export interface RunRecord {
   agentSteps: number | null;
   rubricVotes: StoredVote[] | null;
   criteria: CriterionGrade[] | null;
-  contentHash: string;
 }
 
 export interface StoredRun extends RunRecord {
@@ -46,7 +45,6 @@ interface RunRow {
   agent_steps: number | null;
   rubric_votes: string | null;
   grading: string | null;
-  content_hash: string;
   created_at: string;
 }
 
@@ -67,20 +65,18 @@ const fromRow = (r: RunRow): StoredRun => ({
   agentSteps: r.agent_steps,
   rubricVotes: r.rubric_votes === null ? null : (JSON.parse(r.rubric_votes) as StoredVote[]),
   criteria: r.grading === null ? null : (JSON.parse(r.grading) as CriterionGrade[]),
-  contentHash: r.content_hash,
   createdAt: r.created_at,
 });
 
 export function runsRepo(db: Db) {
   const c = db.$client;
   const aggregates = aggregateWriter(db);
-  const hashOf = c.prepare('SELECT content_hash FROM runs WHERE competition_id = ? AND run_id = ?').pluck();
   const getRun = c.prepare('SELECT * FROM runs WHERE competition_id = ? AND run_id = ?');
   const insert = c.prepare(`INSERT INTO runs (competition_id, run_id, task_id, kind, miner_hotkey, validator_id,
       attempt_no, resolved, tokens_input, tokens_cached_input, tokens_output, time_taken_seconds, agent_steps,
-      rubric_votes, grading, content_hash)
+      rubric_votes, grading)
     VALUES (@competitionId, @runId, @taskId, @kind, @minerHotkey, @validatorId, @attemptNo, @resolved,
-      @tokensInput, @tokensCached, @tokensOutput, @timeTakenSeconds, @agentSteps, @rubricVotes, @grading, @contentHash)`);
+      @tokensInput, @tokensCached, @tokensOutput, @timeTakenSeconds, @agentSteps, @rubricVotes, @grading)`);
   const remove = c.prepare('DELETE FROM runs WHERE competition_id = ? AND run_id = ?');
   const addMiner = c.prepare('INSERT OR IGNORE INTO miners (competition_id, hotkey) VALUES (?, ?)');
   const criterionStats = c.prepare(`UPDATE task_criteria SET graded = graded + @sign, met = met + @met,
@@ -112,12 +108,12 @@ export function runsRepo(db: Db) {
   });
 
   return {
-    /** Stored content hashes of the given run ids that exist. */
-    existingHashes(competitionId: string, runIds: string[]): Map<string, string> {
-      const found = new Map<string, string>();
+    /** The stored runs among the given ids. */
+    existing(competitionId: string, runIds: string[]): Map<string, StoredRun> {
+      const found = new Map<string, StoredRun>();
       for (const id of runIds) {
-        const hash = hashOf.get(competitionId, id) as string | undefined;
-        if (hash !== undefined) found.set(id, hash);
+        const row = getRun.get(competitionId, id) as RunRow | undefined;
+        if (row) found.set(id, fromRow(row));
       }
       return found;
     },

@@ -112,8 +112,6 @@ export const runs = sqliteTable(
     agentSteps: integer('agent_steps'),
     rubricVotes: text('rubric_votes', { mode: 'json' }),
     grading: text('grading', { mode: 'json' }),
-    /** SHA-256 of the run's canonical content: an identical resend is a duplicate. */
-    contentHash: text('content_hash').notNull(),
     createdAt: text('created_at').notNull().default(sql`(strftime('%Y-%m-%dT%H:%M:%fZ','now'))`),
   },
   (t) => [

@@ -1,5 +1,4 @@
 // Turns a validated batch into stored runs: task checks, QnA grading, idempotency, one transaction.
-import { createHash } from 'node:crypto';
 import type { Repos } from '../db/repos.js';
 import type { RunRecord } from '../db/runs.js';
 import type { RunInput } from '../schemas/runs.js';
@@ -19,13 +18,15 @@ const problemText: Record<RubricProblem['kind'], string> = {
   vote_count: 'has the wrong number of votes',
 };
 
-/** The run as stored, in a fixed field order: equal content gives an equal hash. */
-function contentHash(r: Omit<RunRecord, 'contentHash' | 'validatorId'>): string {
-  const votes = r.rubricVotes?.map((c) => [c.criterionId, c.votes.map((v) => [v.verdict, v.reason ?? null, v.evidence ?? null])]);
+/**
+ * A run's content in a fixed field order. A resent run id is compared with the stored run this
+ * way, so nothing is computed for the (usual) new run. Votes keep the schema's key order both
+ * when parsed and when read back from their stored JSON.
+ */
+function content(r: RunRecord): string {
   const t = r.tokens;
-  const content = [r.runId, r.taskId, r.kind, r.minerHotkey, r.attemptNo, r.resolved, t ? [t.input, t.cachedInput, t.output] : null,
-    r.timeTakenSeconds, r.agentSteps, votes ?? null];
-  return createHash('sha256').update(JSON.stringify(content)).digest('hex');
+  return JSON.stringify([r.taskId, r.kind, r.minerHotkey, r.attemptNo, r.resolved, t ? [t.input, t.cachedInput, t.output] : null,
+    r.timeTakenSeconds, r.agentSteps, r.rubricVotes]);
 }
 
 export function ingestRuns(repos: Repos, competitionId: string, runs: RunInput[], validatorId: string | null): IngestResult {
@@ -67,19 +68,21 @@ export function ingestRuns(repos: Repos, competitionId: string, runs: RunInput[]
           }
         }
       }
-      const base = {
-        competitionId, runId: r.runId, taskId: r.taskId, kind: r.kind, minerHotkey: r.minerHotkey ?? null,
+      return {
+        competitionId, runId: r.runId, taskId: r.taskId, kind: r.kind, minerHotkey: r.minerHotkey ?? null, validatorId,
         attemptNo: r.attemptNo ?? null, resolved,
         tokens: r.tokens ? { input: r.tokens.input, cachedInput: r.tokens.cachedInput ?? null, output: r.tokens.output } : null,
         timeTakenSeconds: r.timeTakenSeconds ?? null, agentSteps: r.agentSteps ?? null,
         rubricVotes: r.rubricVotes ?? null, criteria,
       };
-      return { ...base, validatorId, contentHash: contentHash(base) };
     });
     if (invalid.length > 0) throw unprocessable(invalid.slice(0, 20).map((e) => e.message).join('; '), invalid);
 
-    const stored = repos.runs.existingHashes(competitionId, records.map((r) => r.runId));
-    const conflicts = records.filter((r) => stored.has(r.runId) && stored.get(r.runId) !== r.contentHash).map((r) => r.runId);
+    const stored = repos.runs.existing(competitionId, records.map((r) => r.runId));
+    const conflicts = records.filter((r) => {
+      const old = stored.get(r.runId);
+      return old !== undefined && content(old) !== content(r);
+    }).map((r) => r.runId);
     if (conflicts.length > 0) {
       throw conflict(`runId ${listSome(conflicts)} already stored with different content`,
         conflicts.map((id) => ({ path: 'body/runs/runId', message: `run ${id} already stored with different content` })));
