@@ -3,26 +3,22 @@
 import type { Db } from './client.js';
 import type { TokenWeights } from '../scoring/types.js';
 
-export interface RunDelta {
+/** What the aggregates read of a run (a RunRecord is one). */
+export interface AggregatedRun {
   competitionId: string;
   taskId: string;
   kind: 'baseline' | 'miner';
-  hotkey: string | null;
+  minerHotkey: string | null;
   resolved: boolean;
-  /** Raw counts, set only when the run's weighted count is valid (SPEC 2). */
-  validTokens: { input: number; cachedInput: number; output: number } | null;
+  tokens: { input: number; cachedInput: number | null; output: number } | null;
 }
 
 /** SPEC 2 validity: required counts present, none negative, weighted total above 0. */
-export function validTokens(
-  tokens: { input: number | null; cachedInput: number | null; output: number | null } | null,
-  w: TokenWeights,
-): RunDelta['validTokens'] {
-  if (!tokens || tokens.input === null || tokens.output === null) return null;
+export function hasValidTokens(tokens: AggregatedRun['tokens'], w: TokenWeights): boolean {
+  if (!tokens) return false;
   const cachedInput = tokens.cachedInput ?? 0;
-  if (tokens.input < 0 || tokens.output < 0 || cachedInput < 0) return null;
-  const weighted = w.input * tokens.input + w.cachedInput * cachedInput + w.output * tokens.output;
-  return weighted > 0 ? { input: tokens.input, cachedInput, output: tokens.output } : null;
+  if (tokens.input < 0 || tokens.output < 0 || cachedInput < 0) return false;
+  return w.input * tokens.input + w.cachedInput * cachedInput + w.output * tokens.output > 0;
 }
 
 /**
@@ -45,7 +41,7 @@ export function aggregateListeners(db: Db): Set<AggregateListener> {
 export const pairKey = (taskId: string, hotkey: string) => `${taskId}\u0000${hotkey}`;
 
 interface Sum {
-  d: RunDelta;
+  d: AggregatedRun;
   runs: number;
   resolved: number;
   tokenCount: number;
@@ -78,23 +74,23 @@ export function aggregateWriter(db: Db) {
    * Adds (sign 1) or removes (sign -1) the runs' contributions. Deltas are summed per
    * (task, miner) first, so a batch of 1,000 runs costs one statement per pair, not per run.
    */
-  function apply(deltas: RunDelta[], sign: 1 | -1): void {
+  function apply(runs: readonly AggregatedRun[], w: TokenWeights, sign: 1 | -1): void {
     const sums = new Map<string, Sum>();
-    for (const d of deltas) {
-      const key = `${d.kind}\u0000${d.taskId}\u0000${d.hotkey ?? ''}`;
+    for (const d of runs) {
+      const key = `${d.kind}\u0000${d.taskId}\u0000${d.minerHotkey ?? ''}`;
       let s = sums.get(key);
       if (!s) sums.set(key, (s = { d, runs: 0, resolved: 0, tokenCount: 0, input: 0, cached: 0, output: 0 }));
       s.runs += sign;
       if (d.resolved) s.resolved += sign;
       // Baseline token sums cover resolved runs only (T_B); miner sums cover every run (T_A).
-      if (d.validTokens && (d.kind === 'miner' || d.resolved)) {
+      if ((d.kind === 'miner' || d.resolved) && d.tokens && hasValidTokens(d.tokens, w)) {
         s.tokenCount += sign;
-        s.input += sign * d.validTokens.input;
-        s.cached += sign * d.validTokens.cachedInput;
-        s.output += sign * d.validTokens.output;
+        s.input += sign * d.tokens.input;
+        s.cached += sign * (d.tokens.cachedInput ?? 0);
+        s.output += sign * d.tokens.output;
       }
     }
-    const perTask = new Map<string, { d: RunDelta; runs: number }>();
+    const perTask = new Map<string, { d: AggregatedRun; runs: number }>();
     for (const { d, ...s } of sums.values()) {
       const params = { ...s, competitionId: d.competitionId, taskId: d.taskId };
       const task = perTask.get(d.taskId);
@@ -103,9 +99,9 @@ export function aggregateWriter(db: Db) {
       if (d.kind === 'baseline') {
         baselineUpdate.run(params);
       } else {
-        minerUpsert.run({ ...params, hotkey: d.hotkey });
-        if (sign < 0) minerPrune.run(d.competitionId, d.taskId, d.hotkey);
-        for (const tell of listeners) tell(d.competitionId, pairKey(d.taskId, d.hotkey ?? ''));
+        minerUpsert.run({ ...params, hotkey: d.minerHotkey });
+        if (sign < 0) minerPrune.run(d.competitionId, d.taskId, d.minerHotkey);
+        for (const tell of listeners) tell(d.competitionId, pairKey(d.taskId, d.minerHotkey ?? ''));
       }
     }
     for (const { d, runs } of perTask.values()) taskRunCount.run(runs, d.competitionId, d.taskId);

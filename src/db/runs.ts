@@ -1,7 +1,7 @@
 // Run storage. Hot paths use prepared better-sqlite3 statements: a 5,000-run batch must not pay
 // a query builder's per-row cost.
 import type { Db } from './client.js';
-import { aggregateWriter, validTokens, type RunDelta } from './aggregates.js';
+import { aggregateWriter } from './aggregates.js';
 import type { CriterionGrade, TokenWeights } from '../scoring/types.js';
 
 export interface StoredVote {
@@ -75,8 +75,7 @@ export function runsRepo(db: Db) {
   const insert = c.prepare(`INSERT INTO runs (competition_id, run_id, task_id, kind, miner_hotkey, validator_id,
       attempt_no, resolved, tokens_input, tokens_cached_input, tokens_output, time_taken_seconds, agent_steps,
       rubric_votes, grading)
-    VALUES (@competitionId, @runId, @taskId, @kind, @minerHotkey, @validatorId, @attemptNo, @resolved,
-      @tokensInput, @tokensCached, @tokensOutput, @timeTakenSeconds, @agentSteps, @rubricVotes, @grading)`);
+    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
   const remove = c.prepare('DELETE FROM runs WHERE competition_id = ? AND run_id = ?');
   const addMiner = c.prepare('INSERT OR IGNORE INTO miners (competition_id, hotkey) VALUES (?, ?)');
   const criterionStats = c.prepare(`UPDATE task_criteria SET graded = graded + @sign, met = met + @met,
@@ -98,15 +97,6 @@ export function runsRepo(db: Db) {
     for (const s of sums.values()) criterionStats.run(s);
   }
 
-  const delta = (r: RunRecord, w: TokenWeights): RunDelta => ({
-    competitionId: r.competitionId,
-    taskId: r.taskId,
-    kind: r.kind,
-    hotkey: r.minerHotkey,
-    resolved: r.resolved,
-    validTokens: validTokens(r.tokens, w),
-  });
-
   return {
     /** The stored runs among the given ids. */
     existing(competitionId: string, runIds: string[]): Map<string, StoredRun> {
@@ -124,26 +114,21 @@ export function runsRepo(db: Db) {
     /** Inserts runs of one competition and updates every aggregate; call inside a transaction. */
     insertMany(records: RunRecord[], w: TokenWeights): void {
       for (const r of records) {
-        insert.run({
-          ...r,
-          resolved: r.resolved ? 1 : 0,
-          tokensInput: r.tokens?.input ?? null,
-          tokensCached: r.tokens?.cachedInput ?? null,
-          tokensOutput: r.tokens?.output ?? null,
-          rubricVotes: r.rubricVotes ? JSON.stringify(r.rubricVotes) : null,
-          grading: r.criteria ? JSON.stringify(r.criteria) : null,
-        });
+        // Positional: no parameter object per run on the hottest path.
+        insert.run(r.competitionId, r.runId, r.taskId, r.kind, r.minerHotkey, r.validatorId, r.attemptNo, r.resolved ? 1 : 0,
+          r.tokens?.input ?? null, r.tokens?.cachedInput ?? null, r.tokens?.output ?? null, r.timeTakenSeconds, r.agentSteps,
+          r.rubricVotes ? JSON.stringify(r.rubricVotes) : null, r.criteria ? JSON.stringify(r.criteria) : null);
       }
       const hotkeys = new Set(records.flatMap((r) => (r.minerHotkey === null ? [] : [r.minerHotkey])));
       for (const hotkey of hotkeys) addMiner.run(records[0]!.competitionId, hotkey);
       criteriaStats(records, 1);
-      aggregates.apply(records.map((r) => delta(r, w)), 1);
+      aggregates.apply(records, w, 1);
     },
     /** Deletes one run and takes it out of every aggregate; call inside a transaction. */
     delete(run: StoredRun, w: TokenWeights): void {
       remove.run(run.competitionId, run.runId);
       criteriaStats([run], -1);
-      aggregates.apply([delta(run, w)], -1);
+      aggregates.apply([run], w, -1);
     },
   };
 }
