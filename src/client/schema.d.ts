@@ -304,10 +304,17 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
-        /** @enum {string} */
+        /**
+         * @description Competition stage.
+         * @enum {string}
+         */
         StageInput: "screener_1" | "screener_2" | "evaluation";
-        /** @enum {string} */
+        /**
+         * @description Complexity group.
+         * @enum {string}
+         */
         ComplexityInput: "short" | "medium" | "long";
+        /** @description Token weights of SPEC section 2; each finite and at least 0. */
         TokenWeightsInput: {
             /** @description Weight of non-cached input tokens (wi). */
             input: number;
@@ -316,6 +323,7 @@ export interface components {
             /** @description Weight of output tokens (wo). */
             output: number;
         };
+        /** @description Settings of a competition. */
         CompetitionSettingsInput: {
             /** @description Display name. */
             name: string;
@@ -328,16 +336,19 @@ export interface components {
             /** @description Stages that make the final score. Default `screener_2`, `evaluation`. */
             finalStages?: components["schemas"]["StageInput"][];
         };
+        /** @description A validator to create. */
         NewValidatorInput: {
             /** @description Who runs the validator. */
             name: string;
         };
+        /** @description A miner's standing. */
         MinerStandingInput: {
             /** @description Exclude the miner from ranks, contests and weights. */
             excluded: boolean;
             /** @description Why, for the record. */
             reason?: string;
         };
+        /** @description One judge vote. */
         VoteInput: {
             /**
              * @description The judge's verdict on the criterion.
@@ -349,12 +360,14 @@ export interface components {
             /** @description Quotes from the answer, up to 8,000 characters; kept with the run. */
             evidence?: string;
         };
+        /** @description The judge's votes on one criterion. */
         CriterionVotesInput: {
             /** @description The rubric criterion voted on. */
             criterionId: string;
             /** @description Exactly `judgeVotes` votes. */
             votes: components["schemas"]["VoteInput"][];
         };
+        /** @description Token counts of a run. */
         TokensInput: {
             /** @description Non-cached input tokens. */
             input: number;
@@ -363,6 +376,7 @@ export interface components {
             /** @description Output tokens. */
             output: number;
         };
+        /** @description One run result. */
         RunResultInput: {
             /** @description Client-chosen id, unique within the competition; makes retries safe. */
             runId: string;
@@ -379,6 +393,7 @@ export interface components {
             attemptNo?: number;
             /** @description Graded result; required unless `rubricVotes` are sent. */
             resolved?: boolean;
+            /** @description Token counts; null or absent when unknown (then T is invalid). */
             tokens?: components["schemas"]["TokensInput"] | null;
             /** @description Wall time of the run in seconds. */
             timeTakenSeconds?: number;
@@ -387,10 +402,12 @@ export interface components {
             /** @description Judge votes for a QnA run, one entry per rubric criterion (SPEC 7). */
             rubricVotes?: components["schemas"]["CriterionVotesInput"][];
         };
+        /** @description A batch of run results. */
         RunBatchInput: {
             /** @description Up to 5,000 runs, stored atomically. */
             runs: components["schemas"]["RunResultInput"][];
         };
+        /** @description One rubric criterion. */
         RubricCriterionInput: {
             /** @description Criterion id, 32 hex. */
             id: string;
@@ -411,6 +428,7 @@ export interface components {
             /** @description Kind of rewording in the AA edition, or null. */
             change?: ("stability" | "precision" | "scale-correction") | null;
         };
+        /** @description SWE-Atlas QnA task content. */
         QnaContentInput: {
             /** @description The question presented to the agent. */
             prompt: string;
@@ -432,6 +450,7 @@ export interface components {
             /** @description Criteria; every one must be met for the run to resolve. */
             rubric: components["schemas"]["RubricCriterionInput"][];
         };
+        /** @description A task to create or update. */
         TaskSpecInput: {
             /** @description Task identifier, unique within the competition. */
             id: string;
@@ -449,14 +468,22 @@ export interface components {
             /** @description QnA content and rubric; only on swe_atlas_qna tasks. Left out, an existing QnA task keeps its stored content. */
             qna?: components["schemas"]["QnaContentInput"];
         };
+        /** @description Bulk upsert of tasks. */
         TaskUpsertInput: {
             /** @description Up to 5,000 tasks. */
             tasks: components["schemas"]["TaskSpecInput"][];
         };
-        /** @enum {string} */
+        /**
+         * @description Competition stage.
+         * @enum {string}
+         */
         Stage: "screener_1" | "screener_2" | "evaluation";
-        /** @enum {string} */
+        /**
+         * @description Complexity group.
+         * @enum {string}
+         */
         Complexity: "short" | "medium" | "long";
+        /** @description RFC 9457 problem details. */
         Problem: {
             /** @description URI naming the kind of problem. */
             type: string;
@@ -474,6 +501,7 @@ export interface components {
                 message: string;
             }[];
         };
+        /** @description Token weights of SPEC section 2; each finite and at least 0. */
         TokenWeights: {
             /** @description Weight of non-cached input tokens (wi). */
             input: number;
@@ -482,6 +510,7 @@ export interface components {
             /** @description Weight of output tokens (wo). */
             output: number;
         };
+        /** @description A competition with its settings and counts. */
         Competition: {
             /** @description Competition identifier. */
             id: string;
@@ -517,10 +546,12 @@ export interface components {
                 resolveRate: number | null;
             };
         };
+        /** @description The competitions. */
         CompetitionList: {
             /** @description All competitions, by id. */
             competitions: components["schemas"]["Competition"][];
         };
+        /** @description A validator (never its key). */
         Validator: {
             /** @description Validator id. */
             id: string;
@@ -531,6 +562,7 @@ export interface components {
             /** @description When the key was revoked, or null. */
             revokedAt: string | null;
         };
+        /** @description A new validator and its key. */
         ValidatorCreated: {
             /** @description Validator id. */
             id: string;
@@ -543,10 +575,12 @@ export interface components {
             /** @description The validator's key. Shown this once: only its hash is stored. */
             apiKey: string;
         };
+        /** @description The validators. */
         ValidatorList: {
             /** @description Validators, oldest first. */
             validators: components["schemas"]["Validator"][];
         };
+        /** @description A miner's standing. */
         Miner: {
             /** @description Competition identifier. */
             competitionId: string;
@@ -557,6 +591,7 @@ export interface components {
             /** @description Why, or null. */
             reason: string | null;
         };
+        /** @description Tasks per pool. */
         TaskCounts: {
             /** @description Tasks in pool `main` (x >= 2). */
             main: number;
@@ -565,6 +600,7 @@ export interface components {
             /** @description Tasks run but not scored. */
             excluded: number;
         };
+        /** @description Group scores; a group is absent when the miner has no scored task in it. */
         GroupScores: {
             /** @description S_N over short tasks. */
             short?: number;
@@ -573,6 +609,7 @@ export interface components {
             /** @description S_N over long tasks. */
             long?: number;
         };
+        /** @description One miner on the leaderboard. */
         LeaderboardEntry: {
             /** @description 1-based rank, shared on equal scores; null when unscored or excluded. */
             rank: number | null;
@@ -604,6 +641,7 @@ export interface components {
                 finalWeight: number;
             };
         };
+        /** @description The baseline agent over the chosen stages. */
         BaselineRate: {
             /** @description Baseline runs in the chosen stages. */
             runs: number;
@@ -612,6 +650,7 @@ export interface components {
             /** @description Baseline Task Resolve Rate; null without runs. */
             resolveRate: number | null;
         };
+        /** @description The leaderboard. */
         Leaderboard: {
             /** @description Competition identifier. */
             competitionId: string;
@@ -621,6 +660,7 @@ export interface components {
             /** @description S_N descending, then hotkey; unranked miners last. */
             miners: components["schemas"]["LeaderboardEntry"][];
         };
+        /** @description One miner's score on one task. */
         MinerTaskScore: {
             /** @description Task identifier. */
             taskId: string;
@@ -660,6 +700,7 @@ export interface components {
             /** @description h = max(0, s) for hard tasks, else null. */
             hardBoostContribution: number | null;
         };
+        /** @description A miner's leaderboard entry and per-task breakdown. */
         MinerDetail: {
             /** @description 1-based rank, shared on equal scores; null when unscored or excluded. */
             rank: number | null;
@@ -697,6 +738,7 @@ export interface components {
             /** @description Per-task breakdown, by task id. */
             tasks: components["schemas"]["MinerTaskScore"][];
         };
+        /** @description One miner on a task. */
         TaskMinerScore: {
             /** @description Miner hotkey. */
             hotkey: string;
@@ -721,6 +763,7 @@ export interface components {
             /** @description Task score, null when excluded. */
             score: number | null;
         };
+        /** @description How a rubric criterion fares across graded runs. */
         CriterionStats: {
             /** @description Criterion id. */
             id: string;
@@ -740,6 +783,7 @@ export interface components {
             /** @description Share of graded runs whose votes were not unanimous; null when none. */
             splitRate: number | null;
         };
+        /** @description A task with its baseline and miners. */
         TaskDetail: {
             /** @description Competition identifier. */
             competitionId: string;
@@ -761,12 +805,19 @@ export interface components {
             inStages: boolean;
             /** @description QnA content, for QnA tasks. */
             qna: {
+                /** @description The question presented to the agent. */
                 prompt: string;
+                /** @description Expert-written reference answer. */
                 referenceAnswer: string;
+                /** @description GitHub repository, owner/name. */
                 repositoryUrl: string;
+                /** @description Pinned commit SHA. */
                 repositoryBaseCommit: string;
+                /** @description Repository language. */
                 language: string;
+                /** @description Task category. */
                 category: string;
+                /** @description Docker image with the repository at /app. */
                 dockerImage: string;
             } | null;
             /** @description Baseline summary. */
@@ -785,6 +836,7 @@ export interface components {
             /** @description QnA tasks: criteria with grading statistics. */
             criteria?: components["schemas"]["CriterionStats"][];
         };
+        /** @description Incentive weights. */
         Weights: {
             /** @description Competition identifier. */
             competitionId: string;
@@ -823,6 +875,7 @@ export interface components {
             /** @description 1 - sum of final weights. */
             burnWeight: number;
         };
+        /** @description One judge vote. */
         Vote: {
             /**
              * @description The judge's verdict on the criterion.
@@ -834,18 +887,21 @@ export interface components {
             /** @description Quotes from the answer, up to 8,000 characters; kept with the run. */
             evidence?: string;
         };
+        /** @description The judge's votes on one criterion. */
         CriterionVotes: {
             /** @description The rubric criterion voted on. */
             criterionId: string;
             /** @description Exactly `judgeVotes` votes. */
             votes: components["schemas"]["Vote"][];
         };
+        /** @description What a batch stored. */
         RunBatchResult: {
             /** @description Runs stored by this request. */
             accepted: number;
             /** @description Runs identical to ones already stored; nothing changed for them. */
             duplicates: number;
         };
+        /** @description A criterion graded from votes. */
         CriterionGrade: {
             /** @description Criterion id. */
             criterionId: string;
@@ -863,6 +919,7 @@ export interface components {
             /** @description True when the votes were not unanimous. */
             split: boolean;
         };
+        /** @description A stored run. */
         Run: {
             /** @description Competition identifier. */
             competitionId: string;
@@ -885,8 +942,11 @@ export interface components {
             resolved: boolean;
             /** @description Token counts as sent. */
             tokens: {
+                /** @description Non-cached input tokens. */
                 input: number;
+                /** @description Cached input tokens; null when not sent. */
                 cachedInput: number | null;
+                /** @description Output tokens. */
                 output: number;
             } | null;
             /** @description Weighted count under the competition's weights; null when invalid or zero. */
@@ -902,6 +962,7 @@ export interface components {
             /** @description When it was stored, ISO 8601 UTC. */
             createdAt: string;
         };
+        /** @description What a task upsert or import changed. */
         TaskWriteResult: {
             /** @description Tasks created. */
             imported: number;
@@ -910,6 +971,7 @@ export interface components {
             /** @description Tasks sent exactly as stored. */
             unchanged: number;
         };
+        /** @description A task with its run counts. */
         Task: {
             /** @description Task identifier. */
             id: string;
@@ -930,6 +992,7 @@ export interface components {
             /** @description Rubric criteria (0 for non-QnA tasks). */
             criteriaCount: number;
         };
+        /** @description The tasks of a competition. */
         TaskList: {
             /** @description Competition identifier. */
             competitionId: string;
@@ -1281,8 +1344,10 @@ export interface operations {
     importQnaTasks: {
         parameters: {
             query?: {
-                stage?: components["schemas"]["StageInput"];
-                complexity?: components["schemas"]["ComplexityInput"];
+                /** @description Stage of every imported task; default `evaluation`. */
+                stage?: "screener_1" | "screener_2" | "evaluation";
+                /** @description Complexity of every imported task (any case); default none. */
+                complexity?: "short" | "medium" | "long";
             };
             header?: never;
             path: {

@@ -1,11 +1,12 @@
 import { z } from 'zod';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { CompetitionParams, ComplexitySchema, Id, StageSchema, StagesQuery, problems } from '../schemas/common.js';
-import { ComplexityInput, TaskListSchema, TaskUpsertSchema, TaskWriteResultSchema } from '../schemas/tasks.js';
+import { TaskListSchema, TaskUpsertSchema, TaskWriteResultSchema } from '../schemas/tasks.js';
 import { TaskDetailSchema } from '../schemas/scores.js';
 import { fromTaskInput, importQnaTasks } from '../services/tasks.js';
 import { taskDetailView } from '../services/views.js';
 import { notFound, Problem } from '../errors.js';
+import { COMPLEXITIES, STAGES } from '../scoring/types.js';
 import { ADMIN, PUBLIC } from './security.js';
 
 const unsupportedImport = () =>
@@ -53,8 +54,12 @@ export const taskRoutes: FastifyPluginAsyncZod = async (app) => {
       security: ADMIN,
       params: CompetitionParams,
       querystring: z.object({
-        stage: StageSchema.optional().describe('Stage of every imported task; default `evaluation`.'),
-        complexity: ComplexityInput.optional().describe('Complexity of every imported task; default none.'),
+        // Inline enums, not the named components: a $ref would drop the parameter's description.
+        stage: z.enum(STAGES).optional().describe('Stage of every imported task; default `evaluation`.'),
+        complexity: z
+          .preprocess((v) => (typeof v === 'string' ? v.trim().toLowerCase() : v), z.enum(COMPLEXITIES))
+          .optional()
+          .describe('Complexity of every imported task (any case); default none.'),
       }),
       response: { 200: TaskWriteResultSchema, ...problems(400, 401, 403, 404, 409, 413, 415) },
     },

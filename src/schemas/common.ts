@@ -24,10 +24,10 @@ export const Id = z
   .describe('Identifier: 1 to 128 characters from `[A-Za-z0-9._:-]`.');
 
 export const StageSchema = z.enum(STAGES).describe('Competition stage.');
-z.globalRegistry.add(StageSchema, { id: 'Stage' });
+z.globalRegistry.add(StageSchema, { id: 'Stage', description: StageSchema.description });
 
 export const ComplexitySchema = z.enum(COMPLEXITIES).describe('Complexity group.');
-z.globalRegistry.add(ComplexitySchema, { id: 'Complexity' });
+z.globalRegistry.add(ComplexitySchema, { id: 'Complexity', description: ComplexitySchema.description });
 
 export const TokenCount = z
   .number()
@@ -53,7 +53,7 @@ export const ProblemSchema = z
       .describe('Each invalid field, for validation errors.'),
   })
   .describe('RFC 9457 problem details.');
-z.globalRegistry.add(ProblemSchema, { id: 'Problem' });
+z.globalRegistry.add(ProblemSchema, { id: 'Problem', description: ProblemSchema.description });
 
 /** Response map entries for the error statuses a route can return. */
 export function problems(...statuses: number[]): Record<number, typeof ProblemSchema> {

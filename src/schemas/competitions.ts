@@ -10,7 +10,7 @@ export const TokenWeightsSchema = z
     output: Weight.describe('Weight of output tokens (wo).'),
   })
   .describe('Token weights of SPEC section 2; each finite and at least 0.');
-z.globalRegistry.add(TokenWeightsSchema, { id: 'TokenWeights' });
+z.globalRegistry.add(TokenWeightsSchema, { id: 'TokenWeights', description: TokenWeightsSchema.description });
 
 export const CompetitionInputSchema = z
   .strictObject({
@@ -34,7 +34,7 @@ export const CompetitionInputSchema = z
       .describe('Stages that make the final score. Default `screener_2`, `evaluation`.'),
   })
   .describe('Settings of a competition.');
-z.globalRegistry.add(CompetitionInputSchema, { id: 'CompetitionSettings' });
+z.globalRegistry.add(CompetitionInputSchema, { id: 'CompetitionSettings', description: CompetitionInputSchema.description });
 
 export const CompetitionSchema = z
   .object({
@@ -62,9 +62,9 @@ export const CompetitionSchema = z
       .describe('The baseline agent over the final stages.'),
   })
   .describe('A competition with its settings and counts.');
-z.globalRegistry.add(CompetitionSchema, { id: 'Competition' });
+z.globalRegistry.add(CompetitionSchema, { id: 'Competition', description: CompetitionSchema.description });
 
 export const CompetitionListSchema = z
   .object({ competitions: z.array(CompetitionSchema).describe('All competitions, by id.') })
   .describe('The competitions.');
-z.globalRegistry.add(CompetitionListSchema, { id: 'CompetitionList' });
+z.globalRegistry.add(CompetitionListSchema, { id: 'CompetitionList', description: CompetitionListSchema.description });

@@ -10,7 +10,7 @@ export const VoteSchema = z
     evidence: VoteText.optional().describe('Quotes from the answer, up to 8,000 characters; kept with the run.'),
   })
   .describe('One judge vote.');
-z.globalRegistry.add(VoteSchema, { id: 'Vote' });
+z.globalRegistry.add(VoteSchema, { id: 'Vote', description: VoteSchema.description });
 
 export const CriterionVotesSchema = z
   .strictObject({
@@ -18,7 +18,7 @@ export const CriterionVotesSchema = z
     votes: z.array(VoteSchema).min(1).max(LIMITS.maxJudgeVotes).describe('Exactly `judgeVotes` votes.'),
   })
   .describe('The judge\'s votes on one criterion.');
-z.globalRegistry.add(CriterionVotesSchema, { id: 'CriterionVotes' });
+z.globalRegistry.add(CriterionVotesSchema, { id: 'CriterionVotes', description: CriterionVotesSchema.description });
 
 export const TokensSchema = z
   .strictObject({
@@ -27,7 +27,7 @@ export const TokensSchema = z
     output: TokenCount.describe('Output tokens.'),
   })
   .describe('Token counts of a run.');
-z.globalRegistry.add(TokensSchema, { id: 'Tokens' });
+z.globalRegistry.add(TokensSchema, { id: 'Tokens', description: TokensSchema.description });
 
 export const RunInputSchema = z
   .strictObject({
@@ -37,7 +37,7 @@ export const RunInputSchema = z
     minerHotkey: Id.optional().describe('The miner\'s hotkey: required for `miner`, absent for `baseline`.'),
     attemptNo: z.number().int().min(0).max(1_000_000).optional().describe('Attempt number, from 0.'),
     resolved: z.boolean().optional().describe('Graded result; required unless `rubricVotes` are sent.'),
-    tokens: TokensSchema.nullable().optional(),
+    tokens: TokensSchema.nullable().optional().describe('Token counts; null or absent when unknown (then T is invalid).'),
     timeTakenSeconds: z.number().min(0).max(1e9).optional().describe('Wall time of the run in seconds.'),
     agentSteps: z.number().int().min(0).max(1e9).optional().describe('Agent steps taken.'),
     rubricVotes: z
@@ -56,7 +56,7 @@ export const RunInputSchema = z
       ctx.addIssue({ code: 'custom', path: ['resolved'], message: 'required unless rubricVotes are sent' });
   })
   .describe('One run result.');
-z.globalRegistry.add(RunInputSchema, { id: 'RunResult' });
+z.globalRegistry.add(RunInputSchema, { id: 'RunResult', description: RunInputSchema.description });
 export type RunInput = z.infer<typeof RunInputSchema>;
 
 export const RunBatchSchema = z
@@ -71,7 +71,7 @@ export const RunBatchSchema = z
     });
   })
   .describe('A batch of run results.');
-z.globalRegistry.add(RunBatchSchema, { id: 'RunBatch' });
+z.globalRegistry.add(RunBatchSchema, { id: 'RunBatch', description: RunBatchSchema.description });
 
 export const RunBatchResultSchema = z
   .object({
@@ -79,7 +79,7 @@ export const RunBatchResultSchema = z
     duplicates: z.number().int().describe('Runs identical to ones already stored; nothing changed for them.'),
   })
   .describe('What a batch stored.');
-z.globalRegistry.add(RunBatchResultSchema, { id: 'RunBatchResult' });
+z.globalRegistry.add(RunBatchResultSchema, { id: 'RunBatchResult', description: RunBatchResultSchema.description });
 
 export const CriterionGradeSchema = z
   .object({
@@ -91,7 +91,7 @@ export const CriterionGradeSchema = z
     split: z.boolean().describe('True when the votes were not unanimous.'),
   })
   .describe('A criterion graded from votes.');
-z.globalRegistry.add(CriterionGradeSchema, { id: 'CriterionGrade' });
+z.globalRegistry.add(CriterionGradeSchema, { id: 'CriterionGrade', description: CriterionGradeSchema.description });
 
 export const RunSchema = z
   .object({
@@ -104,7 +104,11 @@ export const RunSchema = z
     attemptNo: z.number().int().nullable().describe('Attempt number.'),
     resolved: z.boolean().describe('Graded result (derived from the votes for QnA runs that sent them).'),
     tokens: z
-      .object({ input: z.number().int(), cachedInput: z.number().int().nullable(), output: z.number().int() })
+      .object({
+        input: z.number().int().describe('Non-cached input tokens.'),
+        cachedInput: z.number().int().nullable().describe('Cached input tokens; null when not sent.'),
+        output: z.number().int().describe('Output tokens.'),
+      })
       .nullable()
       .describe('Token counts as sent.'),
     weightedTokens: z.number().nullable().describe('Weighted count under the competition\'s weights; null when invalid or zero.'),
@@ -115,6 +119,6 @@ export const RunSchema = z
     createdAt: z.string().describe('When it was stored, ISO 8601 UTC.'),
   })
   .describe('A stored run.');
-z.globalRegistry.add(RunSchema, { id: 'Run' });
+z.globalRegistry.add(RunSchema, { id: 'Run', description: RunSchema.description });
 
 export const RunParams = z.object({ competitionId: Id.describe('Competition identifier.'), runId: Id.describe('Run identifier.') });

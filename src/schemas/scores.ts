@@ -10,7 +10,7 @@ export const TaskCountsSchema = z
     excluded: z.number().int().describe('Tasks run but not scored.'),
   })
   .describe('Tasks per pool.');
-z.globalRegistry.add(TaskCountsSchema, { id: 'TaskCounts' });
+z.globalRegistry.add(TaskCountsSchema, { id: 'TaskCounts', description: TaskCountsSchema.description });
 
 export const GroupScoresSchema = z
   .object({
@@ -19,7 +19,7 @@ export const GroupScoresSchema = z
     long: z.number().optional().describe('S_N over long tasks.'),
   })
   .describe('Group scores; a group is absent when the miner has no scored task in it.');
-z.globalRegistry.add(GroupScoresSchema, { id: 'GroupScores' });
+z.globalRegistry.add(GroupScoresSchema, { id: 'GroupScores', description: GroupScoresSchema.description });
 
 export const LeaderboardEntrySchema = z
   .object({
@@ -43,7 +43,7 @@ export const LeaderboardEntrySchema = z
       .describe('Incentive weight.'),
   })
   .describe('One miner on the leaderboard.');
-z.globalRegistry.add(LeaderboardEntrySchema, { id: 'LeaderboardEntry' });
+z.globalRegistry.add(LeaderboardEntrySchema, { id: 'LeaderboardEntry', description: LeaderboardEntrySchema.description });
 
 export const BaselineRateSchema = z
   .object({
@@ -52,7 +52,7 @@ export const BaselineRateSchema = z
     resolveRate: z.number().nullable().describe('Baseline Task Resolve Rate; null without runs.'),
   })
   .describe('The baseline agent over the chosen stages.');
-z.globalRegistry.add(BaselineRateSchema, { id: 'BaselineRate' });
+z.globalRegistry.add(BaselineRateSchema, { id: 'BaselineRate', description: BaselineRateSchema.description });
 
 export const LeaderboardSchema = z
   .object({
@@ -62,7 +62,7 @@ export const LeaderboardSchema = z
     miners: z.array(LeaderboardEntrySchema).describe('S_N descending, then hotkey; unranked miners last.'),
   })
   .describe('The leaderboard.');
-z.globalRegistry.add(LeaderboardSchema, { id: 'Leaderboard' });
+z.globalRegistry.add(LeaderboardSchema, { id: 'Leaderboard', description: LeaderboardSchema.description });
 
 const Zone = z.enum(['penalty', 'maintain', 'bonus', 'excluded']).describe('Scoring zone (SPEC 4).');
 const Pool = z.enum(['main', 'hard_boost', 'excluded']).describe('Pool (SPEC 4).');
@@ -87,14 +87,14 @@ export const MinerTaskScoreSchema = z
     hardBoostContribution: z.number().nullable().describe('h = max(0, s) for hard tasks, else null.'),
   })
   .describe('One miner\'s score on one task.');
-z.globalRegistry.add(MinerTaskScoreSchema, { id: 'MinerTaskScore' });
+z.globalRegistry.add(MinerTaskScoreSchema, { id: 'MinerTaskScore', description: MinerTaskScoreSchema.description });
 
 export const MinerDetailSchema = LeaderboardEntrySchema.extend({
   competitionId: z.string().describe('Competition identifier.'),
   stages: z.array(StageSchema).describe('Stages scored.'),
   tasks: z.array(MinerTaskScoreSchema).describe('Per-task breakdown, by task id.'),
 }).describe('A miner\'s leaderboard entry and per-task breakdown.');
-z.globalRegistry.add(MinerDetailSchema, { id: 'MinerDetail' });
+z.globalRegistry.add(MinerDetailSchema, { id: 'MinerDetail', description: MinerDetailSchema.description });
 
 export const TaskMinerScoreSchema = z
   .object({
@@ -108,7 +108,7 @@ export const TaskMinerScoreSchema = z
     score: z.number().nullable().describe('Task score, null when excluded.'),
   })
   .describe('One miner on a task.');
-z.globalRegistry.add(TaskMinerScoreSchema, { id: 'TaskMinerScore' });
+z.globalRegistry.add(TaskMinerScoreSchema, { id: 'TaskMinerScore', description: TaskMinerScoreSchema.description });
 
 export const CriterionStatsSchema = z
   .object({
@@ -121,7 +121,7 @@ export const CriterionStatsSchema = z
     splitRate: z.number().nullable().describe('Share of graded runs whose votes were not unanimous; null when none.'),
   })
   .describe('How a rubric criterion fares across graded runs.');
-z.globalRegistry.add(CriterionStatsSchema, { id: 'CriterionStats' });
+z.globalRegistry.add(CriterionStatsSchema, { id: 'CriterionStats', description: CriterionStatsSchema.description });
 
 export const TaskDetailSchema = z
   .object({
@@ -135,8 +135,13 @@ export const TaskDetailSchema = z
     inStages: z.boolean().describe('Whether the task is in the chosen stages (otherwise `miners` is empty).'),
     qna: z
       .object({
-        prompt: z.string(), referenceAnswer: z.string(), repositoryUrl: z.string(), repositoryBaseCommit: z.string(),
-        language: z.string(), category: z.string(), dockerImage: z.string(),
+        prompt: z.string().describe('The question presented to the agent.'),
+        referenceAnswer: z.string().describe('Expert-written reference answer.'),
+        repositoryUrl: z.string().describe('GitHub repository, owner/name.'),
+        repositoryBaseCommit: z.string().describe('Pinned commit SHA.'),
+        language: z.string().describe('Repository language.'),
+        category: z.string().describe('Task category.'),
+        dockerImage: z.string().describe('Docker image with the repository at /app.'),
       })
       .nullable()
       .describe('QnA content, for QnA tasks.'),
@@ -152,7 +157,7 @@ export const TaskDetailSchema = z
     criteria: z.array(CriterionStatsSchema).optional().describe('QnA tasks: criteria with grading statistics.'),
   })
   .describe('A task with its baseline and miners.');
-z.globalRegistry.add(TaskDetailSchema, { id: 'TaskDetail' });
+z.globalRegistry.add(TaskDetailSchema, { id: 'TaskDetail', description: TaskDetailSchema.description });
 
 export const WeightsSchema = z
   .object({
@@ -183,4 +188,4 @@ export const WeightsSchema = z
     burnWeight: z.number().describe('1 - sum of final weights.'),
   })
   .describe('Incentive weights.');
-z.globalRegistry.add(WeightsSchema, { id: 'Weights' });
+z.globalRegistry.add(WeightsSchema, { id: 'Weights', description: WeightsSchema.description });

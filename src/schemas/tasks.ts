@@ -25,7 +25,7 @@ export const CriterionInputSchema = z
       .describe('Kind of rewording in the AA edition, or null.'),
   })
   .describe('One rubric criterion.');
-z.globalRegistry.add(CriterionInputSchema, { id: 'RubricCriterion' });
+z.globalRegistry.add(CriterionInputSchema, { id: 'RubricCriterion', description: CriterionInputSchema.description });
 
 export const QnaInputSchema = z
   .strictObject({
@@ -43,7 +43,7 @@ export const QnaInputSchema = z
       .describe('Criteria; every one must be met for the run to resolve.'),
   })
   .describe('SWE-Atlas QnA task content.');
-z.globalRegistry.add(QnaInputSchema, { id: 'QnaContent' });
+z.globalRegistry.add(QnaInputSchema, { id: 'QnaContent', description: QnaInputSchema.description });
 
 export const TaskInputSchema = z
   .strictObject({
@@ -65,7 +65,7 @@ export const TaskInputSchema = z
     });
   })
   .describe('A task to create or update.');
-z.globalRegistry.add(TaskInputSchema, { id: 'TaskSpec' });
+z.globalRegistry.add(TaskInputSchema, { id: 'TaskSpec', description: TaskInputSchema.description });
 
 export const TaskUpsertSchema = z
   .strictObject({
@@ -79,7 +79,7 @@ export const TaskUpsertSchema = z
     });
   })
   .describe('Bulk upsert of tasks.');
-z.globalRegistry.add(TaskUpsertSchema, { id: 'TaskUpsert' });
+z.globalRegistry.add(TaskUpsertSchema, { id: 'TaskUpsert', description: TaskUpsertSchema.description });
 
 export const TaskWriteResultSchema = z
   .object({
@@ -88,7 +88,7 @@ export const TaskWriteResultSchema = z
     unchanged: z.number().int().describe('Tasks sent exactly as stored.'),
   })
   .describe('What a task upsert or import changed.');
-z.globalRegistry.add(TaskWriteResultSchema, { id: 'TaskWriteResult' });
+z.globalRegistry.add(TaskWriteResultSchema, { id: 'TaskWriteResult', description: TaskWriteResultSchema.description });
 
 export const CriterionSchema = z
   .object({
@@ -100,7 +100,7 @@ export const CriterionSchema = z
     change: z.string().nullable().describe('Kind of rewording, or null.'),
   })
   .describe('A rubric criterion as stored.');
-z.globalRegistry.add(CriterionSchema, { id: 'Criterion' });
+z.globalRegistry.add(CriterionSchema, { id: 'Criterion', description: CriterionSchema.description });
 
 export const TaskSchema = z
   .object({
@@ -114,9 +114,9 @@ export const TaskSchema = z
     criteriaCount: z.number().int().describe('Rubric criteria (0 for non-QnA tasks).'),
   })
   .describe('A task with its run counts.');
-z.globalRegistry.add(TaskSchema, { id: 'Task' });
+z.globalRegistry.add(TaskSchema, { id: 'Task', description: TaskSchema.description });
 
 export const TaskListSchema = z
   .object({ competitionId: z.string().describe('Competition identifier.'), tasks: z.array(TaskSchema).describe('Tasks by id.') })
   .describe('The tasks of a competition.');
-z.globalRegistry.add(TaskListSchema, { id: 'TaskList' });
+z.globalRegistry.add(TaskListSchema, { id: 'TaskList', description: TaskListSchema.description });

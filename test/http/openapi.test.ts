@@ -1,0 +1,69 @@
+// The OpenAPI document is good enough for generated clients: every operation has an id, a
+// summary and documented errors; every field, parameter and named schema has a description.
+import { readFileSync } from 'node:fs';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { testApp, type TestApp } from '../helpers/app.js';
+
+type Json = Record<string, any>;
+let t: TestApp;
+let doc: Json;
+beforeAll(async () => {
+  t = await testApp();
+  doc = t.app.swagger() as Json;
+});
+afterAll(() => t.close());
+
+/** Paths to schema properties without a description, following the document's structure. */
+function undescribed(node: unknown, where: string, out: string[]): string[] {
+  if (Array.isArray(node)) node.forEach((n, i) => undescribed(n, `${where}/${i}`, out));
+  else if (node && typeof node === 'object') {
+    const o = node as Json;
+    for (const [name, prop] of Object.entries<Json>(o.properties ?? {})) {
+      // A $ref is described by the schema it names.
+      if (!prop.description && !prop.$ref) out.push(`${where}/properties/${name}`);
+    }
+    for (const [k, v] of Object.entries(o)) if (k !== 'properties') undescribed(v, `${where}/${k}`, out);
+    for (const [name, prop] of Object.entries<Json>(o.properties ?? {})) undescribed(prop, `${where}/properties/${name}`, out);
+  }
+  return out;
+}
+
+it('the committed document is the one the app generates', () => {
+  const committed = readFileSync(new URL('../../openapi/openapi.json', import.meta.url), 'utf8');
+  expect(JSON.parse(committed)).toEqual(JSON.parse(JSON.stringify(doc)));
+});
+
+it('is OpenAPI 3.1 with both bearer schemes declared', () => {
+  expect(doc.openapi).toBe('3.1.0');
+  expect(Object.keys(doc.components.securitySchemes).sort()).toEqual(['adminToken', 'validatorKey']);
+});
+
+it('every operation has an operationId, a summary, a tag, and problem+json errors', () => {
+  const ids = new Set<string>();
+  for (const [path, methods] of Object.entries<Json>(doc.paths)) {
+    for (const [method, op] of Object.entries<Json>(methods)) {
+      expect(op.operationId, `${method} ${path}`).toMatch(/^[a-z][A-Za-z]+$/);
+      expect(ids.has(op.operationId)).toBe(false);
+      ids.add(op.operationId);
+      expect(op.summary, `${method} ${path}`).toBeTruthy();
+      expect(op.tags?.length, `${method} ${path}`).toBe(1);
+      for (const [status, res] of Object.entries<Json>(op.responses)) {
+        if (Number(status) >= 400 && status !== '503') expect(Object.keys(res.content), `${method} ${path} ${status}`).toEqual(['application/problem+json']);
+      }
+    }
+  }
+  expect(ids.size).toBeGreaterThanOrEqual(20);
+});
+
+it('every named schema, parameter and field carries a description', () => {
+  const missing = undescribed(doc.components.schemas, '#/components/schemas', []);
+  for (const [name, schema] of Object.entries<Json>(doc.components.schemas)) if (!schema.description) missing.push(`#/components/schemas/${name}`);
+  for (const [path, methods] of Object.entries<Json>(doc.paths)) {
+    for (const [method, op] of Object.entries<Json>(methods)) {
+      for (const p of op.parameters ?? []) if (!p.description) missing.push(`${method} ${path} parameter ${p.name}`);
+      undescribed(op.requestBody, `${method} ${path} requestBody`, missing);
+      undescribed(op.responses, `${method} ${path} responses`, missing);
+    }
+  }
+  expect(missing).toEqual([]);
+});
