@@ -2,20 +2,9 @@
 // runs each side), as the server would call it with pre-aggregated sums from storage.
 // Run: node --import tsx bench/core.ts [iterations] [seed]
 import { pathToFileURL } from 'node:url';
+import { prng } from './generate.js';
 import { scoreCompetition } from '../src/scoring/index.js';
 import type { CompetitionInput, Complexity, MinerTaskSummary, ScoringTask } from '../src/scoring/index.js';
-
-/** mulberry32: a small seeded PRNG, so every run of the benchmark scores the same numbers. */
-export function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const RUNS = 5;
 const GROUPS: Complexity[] = ['short', 'medium', 'long'];

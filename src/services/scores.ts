@@ -3,7 +3,7 @@
 // read after an acknowledged write never sees the old scores.
 import type { Repos } from '../db/repos.js';
 import { badRequest, notFound } from '../errors.js';
-import { scoreCompetition } from '../scoring/index.js';
+import { isStage, parseStages as parseStageList, scoreCompetition } from '../scoring/index.js';
 import { STAGES, type CompetitionInput, type CompetitionScores, type MinerScore, type Stage, type TaskScore } from '../scoring/types.js';
 import type { CompetitionSettings } from '../db/competitions.js';
 
@@ -21,15 +21,12 @@ export interface ScoredCompetition {
 
 /** `screener_2,evaluation` to a stage list in canonical order, or the competition's default. */
 export function parseStages(raw: string | undefined, fallback: Stage[]): Stage[] {
-  if (raw === undefined || raw.trim() === '') return [...fallback].sort((a, b) => STAGES.indexOf(a) - STAGES.indexOf(b));
-  const parts = raw.split(',').map((s) => s.trim());
-  const bad = parts.filter((s) => !(STAGES as readonly string[]).includes(s));
-  if (bad.length > 0) {
-    throw badRequest(`unknown stage ${bad.join(', ')}; stages are ${STAGES.join(', ')}`, [
-      { path: 'querystring/stages', message: `unknown stage ${bad.join(', ')}` },
-    ]);
-  }
-  return STAGES.filter((s) => parts.includes(s));
+  const stages = parseStageList(raw, fallback);
+  if (stages) return stages;
+  const bad = (raw ?? '').split(',').map((s) => s.trim()).filter((s) => s !== '' && !isStage(s.toLowerCase()));
+  throw badRequest(`unknown stage ${bad.join(', ')}; stages are ${STAGES.join(', ')}`, [
+    { path: 'querystring/stages', message: `unknown stage ${bad.join(', ')}` },
+  ]);
 }
 
 export function scoresService(repos: Repos, observe: (seconds: number) => void = () => {}) {
