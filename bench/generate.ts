@@ -64,7 +64,7 @@ export interface Competition {
   size: Size;
 }
 
-const QNA_FILE = new URL('../../shared/data/swe-atlas-qna/tasks.jsonl', import.meta.url);
+const QNA_FILE = new URL('../fixtures/swe-atlas-qna/tasks.jsonl', import.meta.url);
 const BASE58 = '123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz';
 const clamp = (v: number, lo: number, hi: number) => Math.min(hi, Math.max(lo, v));
 

@@ -12,7 +12,7 @@ import { openDatabase } from '../db/client.js';
 import { complexityForRubricSize, parseQnaImport } from '../qna/index.js';
 import { BASELINE, MINERS, qnaTask, simulateRuns, sweTasks, type DemoTask } from './demoData.js';
 
-const QNA_FILE = fileURLToPath(new URL('../../../shared/data/swe-atlas-qna/test-00000-of-00001.parquet', import.meta.url));
+const QNA_FILE = fileURLToPath(new URL('../../fixtures/swe-atlas-qna/test-00000-of-00001.parquet', import.meta.url));
 const COMPETITION = 'demo';
 const SHOWCASE_TASK = '6905333b74f22949d97baa22'; // grafana/k6, the task with the two scale-corrected criteria
 

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN_TOKEN, seedCompetition, testApp } from '../helpers/app.js';
 import { cli } from './cli.js';
 
-const JSONL = fileURLToPath(new URL('../../../shared/data/swe-atlas-qna/tasks.jsonl', import.meta.url));
+const JSONL = fileURLToPath(new URL('../../fixtures/swe-atlas-qna/tasks.jsonl', import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), 'swe-scoring-import-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 

@@ -5,7 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { dumpAll } from '../helpers/dbDump.js';
 import { admin, seedCompetition, testApp, type TestApp } from '../helpers/app.js';
 
-const DATA = new URL('../../../shared/data/swe-atlas-qna/', import.meta.url);
+const DATA = new URL('../../fixtures/swe-atlas-qna/', import.meta.url);
 const PARQUET = readFileSync(new URL('test-00000-of-00001.parquet', DATA));
 const JSONL = readFileSync(new URL('tasks.jsonl', DATA), 'utf8');
 const K6 = '6905333b74f22949d97baa22'; // grafana/k6: the two scale-corrected criteria

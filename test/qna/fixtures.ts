@@ -1,8 +1,8 @@
 // The real SWE-Atlas-QnA files, resolved from this file so the tests run from any directory
-// (/work/main/test/qna → /work/shared/data/swe-atlas-qna).
+// (fixtures/swe-atlas-qna at the repository root).
 import { readFileSync } from 'node:fs';
 
-const dataFile = (name: string) => new URL(`../../../shared/data/swe-atlas-qna/${name}`, import.meta.url);
+const dataFile = (name: string) => new URL(`../../fixtures/swe-atlas-qna/${name}`, import.meta.url);
 
 export const parquetBytes = (): Uint8Array => new Uint8Array(readFileSync(dataFile('test-00000-of-00001.parquet')));
 export const jsonlText = (): string => readFileSync(dataFile('tasks.jsonl'), 'utf8');

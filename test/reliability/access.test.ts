@@ -10,7 +10,7 @@ import { COMPETITION, QNA_TASK, setupCompetition } from './fixture.js';
 import { validRun } from './hostileKit.js';
 
 const c = `/v1/competitions/${COMPETITION}`;
-const row = readFileSync(new URL('../../../shared/data/swe-atlas-qna/tasks.jsonl', import.meta.url), 'utf8').split('\n')[0]!;
+const row = readFileSync(new URL('../../fixtures/swe-atlas-qna/tasks.jsonl', import.meta.url), 'utf8').split('\n')[0]!;
 
 interface World {
   t: TestApp;

@@ -13,7 +13,7 @@ const safeId = fc.stringMatching(/^[a-z0-9]{1,20}$/);
 const qna = TASKS.find((t) => t.id === QNA_TASK)!.qna!;
 const fresh = [{ id: 'fresh-1', type: 'swebench_verified', complexity: 'short' }, { id: 'fresh-2', type: 'swe_atlas_qna', qna: { ...qna } }];
 /** Real SWE-Atlas-QnA-AA rows, to break one field of. */
-const realRows = readFileSync(new URL('../../../shared/data/swe-atlas-qna/tasks.jsonl', import.meta.url), 'utf8')
+const realRows = readFileSync(new URL('../../fixtures/swe-atlas-qna/tasks.jsonl', import.meta.url), 'utf8')
   .split('\n').slice(0, 3).map((l) => JSON.parse(l) as Record<string, unknown>);
 const jsonl = (rows: unknown[]) => rows.map((r) => (typeof r === 'string' ? r : JSON.stringify(r))).join('\n') + '\n';
 
