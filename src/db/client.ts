@@ -22,9 +22,10 @@ export function openDatabase(path: string): Db {
   sqlite.pragma('synchronous = FULL');
   sqlite.pragma('foreign_keys = ON');
   sqlite.pragma('busy_timeout = 5000');
-  // 64 MiB of page cache (the default is 2 MiB): the aggregate and key pages every write touches
-  // stay in memory instead of being read back from disk on each batch.
-  sqlite.pragma('cache_size = -65536');
+  // 16 MiB of page cache (the default is 2 MiB): the aggregate and key pages every write touches
+  // stay in memory. Measured on the reference ingest (in-process, 416k runs): 2 MiB 20.7k,
+  // 16 MiB 24.5k, 64 MiB 24.8k runs/s; 16 MiB keeps the gain without growing the process.
+  sqlite.pragma('cache_size = -16384');
   const db = drizzle(sqlite, { schema }) as Db;
   migrate(db, { migrationsFolder: MIGRATIONS_FOLDER });
   return db;
