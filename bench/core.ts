@@ -4,7 +4,7 @@
 import { pathToFileURL } from 'node:url';
 import { prng } from './generate.js';
 import { scoreCompetition } from '../src/scoring/index.js';
-import type { CompetitionInput, Complexity, MinerTaskSummary, ScoringTask } from '../src/scoring/index.js';
+import type { CompetitionInput, CompetitionScores, Complexity, MinerTaskSummary, ScoringTask } from '../src/scoring/index.js';
 
 const RUNS = 5;
 const GROUPS: Complexity[] = ['short', 'medium', 'long'];
@@ -80,17 +80,17 @@ function percentile(sorted: number[], q: number): number {
   return sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)] ?? NaN;
 }
 
-function main(): void {
-  const iterations = Number(process.argv[2] ?? 30);
-  const input = referenceCompetition(Number(process.argv[3] ?? 1));
-  for (let i = 0; i < 5; i++) scoreCompetition(input); // warm-up: let the JIT settle
+/** Times `iterations` calls after a warm-up; CPU time (all threads, GC helpers included) tells a
+ * slow core from a busy machine. */
+function measure(label: string, iterations: number, run: () => CompetitionScores): Record<string, number | string> {
+  for (let i = 0; i < 5; i++) run(); // warm-up: let the JIT settle
   const times: number[] = [];
   const cpu: number[] = [];
   let checksum = 0;
   for (let i = 0; i < iterations; i++) {
     const cpuStart = process.cpuUsage();
     const start = performance.now();
-    const result = scoreCompetition(input);
+    const result = run();
     times.push(performance.now() - start);
     const used = process.cpuUsage(cpuStart);
     cpu.push((used.user + used.system) / 1000);
@@ -98,18 +98,22 @@ function main(): void {
   }
   times.sort((a, b) => a - b);
   cpu.sort((a, b) => a - b);
-  const median = percentile(times, 0.5);
-  const p95 = percentile(times, 0.95);
-  // CPU time (all threads, GC helpers included) tells a slow core from a busy machine.
-  const cpuMedian = percentile(cpu, 0.5);
-  const entries = input.minerTasks.length;
   const ms = (v: number): number => Math.round(v * 1000) / 1000;
-  console.log(
-    `scoreCompetition: ${entries} entries, ${iterations} calls, ` +
-      `median ${ms(median)} ms, p95 ${ms(p95)} ms (CPU median ${ms(cpuMedian)} ms)`,
-  );
-  const line = { bench: 'core', entries, iterations, medianMs: ms(median), p95Ms: ms(p95) };
-  console.log(JSON.stringify({ ...line, cpuMedianMs: ms(cpuMedian), checksum }));
+  const line = { medianMs: ms(percentile(times, 0.5)), p95Ms: ms(percentile(times, 0.95)), cpuMedianMs: ms(percentile(cpu, 0.5)) };
+  console.log(`${label}: ${iterations} calls, median ${line.medianMs} ms, p95 ${line.p95Ms} ms (CPU median ${line.cpuMedianMs} ms)`);
+  return { mode: label, ...line, checksum };
+}
+
+function main(): void {
+  const iterations = Number(process.argv[2] ?? 30);
+  const input = referenceCompetition(Number(process.argv[3] ?? 1));
+  const entries = input.minerTasks.length;
+  console.log(`scoreCompetition over ${entries} (task, miner) entries`);
+  // What the server computes on a cold leaderboard or weights read: per-miner sums only.
+  const leaderboard = measure('leaderboard and weights', iterations, () => scoreCompetition(input, { keepTasks: false }));
+  // The same with every miner's per-task breakdown kept (about 77,000 task-score objects).
+  const breakdowns = measure('with every breakdown kept', iterations, () => scoreCompetition(input));
+  console.log(JSON.stringify({ bench: 'core', entries, iterations, results: [leaderboard, breakdowns] }));
 }
 
 // Run only when executed directly, so other benchmarks can import the generator.
