@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { CompetitionParams, ComplexitySchema, Id, StageSchema, StagesQuery, problems } from '../schemas/common.js';
-import { TaskListSchema, TaskUpsertSchema, TaskWriteResultSchema } from '../schemas/tasks.js';
+import { trimLowerCase, TaskListSchema, TaskUpsertSchema, TaskWriteResultSchema } from '../schemas/tasks.js';
 import { TaskDetailSchema } from '../schemas/scores.js';
 import { fromTaskInput, importQnaTasks } from '../services/tasks.js';
 import { taskDetailView } from '../services/views.js';
@@ -57,7 +57,7 @@ export const taskRoutes: FastifyPluginAsyncZod = async (app) => {
         // Inline enums, not the named components: a $ref would drop the parameter's description.
         stage: z.enum(STAGES).optional().describe('Stage of every imported task; default `evaluation`.'),
         complexity: z
-          .preprocess((v) => (typeof v === 'string' ? v.trim().toLowerCase() : v), z.enum(COMPLEXITIES))
+          .preprocess(trimLowerCase, z.enum(COMPLEXITIES))
           .optional()
           .describe('Complexity of every imported task (any case); default none.'),
       }),

@@ -3,11 +3,11 @@ import { ComplexitySchema, Id, LIMITS, StageSchema } from './common.js';
 
 const Hex = (n: number) => new RegExp(`^[0-9a-f]{${n}}$`);
 
-/** Accepted case-insensitively with surrounding spaces trimmed, stored lower-case (API.md). */
-export const ComplexityInput = z.preprocess(
-  (v) => (typeof v === 'string' ? v.trim().toLowerCase() : v),
-  ComplexitySchema,
-);
+/** Labels are accepted case-insensitively with surrounding spaces trimmed (API.md). */
+export const trimLowerCase = (v: unknown): unknown => (typeof v === 'string' ? v.trim().toLowerCase() : v);
+
+/** Complexity as sent, stored lower-case. */
+export const ComplexityInput = z.preprocess(trimLowerCase, ComplexitySchema);
 
 export const CriterionInputSchema = z
   .strictObject({

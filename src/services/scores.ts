@@ -30,7 +30,8 @@ export function parseStages(raw: string | undefined, fallback: Stage[]): Stage[]
 }
 
 export function scoresService(repos: Repos, observe: (seconds: number) => void = () => {}) {
-  const cache = new Map<string, Map<string, ScoredCompetition>>();
+  // Per competition: its settings, read once, and the scores of each stage set asked for.
+  const cache = new Map<string, { competition: CompetitionSettings; byStages: Map<string, ScoredCompetition> }>();
 
   function compute(competition: CompetitionSettings, stages: Stage[]): ScoredCompetition {
     const started = process.hrtime.bigint();
@@ -62,23 +63,21 @@ export function scoresService(repos: Repos, observe: (seconds: number) => void =
   return {
     /** Scores for a stage set (default the competition's final stages); 404 for no competition. */
     get(competitionId: string, rawStages: string | undefined): ScoredCompetition {
-      let perStages = cache.get(competitionId);
-      if (!perStages) {
+      let entry = cache.get(competitionId);
+      if (!entry) {
         const competition = repos.competitions.get(competitionId);
         if (!competition) throw notFound(`competition ${competitionId} does not exist`);
-        perStages = new Map();
-        cache.set(competitionId, perStages);
+        entry = { competition, byStages: new Map() };
+        cache.set(competitionId, entry);
       }
-      const first = perStages.values().next().value as ScoredCompetition | undefined;
-      const competition = first?.competition ?? repos.competitions.get(competitionId)!;
-      const stages = parseStages(rawStages, competition.finalStages);
+      const stages = parseStages(rawStages, entry.competition.finalStages);
       const key = stages.join(',');
-      let entry = perStages.get(key);
-      if (!entry) {
-        entry = compute(competition, stages);
-        perStages.set(key, entry);
+      let scored = entry.byStages.get(key);
+      if (!scored) {
+        scored = compute(entry.competition, stages);
+        entry.byStages.set(key, scored);
       }
-      return entry;
+      return scored;
     },
     invalidate(competitionId: string): void {
       cache.delete(competitionId);
