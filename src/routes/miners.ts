@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { CompetitionParams, Id, StagesQuery, problems } from '../schemas/common.js';
 import { MinerInputSchema, MinerSchema } from '../schemas/admin.js';
 import { MinerDetailSchema } from '../schemas/scores.js';
-import { leaderboardEntry, minerTaskView } from '../services/views.js';
+import { leaderboardEntry, minerTaskView } from '../views/scores.js';
 import { notFound } from '../errors.js';
 import { sendCached } from './cachedJson.js';
 import { ADMIN, PUBLIC } from './security.js';

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { CompetitionParams, StagesQuery, problems } from '../schemas/common.js';
 import { LeaderboardSchema, WeightsSchema } from '../schemas/scores.js';
-import { leaderboardEntry } from '../services/views.js';
+import { leaderboardBody, weightsBody } from '../views/scores.js';
 import { sendCached } from './cachedJson.js';
 import { PUBLIC } from './security.js';
 
@@ -21,12 +21,7 @@ export const scoreRoutes: FastifyPluginAsyncZod = async (app) => {
   }, async (request, reply) => {
     const { competitionId } = request.params;
     const scored = app.scores.get(competitionId, request.query.stages);
-    return sendCached(reply, scored, 'leaderboard', () => ({
-      competitionId,
-      stages: scored.scores.stages,
-      baseline: scored.scores.baseline,
-      miners: scored.scores.miners.map(leaderboardEntry),
-    }));
+    return sendCached(reply, scored, 'leaderboard', () => leaderboardBody(competitionId, scored.scores));
   });
 
   app.get('/competitions/:competitionId/weights', {
@@ -44,6 +39,6 @@ export const scoreRoutes: FastifyPluginAsyncZod = async (app) => {
   }, async (request, reply) => {
     const { competitionId } = request.params;
     const scored = app.scores.get(competitionId, request.query.stages);
-    return sendCached(reply, scored, 'weights', () => ({ competitionId, stages: scored.scores.stages, ...scored.scores.weights }));
+    return sendCached(reply, scored, 'weights', () => weightsBody(competitionId, scored.scores));
   });
 };

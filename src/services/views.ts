@@ -1,7 +1,7 @@
 // Maps stored rows and computed scores to response bodies.
 import type { FastifyInstance } from 'fastify';
 import { notFound } from '../errors.js';
-import type { MinerScore, TaskScore } from '../scoring/types.js';
+import type { TaskScore } from '../scoring/types.js';
 import type { TaskRow } from '../db/tasks.js';
 
 export function competitionView(app: FastifyInstance, competitionId: string) {
@@ -9,18 +9,6 @@ export function competitionView(app: FastifyInstance, competitionId: string) {
   return { ...competition, counts: app.repos.competitions.counts(competitionId), baseline: scores.baseline };
 }
 
-export function leaderboardEntry(m: MinerScore) {
-  const { tasks: _tasks, ...entry } = m;
-  return entry;
-}
-
-export function minerTaskView(t: TaskScore) {
-  return {
-    taskId: t.taskId, stage: t.stage, complexity: t.complexity, runs: t.runs, x: t.x, y: t.y, n: t.n,
-    threshold: t.t, baselineTokens: t.baselineTokens, minerTokens: t.minerTokens, r: t.r, zone: t.zone,
-    pool: t.pool, score: t.score, weight: t.weight, hardBoostContribution: t.hardBoostContribution,
-  };
-}
 
 const rate = (part: number, whole: number) => (whole > 0 ? part / whole : null);
 
