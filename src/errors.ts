@@ -1,40 +1,43 @@
-// RFC 9457 problem details: every error the API returns has this one shape.
+// Domain errors: what storage and services throw. They know nothing of HTTP; the one error
+// handler (src/plugins/errors.ts) maps each kind to its problem+json status.
 
-export interface ProblemField {
+export interface ErrorField {
+  /** Where the problem is, e.g. `body/runs/3/tokens/input`. */
   path: string;
   message: string;
 }
 
-export class Problem extends Error {
+export type ErrorKind =
+  | 'invalid'
+  | 'unauthorized'
+  | 'forbidden'
+  | 'not_found'
+  | 'conflict'
+  | 'unprocessable'
+  | 'unsupported'
+  | 'unavailable';
+
+export class DomainError extends Error {
   constructor(
-    readonly status: number,
-    readonly slug: string,
-    readonly title: string,
+    readonly kind: ErrorKind,
     readonly detail: string,
-    readonly errors?: ProblemField[],
+    readonly errors?: ErrorField[],
+    /** A more precise reason than the kind, e.g. `signature-stale`; becomes the problem type. */
+    readonly reason?: string,
   ) {
     super(detail);
   }
-
-  get type(): string {
-    return `urn:swe-scoring:problem:${this.slug}`;
-  }
-
-  toBody(): Record<string, unknown> {
-    const body: Record<string, unknown> = { type: this.type, title: this.title, status: this.status, detail: this.detail };
-    if (this.errors) body.errors = this.errors;
-    return body;
-  }
 }
 
-export const badRequest = (detail: string, errors?: ProblemField[]) =>
-  new Problem(400, 'validation', 'Invalid request', detail, errors);
-export const unauthorized = (detail: string) => new Problem(401, 'unauthorized', 'Unauthorized', detail);
-export const forbidden = (detail: string) => new Problem(403, 'forbidden', 'Forbidden', detail);
-export const notFound = (detail: string, errors?: ProblemField[]) => new Problem(404, 'not-found', 'Not found', detail, errors);
-export const conflict = (detail: string, errors?: ProblemField[]) => new Problem(409, 'conflict', 'Conflict', detail, errors);
-export const unprocessable = (detail: string, errors?: ProblemField[]) =>
-  new Problem(422, 'unprocessable', 'Unprocessable content', detail, errors);
+export const badRequest = (detail: string, errors?: ErrorField[]) => new DomainError('invalid', detail, errors);
+export const unauthorized = (detail: string, reason?: string, errors?: ErrorField[]) =>
+  new DomainError('unauthorized', detail, errors, reason);
+export const forbidden = (detail: string) => new DomainError('forbidden', detail);
+export const notFound = (detail: string, errors?: ErrorField[]) => new DomainError('not_found', detail, errors);
+export const conflict = (detail: string, errors?: ErrorField[]) => new DomainError('conflict', detail, errors);
+export const unprocessable = (detail: string, errors?: ErrorField[]) => new DomainError('unprocessable', detail, errors);
+export const unsupported = (detail: string) => new DomainError('unsupported', detail);
+export const unavailable = (detail: string) => new DomainError('unavailable', detail);
 
 /** Lists at most a few items in a detail message, so a 5,000-run batch gives a readable line. */
 export function listSome(items: readonly string[], max = 10): string {

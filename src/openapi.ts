@@ -7,6 +7,12 @@ type Json = Record<string, any>;
 
 const IMPORT_PATH = '/v1/competitions/{competitionId}/tasks/import';
 
+/** Reads whose 200 body is text, not JSON: generated clients must not parse them as JSON. */
+const TEXT_RESPONSES: Record<string, string> = {
+  '/metrics': 'text/plain',
+  '/v1/competitions/{competitionId}/events': 'text/event-stream',
+};
+
 /** Errors are problem+json; every response gets a real description. */
 function describeResponses(op: Json): void {
   for (const [status, response] of Object.entries<Json>(op.responses ?? {})) {
@@ -55,8 +61,10 @@ export function transformObject(input: Parameters<typeof jsonSchemaTransformObje
       },
     };
   }
-  const metrics = doc.paths?.['/metrics']?.get?.responses?.['200'];
-  if (metrics) metrics.content = { 'text/plain': metrics.content?.['application/json'] ?? { schema: { type: 'string' } } };
+  for (const [path, type] of Object.entries(TEXT_RESPONSES)) {
+    const ok = doc.paths?.[path]?.get?.responses?.['200'];
+    if (ok) ok.content = { [type]: ok.content?.['application/json'] ?? { schema: { type: 'string' } } };
+  }
   pruneSchemas(doc);
   return doc;
 }

@@ -5,10 +5,10 @@ import { parseArgs } from 'node:util';
 import { DEFAULT_DATABASE_PATH } from '../config.js';
 import { openDatabase } from '../db/client.js';
 import { createRepos } from '../db/repos.js';
-import { Problem, type ProblemField } from '../errors.js';
+import { DomainError, type ErrorField } from '../errors.js';
 import { StageSchema } from '../schemas/common.js';
 import { ComplexityInput } from '../schemas/tasks.js';
-import { importQnaTasks } from '../services/tasks.js';
+import { tasksService } from '../services/tasks.js';
 import type { Complexity, Stage } from '../scoring/types.js';
 
 const HELP = `Usage: npm run import -- --competition ID --file PATH [--stage S] [--complexity C] [--url URL --token TOKEN]
@@ -34,7 +34,7 @@ class CliError extends Error {
 }
 
 /** The detail already quotes the first few problems; list them all only when there are more. */
-function problemError(p: { detail?: string; errors?: ProblemField[] }): CliError {
+function problemError(p: { detail?: string; errors?: ErrorField[] }): CliError {
   const errors = p.errors ?? [];
   return new CliError(p.detail ?? 'import rejected', errors.length > 5 ? errors.map((e) => `  ${e.path}: ${e.message}`) : []);
 }
@@ -49,7 +49,7 @@ async function viaServer(url: string, token: string, competitionId: string, quer
     },
     body: new Uint8Array(body), // a copy typed over a plain ArrayBuffer, which fetch's types require
   }).catch((e: unknown) => { throw new CliError(`cannot reach ${url}: ${(e as Error).message}`); });
-  const json = (await res.json().catch(() => ({}))) as Counts & { detail?: string; errors?: ProblemField[] };
+  const json = (await res.json().catch(() => ({}))) as Counts & { detail?: string; errors?: ErrorField[] };
   if (!res.ok) throw problemError({ ...json, detail: `${res.status}: ${json.detail ?? res.statusText}` });
   return json;
 }
@@ -68,9 +68,9 @@ async function direct(competitionId: string, body: Buffer, format: 'parquet' | '
     if (!repos.competitions.get(competitionId)) {
       throw new CliError(`competition ${competitionId} does not exist in ${databasePath}; create it first (PUT /v1/competitions/${competitionId})`);
     }
-    return await importQnaTasks(repos, competitionId, body, format, options);
+    return await tasksService(repos).importQna(competitionId, body, format, options);
   } catch (e) {
-    if (e instanceof Problem) throw problemError(e);
+    if (e instanceof DomainError) throw problemError(e);
     throw e;
   } finally {
     db.$client.close();

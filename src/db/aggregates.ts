@@ -1,6 +1,7 @@
 // Keeps the per-(task, miner) and per-task baseline aggregates in step with the runs table.
 // Called inside the write transaction that inserts or deletes the runs.
 import type { Db } from './client.js';
+import { emitWrite, pairKey } from './events.js';
 import type { TokenWeights } from '../scoring/types.js';
 
 /** What the aggregates read of a run (a RunRecord is one). */
@@ -20,25 +21,6 @@ export function hasValidTokens(tokens: AggregatedRun['tokens'], w: TokenWeights)
   if (tokens.input < 0 || tokens.output < 0 || cachedInput < 0) return false;
   return w.input * tokens.input + w.cachedInput * cachedInput + w.output * tokens.output > 0;
 }
-
-/**
- * Told of every (task, miner) aggregate row that a write changes, inside the write transaction
- * (a write that rolls back has told of a row that did not change, which only costs a re-read);
- * `null` when a competition's aggregates were rebuilt whole. src/db/scoringInput.ts listens to
- * keep its in-memory copy of the rows current.
- */
-export type AggregateListener = (competitionId: string, pair: string | null) => void;
-
-const listenersByConnection = new WeakMap<object, Set<AggregateListener>>();
-
-export function aggregateListeners(db: Db): Set<AggregateListener> {
-  let listeners = listenersByConnection.get(db.$client);
-  if (!listeners) listenersByConnection.set(db.$client, (listeners = new Set()));
-  return listeners;
-}
-
-/** Key of a (task, miner) pair; identifiers never contain NUL. */
-export const pairKey = (taskId: string, hotkey: string) => `${taskId}\u0000${hotkey}`;
 
 interface Sum {
   d: AggregatedRun;
@@ -68,7 +50,6 @@ export function aggregateWriter(db: Db) {
       baseline_cached_sum = baseline_cached_sum + @cached, baseline_output_sum = baseline_output_sum + @output
     WHERE competition_id = @competitionId AND id = @taskId`);
   const taskRunCount = c.prepare('UPDATE tasks SET run_count = run_count + ? WHERE competition_id = ? AND id = ?');
-  const listeners = aggregateListeners(db);
 
   /**
    * Adds (sign 1) or removes (sign -1) the runs' contributions. Deltas are summed per
@@ -98,10 +79,11 @@ export function aggregateWriter(db: Db) {
       else perTask.set(d.taskId, { d, runs: s.runs });
       if (d.kind === 'baseline') {
         baselineUpdate.run(params);
+        emitWrite(db, { competitionId: d.competitionId, kind: 'tasks' });
       } else {
         minerUpsert.run({ ...params, hotkey: d.minerHotkey });
         if (sign < 0) minerPrune.run(d.competitionId, d.taskId, d.minerHotkey);
-        for (const tell of listeners) tell(d.competitionId, pairKey(d.taskId, d.minerHotkey ?? ''));
+        emitWrite(db, { competitionId: d.competitionId, kind: 'pair', pair: pairKey(d.taskId, d.minerHotkey ?? '') });
       }
     }
     for (const { d, runs } of perTask.values()) taskRunCount.run(runs, d.competitionId, d.taskId);
@@ -116,7 +98,7 @@ export function rebuildAggregates(db: Db, competitionId: string, w: TokenWeights
   const valid = `(tokens_input IS NOT NULL AND tokens_output IS NOT NULL
     AND @wi * tokens_input + @wc * coalesce(tokens_cached_input, 0) + @wo * tokens_output > 0)`;
   const params = { id: competitionId, wi: w.input, wc: w.cachedInput, wo: w.output };
-  for (const tell of aggregateListeners(db)) tell(competitionId, null);
+  emitWrite(db, { competitionId, kind: 'rebuild' });
   c.prepare('DELETE FROM miner_tasks WHERE competition_id = @id').run({ id: competitionId });
   c.prepare(`
     INSERT INTO miner_tasks (competition_id, task_id, hotkey, runs, resolved, token_count, input_sum, cached_sum, output_sum)

@@ -3,6 +3,7 @@ import { eq, sql } from 'drizzle-orm';
 import type { Db } from './client.js';
 import { competitions } from './schema.js';
 import { rebuildAggregates } from './aggregates.js';
+import { emitWrite } from './events.js';
 import type { Stage, TokenWeights } from '../scoring/types.js';
 
 export interface CompetitionSettings {
@@ -43,6 +44,9 @@ export function competitionsRepo(db: Db) {
       (SELECT count(*) FROM tasks WHERE competition_id = @id) AS tasks,
       (SELECT count(*) FROM miners WHERE competition_id = @id) AS miners,
       (SELECT coalesce(sum(run_count), 0) FROM tasks WHERE competition_id = @id) AS runs`);
+  const baselineStmt = db.$client.prepare(`SELECT coalesce(sum(baseline_runs), 0) AS runs,
+      coalesce(sum(baseline_resolved), 0) AS resolved
+    FROM tasks WHERE competition_id = ? AND stage IN (SELECT value FROM json_each(?))`);
 
   function get(id: string): CompetitionSettings | null {
     const row = db.select().from(competitions).where(eq(competitions.id, id)).get();
@@ -56,6 +60,10 @@ export function competitionsRepo(db: Db) {
     },
     counts(id: string): { tasks: number; miners: number; runs: number } {
       return countsStmt.get({ id }) as { tasks: number; miners: number; runs: number };
+    },
+    /** Baseline runs and resolved runs over the tasks in the given stages, from the aggregates. */
+    baselineTotals(id: string, stages: readonly Stage[]): { runs: number; resolved: number } {
+      return baselineStmt.get(id, JSON.stringify(stages)) as { runs: number; resolved: number };
     },
     /** Creates or updates; fields left out keep their stored value (or the default on create). */
     upsert(id: string, input: CompetitionUpsert): { competition: CompetitionSettings; created: boolean } {
@@ -84,6 +92,7 @@ export function competitionsRepo(db: Db) {
         } else {
           tx.insert(competitions).values({ id, ...values }).run();
         }
+        emitWrite(db, { competitionId: id, kind: 'settings' });
         return { competition: get(id)!, created: !before };
       });
     },

@@ -2,6 +2,7 @@
 import { and, asc, eq } from 'drizzle-orm';
 import type { Db } from './client.js';
 import { miners } from './schema.js';
+import { emitWrite } from './events.js';
 
 export type MinerRow = typeof miners.$inferSelect;
 
@@ -20,6 +21,7 @@ export function minersRepo(db: Db) {
         .values({ competitionId, hotkey, excluded, reason })
         .onConflictDoUpdate({ target: [miners.competitionId, miners.hotkey], set: { excluded, reason } })
         .run();
+      emitWrite(db, { competitionId, kind: 'miners' });
       return before === null;
     },
   };

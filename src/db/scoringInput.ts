@@ -3,12 +3,12 @@
 // (task, miner) pair.
 //
 // The (task, miner) entries are kept in memory per competition once read, and a later read
-// re-reads only the rows that writes reported as changed (aggregateListeners): materializing every
+// re-reads only the rows that writes reported as changed (src/db/events.ts): materializing every
 // row of miner_tasks again after each write was most of a cold score read (about 100-160 ms and
 // the garbage collection after it, for 83k rows; bench/). Tasks and miners are few and are read
 // whole every time.
 import type { Db } from './client.js';
-import { aggregateListeners, pairKey } from './aggregates.js';
+import { pairKey, writeListeners } from './events.js';
 import type { Complexity, MinerTaskSummary, ScoringMiner, ScoringTask, Stage, TokenWeights } from '../scoring/types.js';
 
 interface Mirror {
@@ -29,11 +29,11 @@ export function scoringInputRepo(db: Db) {
   const minerTaskRow = c.prepare(`SELECT ${columns} FROM miner_tasks WHERE competition_id = ? AND task_id = ? AND hotkey = ?`).raw();
   const minerRows = c.prepare('SELECT hotkey, excluded FROM miners WHERE competition_id = ?').raw();
   const mirrors = new Map<string, Mirror>();
-  aggregateListeners(db).add((competitionId, pair) => {
-    const mirror = mirrors.get(competitionId);
+  writeListeners(db).add((event) => {
+    const mirror = mirrors.get(event.competitionId);
     if (!mirror) return;
-    if (pair === null) mirror.changed = null;
-    else mirror.changed?.add(pair);
+    if (event.kind === 'rebuild') mirror.changed = null;
+    else if (event.kind === 'pair') mirror.changed?.add(event.pair);
   });
 
   const sameWeights = (a: TokenWeights, b: TokenWeights) =>

@@ -3,6 +3,7 @@ import { and, asc, eq, sql } from 'drizzle-orm';
 import type { Db } from './client.js';
 import { taskCriteria, tasks } from './schema.js';
 import { conflict, listSome } from '../errors.js';
+import { emitWrite } from './events.js';
 import type { Complexity, Polarity, Stage } from '../scoring/types.js';
 
 export type TaskType = 'swebench_verified' | 'swe_atlas_qna';
@@ -133,6 +134,7 @@ export function tasksRepo(db: Db) {
             locked.map((id) => ({ path: `tasks/${id}`, message: 'type or rubric change on a task with runs' })),
           );
         }
+        if (result.imported + result.updated > 0) emitWrite(db, { competitionId, kind: 'tasks' });
         return result;
       });
     },

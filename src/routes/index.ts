@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { competitionRoutes } from './competitions.js';
+import { eventRoutes } from './events.js';
 import { minerRoutes } from './miners.js';
 import { operationRoutes } from './operations.js';
 import { runRoutes } from './runs.js';
@@ -17,6 +18,7 @@ export const routes: FastifyPluginAsyncZod = async (app) => {
       await v1.register(minerRoutes);
       await v1.register(runRoutes);
       await v1.register(scoreRoutes);
+      await v1.register(eventRoutes);
     },
     { prefix: '/v1' },
   );

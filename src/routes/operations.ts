@@ -1,6 +1,5 @@
 import { z } from 'zod';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { isReady } from '../db/client.js';
 
 const Status = z.object({ status: z.string().describe('`ok` or `unavailable`.') }).describe('Service status.');
 
@@ -11,7 +10,6 @@ export const operationRoutes: FastifyPluginAsyncZod = async (app) => {
       tags: ['operations'],
       operationId: 'getHealth',
       summary: 'Liveness: the process is up',
-      security: [],
       response: { 200: Status },
     },
   }, async () => ({ status: 'ok' }));
@@ -22,11 +20,10 @@ export const operationRoutes: FastifyPluginAsyncZod = async (app) => {
       tags: ['operations'],
       operationId: 'getReadiness',
       summary: 'Readiness: the database answers and its migrations are applied',
-      security: [],
       response: { 200: Status, 503: Status },
     },
   }, async (_request, reply) => {
-    const ready = isReady(app.repos.db);
+    const ready = app.services.ready();
     return reply.code(ready ? 200 : 503).send({ status: ready ? 'ok' : 'unavailable' });
   });
 
@@ -36,7 +33,6 @@ export const operationRoutes: FastifyPluginAsyncZod = async (app) => {
       tags: ['operations'],
       operationId: 'getMetrics',
       summary: 'Prometheus metrics',
-      security: [],
       description: 'Request durations by route, runs ingested, score computation time, process metrics.',
       response: { 200: z.string().describe('Prometheus text exposition format.') },
     },

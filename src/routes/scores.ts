@@ -1,11 +1,11 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { CompetitionParams, StagesQuery, problems } from '../schemas/common.js';
 import { LeaderboardSchema, WeightsSchema } from '../schemas/scores.js';
-import { leaderboardBody, weightsBody } from '../views/scores.js';
-import { sendCached } from './cachedJson.js';
-import { PUBLIC } from './security.js';
+import { sendBody } from './sendBody.js';
 
 export const scoreRoutes: FastifyPluginAsyncZod = async (app) => {
+  const { scores } = app.services;
+
   app.get('/competitions/:competitionId/leaderboard', {
     config: { access: 'public' },
     schema: {
@@ -13,16 +13,12 @@ export const scoreRoutes: FastifyPluginAsyncZod = async (app) => {
       operationId: 'getLeaderboard',
       summary: 'Get the leaderboard',
       description: 'Reflects every write acknowledged before the request.',
-      security: PUBLIC,
       params: CompetitionParams,
       querystring: StagesQuery,
       response: { 200: LeaderboardSchema, ...problems(400, 401, 404) },
     },
-  }, async (request, reply) => {
-    const { competitionId } = request.params;
-    const scored = app.scores.get(competitionId, request.query.stages);
-    return sendCached(reply, scored, 'leaderboard', () => leaderboardBody(competitionId, scored.scores));
-  });
+  }, async (request, reply) =>
+    sendBody(request, reply, scores.leaderboard(request.params.competitionId, request.query.stages)));
 
   app.get('/competitions/:competitionId/weights', {
     config: { access: 'public' },
@@ -31,14 +27,10 @@ export const scoreRoutes: FastifyPluginAsyncZod = async (app) => {
       operationId: 'getWeights',
       summary: 'Get the incentive weights',
       description: 'Groups, layers with their winners, raw and final weights, and the burn weight (SPEC 6).',
-      security: PUBLIC,
       params: CompetitionParams,
       querystring: StagesQuery,
       response: { 200: WeightsSchema, ...problems(400, 401, 404) },
     },
-  }, async (request, reply) => {
-    const { competitionId } = request.params;
-    const scored = app.scores.get(competitionId, request.query.stages);
-    return sendCached(reply, scored, 'weights', () => weightsBody(competitionId, scored.scores));
-  });
+  }, async (request, reply) =>
+    sendBody(request, reply, scores.weights(request.params.competitionId, request.query.stages)));
 };

@@ -1,24 +1,15 @@
 import { z } from 'zod';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { CompetitionParams, ComplexitySchema, Id, StageSchema, StagesQuery, problems } from '../schemas/common.js';
+import { CompetitionParams, Id, StagesQuery, problems } from '../schemas/common.js';
 import { trimLowerCase, TaskListSchema, TaskUpsertSchema, TaskWriteResultSchema } from '../schemas/tasks.js';
 import { TaskDetailSchema } from '../schemas/scores.js';
-import { fromTaskInput, importQnaTasks } from '../services/tasks.js';
-import { taskDetailView } from '../services/views.js';
-import { notFound, Problem } from '../errors.js';
 import { COMPLEXITIES, STAGES } from '../scoring/types.js';
-import { ADMIN, PUBLIC } from './security.js';
-
-const unsupportedImport = () =>
-  new Problem(415, 'unsupported-media-type', 'Unsupported media type',
-    'send a non-empty Parquet file (application/vnd.apache.parquet) or JSON Lines (application/x-ndjson)');
+import { sendBody } from './sendBody.js';
 
 const TaskParams = CompetitionParams.extend({ taskId: Id.describe('Task identifier.') });
 
 export const taskRoutes: FastifyPluginAsyncZod = async (app) => {
-  const requireCompetition = (id: string) => {
-    if (!app.repos.competitions.get(id)) throw notFound(`competition ${id} does not exist`);
-  };
+  const { tasks, scores } = app.services;
 
   app.put('/competitions/:competitionId/tasks', {
     config: { access: 'admin' },
@@ -27,21 +18,14 @@ export const taskRoutes: FastifyPluginAsyncZod = async (app) => {
       operationId: 'putTasks',
       summary: 'Create or update tasks in bulk',
       description: 'Atomic: one invalid task stores nothing. Changing the type or rubric of a task that has runs is a 409.',
-      security: ADMIN,
       params: CompetitionParams,
       body: TaskUpsertSchema,
       response: { 200: TaskWriteResultSchema, ...problems(400, 401, 403, 404, 409, 413) },
     },
-  }, async (request) => {
-    const { competitionId } = request.params;
-    requireCompetition(competitionId);
-    const result = app.repos.tasks.upsertMany(competitionId, request.body.tasks.map(fromTaskInput));
-    app.scores.invalidate(competitionId);
-    return result;
-  });
+  }, async (request) => tasks.upsert(request.params.competitionId, request.body.tasks));
 
   app.post('/competitions/:competitionId/tasks/import', {
-    config: { access: 'admin' },
+    config: { access: 'admin', fileBody: true },
     schema: {
       tags: ['tasks'],
       operationId: 'importQnaTasks',
@@ -51,9 +35,8 @@ export const taskRoutes: FastifyPluginAsyncZod = async (app) => {
         'SWE-Atlas-QnA-AA row schema. Every row is validated; one bad row rejects the whole import with its row ' +
         'number and field. Re-importing the same file changes nothing. Body limit 32 MiB; for larger files use ' +
         '`npm run import`.',
-      security: ADMIN,
       params: CompetitionParams,
-      querystring: z.object({
+      querystring: z.strictObject({
         // Inline enums, not the named components: a $ref would drop the parameter's description.
         stage: z.enum(STAGES).optional().describe('Stage of every imported task; default `evaluation`.'),
         complexity: z
@@ -64,15 +47,9 @@ export const taskRoutes: FastifyPluginAsyncZod = async (app) => {
       response: { 200: TaskWriteResultSchema, ...problems(400, 401, 403, 404, 409, 413, 415) },
     },
   }, async (request) => {
-    const { competitionId } = request.params;
-    requireCompetition(competitionId);
-    if (!Buffer.isBuffer(request.body) || request.body.length === 0) {
-      throw unsupportedImport();
-    }
+    const body = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
     const format = request.headers['content-type']?.startsWith('application/x-ndjson') ? 'jsonl' : 'parquet';
-    const result = await importQnaTasks(app.repos, competitionId, request.body, format, request.query);
-    app.scores.invalidate(competitionId);
-    return result;
+    return tasks.importQna(request.params.competitionId, body, format, request.query);
   });
 
   app.get('/competitions/:competitionId/tasks', {
@@ -81,21 +58,10 @@ export const taskRoutes: FastifyPluginAsyncZod = async (app) => {
       tags: ['tasks'],
       operationId: 'listTasks',
       summary: 'List tasks with their run counts',
-      security: PUBLIC,
       params: CompetitionParams,
       response: { 200: TaskListSchema, ...problems(401, 404) },
     },
-  }, async (request) => {
-    const { competitionId } = request.params;
-    requireCompetition(competitionId);
-    const criteria = app.repos.tasks.criteriaCounts(competitionId);
-    const tasks = app.repos.tasks.list(competitionId).map((t) => ({
-      id: t.id, type: t.type as 'swebench_verified' | 'swe_atlas_qna', stage: StageSchema.parse(t.stage),
-      complexity: t.complexity === null ? null : ComplexitySchema.parse(t.complexity), plannedRuns: t.plannedRuns,
-      runCount: t.runCount, baselineRuns: t.baselineRuns, criteriaCount: criteria.get(t.id) ?? 0,
-    }));
-    return { competitionId, tasks };
-  });
+  }, async (request) => tasks.list(request.params.competitionId));
 
   app.get('/competitions/:competitionId/tasks/:taskId', {
     config: { access: 'public' },
@@ -103,10 +69,12 @@ export const taskRoutes: FastifyPluginAsyncZod = async (app) => {
       tags: ['tasks'],
       operationId: 'getTask',
       summary: 'Get a task with its baseline, miners and rubric statistics',
-      security: PUBLIC,
       params: TaskParams,
       querystring: StagesQuery,
       response: { 200: TaskDetailSchema, ...problems(400, 401, 404) },
     },
-  }, async (request) => taskDetailView(app, request.params.competitionId, request.params.taskId, request.query.stages));
+  }, async (request, reply) => {
+    const { competitionId, taskId } = request.params;
+    return sendBody(request, reply, scores.task(competitionId, taskId, request.query.stages));
+  });
 };

@@ -1,6 +1,7 @@
 // Shared request and response schemas. Registered schemas become named OpenAPI components.
 import { z } from 'zod';
-import { COMPLEXITIES, STAGES } from '../scoring/types.js';
+import { COMPLEXITIES, STAGES, type Stage } from '../scoring/types.js';
+import { isStage, parseStages } from '../scoring/stages.js';
 
 export const LIMITS = {
   /** Largest request body accepted, in bytes (413 above). */
@@ -62,10 +63,20 @@ export function problems(...statuses: number[]): Record<number, typeof ProblemSc
 
 export const CompetitionParams = z.object({ competitionId: Id.describe('Competition identifier.') });
 
-export const StagesQuery = z.object({
-  stages: z
-    .string()
-    .max(200)
-    .optional()
-    .describe('Comma-separated stages to score, e.g. `screener_2,evaluation`. Default: the competition\'s `finalStages`.'),
-});
+/** `?stages=a,b`: parsed once, here, to a stage set in canonical order (SPEC 8); absent or blank
+ * means the competition's final stages. An unknown stage is a 400 naming it. */
+export const StagesParam = z
+  .string()
+  .max(200)
+  .optional()
+  .transform((raw, ctx): Stage[] | undefined => {
+    if (raw === undefined || raw.replaceAll(',', '').trim() === '') return undefined;
+    const stages = parseStages(raw);
+    if (stages) return stages;
+    const bad = raw.split(',').map((s) => s.trim()).filter((s) => s !== '' && !isStage(s.toLowerCase()));
+    ctx.addIssue({ code: 'custom', message: `unknown stage ${bad.join(', ')}; stages are ${STAGES.join(', ')}` });
+    return z.NEVER;
+  })
+  .describe('Comma-separated stages to score, e.g. `screener_2,evaluation`. Default: the competition\'s `finalStages`.');
+
+export const StagesQuery = z.strictObject({ stages: StagesParam });

@@ -2,7 +2,7 @@
 import type { Repos } from '../db/repos.js';
 import type { RunRecord } from '../db/runs.js';
 import type { RunInput } from '../schemas/runs.js';
-import { conflict, listSome, notFound, unprocessable, type ProblemField } from '../errors.js';
+import { conflict, listSome, notFound, unprocessable, type ErrorField } from '../errors.js';
 import { gradeRubric } from '../scoring/index.js';
 import type { Criterion, RubricProblem } from '../scoring/types.js';
 
@@ -45,7 +45,7 @@ export function ingestRuns(repos: Repos, competitionId: string, runs: RunInput[]
         unknown.map((id) => ({ path: `body/runs/taskId`, message: `task ${id} does not exist` })));
     }
 
-    const invalid: ProblemField[] = [];
+    const invalid: ErrorField[] = [];
     const records: RunRecord[] = runs.map((r, i) => {
       const task = rubrics.get(r.taskId)!;
       let resolved = r.resolved ?? false;

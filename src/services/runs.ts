@@ -1,10 +1,12 @@
-// Reading and deleting single runs.
-import type { Principal } from '../auth.js';
+// Runs: ingesting batches, reading and deleting single runs.
 import type { Repos } from '../db/repos.js';
 import type { StoredRun } from '../db/runs.js';
+import type { RunInput } from '../schemas/runs.js';
 import { forbidden, notFound } from '../errors.js';
 import { isValidTokens, weightedTokens } from '../scoring/index.js';
 import type { TokenWeights } from '../scoring/types.js';
+import { ingestRuns } from './ingestRuns.js';
+import { writerId, type Principal } from './principal.js';
 
 export function runView(run: StoredRun, w: TokenWeights) {
   const weighted = run.tokens ? weightedTokens(run.tokens, w) : null;
@@ -27,17 +29,36 @@ export function runView(run: StoredRun, w: TokenWeights) {
   };
 }
 
-/** Deletes a run and its share of every aggregate; a validator may delete only its own runs. */
-export function deleteRun(repos: Repos, competitionId: string, runId: string, who: Principal) {
-  return repos.transaction(() => {
+export function runsService(repos: Repos) {
+  function find(competitionId: string, runId: string) {
     const competition = repos.competitions.get(competitionId);
     if (!competition) throw notFound(`competition ${competitionId} does not exist`);
     const run = repos.runs.get(competitionId, runId);
     if (!run) throw notFound(`run ${runId} does not exist in competition ${competitionId}`);
-    if (who.kind === 'validator' && run.validatorId !== who.id) {
-      throw forbidden(`run ${runId} was sent by another validator; a validator may delete only its own runs`);
-    }
-    repos.runs.delete(run, competition.tokenWeights);
-    return runView(run, competition.tokenWeights);
-  });
+    return { competition, run };
+  }
+
+  return {
+    /** Stores a batch atomically; the writer is recorded on every run. */
+    ingest(competitionId: string, runs: RunInput[], who: Principal) {
+      return ingestRuns(repos, competitionId, runs, writerId(who));
+    },
+
+    get(competitionId: string, runId: string) {
+      const { competition, run } = find(competitionId, runId);
+      return runView(run, competition.tokenWeights);
+    },
+
+    /** Deletes a run and its share of every aggregate; a validator may delete only its own runs. */
+    delete(competitionId: string, runId: string, who: Principal) {
+      return repos.transaction(() => {
+        const { competition, run } = find(competitionId, runId);
+        if (who.kind === 'validator' && run.validatorId !== who.id) {
+          throw forbidden(`run ${runId} was sent by another validator; a validator may delete only its own runs`);
+        }
+        repos.runs.delete(run, competition.tokenWeights);
+        return runView(run, competition.tokenWeights);
+      });
+    },
+  };
 }

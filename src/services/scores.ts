@@ -1,39 +1,32 @@
-// Computes a competition's scores from its aggregates and caches them until the next write to
-// that competition. Every write path calls `invalidate` in the same tick as its commit, so a
-// read after an acknowledged write never sees the old scores.
+// Score reads. A competition's scores are computed from its aggregates on the first read of a
+// stage set and kept, with every response body serialized from them, until the storage layer
+// reports a write to that competition (src/db/events.ts): a read after an acknowledged write never
+// sees the old scores, and no write path has to remember to invalidate anything.
 import type { Repos } from '../db/repos.js';
-import { badRequest, notFound } from '../errors.js';
-import { isStage, parseStages as parseStageList, scoreCompetition } from '../scoring/index.js';
-import { STAGES, type CompetitionInput, type CompetitionScores, type MinerScore, type Stage, type TaskScore } from '../scoring/types.js';
+import { writeListeners } from '../db/events.js';
 import type { CompetitionSettings } from '../db/competitions.js';
+import { notFound } from '../errors.js';
+import { scoreCompetition } from '../scoring/index.js';
+import type { CompetitionInput, CompetitionScores, Stage, TaskScore } from '../scoring/types.js';
+import { leaderboardBody, leaderboardEntry, minerTaskView, weightsBody } from '../views/scores.js';
+import { taskDetailBody } from '../views/task.js';
+import { jsonBody, type Body } from './body.js';
 
-export interface ScoredCompetition {
+interface Scored {
   competition: CompetitionSettings;
-  /** Leaderboard and weights; every miner's `tasks` is empty (see `minerTasks`). */
+  input: CompetitionInput;
+  /** Leaderboard and weights; every miner's `tasks` is empty (breakdowns are computed on demand). */
   scores: CompetitionScores;
-  /** One miner's task scores, by task id; null when the miner is not on the leaderboard. */
-  minerTasks(hotkey: string): { miner: MinerScore; tasks: TaskScore[] } | null;
-  /** Every miner's score on one task, by hotkey. */
-  taskScores(taskId: string): TaskScore[];
-  /** Serialized responses (UTF-8 bytes) keyed by route and argument; dropped with the entry. */
-  responses: Map<string, Buffer>;
-}
-
-/** `screener_2,evaluation` to a stage list in canonical order, or the competition's default. */
-export function parseStages(raw: string | undefined, fallback: Stage[]): Stage[] {
-  const stages = parseStageList(raw, fallback);
-  if (stages) return stages;
-  const bad = (raw ?? '').split(',').map((s) => s.trim()).filter((s) => s !== '' && !isStage(s.toLowerCase()));
-  throw badRequest(`unknown stage ${bad.join(', ')}; stages are ${STAGES.join(', ')}`, [
-    { path: 'querystring/stages', message: `unknown stage ${bad.join(', ')}` },
-  ]);
+  /** Serialized bodies by read and argument; dropped with the entry. */
+  bodies: Map<string, Body>;
 }
 
 export function scoresService(repos: Repos, observe: (seconds: number) => void = () => {}) {
   // Per competition: its settings, read once, and the scores of each stage set asked for.
-  const cache = new Map<string, { competition: CompetitionSettings; byStages: Map<string, ScoredCompetition> }>();
+  const cache = new Map<string, { competition: CompetitionSettings; byStages: Map<string, Scored> }>();
+  writeListeners(repos.db).add((event) => cache.delete(event.competitionId));
 
-  function compute(competition: CompetitionSettings, stages: Stage[]): ScoredCompetition {
+  function compute(competition: CompetitionSettings, stages: Stage[]): Scored {
     const started = process.hrtime.bigint();
     const loaded = repos.scoringInput.load(competition.id, competition.tokenWeights);
     const input: CompetitionInput = { ...loaded, stages, burnRatio: competition.burnRatio };
@@ -42,45 +35,69 @@ export function scoresService(repos: Repos, observe: (seconds: number) => void =
     // tasks' baselines alone, never on other miners.
     const scores = scoreCompetition(input, { keepTasks: false });
     observe(Number(process.hrtime.bigint() - started) / 1e9);
-    const byHotkey = new Map(scores.miners.map((m) => [m.hotkey, m]));
-    return {
-      competition,
-      scores,
-      minerTasks(hotkey) {
-        const miner = byHotkey.get(hotkey);
-        if (!miner) return null;
-        const own = { ...input, minerTasks: input.minerTasks.filter((e) => e.hotkey === hotkey) };
-        return { miner, tasks: scoreCompetition(own).miners.find((m) => m.hotkey === hotkey)?.tasks ?? [] };
-      },
-      taskScores(taskId) {
-        const one = { ...input, tasks: input.tasks.filter((t) => t.id === taskId), minerTasks: input.minerTasks.filter((e) => e.taskId === taskId) };
-        return scoreCompetition(one).miners.flatMap((m) => m.tasks);
-      },
-      responses: new Map(),
-    };
+    return { competition, input, scores, bodies: new Map() };
+  }
+
+  /** The scores of a stage set (default the competition's final stages); not found for no competition. */
+  function scored(competitionId: string, stages: Stage[] | undefined): Scored {
+    let entry = cache.get(competitionId);
+    if (!entry) {
+      const competition = repos.competitions.get(competitionId);
+      if (!competition) throw notFound(`competition ${competitionId} does not exist`);
+      entry = { competition, byStages: new Map() };
+      cache.set(competitionId, entry);
+    }
+    const chosen = stages ?? entry.competition.finalStages;
+    const key = chosen.join(',');
+    let s = entry.byStages.get(key);
+    if (!s) entry.byStages.set(key, (s = compute(entry.competition, chosen)));
+    return s;
+  }
+
+  function cached(s: Scored, key: string, build: () => unknown): Body {
+    let body = s.bodies.get(key);
+    if (!body) s.bodies.set(key, (body = jsonBody(build())));
+    return body;
+  }
+
+  function taskScores(s: Scored, taskId: string): TaskScore[] {
+    const { input } = s;
+    const one = { ...input, tasks: input.tasks.filter((t) => t.id === taskId), minerTasks: input.minerTasks.filter((e) => e.taskId === taskId) };
+    return scoreCompetition(one).miners.flatMap((m) => m.tasks);
   }
 
   return {
-    /** Scores for a stage set (default the competition's final stages); 404 for no competition. */
-    get(competitionId: string, rawStages: string | undefined): ScoredCompetition {
-      let entry = cache.get(competitionId);
-      if (!entry) {
-        const competition = repos.competitions.get(competitionId);
-        if (!competition) throw notFound(`competition ${competitionId} does not exist`);
-        entry = { competition, byStages: new Map() };
-        cache.set(competitionId, entry);
-      }
-      const stages = parseStages(rawStages, entry.competition.finalStages);
-      const key = stages.join(',');
-      let scored = entry.byStages.get(key);
-      if (!scored) {
-        scored = compute(entry.competition, stages);
-        entry.byStages.set(key, scored);
-      }
-      return scored;
+    leaderboard(competitionId: string, stages?: Stage[]): Body {
+      const s = scored(competitionId, stages);
+      return cached(s, 'leaderboard', () => leaderboardBody(competitionId, s.scores));
     },
-    invalidate(competitionId: string): void {
-      cache.delete(competitionId);
+
+    weights(competitionId: string, stages?: Stage[]): Body {
+      const s = scored(competitionId, stages);
+      return cached(s, 'weights', () => weightsBody(competitionId, s.scores));
+    },
+
+    /** A miner's leaderboard entry and per-task breakdown; not found when it has no standing. */
+    miner(competitionId: string, hotkey: string, stages?: Stage[]): Body {
+      const s = scored(competitionId, stages);
+      const miner = s.scores.miners.find((m) => m.hotkey === hotkey);
+      if (!miner) throw notFound(`miner ${hotkey} has no runs and no standing in competition ${competitionId}`);
+      return cached(s, `miner:${hotkey}`, () => {
+        const own = { ...s.input, minerTasks: s.input.minerTasks.filter((e) => e.hotkey === hotkey) };
+        const tasks = scoreCompetition(own).miners.find((m) => m.hotkey === hotkey)?.tasks ?? [];
+        return { competitionId, stages: s.scores.stages, ...leaderboardEntry(miner), tasks: tasks.map(minerTaskView) };
+      });
+    },
+
+    /** A task with its baseline, every miner's score on it and, for QnA, per-criterion rates. */
+    task(competitionId: string, taskId: string, stages?: Stage[]): Body {
+      const s = scored(competitionId, stages);
+      return cached(s, `task:${taskId}`, () => {
+        const task = repos.tasks.get(competitionId, taskId);
+        if (!task) throw notFound(`task ${taskId} does not exist in competition ${competitionId}`);
+        const criteria = repos.tasks.criteria(competitionId, taskId);
+        return taskDetailBody(competitionId, s.scores.stages, task, criteria, taskScores(s, taskId), s.competition.tokenWeights);
+      });
     },
   };
 }

@@ -2,6 +2,7 @@
 import type { FastifyInstance, InjectOptions } from 'fastify';
 import { buildApp } from '../../src/app.js';
 import { openDatabase, type Db } from '../../src/db/client.js';
+import { createRepos, type Repos } from '../../src/db/repos.js';
 
 export const ADMIN_TOKEN = 'test-admin-token-0123456789';
 export const admin = { authorization: `Bearer ${ADMIN_TOKEN}` };
@@ -9,6 +10,8 @@ export const admin = { authorization: `Bearer ${ADMIN_TOKEN}` };
 export interface TestApp {
   app: FastifyInstance;
   db: Db;
+  /** The repositories the app runs on. */
+  repos: Repos;
   /** inject with JSON parsing of the body. */
   call(opts: InjectOptions): Promise<{ status: number; body: any; headers: Record<string, unknown> }>;
   close(): Promise<void>;
@@ -16,10 +19,12 @@ export interface TestApp {
 
 export async function testApp(options: { readsRequireToken?: boolean; path?: string } = {}): Promise<TestApp> {
   const db = openDatabase(options.path ?? ':memory:');
-  const app = await buildApp({ db, adminToken: ADMIN_TOKEN, readsRequireToken: options.readsRequireToken });
+  const repos = createRepos(db);
+  const app = await buildApp({ db, repos, adminToken: ADMIN_TOKEN, readsRequireToken: options.readsRequireToken });
   return {
     app,
     db,
+    repos,
     async call(opts) {
       const res = await app.inject(opts);
       let body: unknown = res.body;

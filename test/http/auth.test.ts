@@ -1,7 +1,7 @@
 import { afterEach, expect, it } from 'vitest';
 import Fastify from 'fastify';
-import { authenticator } from '../../src/auth.js';
-import { errorHandler } from '../../src/errorHandler.js';
+import { authenticator } from '../../src/plugins/auth.js';
+import { errorHandler } from '../../src/plugins/errors.js';
 import { ADMIN_TOKEN, testApp, type TestApp } from '../helpers/app.js';
 
 let t: TestApp;
@@ -26,7 +26,7 @@ it('a /v1 route without a declared access level fails closed (admin only)', asyn
   const bare = Fastify();
   bare.decorateRequest('principal', null);
   bare.setErrorHandler(errorHandler);
-  bare.addHook('onRequest', authenticator(t.app.repos, ADMIN_TOKEN, false));
+  bare.addHook('onRequest', authenticator({ adminToken: ADMIN_TOKEN, readsRequireToken: false, validatorByKey: t.repos.validators.authenticate }));
   bare.get('/v1/forgotten', async () => ({ ok: true }));
   bare.get('/elsewhere', async () => ({ ok: true }));
   expect((await bare.inject({ method: 'GET', url: '/v1/forgotten' })).statusCode).toBe(401);

@@ -1,5 +1,7 @@
 // Prometheus metrics, on a registry of the app's own so several apps in one process (tests) do
 // not collide.
+import type { FastifyInstance } from 'fastify';
+import fp from 'fastify-plugin';
 import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 
 export function createMetrics() {
@@ -29,3 +31,18 @@ export function createMetrics() {
 }
 
 export type Metrics = ReturnType<typeof createMetrics>;
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    metrics: Metrics;
+  }
+}
+
+/** Decorates the app with its metrics and times every request by route and status. */
+export const metricsPlugin = fp(async (app: FastifyInstance, { metrics }: { metrics: Metrics }) => {
+  app.decorate('metrics', metrics);
+  app.addHook('onResponse', async (request, reply) => {
+    const route = request.routeOptions.url ?? 'unmatched';
+    metrics.requestDuration.observe({ method: request.method, route, status: String(reply.statusCode) }, reply.elapsedTime / 1000);
+  });
+}, { name: 'metrics' });

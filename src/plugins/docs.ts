@@ -1,0 +1,46 @@
+// The OpenAPI document (generated from the route schemas), served at /openapi.json, and the
+// interactive documentation at /docs.
+import type { FastifyInstance } from 'fastify';
+import fp from 'fastify-plugin';
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import { jsonSchemaTransform } from 'fastify-type-provider-zod';
+import { transformObject } from '../openapi.js';
+
+export const API_VERSION = '1.0.0';
+
+export const docsPlugin = fp(async (app: FastifyInstance) => {
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'swe-scoring',
+        version: API_VERSION,
+        description:
+          'Scoring server for competitions of software-engineering agents: validators post run results, ' +
+          'dashboards read per-task scores, leaderboards and incentive weights. Rules: SPEC.md.',
+        license: { name: 'UNLICENSED', identifier: 'UNLICENSED' },
+      },
+      servers: [{ url: 'http://127.0.0.1:3000', description: 'Local server (default PORT and HOST)' }],
+      tags: [
+        { name: 'competitions', description: 'Competition settings (admin writes).' },
+        { name: 'tasks', description: 'Tasks and rubrics (admin writes).' },
+        { name: 'validators', description: 'Validator keys (admin).' },
+        { name: 'miners', description: 'Miners and their breakdowns.' },
+        { name: 'runs', description: 'Run results (validators).' },
+        { name: 'scores', description: 'Leaderboard and weights (public reads).' },
+        { name: 'operations', description: 'Health, readiness, metrics.' },
+      ],
+      components: {
+        securitySchemes: {
+          adminToken: { type: 'http', scheme: 'bearer', description: 'The admin token (SCORING_ADMIN_TOKEN).' },
+          validatorKey: { type: 'http', scheme: 'bearer', description: 'A validator key from POST /v1/validators.' },
+        },
+      },
+    },
+    transform: jsonSchemaTransform,
+    transformObject,
+  });
+  await app.register(swaggerUi, { routePrefix: '/docs', staticCSP: true });
+  app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+}, { name: 'docs' });

@@ -1,0 +1,96 @@
+// The one error handler: every error leaves as RFC 9457 problem+json. Domain errors (src/errors.ts)
+// are mapped to their status here and nowhere else; a 5xx never carries internals, its cause goes
+// to the log only.
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import fp from 'fastify-plugin';
+import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
+import { DomainError, type ErrorField, type ErrorKind } from '../errors.js';
+
+const TITLES: Record<number, string> = {
+  400: 'Invalid request',
+  401: 'Unauthorized',
+  403: 'Forbidden',
+  404: 'Not found',
+  405: 'Method not allowed',
+  406: 'Not acceptable',
+  409: 'Conflict',
+  413: 'Content too large',
+  414: 'URI too long',
+  415: 'Unsupported media type',
+  422: 'Unprocessable content',
+  500: 'Internal server error',
+  503: 'Service unavailable',
+};
+
+const STATUS: Record<ErrorKind, { status: number; slug: string }> = {
+  invalid: { status: 400, slug: 'validation' },
+  unauthorized: { status: 401, slug: 'unauthorized' },
+  forbidden: { status: 403, slug: 'forbidden' },
+  not_found: { status: 404, slug: 'not-found' },
+  conflict: { status: 409, slug: 'conflict' },
+  unprocessable: { status: 422, slug: 'unprocessable' },
+  unsupported: { status: 415, slug: 'unsupported-media-type' },
+  unavailable: { status: 503, slug: 'unavailable' },
+};
+
+export interface Problem {
+  status: number;
+  slug: string;
+  detail: string;
+  errors?: ErrorField[];
+}
+
+export const problemType = (slug: string) => `urn:swe-scoring:problem:${slug}`;
+
+export function sendProblem(reply: FastifyReply, p: Problem): FastifyReply {
+  if (p.status === 503) reply.header('retry-after', '5');
+  const body: Record<string, unknown> = {
+    type: problemType(p.slug),
+    title: TITLES[p.status] ?? 'Client error',
+    status: p.status,
+    detail: p.detail,
+  };
+  if (p.errors) body.errors = p.errors;
+  return reply.code(p.status).type('application/problem+json').send(body);
+}
+
+export function fromDomainError(e: DomainError): Problem {
+  const { status, slug } = STATUS[e.kind];
+  return { status, slug: e.reason ?? slug, detail: e.detail, errors: e.errors };
+}
+
+function validationProblem(error: FastifyError & { validation: { instancePath: string; keyword: string; params: unknown; message?: string }[] }): Problem {
+  const where = error.validationContext ?? 'body';
+  const errors = error.validation.flatMap((v) => {
+    const path = `${where}${v.instancePath}`.replace(/\/$/, '');
+    const keys = v.keyword === 'unrecognized_keys' ? ((v.params as { keys?: string[] }).keys ?? []) : [];
+    // Name each unknown field where it is, not only the object holding it.
+    if (keys.length > 0) return keys.map((k) => ({ path: `${path}/${k}`, message: 'unknown field' }));
+    return [{ path, message: v.message ?? 'invalid' }];
+  });
+  const detail = errors.slice(0, 5).map((e) => `${e.path}: ${e.message}`).join('; ');
+  return { status: 400, slug: 'validation', detail, errors };
+}
+
+export function errorHandler(error: FastifyError, request: FastifyRequest, reply: FastifyReply): FastifyReply {
+  if (error instanceof DomainError) return sendProblem(reply, fromDomainError(error));
+  if (hasZodFastifySchemaValidationErrors(error)) return sendProblem(reply, validationProblem(error));
+  const status = error.statusCode ?? 500;
+  if (status >= 400 && status < 500) {
+    // Fastify's own client errors: invalid JSON, body too large, wrong content type.
+    const slug = status === 413 ? 'too-large' : status === 415 ? 'unsupported-media-type' : 'bad-request';
+    return sendProblem(reply, { status, slug, detail: error.message });
+  }
+  request.log.error({ err: error }, 'request failed');
+  return sendProblem(reply, { status: 500, slug: 'internal', detail: 'the server could not complete the request; it is logged' });
+}
+
+export function notFoundHandler(request: FastifyRequest, reply: FastifyReply): FastifyReply {
+  return sendProblem(reply, { status: 404, slug: 'not-found', detail: `no route ${request.method} ${request.url.split('?')[0]}` });
+}
+
+/** Installs the handlers on the root instance, so every route and router error goes through them. */
+export const errorsPlugin = fp(async (app: FastifyInstance) => {
+  app.setErrorHandler(errorHandler);
+  app.setNotFoundHandler(notFoundHandler);
+}, { name: 'errors' });

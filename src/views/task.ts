@@ -1,0 +1,57 @@
+// The task detail body: the task, its baseline summary, every miner's score on it and, for a QnA
+// task, per-criterion rates. Pure: storage rows and scores in, JSON out.
+import type { TaskScore, Stage, Complexity, TokenWeights } from '../scoring/types.js';
+import { resolveRate, weightedTokens } from '../scoring/index.js';
+import type { TaskRow } from '../db/tasks.js';
+
+export interface CriterionStats {
+  id: string;
+  title: string;
+  type: string;
+  change: string | null;
+  graded: number;
+  met: number;
+  split: number;
+}
+
+export function taskDetailBody(
+  competitionId: string,
+  stages: Stage[],
+  task: TaskRow,
+  criteria: CriterionStats[],
+  scores: TaskScore[],
+  w: TokenWeights,
+) {
+  // The stored sums are raw integer counts; weighted once here, as SPEC 2 defines (the core's formula).
+  const tokenSum = weightedTokens({ input: task.baselineInputSum, cachedInput: task.baselineCachedSum, output: task.baselineOutputSum }, w) ?? 0;
+  const miners = scores.map((t) => ({
+    hotkey: t.hotkey, runs: t.runs, y: t.y, minerTokens: t.minerTokens, r: t.r, zone: t.zone, pool: t.pool, score: t.score,
+  }));
+  miners.sort((a, b) => (a.hotkey < b.hotkey ? -1 : a.hotkey > b.hotkey ? 1 : 0));
+  return {
+    competitionId,
+    stages,
+    id: task.id,
+    type: task.type as 'swebench_verified' | 'swe_atlas_qna',
+    stage: task.stage as Stage,
+    complexity: task.complexity as Complexity | null,
+    plannedRuns: task.plannedRuns,
+    inStages: (stages as string[]).includes(task.stage),
+    qna: (task.qna ?? null) as never,
+    baseline: {
+      runs: task.baselineRuns,
+      resolved: task.baselineResolved,
+      baselineTokens: task.baselineTokenCount > 0 ? tokenSum / task.baselineTokenCount : null,
+      resolveRate: resolveRate(task.baselineResolved, task.baselineRuns),
+    },
+    miners,
+    ...(task.type === 'swe_atlas_qna'
+      ? {
+          criteria: criteria.map((c) => ({
+            id: c.id, title: c.title, type: c.type as 'positive' | 'negative', change: c.change, graded: c.graded,
+            metRate: resolveRate(c.met, c.graded), splitRate: resolveRate(c.split, c.graded),
+          })),
+        }
+      : {}),
+  };
+}

@@ -1,0 +1,90 @@
+// Conditional and compressed score reads (API.md 1.1): strong ETags that change exactly when the
+// body does, 304 for a client that holds the body, br and gzip on request.
+import { brotliDecompressSync, gunzipSync } from 'node:zlib';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { admin, seedCompetition, testApp, type TestApp } from '../helpers/app.js';
+
+let t: TestApp;
+const run = (runId: string, hotkey: string | null, resolved: boolean, output = 100) => ({
+  runId, taskId: 'a', resolved, tokens: { input: 1000, output },
+  ...(hotkey ? { kind: 'miner', minerHotkey: hotkey } : { kind: 'baseline' }),
+});
+const post = (competition: string, runs: object[]) =>
+  t.call({ method: 'POST', url: `/v1/competitions/${competition}/runs`, headers: admin, payload: { runs } });
+const reads = ['/leaderboard', '/weights', '/miners/alice', '/tasks/a'];
+
+beforeEach(async () => {
+  t = await testApp();
+  for (const c of ['c', 'other']) {
+    await seedCompetition(t, c);
+    await t.call({ method: 'PUT', url: `/v1/competitions/${c}/tasks`, headers: admin, payload: { tasks: [{ id: 'a', type: 'swebench_verified' }] } });
+    expect((await post(c, [run('b1', null, true), run('b2', null, true), run('m1', 'alice', true)])).status).toBe(200);
+  }
+});
+afterEach(async () => t.close());
+
+describe.each(reads)('GET …%s', (path) => {
+  const url = `/v1/competitions/c${path}`;
+
+  it('304 with no body on an unchanged read; 200 and a new ETag after a write that changes it', async () => {
+    const first = await t.app.inject({ method: 'GET', url });
+    const etag = first.headers.etag as string;
+    expect(etag).toMatch(/^"[A-Za-z0-9_-]+"$/);
+    const again = await t.app.inject({ method: 'GET', url, headers: { 'if-none-match': etag } });
+    expect(again.statusCode).toBe(304);
+    expect(again.body).toBe('');
+    expect(again.headers.etag).toBe(etag);
+
+    // A cheaper miner takes the lead: every one of these bodies changes.
+    expect((await post('c', [run('m2', 'bob', true, 10)])).status).toBe(200);
+    const changed = await t.app.inject({ method: 'GET', url, headers: { 'if-none-match': etag } });
+    expect(changed.statusCode).toBe(200);
+    expect(changed.headers.etag).not.toBe(etag);
+    expect(changed.body).not.toBe(first.body);
+  });
+
+  it('keeps its ETag after a write to another competition', async () => {
+    const etag = (await t.app.inject({ method: 'GET', url })).headers.etag;
+    expect((await post('other', [run('m2', 'alice', false)])).status).toBe(200);
+    const after = await t.app.inject({ method: 'GET', url, headers: { 'if-none-match': etag as string } });
+    expect(after.statusCode).toBe(304);
+  });
+
+  it('sends br or gzip when asked, decoding to the same bytes', async () => {
+    const plain = await t.app.inject({ method: 'GET', url });
+    for (const [coding, decode] of [['br', brotliDecompressSync], ['gzip', gunzipSync]] as const) {
+      const res = await t.app.inject({ method: 'GET', url, headers: { 'accept-encoding': coding } });
+      // Bodies under 1 kB go out as they are.
+      if (plain.rawPayload.length < 1024) {
+        expect(res.headers['content-encoding']).toBeUndefined();
+        continue;
+      }
+      expect(res.headers['content-encoding']).toBe(coding);
+      expect(decode(res.rawPayload).toString('utf8')).toBe(plain.body);
+      expect(res.headers.etag).toBe(plain.headers.etag);
+    }
+  });
+});
+
+it('compresses a large leaderboard and honours q=0', async () => {
+  const runs = Array.from({ length: 60 }, (_, i) => run(`x${i}`, `miner-${String(i).padStart(3, '0')}`, i % 2 === 0));
+  expect((await post('c', runs)).status).toBe(200);
+  const url = '/v1/competitions/c/leaderboard';
+  const plain = await t.app.inject({ method: 'GET', url });
+  expect(plain.rawPayload.length).toBeGreaterThan(1024);
+  const br = await t.app.inject({ method: 'GET', url, headers: { 'accept-encoding': 'gzip;q=0.5, br' } });
+  expect(br.headers['content-encoding']).toBe('br');
+  expect(br.rawPayload.length).toBeLessThan(plain.rawPayload.length / 3);
+  expect(brotliDecompressSync(br.rawPayload).toString('utf8')).toBe(plain.body);
+  const noBr = await t.app.inject({ method: 'GET', url, headers: { 'accept-encoding': 'br;q=0, gzip' } });
+  expect(noBr.headers['content-encoding']).toBe('gzip');
+  const none = await t.app.inject({ method: 'GET', url, headers: { 'accept-encoding': 'identity' } });
+  expect(none.headers['content-encoding']).toBeUndefined();
+  expect(none.body).toBe(plain.body);
+});
+
+it('an unknown query parameter is a 400 naming it', async () => {
+  const res = await t.call({ method: 'GET', url: '/v1/competitions/c/leaderboard?stage=screener_1' });
+  expect(res.status).toBe(400);
+  expect(res.body.errors).toEqual([{ path: 'querystring/stage', message: 'unknown field' }]);
+});
