@@ -2,7 +2,7 @@
 // No clock, no storage: the caller passes `now` and checks replay and the hotkey's validator itself.
 // Cheap checks run first (presence, shapes, ss58 checksum, window); sr25519 runs once, last.
 import { createHash } from 'node:crypto';
-import { verify as sr25519Verify } from '@scure/sr25519';
+import { verify as scureVerify } from '@scure/sr25519';
 import { readHeader, type HeaderBag } from './headers.js';
 import { EPISTULA_HEADERS as H, EPISTULA_VERSION, epistulaMessage, type EpistulaHeader } from './message.js';
 import { decodeSs58, ss58ToPublicKey } from './ss58.js';
@@ -28,7 +28,14 @@ export interface EpistulaOptions {
   serverAddress?: string | null;
   /** Accepted distance between Epistula-Timestamp and `now`, either way (SCORING_SIGNATURE_WINDOW_MS). */
   windowMs?: number;
+  /**
+   * The sr25519 check (signing context "substrate"); default `@scure/sr25519`'s `verify`. Another
+   * audited implementation with the same contract can be passed in; a throw counts as "invalid".
+   */
+  sr25519Verify?: Sr25519Verify;
 }
+
+export type Sr25519Verify = (message: Uint8Array, signature: Uint8Array, publicKey: Uint8Array) => boolean;
 
 export interface EpistulaRequest {
   headers: HeaderBag;
@@ -54,7 +61,8 @@ export function createEpistulaVerifier(options: EpistulaOptions = {}): (request:
   if (serverAddress !== undefined) ss58ToPublicKey(serverAddress);
   const windowMs = options.windowMs ?? DEFAULT_SIGNATURE_WINDOW_MS;
   if (!Number.isSafeInteger(windowMs) || windowMs < 0) throw new RangeError('the signature window is a non-negative integer of milliseconds');
-  return (request) => check(request, serverAddress, windowMs);
+  const sr25519 = options.sr25519Verify ?? scureVerify;
+  return (request) => check(request, serverAddress, windowMs, sr25519);
 }
 
 /** One-off form of `createEpistulaVerifier(options)(request)`. */
@@ -62,7 +70,7 @@ export function verifyEpistula(request: EpistulaRequest, options: EpistulaOption
   return createEpistulaVerifier(options)(request);
 }
 
-function check({ headers, body, now }: EpistulaRequest, serverAddress: string | undefined, windowMs: number): EpistulaVerdict {
+function check({ headers, body, now }: EpistulaRequest, serverAddress: string | undefined, windowMs: number, sr25519: Sr25519Verify): EpistulaVerdict {
   if (readHeader(headers, 'Authorization') !== undefined) {
     return refuse('signature-malformed', 'Authorization', 'a signed request carries no Authorization header');
   }
@@ -106,7 +114,7 @@ function check({ headers, body, now }: EpistulaRequest, serverAddress: string | 
   const message = Buffer.from(epistulaMessage(bodyHash, uuid, timestamp, signedFor), 'utf8');
   let valid: boolean;
   try {
-    valid = sr25519Verify(message, Buffer.from(signature.slice(2), 'hex'), signer.publicKey);
+    valid = sr25519(message, Buffer.from(signature.slice(2), 'hex'), signer.publicKey);
   } catch {
     valid = false; // a point that does not decode, or a signature without schnorrkel's marker bit
   }
