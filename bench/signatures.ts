@@ -1,6 +1,6 @@
 // Cost of verifying one Epistula v2 signed request (src/signatures/epistula.ts), by body size:
 // an empty body, a small one, and a real 1,000-run batch from the benchmark's competition.
-//   node --import tsx bench/signatures.ts [--rounds N]
+//   npm run bench:signatures [-- --rounds N]
 // Prints µs per verification with the default backend (@scure/sr25519, pure JS) and with Rust
 // schnorrkel in WebAssembly (@polkadot/wasm-crypto, a devDependency), and the time spent hashing
 // the body. Asserts every verdict.

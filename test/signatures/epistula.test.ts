@@ -1,3 +1,4 @@
+import type { IncomingHttpHeaders } from 'node:http';
 import { describe, expect, it } from 'vitest';
 import { createEpistulaVerifier, verifyEpistula, type EpistulaVerdict } from '../../src/signatures/epistula.js';
 import { hasEpistulaHeaders, type HeaderBag } from '../../src/signatures/headers.js';
@@ -24,6 +25,11 @@ describe('Epistula v2: accepted', () => {
 
   it('accepts Epistula-Signed-For equal to the configured server address', () => {
     expect(verify(signed({ signedFor: SERVER.address }), BODY, NOW, SERVER.address).ok).toBe(true);
+  });
+
+  it('takes Node\'s IncomingHttpHeaders as they are (what Fastify gives as request.headers)', () => {
+    const headers: IncomingHttpHeaders = { ...signed(), 'content-type': 'application/json', 'x-forwarded-for': ['a', 'b'] };
+    expect(verify(headers).ok).toBe(true);
   });
 
   it('reads header names in any case, and lower-cases the uuid for the replay key', () => {
