@@ -1,0 +1,71 @@
+// Signing requests as a validator (Epistula v2): headers for any HTTP client, and a middleware
+// for the generated openapi-fetch client that signs the exact bytes it sends.
+import { sha256 } from '@noble/hashes/sha2.js';
+import { bytesToHex, utf8ToBytes } from '@noble/hashes/utils.js';
+import { sign } from '@scure/sr25519';
+import type { Middleware } from 'openapi-fetch';
+import { EPISTULA_HEADERS as H, EPISTULA_VERSION, epistulaMessage } from '../signatures/message.js';
+import { createScoringClient } from './index.js';
+import { keypairFromSecretKey, type EpistulaKeypair } from './keypair.js';
+
+export { keypairFromSecretKey, keypairFromSeed, type EpistulaKeypair } from './keypair.js';
+
+/** A keypair, or a 64-byte secret key (bytes or hex) to derive one from. */
+export type SigningKey = EpistulaKeypair | Uint8Array | string;
+
+export interface SignRequestInput {
+  key: SigningKey;
+  /** The exact bytes that will be sent (a string is sent as UTF-8); omit for an empty body. */
+  body?: Uint8Array | string | null;
+  /** The server's ss58 address when it announces one (SCORING_SERVER_HOTKEY). */
+  signedFor?: string;
+  /** Unix milliseconds; defaults to the clock. */
+  now?: number;
+  /** Defaults to a fresh random UUID; never reuse one with the same key. */
+  uuid?: string;
+}
+
+const toKeypair = (key: SigningKey): EpistulaKeypair =>
+  typeof key === 'string' || key instanceof Uint8Array ? keypairFromSecretKey(key) : key;
+
+/** The six (or five, without `signedFor`) Epistula headers for one request. */
+export function signRequest({ key, body, signedFor, now = Date.now(), uuid = globalThis.crypto.randomUUID() }: SignRequestInput): Record<string, string> {
+  const keypair = toKeypair(key);
+  const bytes = typeof body === 'string' ? utf8ToBytes(body) : (body ?? new Uint8Array());
+  const timestamp = String(Math.trunc(now));
+  const message = epistulaMessage(bytesToHex(sha256(bytes)), uuid, timestamp, signedFor);
+  const signature = sign(keypair.secretKey, utf8ToBytes(message));
+  const headers: Record<string, string> = {
+    [H.version]: EPISTULA_VERSION,
+    [H.timestamp]: timestamp,
+    [H.uuid]: uuid,
+    [H.signedBy]: keypair.address,
+    [H.signature]: `0x${bytesToHex(signature)}`,
+  };
+  if (signedFor !== undefined) headers[H.signedFor] = signedFor;
+  return headers;
+}
+
+/** openapi-fetch middleware: signs every request's final body bytes. Signed requests carry no Authorization. */
+export function epistulaMiddleware(key: SigningKey, options: { signedFor?: string } = {}): Middleware {
+  const keypair = toKeypair(key);
+  return {
+    async onRequest({ request }) {
+      if (request.headers.has('authorization')) {
+        throw new Error('a signed request carries no Authorization header: create the client without a token');
+      }
+      const body = request.body === null ? new Uint8Array() : new Uint8Array(await request.clone().arrayBuffer());
+      for (const [name, value] of Object.entries(signRequest({ key: keypair, body, signedFor: options.signedFor }))) {
+        request.headers.set(name, value);
+      }
+      return request;
+    },
+  };
+}
+
+/** The generated client, signing every request with the validator's hotkey. */
+export function createSignedScoringClient(baseUrl: string, key: SigningKey, options: { signedFor?: string } = {}) {
+  const client = createScoringClient(baseUrl);
+  client.use(epistulaMiddleware(key, options));
+  return client;
+}

@@ -1,0 +1,78 @@
+// The client helper: headers any HTTP client can send, and the openapi-fetch middleware signing
+// the exact bytes the client puts on the wire (checked by the server's verifier).
+import createClient from 'openapi-fetch';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import type { paths } from '../../src/client/index.js';
+import { createSignedScoringClient, epistulaMiddleware, keypairFromSecretKey, keypairFromSeed, signRequest } from '../../src/client/sign.js';
+import { verifyEpistula } from '../../src/signatures/epistula.js';
+import { ALICE, SERVER } from './fixtures.js';
+
+/** A fetch that records the request and answers 200 {}. */
+function recorder() {
+  const seen: { request: Request; body: Uint8Array }[] = [];
+  const fetch = async (input: Request) => {
+    seen.push({ request: input, body: new Uint8Array(await input.clone().arrayBuffer()) });
+    return new Response('{}', { status: 200, headers: { 'content-type': 'application/json' } });
+  };
+  return { seen, fetch };
+}
+const verifyRecorded = ({ request, body }: { request: Request; body: Uint8Array }, serverAddress?: string) =>
+  verifyEpistula({ headers: Object.fromEntries(request.headers), body, now: Date.now() }, { serverAddress });
+
+const RUNS = { runs: [{ runId: 'r1', taskId: 't1', kind: 'miner' as const, minerHotkey: 'm1', resolved: true }] };
+
+afterEach(() => vi.unstubAllGlobals());
+
+describe('client signing', () => {
+  it('signRequest gives the five headers, or six with signedFor, with a fresh uuid and the clock by default', () => {
+    const h = signRequest({ key: ALICE, body: '{}' });
+    expect(Object.keys(h).sort()).toEqual(['Epistula-Request-Signature', 'Epistula-Signed-By', 'Epistula-Timestamp', 'Epistula-Uuid', 'Epistula-Version']);
+    expect(h['Epistula-Signed-By']).toBe(ALICE.address);
+    expect(Math.abs(Number(h['Epistula-Timestamp']) - Date.now())).toBeLessThan(1000);
+    expect(signRequest({ key: ALICE, body: '{}' })['Epistula-Uuid']).not.toBe(h['Epistula-Uuid']);
+    expect(signRequest({ key: ALICE, signedFor: SERVER.address })['Epistula-Signed-For']).toBe(SERVER.address);
+  });
+
+  it('keys come from a 32-byte seed or a 64-byte secret key, as bytes or hex', () => {
+    const fromSecret = keypairFromSecretKey(Buffer.from(ALICE.secretKey).toString('hex'));
+    expect(fromSecret.address).toBe(ALICE.address);
+    expect(keypairFromSeed(new Uint8Array(32)).address).toMatch(/^5/);
+    expect(() => keypairFromSeed('0x1234')).toThrow(RangeError);
+    expect(() => keypairFromSecretKey(new Uint8Array(32))).toThrow(RangeError);
+    // a secret key given as hex signs like the keypair itself
+    const h = signRequest({ key: Buffer.from(ALICE.secretKey).toString('hex'), body: 'x' });
+    expect(verifyEpistula({ headers: h, body: 'x', now: Number(h['Epistula-Timestamp']) }).ok).toBe(true);
+  });
+
+  it('the middleware signs the JSON body the client sends, and the server verifier accepts it', async () => {
+    const { seen, fetch } = recorder();
+    const client = createClient<paths>({ baseUrl: 'http://scoring.test', fetch });
+    client.use(epistulaMiddleware(ALICE, { signedFor: SERVER.address }));
+    await client.POST('/v1/competitions/{competitionId}/runs', { params: { path: { competitionId: 'c1' } }, body: RUNS });
+    expect(seen).toHaveLength(1);
+    expect(JSON.parse(new TextDecoder().decode(seen[0]!.body))).toEqual(RUNS);
+    expect(verifyRecorded(seen[0]!, SERVER.address)).toMatchObject({ ok: true, hotkey: ALICE.address });
+    expect(seen[0]!.request.headers.get('authorization')).toBeNull();
+  });
+
+  it('signs a bodiless GET over the empty body', async () => {
+    const { seen, fetch } = recorder();
+    const client = createClient<paths>({ baseUrl: 'http://scoring.test', fetch });
+    client.use(epistulaMiddleware(ALICE.secretKey));
+    await client.GET('/v1/competitions');
+    expect(seen[0]!.body).toHaveLength(0);
+    expect(verifyRecorded(seen[0]!).ok).toBe(true);
+  });
+
+  it('createSignedScoringClient signs every request; a client with a bearer token cannot also sign', async () => {
+    const { seen, fetch } = recorder();
+    vi.stubGlobal('fetch', fetch);
+    const client = createSignedScoringClient('http://scoring.test', ALICE);
+    await client.GET('/v1/competitions');
+    expect(verifyRecorded(seen[0]!).ok).toBe(true);
+
+    const bearer = createClient<paths>({ baseUrl: 'http://scoring.test', fetch, headers: { authorization: 'Bearer t' } });
+    bearer.use(epistulaMiddleware(ALICE));
+    await expect(bearer.GET('/v1/competitions')).rejects.toThrow(/no Authorization/);
+  });
+});
