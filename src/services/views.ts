@@ -1,6 +1,7 @@
 // Maps stored rows and computed scores to response bodies.
 import type { FastifyInstance } from 'fastify';
 import { notFound } from '../errors.js';
+import { weightedSum } from '../scoring/tokenSums.js';
 import type { TaskScore } from '../scoring/types.js';
 import type { TaskRow } from '../db/tasks.js';
 
@@ -17,7 +18,8 @@ export function taskDetailView(app: FastifyInstance, competitionId: string, task
   const task: TaskRow | null = app.repos.tasks.get(competitionId, taskId);
   if (!task) throw notFound(`task ${taskId} does not exist in competition ${competitionId}`);
   const w = scored.competition.tokenWeights;
-  const tokenSum = w.input * task.baselineInputSum + w.cachedInput * task.baselineCachedSum + w.output * task.baselineOutputSum;
+  const sums = { count: task.baselineTokenCount, input: task.baselineInputSum, cached: task.baselineCachedSum, output: task.baselineOutputSum };
+  const tokenSum = weightedSum(sums, w);
   const criteria = app.repos.tasks.criteria(competitionId, taskId);
   const miners = scored.taskScores(taskId).map((t) => ({
     hotkey: t.hotkey, runs: t.runs, y: t.y, minerTokens: t.minerTokens, r: t.r, zone: t.zone, pool: t.pool, score: t.score,
