@@ -3,6 +3,8 @@
 import type { Db } from './client.js';
 import { emitWrite, pairKey } from './events.js';
 import type { TokenWeights } from '../scoring/types.js';
+import { addRunTokens, emptyTokenSums, type TokenSums } from '../scoring/tokenSums.js';
+import { tokenSumsSql, tokenWeightParams } from './tokenSql.js';
 
 /** What the aggregates read of a run (a RunRecord is one). */
 export interface AggregatedRun {
@@ -14,22 +16,11 @@ export interface AggregatedRun {
   tokens: { input: number; cachedInput: number | null; output: number } | null;
 }
 
-/** SPEC 2 validity: required counts present, none negative, weighted total above 0. */
-export function hasValidTokens(tokens: AggregatedRun['tokens'], w: TokenWeights): boolean {
-  if (!tokens) return false;
-  const cachedInput = tokens.cachedInput ?? 0;
-  if (tokens.input < 0 || tokens.output < 0 || cachedInput < 0) return false;
-  return w.input * tokens.input + w.cachedInput * cachedInput + w.output * tokens.output > 0;
-}
-
 interface Sum {
   d: AggregatedRun;
   runs: number;
   resolved: number;
-  tokenCount: number;
-  input: number;
-  cached: number;
-  output: number;
+  tokens: TokenSums;
 }
 
 export function aggregateWriter(db: Db) {
@@ -60,20 +51,17 @@ export function aggregateWriter(db: Db) {
     for (const d of runs) {
       const key = `${d.kind}\u0000${d.taskId}\u0000${d.minerHotkey ?? ''}`;
       let s = sums.get(key);
-      if (!s) sums.set(key, (s = { d, runs: 0, resolved: 0, tokenCount: 0, input: 0, cached: 0, output: 0 }));
+      if (!s) sums.set(key, (s = { d, runs: 0, resolved: 0, tokens: emptyTokenSums() }));
       s.runs += sign;
       if (d.resolved) s.resolved += sign;
-      // Baseline token sums cover resolved runs only (T_B); miner sums cover every run (T_A).
-      if ((d.kind === 'miner' || d.resolved) && d.tokens && hasValidTokens(d.tokens, w)) {
-        s.tokenCount += sign;
-        s.input += sign * d.tokens.input;
-        s.cached += sign * (d.tokens.cachedInput ?? 0);
-        s.output += sign * d.tokens.output;
-      }
+      addRunTokens(s.tokens, d, w, sign);
     }
     const perTask = new Map<string, { d: AggregatedRun; runs: number }>();
-    for (const { d, ...s } of sums.values()) {
-      const params = { ...s, competitionId: d.competitionId, taskId: d.taskId };
+    for (const { d, tokens: t, ...s } of sums.values()) {
+      const params = {
+        ...s, tokenCount: t.count, input: t.input, cached: t.cached, output: t.output,
+        competitionId: d.competitionId, taskId: d.taskId,
+      };
       const task = perTask.get(d.taskId);
       if (task) task.runs += s.runs;
       else perTask.set(d.taskId, { d, runs: s.runs });
@@ -92,29 +80,23 @@ export function aggregateWriter(db: Db) {
   return { apply };
 }
 
-/** Recomputes every aggregate of a competition from its runs, e.g. after its token weights change. */
+/**
+ * Recomputes every aggregate of a competition from its runs, e.g. after its token weights change
+ * (validity depends on them). The sums are the core's rule as SQL (src/db/tokenSql.ts).
+ */
 export function rebuildAggregates(db: Db, competitionId: string, w: TokenWeights): void {
   const c = db.$client;
-  const valid = `(tokens_input IS NOT NULL AND tokens_output IS NOT NULL
-    AND @wi * tokens_input + @wc * coalesce(tokens_cached_input, 0) + @wo * tokens_output > 0)`;
-  const params = { id: competitionId, wi: w.input, wc: w.cachedInput, wo: w.output };
+  const params = { id: competitionId, ...tokenWeightParams(w) };
   emitWrite(db, { competitionId, kind: 'rebuild' });
   c.prepare('DELETE FROM miner_tasks WHERE competition_id = @id').run({ id: competitionId });
   c.prepare(`
     INSERT INTO miner_tasks (competition_id, task_id, hotkey, runs, resolved, token_count, input_sum, cached_sum, output_sum)
-    SELECT competition_id, task_id, miner_hotkey, count(*), sum(resolved), sum(${valid}),
-      sum(CASE WHEN ${valid} THEN tokens_input ELSE 0 END),
-      sum(CASE WHEN ${valid} THEN coalesce(tokens_cached_input, 0) ELSE 0 END),
-      sum(CASE WHEN ${valid} THEN tokens_output ELSE 0 END)
+    SELECT competition_id, task_id, miner_hotkey, ${tokenSumsSql()}
     FROM runs WHERE competition_id = @id AND kind = 'miner' GROUP BY task_id, miner_hotkey`).run(params);
-  const rv = `(resolved AND ${valid})`;
   c.prepare(`
     UPDATE tasks SET (baseline_runs, baseline_resolved, baseline_token_count, baseline_input_sum,
       baseline_cached_sum, baseline_output_sum) = (
-      SELECT count(*), coalesce(sum(resolved), 0), coalesce(sum(${rv}), 0),
-        coalesce(sum(CASE WHEN ${rv} THEN tokens_input ELSE 0 END), 0),
-        coalesce(sum(CASE WHEN ${rv} THEN coalesce(tokens_cached_input, 0) ELSE 0 END), 0),
-        coalesce(sum(CASE WHEN ${rv} THEN tokens_output ELSE 0 END), 0)
+      SELECT ${tokenSumsSql()}
       FROM runs r WHERE r.competition_id = tasks.competition_id AND r.task_id = tasks.id AND r.kind = 'baseline')
     WHERE competition_id = @id`).run(params);
 }

@@ -4,7 +4,9 @@ import type { Db } from './client.js';
 import { competitions } from './schema.js';
 import { rebuildAggregates } from './aggregates.js';
 import { emitWrite } from './events.js';
+import { DEFAULT_FINAL_STAGES } from '../scoring/stages.js';
 import type { Stage, TokenWeights } from '../scoring/types.js';
+import { DEFAULT_TOKEN_WEIGHTS } from '../scoring/weightedTokens.js';
 
 export interface CompetitionSettings {
   id: string;
@@ -24,8 +26,6 @@ export interface CompetitionUpsert {
   judgeVotes?: number;
   finalStages?: Stage[];
 }
-
-export const DEFAULT_FINAL_STAGES: Stage[] = ['screener_2', 'evaluation'];
 
 type Row = typeof competitions.$inferSelect;
 const toSettings = (r: Row): CompetitionSettings => ({
@@ -69,7 +69,7 @@ export function competitionsRepo(db: Db) {
     upsert(id: string, input: CompetitionUpsert): { competition: CompetitionSettings; created: boolean } {
       return db.transaction((tx) => {
         const before = get(id);
-        const w = input.tokenWeights ?? before?.tokenWeights ?? { input: 1, cachedInput: 0.1, output: 3 };
+        const w = input.tokenWeights ?? before?.tokenWeights ?? { ...DEFAULT_TOKEN_WEIGHTS };
         const values = {
           name: input.name,
           weightInput: w.input,
@@ -77,7 +77,7 @@ export function competitionsRepo(db: Db) {
           weightOutput: w.output,
           burnRatio: input.burnRatio ?? before?.burnRatio ?? 0,
           judgeVotes: input.judgeVotes ?? before?.judgeVotes ?? 5,
-          finalStages: input.finalStages ?? before?.finalStages ?? DEFAULT_FINAL_STAGES,
+          finalStages: input.finalStages ?? before?.finalStages ?? [...DEFAULT_FINAL_STAGES],
         };
         if (before) {
           tx.update(competitions)

@@ -9,6 +9,7 @@
 // whole every time.
 import type { Db } from './client.js';
 import { pairKey, writeListeners } from './events.js';
+import { weightedSum } from '../scoring/tokenSums.js';
 import type { Complexity, MinerTaskSummary, ScoringMiner, ScoringTask, Stage, TokenWeights } from '../scoring/types.js';
 
 interface Mirror {
@@ -40,14 +41,14 @@ export function scoringInputRepo(db: Db) {
     a.input === b.input && a.cachedInput === b.cachedInput && a.output === b.output;
 
   function minerTasks(competitionId: string, w: TokenWeights): MinerTaskSummary[] {
-    // Token sums are stored as raw integer sums; the weighted sum is their weighted total.
+    // Token sums are stored as raw integer sums, weighted here once (the core's weightedSum).
     const entry = (r: unknown[]): MinerTaskSummary => ({
       taskId: r[0] as string,
       hotkey: r[1] as string,
       runs: r[2] as number,
       resolved: r[3] as number,
       tokenCount: r[4] as number,
-      tokenSum: w.input * (r[5] as number) + w.cachedInput * (r[6] as number) + w.output * (r[7] as number),
+      tokenSum: weightedSum({ count: r[4] as number, input: r[5] as number, cached: r[6] as number, output: r[7] as number }, w),
     });
     // Inside a write transaction the rows may not be committed yet: read them, keep nothing.
     if (c.inTransaction) return (minerTaskRows.all(competitionId) as unknown[][]).map(entry);
@@ -76,7 +77,6 @@ export function scoringInputRepo(db: Db) {
   return {
     /** The scoring input; the returned arrays are shared between reads and must not be mutated. */
     load(competitionId: string, w: TokenWeights): { tasks: ScoringTask[]; miners: ScoringMiner[]; minerTasks: MinerTaskSummary[] } {
-      const weighted = (i: number, cached: number, o: number) => w.input * i + w.cachedInput * cached + w.output * o;
       const tasks = (taskRows.all(competitionId) as unknown[][]).map((r): ScoringTask => ({
         id: r[0] as string,
         stage: r[1] as Stage,
@@ -86,7 +86,7 @@ export function scoringInputRepo(db: Db) {
           runs: r[4] as number,
           resolved: r[5] as number,
           resolvedTokenCount: r[6] as number,
-          resolvedTokenSum: weighted(r[7] as number, r[8] as number, r[9] as number),
+          resolvedTokenSum: weightedSum({ count: r[6] as number, input: r[7] as number, cached: r[8] as number, output: r[9] as number }, w),
         },
       }));
       const miners = (minerRows.all(competitionId) as unknown[][]).map((r) => ({ hotkey: r[0] as string, excluded: r[1] === 1 }));

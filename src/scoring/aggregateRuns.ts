@@ -1,6 +1,7 @@
 import { ascending } from './ascending.js';
-import type { BaselineSummary, MinerTaskSummary, ScoringRun } from './types.js';
-import { isValidTokens } from './weightedTokens.js';
+import { addRunTokens, emptyTokenSums, weightedSum, type TokenSums } from './tokenSums.js';
+import type { BaselineSummary, MinerTaskSummary, ScoringRun, TokenWeights } from './types.js';
+import { DEFAULT_TOKEN_WEIGHTS } from './weightedTokens.js';
 
 /** The summary of a task that has no baseline run yet (SPEC 3: such a task is not scored). */
 export const EMPTY_BASELINE: Readonly<BaselineSummary> = Object.freeze({
@@ -13,15 +14,7 @@ export const EMPTY_BASELINE: Readonly<BaselineSummary> = Object.freeze({
 interface Totals {
   runs: number;
   resolved: number;
-  tokens: number[];
-}
-
-// Sorting the token counts before summing makes each sum independent of run order.
-function sum(values: number[]): number {
-  values.sort((a, b) => a - b);
-  let total = 0;
-  for (const v of values) total += v;
-  return total;
+  tokens: TokenSums;
 }
 
 function entry<V>(map: Map<string, V>, key: string, make: () => V): V {
@@ -30,19 +23,21 @@ function entry<V>(map: Map<string, V>, key: string, make: () => V): V {
   return value;
 }
 
-const noTotals = (): Totals => ({ runs: 0, resolved: 0, tokens: [] });
+const noTotals = (): Totals => ({ runs: 0, resolved: 0, tokens: emptyTokenSums() });
 
 /**
- * Turns raw runs into the sums the storage layer keeps (SPEC 3): per task, its baseline runs
- * with the tokens of the resolved ones (T_B); per (task, miner), the miner's runs with the
- * tokens of all of them (T_A). A run with an invalid or zero weighted count still counts as a
- * run but is left out of token sums and counts. A miner run without a hotkey cannot be
- * attributed and is ignored. Summaries come sorted by task id, then hotkey.
+ * Turns raw runs into the sums the storage layer keeps (SPEC 3), by the same rule and with the
+ * same float operations: per task, its baseline runs with the raw token sums of the resolved
+ * ones (T_B); per (task, miner), the miner's runs with the raw token sums of all of them (T_A);
+ * each sum weighted once at the end (`weightedSum`), so the result is bit-identical to the
+ * server's and independent of run order. A run whose weighted count is invalid or zero still
+ * counts as a run but stays out of token sums and counts. A miner run without a hotkey cannot
+ * be attributed and is ignored. Summaries come sorted by task id, then hotkey.
  */
-export function aggregateRuns(runs: readonly ScoringRun[]): {
-  baselines: Map<string, BaselineSummary>;
-  minerTasks: MinerTaskSummary[];
-} {
+export function aggregateRuns(
+  runs: readonly ScoringRun[],
+  weights: TokenWeights = DEFAULT_TOKEN_WEIGHTS,
+): { baselines: Map<string, BaselineSummary>; minerTasks: MinerTaskSummary[] } {
   const baseline = new Map<string, Totals>();
   const miner = new Map<string, Map<string, Totals>>();
   for (const run of runs) {
@@ -52,23 +47,19 @@ export function aggregateRuns(runs: readonly ScoringRun[]): {
     else continue;
     t.runs += 1;
     if (run.resolved) t.resolved += 1;
-    // T_B averages resolved baseline runs only; T_A averages every miner run.
-    const entersMean = run.kind === 'miner' || run.resolved;
-    if (entersMean && isValidTokens(run.weightedTokens)) t.tokens.push(run.weightedTokens);
+    addRunTokens(t.tokens, run, weights);
   }
 
   const baselines = new Map<string, BaselineSummary>();
-  for (const [taskId, t] of baseline) {
-    const { runs: count, resolved, tokens } = t;
-    const resolvedTokenCount = tokens.length;
-    baselines.set(taskId, { runs: count, resolved, resolvedTokenSum: sum(tokens), resolvedTokenCount });
+  for (const [taskId, { runs: count, resolved, tokens }] of baseline) {
+    const resolvedTokenSum = weightedSum(tokens, weights);
+    baselines.set(taskId, { runs: count, resolved, resolvedTokenSum, resolvedTokenCount: tokens.count });
   }
   const minerTasks: MinerTaskSummary[] = [];
   for (const [taskId, byMiner] of [...miner].sort((a, b) => ascending(a[0], b[0]))) {
-    for (const [hotkey, t] of [...byMiner].sort((a, b) => ascending(a[0], b[0]))) {
-      const { runs: count, resolved, tokens } = t;
-      const tokenCount = tokens.length;
-      minerTasks.push({ taskId, hotkey, runs: count, resolved, tokenSum: sum(tokens), tokenCount });
+    for (const [hotkey, { runs: count, resolved, tokens }] of [...byMiner].sort((a, b) => ascending(a[0], b[0]))) {
+      const tokenSum = weightedSum(tokens, weights);
+      minerTasks.push({ taskId, hotkey, runs: count, resolved, tokenSum, tokenCount: tokens.count });
     }
   }
   return { baselines, minerTasks };

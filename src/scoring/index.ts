@@ -7,6 +7,14 @@ export { nearlyEqual, TIE_EPSILON } from './nearlyEqual.js';
 export { weightedTokens, isValidTokens, DEFAULT_TOKEN_WEIGHTS } from './weightedTokens.js';
 export { aggregateRuns, EMPTY_BASELINE } from './aggregateRuns.js';
 export {
+  addRunTokens,
+  emptyTokenSums,
+  entersTokenMean,
+  weightedSum,
+  type TokenRun,
+  type TokenSums,
+} from './tokenSums.js';
+export {
   taskInputs,
   meanTokens,
   compressionRatio,

@@ -192,14 +192,14 @@ export type RubricGrade =
 // Additions (backward compatible): inputs of the helpers that start from raw runs and from
 // miner scores rather than from the storage layer's pre-aggregated sums.
 
-/** One run as the scoring core sees it; `weightedTokens` is SPEC 2's T (null when invalid). */
+/** One run as the scoring core sees it, with its raw token counts (SPEC 2; null when unknown). */
 export interface ScoringRun {
   taskId: string;
   kind: 'baseline' | 'miner';
   /** Required for miner runs; a miner run without a hotkey cannot be attributed and is ignored. */
   hotkey?: string | null;
   resolved: boolean;
-  weightedTokens: number | null;
+  tokens: TokenCounts | null;
 }
 
 /** What the incentive contests (SPEC 6) need to know about one participating miner. */

@@ -1,7 +1,8 @@
 // The task detail body: the task, its baseline summary, every miner's score on it and, for a QnA
 // task, per-criterion rates. Pure: storage rows and scores in, JSON out.
 import type { TaskScore, Stage, Complexity, TokenWeights } from '../scoring/types.js';
-import { resolveRate, weightedTokens } from '../scoring/index.js';
+import { resolveRate } from '../scoring/index.js';
+import { weightedSum } from '../scoring/tokenSums.js';
 import type { TaskRow } from '../db/tasks.js';
 
 export interface CriterionStats {
@@ -22,8 +23,8 @@ export function taskDetailBody(
   scores: TaskScore[],
   w: TokenWeights,
 ) {
-  // The stored sums are raw integer counts; weighted once here, as SPEC 2 defines (the core's formula).
-  const tokenSum = weightedTokens({ input: task.baselineInputSum, cachedInput: task.baselineCachedSum, output: task.baselineOutputSum }, w) ?? 0;
+  const sums = { count: task.baselineTokenCount, input: task.baselineInputSum, cached: task.baselineCachedSum, output: task.baselineOutputSum };
+  const tokenSum = weightedSum(sums, w);
   const miners = scores.map((t) => ({
     hotkey: t.hotkey, runs: t.runs, y: t.y, minerTokens: t.minerTokens, r: t.r, zone: t.zone, pool: t.pool, score: t.score,
   }));

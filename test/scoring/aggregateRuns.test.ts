@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { aggregateRuns } from '../../src/scoring/aggregateRuns.js';
 import type { ScoringRun } from '../../src/scoring/types.js';
-import { runs } from './fixtures.js';
+import { countsOf, runs } from './fixtures.js';
 
 describe('aggregateRuns (SPEC 3 sums)', () => {
   it('T_B sums only resolved baseline runs with valid tokens; every baseline run counts as a run', () => {
@@ -29,7 +29,7 @@ describe('aggregateRuns (SPEC 3 sums)', () => {
   });
 
   it('a miner run without a hotkey cannot be attributed and is ignored', () => {
-    const orphan: ScoringRun = { taskId: 't1', kind: 'miner', resolved: true, weightedTokens: 5 };
+    const orphan: ScoringRun = { taskId: 't1', kind: 'miner', resolved: true, tokens: countsOf(5) };
     expect(aggregateRuns([orphan]).minerTasks).toEqual([]);
   });
 
@@ -40,12 +40,40 @@ describe('aggregateRuns (SPEC 3 sums)', () => {
   });
 
   it('token sums do not depend on run order', () => {
-    const tokens = [0.1, 1e16, 3.3, -0, 7e-3, 2.2];
+    const tokens = [
+      { input: 1, cachedInput: 7, output: 3 },
+      { input: 2 ** 52, cachedInput: null, output: 1 },
+      { input: 33, cachedInput: 1, output: 0 },
+      { input: 0, cachedInput: 0, output: 0 },
+      { input: 7, cachedInput: 999_999, output: 2 },
+      { input: 22, output: 5 },
+    ];
     const make = (order: number[]): ScoringRun[] =>
-      order.map((i) => ({ taskId: 't', kind: 'miner', hotkey: 'a', resolved: true, weightedTokens: tokens[i] ?? null }));
+      order.map((i) => ({ taskId: 't', kind: 'miner', hotkey: 'a', resolved: true, tokens: tokens[i] ?? null }));
     const a = aggregateRuns(make([0, 1, 2, 3, 4, 5])).minerTasks[0];
     const b = aggregateRuns(make([5, 3, 1, 4, 0, 2])).minerTasks[0];
     expect(b).toEqual(a);
+    expect(a?.tokenCount).toBe(5);
+  });
+
+  it('sums raw counts exactly, then weights the sums once (the storage layer\'s float operations)', () => {
+    const w = { input: 1, cachedInput: 0.1, output: 3 };
+    const input: ScoringRun[] = [
+      { taskId: 't', kind: 'miner', hotkey: 'a', resolved: false, tokens: { input: 1, cachedInput: 1, output: 3 } },
+      { taskId: 't', kind: 'miner', hotkey: 'a', resolved: false, tokens: { input: 1, cachedInput: 2, output: 3 } },
+    ];
+    const perRun = (1 * 1 + 0.1 * 1 + 3 * 3) + (1 * 1 + 0.1 * 2 + 3 * 3);
+    const once = 1 * 2 + 0.1 * 3 + 3 * 6;
+    expect(once).not.toBe(perRun); // 20.3 against 20.299999999999997
+    expect(aggregateRuns(input, w).minerTasks[0]?.tokenSum).toBe(once);
+  });
+
+  it('validity follows the competition\'s weights: a count weighted to 0 stays out of the mean', () => {
+    const input: ScoringRun[] = [
+      { taskId: 't', kind: 'miner', hotkey: 'a', resolved: true, tokens: { input: 0, cachedInput: 50, output: 0 } },
+    ];
+    expect(aggregateRuns(input, { input: 1, cachedInput: 0, output: 3 }).minerTasks[0]).toMatchObject({ runs: 1, tokenCount: 0 });
+    expect(aggregateRuns(input).minerTasks[0]).toMatchObject({ runs: 1, tokenCount: 1, tokenSum: 5 });
   });
 
   it('empty input gives no summaries', () => {

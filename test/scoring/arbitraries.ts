@@ -3,10 +3,15 @@ import fc from 'fast-check';
 import type { CompetitionInput, Complexity, ScoringRun, Stage } from '../../src/scoring/index.js';
 import { competition, type TaskSpec } from './fixtures.js';
 
+const count = fc.integer({ min: 0, max: 2_000_000 });
 const run = fc.record({
   resolved: fc.boolean(),
   // Invalid and zero counts included: they must count as runs but stay out of the means.
-  tokens: fc.oneof(fc.constant(null), fc.constant(0), fc.integer({ min: 1, max: 2_000_000 })),
+  tokens: fc.oneof(
+    fc.constant(null),
+    fc.constant({ input: 0, cachedInput: 0, output: 0 }),
+    fc.record({ input: count, cachedInput: fc.option(count), output: count }),
+  ),
 });
 
 export interface RawCompetition {
@@ -43,9 +48,9 @@ export const rawCompetition: fc.Arbitrary<RawCompetition> = fc
     const runs: ScoringRun[] = [];
     const specs: TaskSpec[] = tasks.map((t, i) => {
       const taskId = `t${i}`;
-      for (const r of t.baseline) runs.push({ taskId, kind: 'baseline', resolved: r.resolved, weightedTokens: r.tokens });
+      for (const r of t.baseline) runs.push({ taskId, kind: 'baseline', resolved: r.resolved, tokens: r.tokens });
       t.miners.forEach((list, m) => {
-        for (const r of list) runs.push({ taskId, kind: 'miner', hotkey: hotkeys[m], resolved: r.resolved, weightedTokens: r.tokens });
+        for (const r of list) runs.push({ taskId, kind: 'miner', hotkey: hotkeys[m], resolved: r.resolved, tokens: r.tokens });
       });
       return { id: taskId, complexity: t.complexity, stage: t.stage, plannedRuns: t.plannedRuns };
     });

@@ -9,6 +9,7 @@ import type {
   ScoringRun,
   ScoringTask,
   Stage,
+  TokenCounts,
 } from '../../src/scoring/index.js';
 
 export interface TaskSpec {
@@ -19,8 +20,17 @@ export interface TaskSpec {
 }
 
 /**
+ * Raw counts whose weighted count under the default weights (1 / 0.1 / 3) is exactly `weighted`:
+ * that many non-cached input tokens and nothing else. null stays null (no counts reported).
+ */
+export function countsOf(weighted: number | null): TokenCounts | null {
+  return weighted === null ? null : { input: weighted, cachedInput: 0, output: 0 };
+}
+
+/**
  * Runs of the baseline (`who` = 'baseline') or of a miner (`who` = its hotkey) on a task, one
- * per letter of `outcomes`: Y resolved, N not. Every run reports `tokens` weighted tokens.
+ * per letter of `outcomes`: Y resolved, N not. Every run reports `tokens` weighted tokens
+ * (under the default weights; see `countsOf`).
  */
 export function runs(taskId: string, who: string, outcomes: string, tokens: number | null = 100): ScoringRun[] {
   return [...outcomes].map((c) => ({
@@ -28,7 +38,7 @@ export function runs(taskId: string, who: string, outcomes: string, tokens: numb
     kind: who === 'baseline' ? 'baseline' : 'miner',
     hotkey: who === 'baseline' ? null : who,
     resolved: c === 'Y',
-    weightedTokens: tokens,
+    tokens: countsOf(tokens),
   }));
 }
 
