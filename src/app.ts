@@ -6,6 +6,7 @@ import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fas
 import type { Db } from './db/client.js';
 import { createRepos, type Repos } from './db/repos.js';
 import { createServices, type Services } from './services/index.js';
+import type { SignatureOptions } from './services/signatures.js';
 import { LIMITS } from './schemas/common.js';
 import { authPlugin } from './plugins/auth.js';
 import { contentTypesPlugin } from './plugins/contentTypes.js';
@@ -21,6 +22,8 @@ export interface AppOptions {
   repos?: Repos;
   adminToken: string;
   readsRequireToken?: boolean;
+  /** SCORING_SERVER_HOTKEY and SCORING_SIGNATURE_WINDOW_MS (signed requests). */
+  signatures?: SignatureOptions;
   logger?: FastifyServerOptions['logger'];
 }
 
@@ -47,6 +50,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const metrics = createMetrics();
   const services = createServices(options.repos ?? createRepos(options.db), {
     observeScoring: (s) => metrics.scoreComputation.observe(s),
+    signatures: options.signatures,
   });
   app.decorate('services', services);
   app.addHook('onClose', async () => services.changes.close());
@@ -58,6 +62,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     adminToken: options.adminToken,
     readsRequireToken: options.readsRequireToken ?? false,
     validatorByKey: services.validators.authenticate,
+    authenticateSigned: services.signatures.authenticate,
   });
   await app.register(metricsPlugin, { metrics });
   await app.register(docsPlugin);

@@ -2,6 +2,7 @@
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { dirname, join, resolve } from 'node:path';
+import { decodeSs58 } from './signatures/ss58.js';
 
 export interface Config {
   port: number;
@@ -14,6 +15,10 @@ export interface Config {
   adminTokenGenerated: boolean;
   logLevel: string;
   readsRequireToken: boolean;
+  /** The server's own ss58 address: signed requests must name it in Epistula-Signed-For. */
+  serverHotkey: string | null;
+  /** Accepted clock distance of a signed request's timestamp, either way. */
+  signatureWindowMs: number;
 }
 
 type Env = Record<string, string | undefined>;
@@ -40,7 +45,22 @@ export function loadConfig(env: Env = process.env): Config {
     adminTokenGenerated: admin.generated,
     logLevel: env.LOG_LEVEL || 'info',
     readsRequireToken: parseBool(env.SCORING_READS_REQUIRE_TOKEN ?? 'false', 'SCORING_READS_REQUIRE_TOKEN'),
+    serverHotkey: serverHotkey(env.SCORING_SERVER_HOTKEY),
+    signatureWindowMs: parseInteger(env.SCORING_SIGNATURE_WINDOW_MS ?? '8000', 'SCORING_SIGNATURE_WINDOW_MS', 0, 600_000),
   };
+}
+
+function serverHotkey(value: string | undefined): string | null {
+  if (!value) return null;
+  const decoded = decodeSs58(value);
+  if (!decoded.ok) throw new Error(`SCORING_SERVER_HOTKEY must be an ss58 address: ${decoded.message}`);
+  return value;
+}
+
+function parseInteger(value: string, name: string, min: number, max: number): number {
+  const n = Number(value);
+  if (!/^\d+$/.test(value) || n < min || n > max) throw new Error(`${name} must be an integer from ${min} to ${max}, got ${value}`);
+  return n;
 }
 
 function parseBool(value: string, name: string): boolean {

@@ -10,6 +10,7 @@ async function main(): Promise<void> {
     db,
     adminToken: config.adminToken,
     readsRequireToken: config.readsRequireToken,
+    signatures: { serverAddress: config.serverHotkey, windowMs: config.signatureWindowMs },
     logger: { level: config.logLevel },
   });
   if (config.adminTokenFile) {

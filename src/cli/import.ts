@@ -9,6 +9,7 @@ import { DomainError, type ErrorField } from '../errors.js';
 import { StageSchema } from '../schemas/common.js';
 import { ComplexityInput } from '../schemas/tasks.js';
 import { tasksService } from '../services/tasks.js';
+import { auditService } from '../services/audit.js';
 import type { Complexity, Stage } from '../scoring/types.js';
 
 const HELP = `Usage: npm run import -- --competition ID --file PATH [--stage S] [--complexity C] [--url URL --token TOKEN]
@@ -68,7 +69,8 @@ async function direct(competitionId: string, body: Buffer, format: 'parquet' | '
     if (!repos.competitions.get(competitionId)) {
       throw new CliError(`competition ${competitionId} does not exist in ${databasePath}; create it first (PUT /v1/competitions/${competitionId})`);
     }
-    return await tasksService(repos).importQna(competitionId, body, format, options);
+    // The operator at the machine acts as the admin, and the audit log says so.
+    return await tasksService(repos, auditService(repos)).importQna(competitionId, body, format, options, { kind: 'admin' });
   } catch (e) {
     if (e instanceof DomainError) throw problemError(e);
     throw e;

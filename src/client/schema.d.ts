@@ -166,7 +166,7 @@ export interface paths {
         put?: never;
         /**
          * Create a validator and its key
-         * @description The key is in this response only; the server keeps its SHA-256 hash.
+         * @description With `hotkey` (ss58), the validator signs its requests with that key (Epistula v2) and gets no API key. Without, the key is in this response only; the server keeps its SHA-256 hash. A hotkey already registered is a 409.
          */
         post: operations["createValidator"];
         delete?: never;
@@ -190,6 +190,66 @@ export interface paths {
          * @description The validator's runs stay; its key stops working at once.
          */
         delete: operations["revokeValidator"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/competitions/{competitionId}/validators": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Per-validator activity and agreement in a competition
+         * @description For each validator that sent runs (or is excluded): its runs, miners, tasks, resolve rate, and how its resolve rate compares with the other counted validators' on the (task, miner) pairs they share (SPEC 10). Flagged: at least 10 shared pairs and a mean difference of 0.2 or more.
+         */
+        get: operations["listCompetitionValidators"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/competitions/{competitionId}/validators/{validatorId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Exclude or include a validator's runs in a competition
+         * @description An excluded validator's runs stay stored and listed but take part in no score, weight or snapshot, exactly as if never sent, until it is included again.
+         */
+        put: operations["putCompetitionValidator"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/audit": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The audit log
+         * @description Every admin write and every run deletion, oldest first: who, when, what, and a summary (a deleted run's whole content). Append-only.
+         */
+        get: operations["listAudit"];
+        put?: never;
+        post?: never;
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -223,7 +283,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /**
+         * List stored runs
+         * @description Oldest first, filtered by validator, miner, task or kind; page with `nextCursor`, which stays valid while runs are added.
+         */
+        get: operations["listRuns"];
         put?: never;
         /**
          * Submit a batch of run results
@@ -355,15 +419,26 @@ export interface components {
             judgeVotes?: number;
             /** @description Stages that make the final score. Default `screener_2`, `evaluation`. */
             finalStages?: components["schemas"]["StageInput"][];
+            /** @description Make QnA reference answers and rubrics public in task reads. Default false: only the admin sees them. */
+            revealAnswers?: boolean;
         };
         /** @description A validator to create. */
         NewValidatorInput: {
             /** @description Who runs the validator. */
             name: string;
+            /** @description The validator's ss58 hotkey (sr25519). Given: it signs its requests (Epistula v2) and gets no API key. */
+            hotkey?: string;
         };
         /** @description A miner's standing. */
         MinerStandingInput: {
             /** @description Exclude the miner from ranks, contests and weights. */
+            excluded: boolean;
+            /** @description Why, for the record. */
+            reason?: string;
+        };
+        /** @description A validator's standing in a competition. */
+        ValidatorStandingChangeInput: {
+            /** @description Set the validator's runs aside: they take part in no score, weight or snapshot. */
             excluded: boolean;
             /** @description Why, for the record. */
             reason?: string;
@@ -543,6 +618,10 @@ export interface components {
             judgeVotes: number;
             /** @description Stages that make the final score. */
             finalStages: components["schemas"]["Stage"][];
+            /** @description Whether public task reads show QnA answer keys. */
+            revealAnswers: boolean;
+            /** @description Validators whose runs are set aside in this competition. */
+            excludedValidators: string[];
             /** @description Creation time, ISO 8601 UTC. */
             createdAt: string;
             /** @description Last settings change, ISO 8601 UTC. */
@@ -577,6 +656,8 @@ export interface components {
             id: string;
             /** @description Display name. */
             name: string;
+            /** @description ss58 hotkey of a signing validator; null for a bearer-key validator. */
+            hotkey: string | null;
             /** @description Creation time, ISO 8601 UTC. */
             createdAt: string;
             /** @description When the key was revoked, or null. */
@@ -588,12 +669,14 @@ export interface components {
             id: string;
             /** @description Display name. */
             name: string;
+            /** @description ss58 hotkey of a signing validator; null for a bearer-key validator. */
+            hotkey: string | null;
             /** @description Creation time, ISO 8601 UTC. */
             createdAt: string;
             /** @description When the key was revoked, or null. */
             revokedAt: string | null;
-            /** @description The validator's key. Shown this once: only its hash is stored. */
-            apiKey: string;
+            /** @description The validator's key, for a validator created without a hotkey. Shown this once: only its hash is stored. */
+            apiKey?: string;
         };
         /** @description The validators. */
         ValidatorList: {
@@ -610,6 +693,93 @@ export interface components {
             excluded: boolean;
             /** @description Why, or null. */
             reason: string | null;
+        };
+        /** @description A validator's standing in a competition. */
+        ValidatorStanding: {
+            /** @description Competition identifier. */
+            competitionId: string;
+            /** @description Validator id. */
+            validatorId: string;
+            /** @description Whether its runs are set aside. */
+            excluded: boolean;
+            /** @description Why, or null. */
+            reason: string | null;
+        };
+        /** @description How a validator's reports compare with the others' (SPEC 10). */
+        Agreement: {
+            /** @description (task, miner) pairs, baseline included, that this and another counted validator both ran. */
+            sharedPairs: number;
+            /** @description Mean over shared pairs of (own resolve rate - the others' pooled rate); null without a shared pair. */
+            resolveRateDelta: number | null;
+            /** @description sharedPairs >= 10 and |resolveRateDelta| >= 0.2 (SPEC 10). */
+            flagged: boolean;
+        };
+        /** @description A validator's activity and agreement in one competition. */
+        CompetitionValidator: {
+            /** @description Validator id. */
+            id: string;
+            /** @description Display name. */
+            name: string;
+            /** @description ss58 hotkey, or null for a bearer-key validator. */
+            hotkey: string | null;
+            /** @description Its runs are set aside in this competition. */
+            excluded: boolean;
+            /** @description Runs it sent in the chosen stages. */
+            runs: number;
+            /** @description Of those, baseline runs. */
+            baselineRuns: number;
+            /** @description Of those, miner runs. */
+            minerRuns: number;
+            /** @description Distinct miners it ran. */
+            miners: number;
+            /** @description Distinct tasks it ran. */
+            tasks: number;
+            /** @description Resolved runs / runs; null without runs. */
+            resolveRate: number | null;
+            agreement: components["schemas"]["Agreement"];
+        };
+        /** @description Per-validator activity and agreement (SPEC 10). */
+        CompetitionValidatorList: {
+            /** @description Competition identifier. */
+            competitionId: string;
+            /** @description Stages the figures cover. */
+            stages: string[];
+            /** @description Every validator that sent runs, or is excluded, by id. */
+            validators: components["schemas"]["CompetitionValidator"][];
+        };
+        /** @description One audit log entry. */
+        AuditEntry: {
+            /** @description Position in the log, increasing. */
+            seq: number;
+            /** @description When, ISO 8601 UTC. */
+            at: string;
+            /** @description Who acted. */
+            actor: {
+                /**
+                 * @description Who acted.
+                 * @enum {string}
+                 */
+                kind: "admin" | "validator";
+                /** @description Validator id; null for the admin. */
+                id: string | null;
+            };
+            /** @description What was done, e.g. `competition.put`, `run.delete`. */
+            action: string;
+            /** @description The competition concerned, if any. */
+            competitionId: string | null;
+            /** @description What was acted on. */
+            target: string;
+            /** @description The change: new values, counts, or a deleted run's whole content. */
+            summary: {
+                [key: string]: unknown;
+            };
+        };
+        /** @description A page of the audit log. */
+        AuditPage: {
+            /** @description Entries, oldest first. */
+            entries: components["schemas"]["AuditEntry"][];
+            /** @description Pass as `cursor` for the next page; null at the end. */
+            nextCursor: string | null;
         };
         /** @description Tasks per pool. */
         TaskCounts: {
@@ -785,10 +955,12 @@ export interface components {
         };
         /** @description How a rubric criterion fares across graded runs. */
         CriterionStats: {
-            /** @description Criterion id. */
-            id: string;
-            /** @description Criterion text. */
-            title: string;
+            /** @description 0-based position in the rubric. */
+            position: number;
+            /** @description Criterion id; left out of public reads unless the competition reveals answers. */
+            id?: string;
+            /** @description Criterion text; left out of public reads unless the competition reveals answers. */
+            title?: string;
             /**
              * @description Polarity.
              * @enum {string}
@@ -823,12 +995,14 @@ export interface components {
             plannedRuns: number | null;
             /** @description Whether the task is in the chosen stages (otherwise `miners` is empty). */
             inStages: boolean;
+            /** @description Whether this read shows the answer key (reference answer, criterion ids and titles). */
+            answersRevealed: boolean;
             /** @description QnA content, for QnA tasks. */
             qna: {
                 /** @description The question presented to the agent. */
                 prompt: string;
-                /** @description Expert-written reference answer. */
-                referenceAnswer: string;
+                /** @description Expert-written reference answer; left out of public reads unless the competition reveals answers. */
+                referenceAnswer?: string;
                 /** @description GitHub repository, owner/name. */
                 repositoryUrl: string;
                 /** @description Pinned commit SHA. */
@@ -945,6 +1119,8 @@ export interface components {
             competitionId: string;
             /** @description Run identifier. */
             runId: string;
+            /** @description Storage sequence: the order in which the server stored runs. */
+            seq: number;
             /** @description Task identifier. */
             taskId: string;
             /**
@@ -981,6 +1157,13 @@ export interface components {
             rubricVotes: components["schemas"]["CriterionVotes"][] | null;
             /** @description When it was stored, ISO 8601 UTC. */
             createdAt: string;
+        };
+        /** @description A page of stored runs. */
+        RunPage: {
+            /** @description Runs in storage order, oldest first. */
+            runs: components["schemas"]["Run"][];
+            /** @description Pass as `cursor` for the next page; null at the end. Stays valid while runs are added. */
+            nextCursor: string | null;
         };
         /** @description What a task upsert or import changed. */
         TaskWriteResult: {
@@ -1600,6 +1783,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     revokeValidator: {
@@ -1652,6 +1844,187 @@ export interface operations {
             };
             /** @description Not Found */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listCompetitionValidators: {
+        parameters: {
+            query?: {
+                /** @description Comma-separated stages to score, e.g. `screener_2,evaluation`. Default: the competition's `finalStages`. */
+                stages?: string;
+            };
+            header?: never;
+            path: {
+                /** @description Competition identifier. */
+                competitionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CompetitionValidatorList"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    putCompetitionValidator: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Competition identifier. */
+                competitionId: string;
+                /** @description Validator id. */
+                validatorId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ValidatorStandingChangeInput"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidatorStanding"];
+                };
+            };
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidatorStanding"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listAudit: {
+        parameters: {
+            query?: {
+                /** @description Only entries about this competition. */
+                competition?: string;
+                /** @description Entries per page, 1 to 1,000; default 100. */
+                limit?: number;
+                /** @description `nextCursor` of the previous page. */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AuditPage"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1772,6 +2145,69 @@ export interface operations {
             };
             /** @description Forbidden */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listRuns: {
+        parameters: {
+            query?: {
+                /** @description Only runs sent by this validator id. */
+                validator?: string;
+                /** @description Only this miner's runs. */
+                miner?: string;
+                /** @description Only runs on this task. */
+                task?: string;
+                /** @description Only baseline or only miner runs. */
+                kind?: "baseline" | "miner";
+                /** @description Runs per page, 1 to 1,000; default 100. */
+                limit?: number;
+                /** @description `nextCursor` of the previous page. */
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                /** @description Competition identifier. */
+                competitionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RunPage"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -40,7 +40,6 @@ export function aggregateWriter(db: Db) {
       baseline_token_count = baseline_token_count + @tokenCount, baseline_input_sum = baseline_input_sum + @input,
       baseline_cached_sum = baseline_cached_sum + @cached, baseline_output_sum = baseline_output_sum + @output
     WHERE competition_id = @competitionId AND id = @taskId`);
-  const taskRunCount = c.prepare('UPDATE tasks SET run_count = run_count + ? WHERE competition_id = ? AND id = ?');
 
   /**
    * Adds (sign 1) or removes (sign -1) the runs' contributions. Deltas are summed per
@@ -56,15 +55,11 @@ export function aggregateWriter(db: Db) {
       if (d.resolved) s.resolved += sign;
       addRunTokens(s.tokens, d, w, sign);
     }
-    const perTask = new Map<string, { d: AggregatedRun; runs: number }>();
     for (const { d, tokens: t, ...s } of sums.values()) {
       const params = {
         ...s, tokenCount: t.count, input: t.input, cached: t.cached, output: t.output,
         competitionId: d.competitionId, taskId: d.taskId,
       };
-      const task = perTask.get(d.taskId);
-      if (task) task.runs += s.runs;
-      else perTask.set(d.taskId, { d, runs: s.runs });
       if (d.kind === 'baseline') {
         baselineUpdate.run(params);
         emitWrite(db, { competitionId: d.competitionId, kind: 'tasks' });
@@ -74,15 +69,20 @@ export function aggregateWriter(db: Db) {
         emitWrite(db, { competitionId: d.competitionId, kind: 'pair', pair: pairKey(d.taskId, d.minerHotkey ?? '') });
       }
     }
-    for (const { d, runs } of perTask.values()) taskRunCount.run(runs, d.competitionId, d.taskId);
   }
 
   return { apply };
 }
 
+/** Runs that count: not sent by a validator excluded from the competition (SPEC 10). */
+const countedSql = `(validator_id IS NULL OR validator_id NOT IN (
+    SELECT validator_id FROM competition_validators WHERE competition_id = @id AND excluded = 1))`;
+
 /**
  * Recomputes every aggregate of a competition from its runs, e.g. after its token weights change
- * (validity depends on them). The sums are the core's rule as SQL (src/db/tokenSql.ts).
+ * (validity depends on them) or a validator is excluded or included again. The sums are the
+ * core's rule as SQL (src/db/tokenSql.ts); runs of excluded validators are left out, exactly as
+ * if they had never been sent.
  */
 export function rebuildAggregates(db: Db, competitionId: string, w: TokenWeights): void {
   const c = db.$client;
@@ -92,11 +92,37 @@ export function rebuildAggregates(db: Db, competitionId: string, w: TokenWeights
   c.prepare(`
     INSERT INTO miner_tasks (competition_id, task_id, hotkey, runs, resolved, token_count, input_sum, cached_sum, output_sum)
     SELECT competition_id, task_id, miner_hotkey, ${tokenSumsSql()}
-    FROM runs WHERE competition_id = @id AND kind = 'miner' GROUP BY task_id, miner_hotkey`).run(params);
+    FROM runs WHERE competition_id = @id AND kind = 'miner' AND ${countedSql} GROUP BY task_id, miner_hotkey`).run(params);
   c.prepare(`
     UPDATE tasks SET (baseline_runs, baseline_resolved, baseline_token_count, baseline_input_sum,
       baseline_cached_sum, baseline_output_sum) = (
       SELECT ${tokenSumsSql()}
-      FROM runs r WHERE r.competition_id = tasks.competition_id AND r.task_id = tasks.id AND r.kind = 'baseline')
+      FROM runs r WHERE r.competition_id = tasks.competition_id AND r.task_id = tasks.id AND r.kind = 'baseline'
+        AND ${countedSql})
     WHERE competition_id = @id`).run(params);
+  rebuildCriterionStats(db, competitionId);
+}
+
+/** Recomputes the per-criterion graded, met and split counts from the counted runs' gradings. */
+function rebuildCriterionStats(db: Db, competitionId: string): void {
+  const c = db.$client;
+  const rows = c
+    .prepare(`SELECT task_id, grading FROM runs WHERE competition_id = @id AND grading IS NOT NULL AND ${countedSql}`)
+    .raw()
+    .iterate({ id: competitionId }) as IterableIterator<[string, string]>;
+  const sums = new Map<string, { taskId: string; id: string; graded: number; met: number; split: number }>();
+  for (const [taskId, grading] of rows) {
+    for (const g of JSON.parse(grading) as { criterionId: string; met: boolean; split: boolean }[]) {
+      const key = `${taskId}\u0000${g.criterionId}`;
+      let s = sums.get(key);
+      if (!s) sums.set(key, (s = { taskId, id: g.criterionId, graded: 0, met: 0, split: 0 }));
+      s.graded++;
+      if (g.met) s.met++;
+      if (g.split) s.split++;
+    }
+  }
+  c.prepare('UPDATE task_criteria SET graded = 0, met = 0, split = 0 WHERE competition_id = ?').run(competitionId);
+  const set = c.prepare(`UPDATE task_criteria SET graded = @graded, met = @met, split = @split
+    WHERE competition_id = @competitionId AND task_id = @taskId AND id = @id`);
+  for (const s of sums.values()) set.run({ ...s, competitionId });
 }

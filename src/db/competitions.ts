@@ -15,6 +15,10 @@ export interface CompetitionSettings {
   burnRatio: number;
   judgeVotes: number;
   finalStages: Stage[];
+  /** Public task reads show QnA reference answers and rubrics. */
+  revealAnswers: boolean;
+  /** Validators whose runs take part in no score of this competition, by id, sorted. */
+  excludedValidators: string[];
   createdAt: string;
   updatedAt: string;
 }
@@ -25,16 +29,19 @@ export interface CompetitionUpsert {
   burnRatio?: number;
   judgeVotes?: number;
   finalStages?: Stage[];
+  revealAnswers?: boolean;
 }
 
 type Row = typeof competitions.$inferSelect;
-const toSettings = (r: Row): CompetitionSettings => ({
+const toSettings = (r: Row, excludedValidators: string[]): CompetitionSettings => ({
   id: r.id,
   name: r.name,
   tokenWeights: { input: r.weightInput, cachedInput: r.weightCachedInput, output: r.weightOutput },
   burnRatio: r.burnRatio,
   judgeVotes: r.judgeVotes,
   finalStages: r.finalStages as Stage[],
+  revealAnswers: r.revealAnswers,
+  excludedValidators,
   createdAt: r.createdAt,
   updatedAt: r.updatedAt,
 });
@@ -48,15 +55,20 @@ export function competitionsRepo(db: Db) {
       coalesce(sum(baseline_resolved), 0) AS resolved
     FROM tasks WHERE competition_id = ? AND stage IN (SELECT value FROM json_each(?))`);
 
+  const excludedStmt = db.$client
+    .prepare('SELECT validator_id FROM competition_validators WHERE competition_id = ? AND excluded = 1 ORDER BY validator_id')
+    .pluck();
+  const excludedValidators = (id: string) => excludedStmt.all(id) as string[];
+
   function get(id: string): CompetitionSettings | null {
     const row = db.select().from(competitions).where(eq(competitions.id, id)).get();
-    return row ? toSettings(row) : null;
+    return row ? toSettings(row, excludedValidators(id)) : null;
   }
 
   return {
     get,
     list(): CompetitionSettings[] {
-      return db.select().from(competitions).orderBy(competitions.id).all().map(toSettings);
+      return db.select().from(competitions).orderBy(competitions.id).all().map((r) => toSettings(r, excludedValidators(r.id)));
     },
     counts(id: string): { tasks: number; miners: number; runs: number } {
       return countsStmt.get({ id }) as { tasks: number; miners: number; runs: number };
@@ -78,6 +90,7 @@ export function competitionsRepo(db: Db) {
           burnRatio: input.burnRatio ?? before?.burnRatio ?? 0,
           judgeVotes: input.judgeVotes ?? before?.judgeVotes ?? 5,
           finalStages: input.finalStages ?? before?.finalStages ?? [...DEFAULT_FINAL_STAGES],
+          revealAnswers: input.revealAnswers ?? before?.revealAnswers ?? false,
         };
         if (before) {
           tx.update(competitions)

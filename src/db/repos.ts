@@ -1,7 +1,11 @@
 // All repositories over one database, and the transaction that lets a request combine them.
 import type { Db } from './client.js';
+import type { TokenWeights } from '../scoring/types.js';
+import { auditRepo } from './audit.js';
+import { rebuildAggregates } from './aggregates.js';
 import { competitionsRepo } from './competitions.js';
 import { minersRepo } from './miners.js';
+import { noncesRepo } from './nonces.js';
 import { runsRepo } from './runs.js';
 import { scoringInputRepo } from './scoringInput.js';
 import { tasksRepo } from './tasks.js';
@@ -16,6 +20,12 @@ export function createRepos(db: Db) {
     miners: minersRepo(db),
     validators: validatorsRepo(db),
     scoringInput: scoringInputRepo(db),
+    nonces: noncesRepo(db),
+    audit: auditRepo(db),
+    aggregates: {
+      /** Recomputes a competition's aggregates from its counted runs (src/db/aggregates.ts). */
+      rebuild: (competitionId: string, w: TokenWeights) => rebuildAggregates(db, competitionId, w),
+    },
     /** better-sqlite3 transactions are synchronous; nested calls become savepoints. */
     transaction<T>(fn: () => T): T {
       return db.$client.transaction(fn)();

@@ -26,10 +26,23 @@ export interface RunRecord {
 }
 
 export interface StoredRun extends RunRecord {
+  /** Storage sequence: grows with every insert and deletion in the database, never reused. */
+  seq: number;
   createdAt: string;
 }
 
+/** Filters of a run listing (API.md 1.1); `after` is the sequence to continue from. */
+export interface RunFilter {
+  validatorId?: string;
+  minerHotkey?: string;
+  taskId?: string;
+  kind?: 'baseline' | 'miner';
+  after?: number;
+  limit: number;
+}
+
 interface RunRow {
+  seq: number;
   competition_id: string;
   run_id: string;
   task_id: string;
@@ -49,6 +62,7 @@ interface RunRow {
 }
 
 const fromRow = (r: RunRow): StoredRun => ({
+  seq: r.seq,
   competitionId: r.competition_id,
   runId: r.run_id,
   taskId: r.task_id,
@@ -68,6 +82,9 @@ const fromRow = (r: RunRow): StoredRun => ({
   createdAt: r.created_at,
 });
 
+/** True when the run's validator is excluded: the run enters no aggregate. */
+const isExcludedRun = (r: RunRecord, excluded: ReadonlySet<string>) => r.validatorId !== null && excluded.has(r.validatorId);
+
 export function runsRepo(db: Db) {
   const c = db.$client;
   const aggregates = aggregateWriter(db);
@@ -77,6 +94,20 @@ export function runsRepo(db: Db) {
       rubric_votes, grading)
     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
   const remove = c.prepare('DELETE FROM runs WHERE competition_id = ? AND run_id = ?');
+  // A deletion takes the next number of the run sequence, so a snapshot taken at sequence S still
+  // sees a run deleted after it (S < deleted_seq) and never one deleted before it.
+  const nextSeq = c.prepare(`UPDATE sqlite_sequence SET seq = seq + 1 WHERE name = 'runs' RETURNING seq`).pluck();
+  const keepDeleted = c.prepare(`INSERT INTO deleted_runs (seq, competition_id, run_id, task_id, kind, miner_hotkey,
+      validator_id, attempt_no, resolved, tokens_input, tokens_cached_input, tokens_output, time_taken_seconds,
+      agent_steps, rubric_votes, grading, created_at, deleted_seq)
+    SELECT seq, competition_id, run_id, task_id, kind, miner_hotkey, validator_id, attempt_no, resolved, tokens_input,
+      tokens_cached_input, tokens_output, time_taken_seconds, agent_steps, rubric_votes, grading, created_at, ?
+    FROM runs WHERE competition_id = ? AND run_id = ?`);
+  const taskRunCount = c.prepare('UPDATE tasks SET run_count = run_count + ? WHERE competition_id = ? AND id = ?');
+  const list = c.prepare(`SELECT * FROM runs WHERE competition_id = @competitionId AND seq > @after
+      AND (@validatorId IS NULL OR validator_id IS @validatorId) AND (@minerHotkey IS NULL OR miner_hotkey = @minerHotkey)
+      AND (@taskId IS NULL OR task_id = @taskId) AND (@kind IS NULL OR kind = @kind)
+    ORDER BY seq LIMIT @limit`);
   const addMiner = c.prepare('INSERT OR IGNORE INTO miners (competition_id, hotkey) VALUES (?, ?)');
   const criterionStats = c.prepare(`UPDATE task_criteria SET graded = graded + @sign, met = met + @met,
       split = split + @split WHERE competition_id = @competitionId AND task_id = @taskId AND id = @id`);
@@ -111,8 +142,19 @@ export function runsRepo(db: Db) {
       const row = getRun.get(competitionId, runId) as RunRow | undefined;
       return row ? fromRow(row) : null;
     },
-    /** Inserts runs of one competition and updates every aggregate; call inside a transaction. */
-    insertMany(records: RunRecord[], w: TokenWeights): void {
+    /** Runs in sequence order (oldest first) after `after`, filtered. */
+    list(competitionId: string, f: RunFilter): StoredRun[] {
+      const rows = list.all({
+        competitionId, after: f.after ?? 0, limit: f.limit, validatorId: f.validatorId ?? null,
+        minerHotkey: f.minerHotkey ?? null, taskId: f.taskId ?? null, kind: f.kind ?? null,
+      }) as RunRow[];
+      return rows.map(fromRow);
+    },
+    /**
+     * Inserts runs of one competition and updates every aggregate; call inside a transaction.
+     * Runs of validators in `excluded` are stored and counted as stored, but enter no aggregate.
+     */
+    insertMany(records: RunRecord[], w: TokenWeights, excluded: ReadonlySet<string> = new Set()): void {
       for (const r of records) {
         // Positional: no parameter object per run on the hottest path.
         insert.run(r.competitionId, r.runId, r.taskId, r.kind, r.minerHotkey, r.validatorId, r.attemptNo, r.resolved ? 1 : 0,
@@ -121,12 +163,19 @@ export function runsRepo(db: Db) {
       }
       const hotkeys = new Set(records.flatMap((r) => (r.minerHotkey === null ? [] : [r.minerHotkey])));
       for (const hotkey of hotkeys) addMiner.run(records[0]!.competitionId, hotkey);
-      criteriaStats(records, 1);
-      aggregates.apply(records, w, 1);
+      const perTask = new Map<string, number>();
+      for (const r of records) perTask.set(r.taskId, (perTask.get(r.taskId) ?? 0) + 1);
+      for (const [taskId, n] of perTask) taskRunCount.run(n, records[0]!.competitionId, taskId);
+      const counted = excluded.size === 0 ? records : records.filter((r) => !isExcludedRun(r, excluded));
+      criteriaStats(counted, 1);
+      aggregates.apply(counted, w, 1);
     },
-    /** Deletes one run and takes it out of every aggregate; call inside a transaction. */
-    delete(run: StoredRun, w: TokenWeights): void {
+    /** Deletes one run (kept in deleted_runs for snapshot inputs) and takes it out of every aggregate. */
+    delete(run: StoredRun, w: TokenWeights, excluded: ReadonlySet<string> = new Set()): void {
+      keepDeleted.run(nextSeq.get(), run.competitionId, run.runId);
       remove.run(run.competitionId, run.runId);
+      taskRunCount.run(-1, run.competitionId, run.taskId);
+      if (isExcludedRun(run, excluded)) return;
       criteriaStats([run], -1);
       aggregates.apply([run], w, -1);
     },

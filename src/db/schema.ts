@@ -9,7 +9,7 @@
 // tables, updated by primary key on every write, are WITHOUT ROWID in the migration (drizzle
 // cannot declare that), so an update touches one B-tree instead of a table and its key index.
 import { sql } from 'drizzle-orm';
-import { foreignKey, integer, primaryKey, real, sqliteTable, text } from 'drizzle-orm/sqlite-core';
+import { foreignKey, index, integer, primaryKey, real, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
 
 export const competitions = sqliteTable('competitions', {
   id: text('id').primaryKey(),
@@ -20,6 +20,8 @@ export const competitions = sqliteTable('competitions', {
   burnRatio: real('burn_ratio').notNull().default(0),
   judgeVotes: integer('judge_votes').notNull().default(5),
   finalStages: text('final_stages', { mode: 'json' }).$type<string[]>().notNull(),
+  /** When true, public task reads show QnA reference answers and rubrics (API.md 1.1). */
+  revealAnswers: integer('reveal_answers', { mode: 'boolean' }).notNull().default(false),
   createdAt: text('created_at').notNull().default(sql`(strftime('%Y-%m-%dT%H:%M:%fZ','now'))`),
   updatedAt: text('updated_at').notNull().default(sql`(strftime('%Y-%m-%dT%H:%M:%fZ','now'))`),
 });
@@ -74,8 +76,11 @@ export const taskCriteria = sqliteTable(
 export const validators = sqliteTable('validators', {
   id: text('id').primaryKey(),
   name: text('name').notNull(),
-  /** SHA-256 of the key's secret part; the key itself is never stored. */
-  keyHash: text('key_hash').notNull(),
+  /** SHA-256 of the key's secret part; the key itself is never stored. Null for a signing validator. */
+  keyHash: text('key_hash'),
+  /** A signing validator's ss58 hotkey as given, and its sr25519 public key (hex), by which it is found. */
+  hotkey: text('hotkey'),
+  publicKey: text('public_key').unique(),
   createdAt: text('created_at').notNull().default(sql`(strftime('%Y-%m-%dT%H:%M:%fZ','now'))`),
   revokedAt: text('revoked_at'),
 });
@@ -93,31 +98,52 @@ export const miners = sqliteTable(
   (t) => [primaryKey({ columns: [t.competitionId, t.hotkey] })],
 );
 
+/** Columns of a stored run, shared by `runs` and `deleted_runs`. */
+const runColumns = () => ({
+  /** Storage sequence: grows with every insert and every deletion, never reused (AUTOINCREMENT). */
+  seq: integer('seq').notNull(),
+  competitionId: text('competition_id').notNull(),
+  runId: text('run_id').notNull(),
+  taskId: text('task_id').notNull(),
+  kind: text('kind').notNull(),
+  minerHotkey: text('miner_hotkey'),
+  /** null when the admin token sent it. */
+  validatorId: text('validator_id'),
+  attemptNo: integer('attempt_no'),
+  resolved: integer('resolved', { mode: 'boolean' }).notNull(),
+  tokensInput: integer('tokens_input'),
+  tokensCachedInput: integer('tokens_cached_input'),
+  tokensOutput: integer('tokens_output'),
+  timeTakenSeconds: real('time_taken_seconds'),
+  agentSteps: integer('agent_steps'),
+  rubricVotes: text('rubric_votes', { mode: 'json' }),
+  grading: text('grading', { mode: 'json' }),
+  createdAt: text('created_at').notNull().default(sql`(strftime('%Y-%m-%dT%H:%M:%fZ','now'))`),
+});
+
+// The run sequence is the rowid (INTEGER PRIMARY KEY): the same two B-trees as before (the table
+// and the (competition, run id) key), and listing runs in sequence order reads the table in order.
 export const runs = sqliteTable(
   'runs',
-  {
-    competitionId: text('competition_id').notNull(),
-    runId: text('run_id').notNull(),
-    taskId: text('task_id').notNull(),
-    kind: text('kind').notNull(),
-    minerHotkey: text('miner_hotkey'),
-    /** null when the admin token sent it. */
-    validatorId: text('validator_id'),
-    attemptNo: integer('attempt_no'),
-    resolved: integer('resolved', { mode: 'boolean' }).notNull(),
-    tokensInput: integer('tokens_input'),
-    tokensCachedInput: integer('tokens_cached_input'),
-    tokensOutput: integer('tokens_output'),
-    timeTakenSeconds: real('time_taken_seconds'),
-    agentSteps: integer('agent_steps'),
-    rubricVotes: text('rubric_votes', { mode: 'json' }),
-    grading: text('grading', { mode: 'json' }),
-    createdAt: text('created_at').notNull().default(sql`(strftime('%Y-%m-%dT%H:%M:%fZ','now'))`),
-  },
+  { ...runColumns(), seq: integer('seq').primaryKey({ autoIncrement: true }) },
   (t) => [
-    primaryKey({ columns: [t.competitionId, t.runId] }),
+    uniqueIndex('runs_competition_run').on(t.competitionId, t.runId),
     foreignKey({ columns: [t.competitionId, t.taskId], foreignColumns: [tasks.competitionId, tasks.id] }),
   ],
+);
+
+/**
+ * Deleted runs, kept so that the input of an earlier snapshot can be given forever: a snapshot
+ * taken at sequence S holds the runs with seq <= S, live or deleted after S (deletedSeq > S).
+ */
+export const deletedRuns = sqliteTable(
+  'deleted_runs',
+  {
+    ...runColumns(),
+    deletedSeq: integer('deleted_seq').notNull(),
+    deletedAt: text('deleted_at').notNull().default(sql`(strftime('%Y-%m-%dT%H:%M:%fZ','now'))`),
+  },
+  (t) => [primaryKey({ columns: [t.competitionId, t.deletedSeq] }), index('deleted_runs_seq').on(t.competitionId, t.seq)],
 );
 
 export const minerTasks = sqliteTable(
@@ -135,4 +161,65 @@ export const minerTasks = sqliteTable(
     outputSum: integer('output_sum').notNull().default(0),
   },
   (t) => [primaryKey({ columns: [t.competitionId, t.taskId, t.hotkey] })],
+);
+
+/** A validator's standing in one competition: an excluded validator's runs take part in no score. */
+export const competitionValidators = sqliteTable(
+  'competition_validators',
+  {
+    competitionId: text('competition_id')
+      .notNull()
+      .references(() => competitions.id, { onDelete: 'cascade' }),
+    validatorId: text('validator_id').notNull(),
+    excluded: integer('excluded', { mode: 'boolean' }).notNull().default(false),
+    reason: text('reason'),
+    updatedAt: text('updated_at').notNull().default(sql`(strftime('%Y-%m-%dT%H:%M:%fZ','now'))`),
+  },
+  (t) => [primaryKey({ columns: [t.competitionId, t.validatorId] })],
+);
+
+/** Epistula (public key, uuid) pairs seen, kept past the signature window so a replay is refused after a restart. */
+export const signatureNonces = sqliteTable(
+  'signature_nonces',
+  {
+    publicKey: text('public_key').notNull(),
+    uuid: text('uuid').notNull(),
+    /** Unix milliseconds after which the entry may go: its timestamp can no longer pass the window. */
+    expiresAt: integer('expires_at').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.publicKey, t.uuid] }), index('signature_nonces_expiry').on(t.expiresAt)],
+);
+
+/** Append-only record of every admin write and every run deletion. No route updates or deletes a row. */
+export const auditLog = sqliteTable(
+  'audit_log',
+  {
+    seq: integer('seq').primaryKey({ autoIncrement: true }),
+    at: text('at').notNull().default(sql`(strftime('%Y-%m-%dT%H:%M:%fZ','now'))`),
+    actorKind: text('actor_kind').notNull(),
+    actorId: text('actor_id'),
+    action: text('action').notNull(),
+    competitionId: text('competition_id'),
+    target: text('target').notNull(),
+    summary: text('summary', { mode: 'json' }).notNull(),
+  },
+  (t) => [index('audit_log_competition').on(t.competitionId, t.seq)],
+);
+
+/** Immutable score snapshots in a hash chain per competition (API.md 1.1). */
+export const snapshots = sqliteTable(
+  'snapshots',
+  {
+    competitionId: text('competition_id').notNull(),
+    seq: integer('seq').notNull(),
+    takenAt: text('taken_at').notNull(),
+    /** The run sequence at the snapshot: its input is the runs with seq <= runSeq still live then. */
+    runSeq: integer('run_seq').notNull(),
+    /** The whole snapshot document as published (canonical JSON), hash and signature included. */
+    document: text('document').notNull(),
+    /** The competition line and task lines of its input document, as they stood (canonical JSON). */
+    inputHead: text('input_head').notNull(),
+    hash: text('hash').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.competitionId, t.seq] })],
 );

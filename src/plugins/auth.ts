@@ -6,6 +6,8 @@ import type { FastifyInstance, FastifyRequest, RouteOptions } from 'fastify';
 import fp from 'fastify-plugin';
 import { forbidden, unauthorized } from '../errors.js';
 import type { Principal } from '../services/principal.js';
+import { hasEpistulaHeaders } from '../signatures/headers.js';
+import type { EpistulaRequest } from '../signatures/epistula.js';
 
 /** open: never asks for a token (health, metrics); public: reads, token optional unless configured. */
 export type Access = 'open' | 'public' | 'validator' | 'admin';
@@ -16,6 +18,8 @@ declare module 'fastify' {
   }
   interface FastifyRequest {
     principal: Principal | null;
+    /** A signed request whose signature is checked once its body is read. */
+    signaturePending: boolean;
   }
 }
 
@@ -25,7 +29,7 @@ type Requirement = Record<string, string[]>;
 export const SECURITY: Record<Access, Requirement[]> = {
   open: [],
   admin: [{ adminToken: [] }],
-  validator: [{ validatorKey: [] }, { adminToken: [] }],
+  validator: [{ validatorKey: [] }, { epistula: [] }, { adminToken: [] }],
   // Public reads: a token is accepted, and required when the server is set to demand one.
   public: [{}, { validatorKey: [] }, { adminToken: [] }],
 };
@@ -40,11 +44,17 @@ export interface AuthOptions {
   readsRequireToken: boolean;
   /** The validator holding a bearer key, or null. */
   validatorByKey: (key: string) => { id: string } | null;
+  /** The validator that signed a request (Epistula v2), or a 401 domain error saying why not. */
+  authenticateSigned: (request: EpistulaRequest) => Principal;
 }
 
 const digest = (s: string) => createHash('sha256').update(s).digest();
 
-export function authenticator({ adminToken, readsRequireToken, validatorByKey }: AuthOptions) {
+/** A request that carries a body is verified once the body is read (the signature covers its bytes). */
+const hasBody = (request: FastifyRequest) =>
+  request.headers['transfer-encoding'] !== undefined || Number(request.headers['content-length'] ?? 0) > 0;
+
+export function authenticator({ adminToken, readsRequireToken, validatorByKey, authenticateSigned }: AuthOptions) {
   const adminDigest = digest(adminToken);
 
   /** undefined: no header; null: a header that names no one. */
@@ -60,23 +70,52 @@ export function authenticator({ adminToken, readsRequireToken, validatorByKey }:
     return v ? { kind: 'validator', id: v.id } : null;
   }
 
-  return async function checkAccess(request: FastifyRequest): Promise<void> {
-    const access = accessOf(request.routeOptions.url, request.routeOptions.config.access);
-    if (access === 'open') return;
-    const who = identify(request.headers.authorization);
-    request.principal = who ?? null;
+  function allow(access: Access, who: Principal | null | undefined): void {
     if (access === 'public' && !readsRequireToken) return;
-    if (who === undefined) throw unauthorized('an Authorization: Bearer token is required');
+    if (who === undefined) throw unauthorized('an Authorization: Bearer token or an Epistula signature is required', 'signature-missing');
     if (who === null) throw unauthorized('the bearer token is malformed, unknown or revoked');
     if (access === 'admin' && who.kind !== 'admin') throw forbidden('this route needs the admin token');
+  }
+
+  const signed = (request: FastifyRequest, body: unknown) =>
+    authenticateSigned({ headers: request.headers, body: body as Uint8Array | undefined, now: Date.now() });
+
+  return {
+    /** Bearer tokens and body-less signed requests; signed requests with a body wait for `afterBody`. */
+    async onRequest(request: FastifyRequest): Promise<void> {
+      const access = accessOf(request.routeOptions.url, request.routeOptions.config.access);
+      if (access === 'open') return;
+      if (hasEpistulaHeaders(request.headers)) {
+        // A public read needs no identity: its signature is not worth checking.
+        if (access === 'public' && !readsRequireToken) return;
+        if (hasBody(request)) {
+          request.signaturePending = true;
+          return;
+        }
+        request.principal = signed(request, undefined);
+        return allow(access, request.principal);
+      }
+      const who = identify(request.headers.authorization);
+      request.principal = who ?? null;
+      allow(access, who);
+    },
+    async afterBody(request: FastifyRequest): Promise<void> {
+      if (!request.signaturePending) return;
+      request.principal = signed(request, request.rawBody);
+      allow(accessOf(request.routeOptions.url, request.routeOptions.config.access), request.principal);
+    },
   };
 }
 
 export const authPlugin = fp(async (app: FastifyInstance, options: AuthOptions) => {
   app.decorateRequest('principal', null);
+  app.decorateRequest('signaturePending', false);
   app.addHook('onRoute', (route: RouteOptions) => {
     if (!route.schema || route.schema.hide) return;
     route.schema.security = SECURITY[accessOf(route.url, route.config?.access)];
   });
-  app.addHook('onRequest', authenticator(options));
+  const auth = authenticator(options);
+  app.addHook('onRequest', auth.onRequest);
+  // preValidation: after the body is read (and kept as bytes, src/plugins/contentTypes.ts), before the schema sees it.
+  app.addHook('preValidation', auth.afterBody);
 }, { name: 'auth' });

@@ -35,6 +35,15 @@ export const docsPlugin = fp(async (app: FastifyInstance) => {
         securitySchemes: {
           adminToken: { type: 'http', scheme: 'bearer', description: 'The admin token (SCORING_ADMIN_TOKEN).' },
           validatorKey: { type: 'http', scheme: 'bearer', description: 'A validator key from POST /v1/validators.' },
+          epistula: {
+            type: 'apiKey',
+            in: 'header',
+            name: 'Epistula-Request-Signature',
+            description:
+              'Epistula v2: a validator created with a hotkey signs each request with it (sr25519, context `substrate`) ' +
+              'over `{sha256 hex of the body}.{uuid}.{timestamp}.{signedFor}`, sent with the headers Epistula-Version (2), ' +
+              'Epistula-Timestamp (Unix ms), Epistula-Uuid, Epistula-Signed-By (ss58) and Epistula-Signed-For. See README.',
+          },
         },
       },
     },

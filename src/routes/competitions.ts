@@ -17,7 +17,7 @@ export const competitionRoutes: FastifyPluginAsyncZod = async (app) => {
       response: { 200: CompetitionSchema, 201: CompetitionSchema, ...problems(400, 401, 403) },
     },
   }, async (request, reply) => {
-    const { created, competition } = competitions.put(request.params.competitionId, request.body);
+    const { created, competition } = competitions.put(request.params.competitionId, request.body, request.principal!);
     return reply.code(created ? 201 : 200).send(competition);
   });
 

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { CompetitionParams, problems } from '../schemas/common.js';
-import { RunBatchResultSchema, RunBatchSchema, RunParams, RunSchema } from '../schemas/runs.js';
+import { RunBatchResultSchema, RunBatchSchema, RunListQuery, RunPageSchema, RunParams, RunSchema } from '../schemas/runs.js';
 
 export const runRoutes: FastifyPluginAsyncZod = async (app) => {
   const { runs } = app.services;
@@ -24,6 +24,19 @@ export const runRoutes: FastifyPluginAsyncZod = async (app) => {
     app.metrics.runsIngested.inc(result.accepted);
     return result;
   });
+
+  app.get('/competitions/:competitionId/runs', {
+    config: { access: 'public' },
+    schema: {
+      tags: ['runs'],
+      operationId: 'listRuns',
+      summary: 'List stored runs',
+      description: 'Oldest first, filtered by validator, miner, task or kind; page with `nextCursor`, which stays valid while runs are added.',
+      params: CompetitionParams,
+      querystring: RunListQuery,
+      response: { 200: RunPageSchema, ...problems(400, 401, 404) },
+    },
+  }, async (request) => runs.list(request.params.competitionId, request.query));
 
   app.get('/competitions/:competitionId/runs/:runId', {
     config: { access: 'public' },

@@ -37,7 +37,7 @@ function compress(kind: 'br' | 'gzip', bytes: Buffer): Buffer {
 }
 
 export function sendBody(request: FastifyRequest, reply: FastifyReply, body: Body): FastifyReply {
-  reply.header('etag', body.etag).header('vary', 'accept-encoding').header('cache-control', 'no-cache');
+  reply.header('etag', body.etag).header('vary', 'accept-encoding, authorization').header('cache-control', 'no-cache');
   if (matches(request.headers['if-none-match'], body.etag)) return reply.code(304).send();
   reply.type('application/json; charset=utf-8');
   const kind = body.bytes.length >= MIN_COMPRESSED ? coding(request.headers['accept-encoding']) : null;

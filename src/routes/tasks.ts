@@ -22,7 +22,7 @@ export const taskRoutes: FastifyPluginAsyncZod = async (app) => {
       body: TaskUpsertSchema,
       response: { 200: TaskWriteResultSchema, ...problems(400, 401, 403, 404, 409, 413) },
     },
-  }, async (request) => tasks.upsert(request.params.competitionId, request.body.tasks));
+  }, async (request) => tasks.upsert(request.params.competitionId, request.body.tasks, request.principal!));
 
   app.post('/competitions/:competitionId/tasks/import', {
     config: { access: 'admin', fileBody: true },
@@ -49,7 +49,7 @@ export const taskRoutes: FastifyPluginAsyncZod = async (app) => {
   }, async (request) => {
     const body = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
     const format = request.headers['content-type']?.startsWith('application/x-ndjson') ? 'jsonl' : 'parquet';
-    return tasks.importQna(request.params.competitionId, body, format, request.query);
+    return tasks.importQna(request.params.competitionId, body, format, request.query, request.principal!);
   });
 
   app.get('/competitions/:competitionId/tasks', {
@@ -75,6 +75,6 @@ export const taskRoutes: FastifyPluginAsyncZod = async (app) => {
     },
   }, async (request, reply) => {
     const { competitionId, taskId } = request.params;
-    return sendBody(request, reply, scores.task(competitionId, taskId, request.query.stages));
+    return sendBody(request, reply, scores.task(competitionId, taskId, request.query.stages, request.principal));
   });
 };

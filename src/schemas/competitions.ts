@@ -32,6 +32,10 @@ export const CompetitionInputSchema = z
       .refine((s) => new Set(s).size === s.length, 'must not repeat a stage')
       .optional()
       .describe('Stages that make the final score. Default `screener_2`, `evaluation`.'),
+    revealAnswers: z
+      .boolean()
+      .optional()
+      .describe('Make QnA reference answers and rubrics public in task reads. Default false: only the admin sees them.'),
   })
   .describe('Settings of a competition.');
 z.globalRegistry.add(CompetitionInputSchema, { id: 'CompetitionSettings', description: CompetitionInputSchema.description });
@@ -44,6 +48,8 @@ export const CompetitionSchema = z
     burnRatio: z.number().describe('Share of emission burned.'),
     judgeVotes: z.number().int().describe('Judge votes per QnA criterion.'),
     finalStages: z.array(StageSchema).describe('Stages that make the final score.'),
+    revealAnswers: z.boolean().describe('Whether public task reads show QnA answer keys.'),
+    excludedValidators: z.array(z.string()).describe('Validators whose runs are set aside in this competition.'),
     createdAt: z.string().describe('Creation time, ISO 8601 UTC.'),
     updatedAt: z.string().describe('Last settings change, ISO 8601 UTC.'),
     counts: z

@@ -97,6 +97,7 @@ export const RunSchema = z
   .object({
     competitionId: z.string().describe('Competition identifier.'),
     runId: z.string().describe('Run identifier.'),
+    seq: z.number().int().describe('Storage sequence: the order in which the server stored runs.'),
     taskId: z.string().describe('Task identifier.'),
     kind: z.enum(['baseline', 'miner']).describe('Run kind.'),
     minerHotkey: z.string().nullable().describe('Miner hotkey, null for baseline runs.'),
@@ -122,3 +123,20 @@ export const RunSchema = z
 z.globalRegistry.add(RunSchema, { id: 'Run', description: RunSchema.description });
 
 export const RunParams = z.object({ competitionId: Id.describe('Competition identifier.'), runId: Id.describe('Run identifier.') });
+
+export const RunListQuery = z.strictObject({
+  validator: Id.optional().describe('Only runs sent by this validator id.'),
+  miner: Id.optional().describe('Only this miner\'s runs.'),
+  task: Id.optional().describe('Only runs on this task.'),
+  kind: z.enum(['baseline', 'miner']).optional().describe('Only baseline or only miner runs.'),
+  limit: z.coerce.number().int().min(1).max(1000).default(100).describe('Runs per page, 1 to 1,000; default 100.'),
+  cursor: z.string().max(32).optional().describe('`nextCursor` of the previous page.'),
+});
+
+export const RunPageSchema = z
+  .object({
+    runs: z.array(RunSchema).describe('Runs in storage order, oldest first.'),
+    nextCursor: z.string().nullable().describe('Pass as `cursor` for the next page; null at the end. Stays valid while runs are added.'),
+  })
+  .describe('A page of stored runs.');
+z.globalRegistry.add(RunPageSchema, { id: 'RunPage', description: RunPageSchema.description });

@@ -112,8 +112,9 @@ z.globalRegistry.add(TaskMinerScoreSchema, { id: 'TaskMinerScore', description: 
 
 export const CriterionStatsSchema = z
   .object({
-    id: z.string().describe('Criterion id.'),
-    title: z.string().describe('Criterion text.'),
+    position: z.number().int().describe('0-based position in the rubric.'),
+    id: z.string().optional().describe('Criterion id; left out of public reads unless the competition reveals answers.'),
+    title: z.string().optional().describe('Criterion text; left out of public reads unless the competition reveals answers.'),
     type: z.enum(['positive', 'negative']).describe('Polarity.'),
     change: z.string().nullable().describe('Kind of rewording, or null.'),
     graded: z.number().int().describe('Runs graded on this criterion from votes.'),
@@ -133,10 +134,14 @@ export const TaskDetailSchema = z
     complexity: ComplexitySchema.nullable().describe('Complexity group, or null.'),
     plannedRuns: z.number().int().nullable().describe('Planned repeat count.'),
     inStages: z.boolean().describe('Whether the task is in the chosen stages (otherwise `miners` is empty).'),
+    answersRevealed: z.boolean().describe('Whether this read shows the answer key (reference answer, criterion ids and titles).'),
     qna: z
       .object({
         prompt: z.string().describe('The question presented to the agent.'),
-        referenceAnswer: z.string().describe('Expert-written reference answer.'),
+        referenceAnswer: z
+          .string()
+          .optional()
+          .describe('Expert-written reference answer; left out of public reads unless the competition reveals answers.'),
         repositoryUrl: z.string().describe('GitHub repository, owner/name.'),
         repositoryBaseCommit: z.string().describe('Pinned commit SHA.'),
         language: z.string().describe('Repository language.'),

@@ -4,8 +4,10 @@ import type { Repos } from '../db/repos.js';
 import type { CompetitionSettings, CompetitionUpsert } from '../db/competitions.js';
 import { notFound } from '../errors.js';
 import { resolveRate } from '../scoring/index.js';
+import type { AuditService } from './audit.js';
+import type { Principal } from './principal.js';
 
-export function competitionsService(repos: Repos) {
+export function competitionsService(repos: Repos, audit: AuditService) {
   function view(c: CompetitionSettings) {
     const baseline = repos.competitions.baselineTotals(c.id, c.finalStages);
     return {
@@ -25,9 +27,12 @@ export function competitionsService(repos: Repos) {
     get,
     list: () => repos.competitions.list().map(view),
     /** Creates or updates; fields left out keep their stored value (or the default on creation). */
-    put(id: string, input: CompetitionUpsert) {
-      const { competition, created } = repos.competitions.upsert(id, input);
-      return { created, competition: view(competition) };
+    put(id: string, input: CompetitionUpsert, who: Principal) {
+      return repos.transaction(() => {
+        const { competition, created } = repos.competitions.upsert(id, input);
+        audit.record(who, created ? 'competition.create' : 'competition.update', id, id, { ...input });
+        return { created, competition: view(competition) };
+      });
     },
     /** The competition's settings; not found when it does not exist. */
     require(id: string): CompetitionSettings {

@@ -2,28 +2,34 @@
 // of HTTP: routes call them, and so do the command-line tools.
 import type { Repos } from '../db/repos.js';
 import { isReady } from '../db/client.js';
+import { auditService } from './audit.js';
 import { changesService } from './changes.js';
 import { competitionsService } from './competitions.js';
 import { minersService } from './miners.js';
 import { runsService } from './runs.js';
 import { scoresService } from './scores.js';
+import { signaturesService, type SignatureOptions } from './signatures.js';
 import { tasksService } from './tasks.js';
 import { validatorsService } from './validators.js';
 
 export interface ServiceOptions {
   /** Told how long each score computation took, in seconds. */
   observeScoring?: (seconds: number) => void;
+  signatures?: SignatureOptions;
 }
 
 export function createServices(repos: Repos, options: ServiceOptions = {}) {
+  const audit = auditService(repos);
   return {
-    competitions: competitionsService(repos),
-    tasks: tasksService(repos),
-    runs: runsService(repos),
-    miners: minersService(repos),
-    validators: validatorsService(repos),
+    audit,
+    competitions: competitionsService(repos, audit),
+    tasks: tasksService(repos, audit),
+    runs: runsService(repos, audit),
+    miners: minersService(repos, audit),
+    validators: validatorsService(repos, audit),
     scores: scoresService(repos, options.observeScoring),
     changes: changesService(repos),
+    signatures: signaturesService(repos, options.signatures),
     /** True when the database answers and every migration is applied. */
     ready: () => isReady(repos.db),
   };

@@ -88,7 +88,7 @@ export function ingestRuns(repos: Repos, competitionId: string, runs: RunInput[]
         conflicts.map((id) => ({ path: 'body/runs/runId', message: `run ${id} already stored with different content` })));
     }
     const fresh = records.filter((r) => !stored.has(r.runId));
-    repos.runs.insertMany(fresh, competition.tokenWeights);
+    repos.runs.insertMany(fresh, competition.tokenWeights, new Set(competition.excludedValidators));
     return { accepted: fresh.length, duplicates: records.length - fresh.length };
   });
 }

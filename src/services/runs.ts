@@ -7,12 +7,14 @@ import { isValidTokens, weightedTokens } from '../scoring/index.js';
 import type { TokenWeights } from '../scoring/types.js';
 import { ingestRuns } from './ingestRuns.js';
 import { writerId, type Principal } from './principal.js';
+import { parseCursor, type AuditService } from './audit.js';
 
 export function runView(run: StoredRun, w: TokenWeights) {
   const weighted = run.tokens ? weightedTokens(run.tokens, w) : null;
   return {
     competitionId: run.competitionId,
     runId: run.runId,
+    seq: run.seq,
     taskId: run.taskId,
     kind: run.kind,
     minerHotkey: run.minerHotkey,
@@ -29,7 +31,16 @@ export function runView(run: StoredRun, w: TokenWeights) {
   };
 }
 
-export function runsService(repos: Repos) {
+export interface RunListQuery {
+  validator?: string;
+  miner?: string;
+  task?: string;
+  kind?: 'baseline' | 'miner';
+  cursor?: string;
+  limit: number;
+}
+
+export function runsService(repos: Repos, audit: AuditService) {
   function find(competitionId: string, runId: string) {
     const competition = repos.competitions.get(competitionId);
     if (!competition) throw notFound(`competition ${competitionId} does not exist`);
@@ -39,9 +50,30 @@ export function runsService(repos: Repos) {
   }
 
   return {
-    /** Stores a batch atomically; the writer is recorded on every run. */
+    /** Stores a batch atomically; the writer is recorded on every run, and an admin batch in the audit log. */
     ingest(competitionId: string, runs: RunInput[], who: Principal) {
-      return ingestRuns(repos, competitionId, runs, writerId(who));
+      return repos.transaction(() => {
+        const result = ingestRuns(repos, competitionId, runs, writerId(who));
+        if (who.kind === 'admin' && result.accepted > 0) {
+          audit.record(who, 'runs.post', competitionId, `${runs.length} runs`, { ...result, runIds: runs.slice(0, 20).map((r) => r.runId) });
+        }
+        return result;
+      });
+    },
+
+    /** Stored runs, oldest first, filtered; the cursor stays valid while runs are added. */
+    list(competitionId: string, query: RunListQuery) {
+      const competition = repos.competitions.get(competitionId);
+      if (!competition) throw notFound(`competition ${competitionId} does not exist`);
+      const page = repos.runs.list(competitionId, {
+        validatorId: query.validator, minerHotkey: query.miner, taskId: query.task, kind: query.kind,
+        after: parseCursor(query.cursor), limit: query.limit,
+      });
+      const last = page.at(-1);
+      return {
+        runs: page.map((r) => runView(r, competition.tokenWeights)),
+        nextCursor: page.length === query.limit && last ? String(last.seq) : null,
+      };
     },
 
     get(competitionId: string, runId: string) {
@@ -56,8 +88,10 @@ export function runsService(repos: Repos) {
         if (who.kind === 'validator' && run.validatorId !== who.id) {
           throw forbidden(`run ${runId} was sent by another validator; a validator may delete only its own runs`);
         }
-        repos.runs.delete(run, competition.tokenWeights);
-        return runView(run, competition.tokenWeights);
+        repos.runs.delete(run, competition.tokenWeights, new Set(competition.excludedValidators));
+        const view = runView(run, competition.tokenWeights);
+        audit.record(who, 'run.delete', competitionId, runId, { run: view });
+        return view;
       });
     },
   };

@@ -10,7 +10,9 @@ import { scoreCompetition } from '../scoring/index.js';
 import type { CompetitionInput, CompetitionScores, Stage, TaskScore } from '../scoring/types.js';
 import { leaderboardBody, leaderboardEntry, minerTaskView, weightsBody } from '../views/scores.js';
 import { taskDetailBody } from '../views/task.js';
+import { validatorsBody } from '../views/validators.js';
 import { jsonBody, type Body } from './body.js';
+import type { Principal } from './principal.js';
 
 interface Scored {
   competition: CompetitionSettings;
@@ -89,14 +91,29 @@ export function scoresService(repos: Repos, observe: (seconds: number) => void =
       });
     },
 
-    /** A task with its baseline, every miner's score on it and, for QnA, per-criterion rates. */
-    task(competitionId: string, taskId: string, stages?: Stage[]): Body {
+    /** Every validator's activity and agreement (SPEC 10) over the stage set. */
+    validators(competitionId: string, stages?: Stage[]): Body {
       const s = scored(competitionId, stages);
-      return cached(s, `task:${taskId}`, () => {
+      return cached(s, 'validators', () => {
+        const known = new Map(repos.validators.list().map((v) => [v.id, v]));
+        const rows = repos.validators.pairRuns(competitionId, s.scores.stages);
+        return validatorsBody(competitionId, s.scores.stages, rows, known, new Set(s.competition.excludedValidators));
+      });
+    },
+
+    /**
+     * A task with its baseline, every miner's score on it and, for QnA, per-criterion rates. The
+     * answer key (reference answer, criterion ids and titles) is shown to the admin, or to
+     * everyone when the competition reveals answers.
+     */
+    task(competitionId: string, taskId: string, stages: Stage[] | undefined, who: Principal | null): Body {
+      const s = scored(competitionId, stages);
+      const reveal = who?.kind === 'admin' || s.competition.revealAnswers;
+      return cached(s, `task:${reveal ? 'full' : 'public'}:${taskId}`, () => {
         const task = repos.tasks.get(competitionId, taskId);
         if (!task) throw notFound(`task ${taskId} does not exist in competition ${competitionId}`);
         const criteria = repos.tasks.criteria(competitionId, taskId);
-        return taskDetailBody(competitionId, s.scores.stages, task, criteria, taskScores(s, taskId), s.competition.tokenWeights);
+        return taskDetailBody(competitionId, s.scores.stages, task, criteria, taskScores(s, taskId), s.competition.tokenWeights, reveal);
       });
     },
   };

@@ -6,6 +6,8 @@ import type { TaskInputSchema } from '../schemas/tasks.js';
 import { badRequest, notFound, unsupported } from '../errors.js';
 import { parseQnaImport, type QnaTask } from '../qna/index.js';
 import type { Complexity, Stage } from '../scoring/types.js';
+import type { AuditService } from './audit.js';
+import type { Principal } from './principal.js';
 
 type TaskInput = z.infer<typeof TaskInputSchema>;
 export type ImportFormat = 'parquet' | 'jsonl';
@@ -36,19 +38,25 @@ export function fromQnaTask(t: QnaTask, stage: Stage, complexity: Complexity | n
   return { id, type: 'swe_atlas_qna', stage, complexity, plannedRuns: null, qna: meta, rubric };
 }
 
-export function tasksService(repos: Repos) {
+export function tasksService(repos: Repos, audit: AuditService) {
   const requireCompetition = (id: string) => {
     if (!repos.competitions.get(id)) throw notFound(`competition ${id} does not exist`);
   };
 
   return {
-    upsert(competitionId: string, tasks: TaskInput[]) {
-      requireCompetition(competitionId);
-      return repos.tasks.upsertMany(competitionId, tasks.map(fromTaskInput));
+    upsert(competitionId: string, tasks: TaskInput[], who: Principal) {
+      return repos.transaction(() => {
+        requireCompetition(competitionId);
+        const result = repos.tasks.upsertMany(competitionId, tasks.map(fromTaskInput));
+        if (result.imported + result.updated > 0) {
+          audit.record(who, 'tasks.put', competitionId, `${tasks.length} tasks`, { ...result, taskIds: tasks.slice(0, 20).map((t) => t.id) });
+        }
+        return result;
+      });
     },
 
     /** Imports a SWE-Atlas-QnA file: every row is validated, one bad row rejects the whole file. */
-    async importQna(competitionId: string, body: Uint8Array, format: ImportFormat, options: { stage?: Stage; complexity?: Complexity }) {
+    async importQna(competitionId: string, body: Uint8Array, format: ImportFormat, options: { stage?: Stage; complexity?: Complexity }, who: Principal) {
       requireCompetition(competitionId);
       if (body.length === 0) {
         throw unsupported('send a non-empty Parquet file (application/vnd.apache.parquet) or JSON Lines (application/x-ndjson)');
@@ -61,9 +69,15 @@ export function tasksService(repos: Repos) {
         throw badRequest(`import rejected, nothing stored: ${detail}`, errors);
       }
       const records = parsed.tasks.map((t) => fromQnaTask(t, options.stage ?? 'evaluation', options.complexity ?? null));
-      // The competition may have gone while the file was parsed; the upsert's foreign key would say so less clearly.
-      requireCompetition(competitionId);
-      return repos.tasks.upsertMany(competitionId, records);
+      return repos.transaction(() => {
+        // The competition may have gone while the file was parsed; the upsert's foreign key would say so less clearly.
+        requireCompetition(competitionId);
+        const result = repos.tasks.upsertMany(competitionId, records);
+        if (result.imported + result.updated > 0) {
+          audit.record(who, 'tasks.import', competitionId, `${records.length} tasks`, { ...result, format, ...options });
+        }
+        return result;
+      });
     },
 
     list(competitionId: string) {

@@ -1,23 +1,60 @@
-// Validators and their keys.
+// Validators: bearer-key or signing (hotkey) validators, their standing in each competition, and
+// their agreement with each other (SPEC 10).
 import type { Repos } from '../db/repos.js';
 import type { ValidatorRow } from '../db/validators.js';
-import { notFound } from '../errors.js';
+import { badRequest, conflict, notFound } from '../errors.js';
+import { decodeSs58 } from '../signatures/ss58.js';
+import type { AuditService } from './audit.js';
+import type { Principal } from './principal.js';
 
-const view = (v: ValidatorRow) => ({ id: v.id, name: v.name, createdAt: v.createdAt, revokedAt: v.revokedAt });
+const view = (v: ValidatorRow) => ({ id: v.id, name: v.name, hotkey: v.hotkey, createdAt: v.createdAt, revokedAt: v.revokedAt });
 
-export function validatorsService(repos: Repos) {
+export function validatorsService(repos: Repos, audit: AuditService) {
   return {
-    /** Creates a validator; its key is in this result only (the server keeps a hash). */
-    create(name: string) {
-      const { validator, apiKey } = repos.validators.create(name);
-      return { ...view(validator), apiKey };
+    /** Creates a validator: with a hotkey it signs its requests, without one it gets a key shown only here. */
+    create(input: { name: string; hotkey?: string }, who: Principal) {
+      let signer: { hotkey: string; publicKey: string } | undefined;
+      if (input.hotkey !== undefined) {
+        const decoded = decodeSs58(input.hotkey);
+        if (!decoded.ok) throw badRequest(`hotkey is not an ss58 address: ${decoded.message}`, [{ path: 'body/hotkey', message: decoded.message }]);
+        signer = { hotkey: input.hotkey, publicKey: Buffer.from(decoded.publicKey).toString('hex') };
+      }
+      return repos.transaction(() => {
+        if (signer) {
+          const holder = repos.validators.byPublicKey(signer.publicKey);
+          if (holder) throw conflict(`hotkey ${input.hotkey} already belongs to validator ${holder.id} (${holder.name})`, [{ path: 'body/hotkey', message: 'already registered' }]);
+        }
+        const { validator, apiKey } = repos.validators.create(input.name, signer);
+        audit.record(who, 'validator.create', null, validator.id, { name: input.name, hotkey: input.hotkey ?? null });
+        return apiKey ? { ...view(validator), apiKey } : view(validator);
+      });
     },
     list: () => repos.validators.list().map(view),
-    revoke(id: string) {
-      if (!repos.validators.revoke(id)) throw notFound(`validator ${id} does not exist`);
-      return view(repos.validators.get(id)!);
+    revoke(id: string, who: Principal) {
+      return repos.transaction(() => {
+        if (!repos.validators.revoke(id)) throw notFound(`validator ${id} does not exist`);
+        audit.record(who, 'validator.revoke', null, id, {});
+        return view(repos.validators.get(id)!);
+      });
     },
     /** The active validator holding this bearer key, or null. */
     authenticate: (apiKey: string) => repos.validators.authenticate(apiKey),
+    /**
+     * Sets a validator's runs aside in a competition (or brings them back): every aggregate is
+     * rebuilt from the counted runs, so scores are exactly those of a competition without them.
+     */
+    setStanding(competitionId: string, validatorId: string, input: { excluded: boolean; reason?: string }, who: Principal) {
+      return repos.transaction(() => {
+        const competition = repos.competitions.get(competitionId);
+        if (!competition) throw notFound(`competition ${competitionId} does not exist`);
+        if (!repos.validators.get(validatorId)) throw notFound(`validator ${validatorId} does not exist`);
+        const before = repos.validators.setExcluded(competitionId, validatorId, input.excluded, input.reason ?? null);
+        if ((before?.excluded ?? false) !== input.excluded) repos.aggregates.rebuild(competitionId, competition.tokenWeights);
+        audit.record(who, input.excluded ? 'validator.exclude' : 'validator.include', competitionId, validatorId, {
+          excluded: input.excluded, reason: input.reason ?? null, before: before ? { excluded: before.excluded, reason: before.reason } : null,
+        });
+        return { created: before === null, standing: { competitionId, validatorId, excluded: input.excluded, reason: input.reason ?? null } };
+      });
+    },
   };
 }

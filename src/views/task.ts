@@ -3,7 +3,7 @@
 import type { TaskScore, Stage, Complexity, TokenWeights } from '../scoring/types.js';
 import { resolveRate } from '../scoring/index.js';
 import { weightedSum } from '../scoring/tokenSums.js';
-import type { TaskRow } from '../db/tasks.js';
+import type { QnaMeta, TaskRow } from '../db/tasks.js';
 
 export interface CriterionStats {
   id: string;
@@ -15,6 +15,13 @@ export interface CriterionStats {
   split: number;
 }
 
+/** QnA content; without the reference answer unless revealed. */
+function qnaView(qna: QnaMeta | null, reveal: boolean) {
+  if (!qna || reveal) return qna;
+  const { referenceAnswer: _hidden, ...rest } = qna;
+  return rest;
+}
+
 export function taskDetailBody(
   competitionId: string,
   stages: Stage[],
@@ -22,6 +29,8 @@ export function taskDetailBody(
   criteria: CriterionStats[],
   scores: TaskScore[],
   w: TokenWeights,
+  /** Show the answer key: the reference answer and the criteria's ids and titles. */
+  reveal: boolean,
 ) {
   const sums = { count: task.baselineTokenCount, input: task.baselineInputSum, cached: task.baselineCachedSum, output: task.baselineOutputSum };
   const tokenSum = weightedSum(sums, w);
@@ -38,7 +47,8 @@ export function taskDetailBody(
     complexity: task.complexity as Complexity | null,
     plannedRuns: task.plannedRuns,
     inStages: (stages as string[]).includes(task.stage),
-    qna: (task.qna ?? null) as never,
+    answersRevealed: reveal,
+    qna: qnaView(task.qna as QnaMeta | null, reveal),
     baseline: {
       runs: task.baselineRuns,
       resolved: task.baselineResolved,
@@ -48,8 +58,9 @@ export function taskDetailBody(
     miners,
     ...(task.type === 'swe_atlas_qna'
       ? {
-          criteria: criteria.map((c) => ({
-            id: c.id, title: c.title, type: c.type as 'positive' | 'negative', change: c.change, graded: c.graded,
+          criteria: criteria.map((c, position) => ({
+            position, ...(reveal ? { id: c.id, title: c.title } : {}),
+            type: c.type as 'positive' | 'negative', change: c.change, graded: c.graded,
             metRate: resolveRate(c.met, c.graded), splitRate: resolveRate(c.split, c.graded),
           })),
         }

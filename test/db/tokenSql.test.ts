@@ -64,7 +64,7 @@ describe('token sums: SQL rebuild, incremental writer and core agree (SPEC 2, 3)
           db.$client.transaction(() => repo.insertMany(records, w1))();
           const kept = records.filter((r, i) => {
             if (!raw[i]?.deleted) return true;
-            repo.delete({ ...r, createdAt: '' }, w1);
+            repo.delete({ ...r, seq: 0, createdAt: '' }, w1);
             return false;
           });
           // Incremental path (insert, then exact subtraction on delete).

@@ -30,7 +30,7 @@ async function setUp(dbPath: string): Promise<string> {
   await a.PUT('/v1/competitions/{competitionId}', { params: { path }, body: { name: 'Graceful' } });
   const tasks = Array.from({ length: 10 }, (_, i) => ({ id: `t${i}`, type: 'swebench_verified' as const }));
   expect((await a.PUT('/v1/competitions/{competitionId}/tasks', { params: { path }, body: { tasks } })).response.status).toBe(200);
-  return (await a.POST('/v1/validators', { body: { name: 'v' } })).data!.apiKey;
+  return (await a.POST('/v1/validators', { body: { name: 'v' } })).data!.apiKey!;
 }
 
 /** Starts a POST whose body is sent in two halves; `finish` sends the rest and resolves with the response. */

@@ -26,7 +26,7 @@ it('a /v1 route without a declared access level fails closed (admin only)', asyn
   const bare = Fastify();
   bare.decorateRequest('principal', null);
   bare.setErrorHandler(errorHandler);
-  bare.addHook('onRequest', authenticator({ adminToken: ADMIN_TOKEN, readsRequireToken: false, validatorByKey: t.repos.validators.authenticate }));
+  bare.addHook('onRequest', authenticator({ adminToken: ADMIN_TOKEN, readsRequireToken: false, validatorByKey: t.repos.validators.authenticate, authenticateSigned: t.app.services.signatures.authenticate }).onRequest);
   bare.get('/v1/forgotten', async () => ({ ok: true }));
   bare.get('/elsewhere', async () => ({ ok: true }));
   expect((await bare.inject({ method: 'GET', url: '/v1/forgotten' })).statusCode).toBe(401);

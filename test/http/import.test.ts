@@ -22,7 +22,7 @@ const importFile = (body: Buffer | string, format: keyof typeof TYPES, query = '
   t.call({ method: 'POST', url: `/v1/competitions/${c}/tasks/import${query}`, headers: { ...admin, 'content-type': TYPES[format] }, payload: body });
 const listTasks = async (c = 'c') => (await t.call({ method: 'GET', url: `/v1/competitions/${c}/tasks` })).body.tasks as
   { id: string; stage: string; complexity: string | null; criteriaCount: number }[];
-const taskView = async (id: string, c = 'c') => (await t.call({ method: 'GET', url: `/v1/competitions/${c}/tasks/${id}` })).body;
+const taskView = async (id: string, c = 'c') => (await t.call({ method: 'GET', url: `/v1/competitions/${c}/tasks/${id}`, headers: admin })).body;
 
 /** Every row of every table: equal dumps mean nothing was stored. */
 const dump = () => dumpAll(t.db.$client);

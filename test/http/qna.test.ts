@@ -119,13 +119,18 @@ describe('QnA grading (SPEC 7)', () => {
       // Sent with `resolved` only: counts for the resolve rate, not for criterion statistics.
       { runId: 'b-d', taskId: 'q', kind: 'baseline', resolved: true },
     ]);
-    const view = (await t.call({ method: 'GET', url: '/v1/competitions/c/tasks/q' })).body;
+    const view = (await t.call({ method: 'GET', url: '/v1/competitions/c/tasks/q', headers: admin })).body;
     expect(view.criteria.map(({ title: _title, ...c }: { title: string }) => c)).toEqual([
-      { id: P1, type: 'positive', change: null, graded: 8, metRate: 7 / 8, splitRate: 3 / 8 },
-      { id: P2, type: 'positive', change: null, graded: 8, metRate: 7 / 8, splitRate: 1 / 8 },
-      { id: N1, type: 'negative', change: null, graded: 8, metRate: 1, splitRate: 1 / 8 },
-      { id: N2, type: 'negative', change: null, graded: 8, metRate: 7 / 8, splitRate: 2 / 8 },
+      { position: 0, id: P1, type: 'positive', change: null, graded: 8, metRate: 7 / 8, splitRate: 3 / 8 },
+      { position: 1, id: P2, type: 'positive', change: null, graded: 8, metRate: 7 / 8, splitRate: 1 / 8 },
+      { position: 2, id: N1, type: 'negative', change: null, graded: 8, metRate: 1, splitRate: 1 / 8 },
+      { position: 3, id: N2, type: 'negative', change: null, graded: 8, metRate: 7 / 8, splitRate: 2 / 8 },
     ]);
+    // The public read keeps the rates, by position, and leaves out the answer key.
+    const open = (await t.call({ method: 'GET', url: '/v1/competitions/c/tasks/q' })).body;
+    expect(open.answersRevealed).toBe(false);
+    expect(open.qna).not.toHaveProperty('referenceAnswer');
+    expect(open.criteria).toEqual(view.criteria.map(({ id: _id, title: _title, ...c }: { id: string; title: string }) => c));
     expect(view.baseline).toMatchObject({ runs: 4, resolved: 3, resolveRate: 3 / 4 });
 
     const board = (await t.call({ method: 'GET', url: '/v1/competitions/c/leaderboard' })).body;

@@ -68,9 +68,9 @@ describe('tasks', () => {
     expect(retyped.status).toBe(409);
     const moved = await put([{ id: 'q', type: 'swe_atlas_qna', complexity: 'long', qna: qna([{ id: hex(32, 'd'), type: 'negative' }]) }]);
     expect(moved.body).toEqual({ imported: 0, updated: 1, unchanged: 0 });
-    const view = (await t.call({ method: 'GET', url: '/v1/competitions/c/tasks/q' })).body;
+    const view = (await t.call({ method: 'GET', url: '/v1/competitions/c/tasks/q', headers: admin })).body;
     expect(view.criteria).toEqual([
-      { id: hex(32, 'd'), title: 'criterion dddd', type: 'negative', change: null, graded: 1, metRate: 1, splitRate: 0 },
+      { position: 0, id: hex(32, 'd'), title: 'criterion dddd', type: 'negative', change: null, graded: 1, metRate: 1, splitRate: 0 },
     ]);
   });
 });
@@ -80,7 +80,7 @@ describe('tasks sent without QnA content', () => {
     await put([{ id: 'q', type: 'swe_atlas_qna', qna: qna([{ id: hex(32, 'e'), type: 'positive' }]) }]);
     const res = await put([{ id: 'q', type: 'swe_atlas_qna', complexity: 'long' }]);
     expect(res.body).toEqual({ imported: 0, updated: 1, unchanged: 0 });
-    const view = (await t.call({ method: 'GET', url: '/v1/competitions/c/tasks/q' })).body;
+    const view = (await t.call({ method: 'GET', url: '/v1/competitions/c/tasks/q', headers: admin })).body;
     expect(view.complexity).toBe('long');
     expect(view.qna.prompt).toBe('Why?');
     expect(view.criteria.map((c: { id: string }) => c.id)).toEqual([hex(32, 'e')]);

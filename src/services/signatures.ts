@@ -1,0 +1,50 @@
+// Signed requests (Epistula v2): the pure verifier (src/signatures/) plus what needs storage: the
+// validator holding the key, and each (key, uuid) accepted once, durably.
+import type { Repos } from '../db/repos.js';
+import { unauthorized } from '../errors.js';
+import { createEpistulaVerifier, DEFAULT_SIGNATURE_WINDOW_MS, type EpistulaRequest } from '../signatures/epistula.js';
+import type { Principal } from './principal.js';
+
+export interface SignatureOptions {
+  /** SCORING_SERVER_HOTKEY: when set, Epistula-Signed-For must name it. */
+  serverAddress?: string | null;
+  /** SCORING_SIGNATURE_WINDOW_MS. */
+  windowMs?: number;
+}
+
+/** Entries are pruned at most this often. */
+const PRUNE_EVERY_MS = 60_000;
+
+export function signaturesService(repos: Repos, options: SignatureOptions = {}) {
+  const windowMs = options.windowMs ?? DEFAULT_SIGNATURE_WINDOW_MS;
+  const verify = createEpistulaVerifier({ serverAddress: options.serverAddress, windowMs });
+  let lastPrune = 0;
+
+  return {
+    windowMs,
+    /** The validator that signed the request; a 401 whose reason names the refusal otherwise. */
+    authenticate(request: EpistulaRequest): Principal {
+      const verdict = verify(request);
+      if (!verdict.ok) {
+        throw unauthorized(verdict.message, verdict.reason, [{ path: `headers/${verdict.header.toLowerCase()}`, message: verdict.message }]);
+      }
+      const validator = repos.validators.byPublicKey(verdict.publicKeyHex);
+      if (!validator || validator.revokedAt !== null) {
+        throw unauthorized(`no active validator has the hotkey ${verdict.hotkey}`, 'unknown-hotkey', [
+          { path: 'headers/epistula-signed-by', message: 'unknown or revoked hotkey' },
+        ]);
+      }
+      // Kept until its timestamp can no longer pass the window (plus a second of clock slack).
+      if (!repos.nonces.remember(verdict.publicKeyHex, verdict.uuid, verdict.timestamp + windowMs + 1000)) {
+        throw unauthorized(`Epistula-Uuid ${verdict.uuid} was already used by this hotkey`, 'signature-replayed', [
+          { path: 'headers/epistula-uuid', message: 'already used' },
+        ]);
+      }
+      if (request.now - lastPrune > PRUNE_EVERY_MS) {
+        lastPrune = request.now;
+        repos.nonces.prune(request.now);
+      }
+      return { kind: 'validator', id: validator.id };
+    },
+  };
+}
