@@ -6,7 +6,8 @@ import { parseArgs } from 'node:util';
 import { verifySnapshot } from '../snapshots/verifySnapshot.js';
 import { UsageError } from './usage.js';
 
-export const VERIFY_HELP = `Usage: swe-scoring verify <snapshot.json> <input.ndjson> [--public-key key.pem] [--previous prev.json]
+export const VERIFY_HELP = `Usage: swe-scoring verify <snapshot.json> <input.ndjson>
+                          [--public-key key.pem] [--previous prev.json]
 
 Checks a snapshot (GET .../snapshots/{seq}) against its input document (GET .../snapshots/{seq}/input):
 
@@ -35,7 +36,9 @@ export function verify(argv: string[]): number {
     console.log(VERIFY_HELP);
     return 0;
   }
-  if (positionals.length !== 2) throw new UsageError('verify takes a snapshot file and an input file (see swe-scoring verify --help)');
+  if (positionals.length !== 2) {
+    throw new UsageError('verify takes a snapshot file and an input file (see swe-scoring verify --help)');
+  }
   const [snapshotFile, inputFile] = positionals as [string, string];
   const keyFile = values['public-key'];
   const result = verifySnapshot({

@@ -43,9 +43,12 @@ function write(value: unknown, path: string): string {
     case 'object': {
       if (Array.isArray(value)) return `[${value.map((v, i) => write(v, `${path}[${i}]`)).join(',')}]`;
       const proto = Object.getPrototypeOf(value) as unknown;
-      if (proto !== Object.prototype && proto !== null) throw new TypeError(`canonical JSON: ${path} is not a plain object`);
+      if (proto !== Object.prototype && proto !== null) {
+        throw new TypeError(`canonical JSON: ${path} is not a plain object`);
+      }
       const keys = Object.keys(value).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
-      const members = keys.map((k) => `${string(k, path)}:${write((value as Record<string, unknown>)[k], `${path}.${k}`)}`);
+      const record = value as Record<string, unknown>;
+      const members = keys.map((k) => `${string(k, path)}:${write(record[k], `${path}.${k}`)}`);
       return `{${members.join(',')}}`;
     }
     default:

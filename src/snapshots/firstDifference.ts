@@ -12,7 +12,9 @@ const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'obj
 export function firstDifference(expected: unknown, actual: unknown, path: (string | number)[] = []): Difference | null {
   if (Array.isArray(expected) && Array.isArray(actual)) {
     for (let i = 0; i < Math.max(expected.length, actual.length); i++) {
-      if (i >= expected.length || i >= actual.length) return { path: [...path, i], expected: expected[i], actual: actual[i] };
+      if (i >= expected.length || i >= actual.length) {
+        return { path: [...path, i], expected: expected[i], actual: actual[i] };
+      }
       const d = firstDifference(expected[i], actual[i], [...path, i]);
       if (d) return d;
     }

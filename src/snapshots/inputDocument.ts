@@ -16,8 +16,8 @@ const sorted = (ids: readonly string[]) => [...ids].sort(ascending);
 export function competitionLine(c: InputDocument['competition'], counts: InputCompetition['counts']): string {
   const { id, tokenWeights, burnRatio, judgeVotes, finalStages } = c;
   const excluded = { miners: sorted(c.excluded.miners), validators: sorted(c.excluded.validators) };
-  const competition = { id, tokenWeights, burnRatio, judgeVotes, finalStages, miners: sorted(c.miners), excluded, counts };
-  return canonicalJson({ competition });
+  const miners = sorted(c.miners);
+  return canonicalJson({ competition: { id, tokenWeights, burnRatio, judgeVotes, finalStages, miners, excluded, counts } });
 }
 
 export function taskLine(t: InputTask): string {

@@ -14,7 +14,7 @@ export const InputCompetitionSchema = z
     burnRatio: z.number().min(0).max(1).describe('Share of emission burned.'),
     judgeVotes: z.number().int().min(1).describe('Judge votes per QnA criterion (informative: runs carry `resolved`).'),
     finalStages: z.array(StageSchema).min(1).describe('The stage set scored when none is asked for.'),
-    miners: z.array(Id).describe('Every miner known to the competition, ascending, runs or not (they are listed unranked).'),
+    miners: z.array(Id).describe('Every miner known to the competition, ascending, with scored runs or not.'),
     excluded: z
       .strictObject({
         miners: z.array(Id).describe('Excluded miners, ascending; each also in `miners`.'),

@@ -46,7 +46,8 @@ function readLine(text: string, line: number): { kind: Kind; value: unknown } {
 function ascendingUnique(list: readonly string[], line: number, field: string): void {
   for (let i = 1; i < list.length; i++) {
     if (!((list[i - 1] as string) < (list[i] as string))) {
-      throw new InputDocumentError(line, field, `must be ascending without repeats ("${list[i]}" after "${list[i - 1]}")`);
+      const detail = `must be ascending without repeats ("${list[i]}" after "${list[i - 1]}")`;
+      throw new InputDocumentError(line, field, detail);
     }
   }
 }

@@ -10,7 +10,7 @@ import type { InputDocument } from './inputSchemas.js';
 /** The core's input for a stage set: the same sums the server keeps, from the document's runs. */
 export function documentInput(doc: InputDocument, stages: readonly Stage[]): CompetitionInput {
   const { competition: c } = doc;
-  const runs = doc.runs.map((r) => ({ taskId: r.taskId, kind: r.kind, hotkey: r.minerHotkey, resolved: r.resolved, tokens: r.tokens }));
+  const runs = doc.runs.map((r) => ({ ...r, hotkey: r.minerHotkey }));
   const { baselines, minerTasks } = aggregateRuns(runs, c.tokenWeights);
   const excluded = new Set(c.excluded.miners);
   return {

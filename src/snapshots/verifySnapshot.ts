@@ -4,15 +4,16 @@
 import { canonicalJson } from './canonicalJson.js';
 import { firstDifference, type Difference } from './firstDifference.js';
 import { inputDigest, parseDocument } from './inputDocument.js';
+import { readSnapshot, utf8 } from './readSnapshot.js';
 import { scoreDocument } from './scoreDocument.js';
 import { hashSnapshot, verifySignature } from './seal.js';
-import { SnapshotSchema, type Snapshot } from './snapshotSchema.js';
+import type { Snapshot } from './snapshotSchema.js';
 
 export type CheckName = 'snapshot' | 'digest' | 'hash' | 'chain' | 'signature' | 'input' | 'weights' | 'leaderboard';
 
 export interface Check {
   name: CheckName;
-  /** null: not checked (say why in `message`). */
+  /** null: not checked (the message says why). */
   ok: boolean | null;
   message: string;
 }
@@ -24,55 +25,47 @@ export interface VerifyArgs {
   previousSnapshot?: string | Uint8Array;
 }
 
-const utf8 = (bytes: string | Uint8Array, what: string): string => {
-  if (typeof bytes === 'string') return bytes;
-  try {
-    return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
-  } catch {
-    throw new Error(`${what} is not valid UTF-8`);
-  }
-};
-
-/**
- * The forms a snapshot file may take: as the server sends it (compact JSON.stringify), indented
- * by two spaces, or canonical; each optionally followed by a newline. Being this strict means a
- * changed byte is caught even where it would not change the value (a space, `e` for `E`).
- */
-function wellFormed(text: string, json: unknown): boolean {
-  const body = text.endsWith('\n') ? text.slice(0, -1) : text;
-  return body === JSON.stringify(json) || body === JSON.stringify(json, null, 2) || body === canonicalJson(json);
-}
-
-function readSnapshot(bytes: string | Uint8Array, what: string): Snapshot {
-  const text = utf8(bytes, what);
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    throw new Error(`${what} is not valid JSON`);
-  }
-  if (!wellFormed(text, json)) throw new Error(`${what} is not in a form the server writes (compact or 2-space JSON): edited?`);
-  const parsed = SnapshotSchema.safeParse(json);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    throw new Error(`${what}: ${(issue?.path ?? []).join('.') || '(root)'}: ${issue?.message ?? 'invalid'}`);
-  }
-  return parsed.data;
-}
-
+const check = (name: CheckName, ok: boolean, pass: string, fail: string): Check => ({ name, ok, message: ok ? pass : fail });
+const failure = (name: CheckName, err: unknown): Check => ({ name, ok: false, message: (err as Error).message });
 const show = (v: unknown) => (v === undefined ? 'absent' : JSON.stringify(v));
 
 function describe(d: Difference, body: 'weights' | 'leaderboard', snapshot: Snapshot): string {
-  const [first, second, third] = d.path;
+  const [first, second] = d.path;
   const values = `${show(d.expected)} in the snapshot, ${show(d.actual)} rescored`;
   if (body === 'weights' && (first === 'finalWeights' || first === 'rawWeights') && typeof second === 'string') {
     return `miner ${second}: ${first} ${values}`;
   }
   if (body === 'leaderboard' && first === 'miners' && typeof second === 'number') {
     const hotkey = snapshot.leaderboard.miners[second]?.hotkey ?? `#${second + 1}`;
-    return `miner ${hotkey}: ${d.path.slice(2).join('.') || String(third)} ${values}`;
+    return `miner ${hotkey}: ${d.path.slice(2).join('.') || 'entry'} ${values}`;
   }
   return `${[body, ...d.path].join('.')}: ${values}`;
+}
+
+function chain(snapshot: Snapshot, previousFile: string | Uint8Array | undefined): Check {
+  const link = snapshot.previousHash ?? 'null (the first snapshot)';
+  if (previousFile === undefined) return { name: 'chain', ok: null, message: `not checked (no --previous); previousHash ${link}` };
+  try {
+    const previous = readSnapshot(previousFile, 'previous snapshot');
+    if (hashSnapshot(previous) !== previous.hash) throw new Error('the previous snapshot does not hash to its own hash');
+    if (previous.competitionId !== snapshot.competitionId || previous.seq >= snapshot.seq) {
+      throw new Error(`the previous snapshot is #${previous.seq} of ${previous.competitionId}, not an earlier one of this competition`);
+    }
+    const ok = previous.hash === snapshot.previousHash;
+    return check('chain', ok, `previousHash is the hash of snapshot #${previous.seq}`, `previousHash ${link} is not ${previous.hash}`);
+  } catch (err) {
+    return failure('chain', err);
+  }
+}
+
+function signature(snapshot: Snapshot, pem: string | undefined): Check {
+  if (pem === undefined) return { name: 'signature', ok: null, message: 'not checked (no --public-key)' };
+  try {
+    const ok = verifySignature(snapshot.hash, snapshot.signature, pem);
+    return check('signature', ok, 'the Ed25519 signature of the hash verifies', 'the Ed25519 signature of the hash does not verify');
+  } catch (err) {
+    return failure('signature', new Error(`public key: ${(err as Error).message}`));
+  }
 }
 
 export function verifySnapshot(args: VerifyArgs): { ok: boolean; checks: Check[] } {
@@ -82,68 +75,34 @@ export function verifySnapshot(args: VerifyArgs): { ok: boolean; checks: Check[]
   try {
     snapshot = readSnapshot(args.snapshot, 'snapshot');
   } catch (err) {
-    checks.push({ name: 'snapshot', ok: false, message: (err as Error).message });
+    checks.push(failure('snapshot', err));
     return done();
   }
   const digest = inputDigest(args.input);
-  checks.push(digest === snapshot.inputDigest
-    ? { name: 'digest', ok: true, message: `input SHA-256 is the snapshot's inputDigest ${digest}` }
-    : { name: 'digest', ok: false, message: `input SHA-256 is ${digest}, the snapshot's inputDigest ${snapshot.inputDigest}` });
-  const hash = hashSnapshot(snapshot);
-  checks.push(hash === snapshot.hash
-    ? { name: 'hash', ok: true, message: `the snapshot's canonical JSON hashes to its hash ${hash}` }
-    : { name: 'hash', ok: false, message: `the snapshot's canonical JSON hashes to ${hash}, not to its hash ${snapshot.hash}` });
-  checks.push(chain(snapshot, args.previousSnapshot));
-  checks.push(signature(snapshot, args.publicKeyPem));
+  const { inputDigest: expected, hash } = snapshot;
+  checks.push(check('digest', digest === expected, `input SHA-256 is inputDigest ${digest}`, `input SHA-256 is ${digest}, inputDigest ${expected}`));
+  const own = hashSnapshot(snapshot);
+  checks.push(check('hash', own === hash, `canonical JSON hashes to hash ${hash}`, `canonical JSON hashes to ${own}, not to hash ${hash}`));
+  checks.push(chain(snapshot, args.previousSnapshot), signature(snapshot, args.publicKeyPem));
 
   let rescored: ReturnType<typeof scoreDocument>;
   try {
     const doc = parseDocument(utf8(args.input, 'input'));
-    if (doc.competition.id !== snapshot.competitionId) throw new Error(`competition ${doc.competition.id}, snapshot's ${snapshot.competitionId}`);
-    if (canonicalJson(doc.competition.excluded.miners) !== canonicalJson([...snapshot.excluded.miners].sort())) {
-      throw new Error("excluded miners differ from the snapshot's excluded.miners");
+    const { id, excluded } = doc.competition;
+    if (id !== snapshot.competitionId) throw new Error(`the input is competition ${id}, the snapshot ${snapshot.competitionId}`);
+    if (canonicalJson(excluded.miners) !== canonicalJson([...snapshot.excluded.miners].sort())) {
+      throw new Error("the input's excluded miners are not the snapshot's excluded.miners");
     }
     rescored = scoreDocument(doc, snapshot.stages);
-    checks.push({ name: 'input', ok: true, message: `${doc.tasks.length} tasks and ${doc.runs.length} runs of competition ${doc.competition.id}` });
+    checks.push({ name: 'input', ok: true, message: `${doc.tasks.length} tasks and ${doc.runs.length} runs of competition ${id}` });
   } catch (err) {
-    checks.push({ name: 'input', ok: false, message: (err as Error).message });
+    checks.push(failure('input', err));
     return done();
   }
   for (const body of ['weights', 'leaderboard'] as const) {
     const d = firstDifference(snapshot[body], JSON.parse(JSON.stringify(rescored[body])) as unknown);
-    checks.push(d
-      ? { name: body, ok: false, message: describe(d, body, snapshot) }
-      : { name: body, ok: true, message: `rescoring the input for stages ${snapshot.stages.join(',')} reproduces ${body}` });
+    const pass = `rescoring the input for stages ${snapshot.stages.join(',')} reproduces ${body}`;
+    checks.push(d ? { name: body, ok: false, message: describe(d, body, snapshot) } : { name: body, ok: true, message: pass });
   }
   return done();
-}
-
-function chain(snapshot: Snapshot, previousText: string | Uint8Array | undefined): Check {
-  if (previousText === undefined) {
-    const link = snapshot.previousHash ?? 'null (the first snapshot)';
-    return { name: 'chain', ok: null, message: `not checked (no --previous); previousHash ${link}` };
-  }
-  try {
-    const previous = readSnapshot(previousText, 'previous snapshot');
-    if (hashSnapshot(previous) !== previous.hash) return { name: 'chain', ok: false, message: 'the previous snapshot does not hash to its own hash' };
-    if (previous.competitionId !== snapshot.competitionId || previous.seq >= snapshot.seq) {
-      return { name: 'chain', ok: false, message: `previous snapshot is ${previous.competitionId} #${previous.seq}, not an earlier one of ${snapshot.competitionId}` };
-    }
-    return previous.hash === snapshot.previousHash
-      ? { name: 'chain', ok: true, message: `previousHash is the hash of snapshot #${previous.seq}` }
-      : { name: 'chain', ok: false, message: `previousHash ${snapshot.previousHash ?? 'null'} is not the previous snapshot's hash ${previous.hash}` };
-  } catch (err) {
-    return { name: 'chain', ok: false, message: (err as Error).message };
-  }
-}
-
-function signature(snapshot: Snapshot, pem: string | undefined): Check {
-  if (pem === undefined) return { name: 'signature', ok: null, message: 'not checked (no --public-key)' };
-  try {
-    return verifySignature(snapshot.hash, snapshot.signature, pem)
-      ? { name: 'signature', ok: true, message: 'Ed25519 signature of the hash verifies with the public key' }
-      : { name: 'signature', ok: false, message: 'the Ed25519 signature of the hash does not verify with the public key' };
-  } catch (err) {
-    return { name: 'signature', ok: false, message: `public key: ${(err as Error).message}` };
-  }
 }
