@@ -1,0 +1,55 @@
+// `swe-scoring verify <snapshot.json> <input.ndjson> [--public-key key.pem] [--previous prev.json]`:
+// checks a published snapshot against its input with no server: every check on its own line,
+// exit status 1 naming the checks that failed.
+import { readFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+import { verifySnapshot } from '../snapshots/verifySnapshot.js';
+import { UsageError } from './usage.js';
+
+export const VERIFY_HELP = `Usage: swe-scoring verify <snapshot.json> <input.ndjson>
+                          [--public-key key.pem] [--previous prev.json]
+
+Checks a snapshot (GET .../snapshots/{seq}) against its input document (GET .../snapshots/{seq}/input):
+
+  digest       SHA-256 of the input file's bytes is the snapshot's inputDigest
+  hash         SHA-256 of the snapshot's canonical JSON (without hash and signature) is its hash
+  chain        with --previous: previousHash is the hash of that earlier snapshot
+  signature    with --public-key: the Ed25519 signature of the hash verifies (GET /v1/identity)
+  input        the input document is well formed and is the snapshot's competition
+  weights      rescoring the input for the snapshot's stages gives its weights exactly
+  leaderboard  ... and its leaderboard exactly (the first differing miner is named)
+
+  --public-key FILE   the server's public key, SPKI PEM
+  --previous FILE     the snapshot before this one, to check the chain link
+
+Exit status: 0 every check made passed; 1 a check failed (named on standard error); 2 wrong usage.`;
+
+const LABEL = { true: 'ok', false: 'FAILED', null: 'skipped' } as const;
+
+export function verify(argv: string[]): number {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: { 'public-key': { type: 'string' }, previous: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+  });
+  if (values.help) {
+    console.log(VERIFY_HELP);
+    return 0;
+  }
+  if (positionals.length !== 2) {
+    throw new UsageError('verify takes a snapshot file and an input file (see swe-scoring verify --help)');
+  }
+  const [snapshotFile, inputFile] = positionals as [string, string];
+  const keyFile = values['public-key'];
+  const result = verifySnapshot({
+    snapshot: readFileSync(snapshotFile),
+    input: readFileSync(inputFile),
+    ...(keyFile !== undefined ? { publicKeyPem: readFileSync(keyFile, 'utf8') } : {}),
+    ...(values.previous !== undefined ? { previousSnapshot: readFileSync(values.previous) } : {}),
+  });
+  for (const c of result.checks) console.log(`${LABEL[`${c.ok}`].padEnd(8)}${c.name.padEnd(12)}${c.message}`);
+  if (result.ok) return 0;
+  const failed = result.checks.filter((c) => c.ok === false);
+  console.error(`verification failed: ${failed.map((c) => `${c.name} (${c.message})`).join('; ')}`);
+  return 1;
+}

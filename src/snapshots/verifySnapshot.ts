@@ -1,0 +1,108 @@
+// `swe-scoring verify`: every check that a snapshot and its input document allow, each named,
+// so a failure says which one: the input digest, the snapshot hash, the chain link to the
+// previous snapshot, the signature, the input itself, and the rescored weights and leaderboard.
+import { canonicalJson } from './canonicalJson.js';
+import { firstDifference, type Difference } from './firstDifference.js';
+import { inputDigest, parseDocument } from './inputDocument.js';
+import { readSnapshot, utf8 } from './readSnapshot.js';
+import { scoreDocument } from './scoreDocument.js';
+import { hashSnapshot, verifySignature } from './seal.js';
+import type { Snapshot } from './snapshotSchema.js';
+
+export type CheckName = 'snapshot' | 'digest' | 'hash' | 'chain' | 'signature' | 'input' | 'weights' | 'leaderboard';
+
+export interface Check {
+  name: CheckName;
+  /** null: not checked (the message says why). */
+  ok: boolean | null;
+  message: string;
+}
+
+export interface VerifyArgs {
+  snapshot: string | Uint8Array;
+  input: string | Uint8Array;
+  publicKeyPem?: string;
+  previousSnapshot?: string | Uint8Array;
+}
+
+const check = (name: CheckName, ok: boolean, pass: string, fail: string): Check => ({ name, ok, message: ok ? pass : fail });
+const failure = (name: CheckName, err: unknown): Check => ({ name, ok: false, message: (err as Error).message });
+const show = (v: unknown) => (v === undefined ? 'absent' : JSON.stringify(v));
+
+function describe(d: Difference, body: 'weights' | 'leaderboard', snapshot: Snapshot): string {
+  const [first, second] = d.path;
+  const values = `${show(d.expected)} in the snapshot, ${show(d.actual)} rescored`;
+  if (body === 'weights' && (first === 'finalWeights' || first === 'rawWeights') && typeof second === 'string') {
+    return `miner ${second}: ${first} ${values}`;
+  }
+  if (body === 'leaderboard' && first === 'miners' && typeof second === 'number') {
+    const hotkey = snapshot.leaderboard.miners[second]?.hotkey ?? `#${second + 1}`;
+    return `miner ${hotkey}: ${d.path.slice(2).join('.') || 'entry'} ${values}`;
+  }
+  return `${[body, ...d.path].join('.')}: ${values}`;
+}
+
+function chain(snapshot: Snapshot, previousFile: string | Uint8Array | undefined): Check {
+  const link = snapshot.previousHash ?? 'null (the first snapshot)';
+  if (previousFile === undefined) return { name: 'chain', ok: null, message: `not checked (no --previous); previousHash ${link}` };
+  try {
+    const previous = readSnapshot(previousFile, 'previous snapshot');
+    if (hashSnapshot(previous) !== previous.hash) throw new Error('the previous snapshot does not hash to its own hash');
+    if (previous.competitionId !== snapshot.competitionId || previous.seq >= snapshot.seq) {
+      throw new Error(`the previous snapshot is #${previous.seq} of ${previous.competitionId}, not an earlier one of this competition`);
+    }
+    const ok = previous.hash === snapshot.previousHash;
+    return check('chain', ok, `previousHash is the hash of snapshot #${previous.seq}`, `previousHash ${link} is not ${previous.hash}`);
+  } catch (err) {
+    return failure('chain', err);
+  }
+}
+
+function signature(snapshot: Snapshot, pem: string | undefined): Check {
+  if (pem === undefined) return { name: 'signature', ok: null, message: 'not checked (no --public-key)' };
+  try {
+    const ok = verifySignature(snapshot.hash, snapshot.signature, pem);
+    return check('signature', ok, 'the Ed25519 signature of the hash verifies', 'the Ed25519 signature of the hash does not verify');
+  } catch (err) {
+    return failure('signature', new Error(`public key: ${(err as Error).message}`));
+  }
+}
+
+export function verifySnapshot(args: VerifyArgs): { ok: boolean; checks: Check[] } {
+  const checks: Check[] = [];
+  const done = () => ({ ok: checks.every((c) => c.ok !== false), checks });
+  let snapshot: Snapshot;
+  try {
+    snapshot = readSnapshot(args.snapshot, 'snapshot');
+  } catch (err) {
+    checks.push(failure('snapshot', err));
+    return done();
+  }
+  const digest = inputDigest(args.input);
+  const { inputDigest: expected, hash } = snapshot;
+  checks.push(check('digest', digest === expected, `input SHA-256 is inputDigest ${digest}`, `input SHA-256 is ${digest}, inputDigest ${expected}`));
+  const own = hashSnapshot(snapshot);
+  checks.push(check('hash', own === hash, `canonical JSON hashes to hash ${hash}`, `canonical JSON hashes to ${own}, not to hash ${hash}`));
+  checks.push(chain(snapshot, args.previousSnapshot), signature(snapshot, args.publicKeyPem));
+
+  let rescored: ReturnType<typeof scoreDocument>;
+  try {
+    const doc = parseDocument(utf8(args.input, 'input'));
+    const { id, excluded } = doc.competition;
+    if (id !== snapshot.competitionId) throw new Error(`the input is competition ${id}, the snapshot ${snapshot.competitionId}`);
+    if (canonicalJson(excluded.miners) !== canonicalJson([...snapshot.excluded.miners].sort())) {
+      throw new Error("the input's excluded miners are not the snapshot's excluded.miners");
+    }
+    rescored = scoreDocument(doc, snapshot.stages);
+    checks.push({ name: 'input', ok: true, message: `${doc.tasks.length} tasks and ${doc.runs.length} runs of competition ${id}` });
+  } catch (err) {
+    checks.push(failure('input', err));
+    return done();
+  }
+  for (const body of ['weights', 'leaderboard'] as const) {
+    const d = firstDifference(snapshot[body], JSON.parse(JSON.stringify(rescored[body])) as unknown);
+    const pass = `rescoring the input for stages ${snapshot.stages.join(',')} reproduces ${body}`;
+    checks.push(d ? { name: body, ok: false, message: describe(d, body, snapshot) } : { name: body, ok: true, message: pass });
+  }
+  return done();
+}

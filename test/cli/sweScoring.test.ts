@@ -1,0 +1,71 @@
+// The package's command line as a user runs it: bin/swe-scoring.js in a child process, files on disk.
+import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, describe, expect, it } from 'vitest';
+import { scoreDocument } from '../../src/snapshots/scoreDocument.js';
+import { sample } from '../snapshots/sample.js';
+import { otherPublicKeyPem, publicKeyPem, snapshotOf } from '../snapshots/snapshotKit.js';
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const dir = mkdtempSync(join(tmpdir(), 'swe-scoring-cli-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+function file(name: string, text: string): string {
+  const path = join(dir, name);
+  writeFileSync(path, text);
+  return path;
+}
+
+function run(...args: string[]) {
+  return new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
+    execFile(process.execPath, ['bin/swe-scoring.js', ...args], { cwd: ROOT, timeout: 60_000 }, (error, stdout, stderr) =>
+      resolve({ code: error ? ((error.code as number | undefined) ?? 1) : 0, stdout, stderr }));
+  });
+}
+
+const { text, input } = snapshotOf(sample);
+const snapshotFile = file('snapshot.json', text);
+const inputFile = file('input.ndjson', input);
+const keyFile = file('key.pem', publicKeyPem);
+
+describe('swe-scoring', () => {
+  it('score prints {leaderboard, weights} for the document, with --stages', async () => {
+    const r = await run('score', inputFile, '--stages', 'screener_2');
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.stdout)).toEqual(JSON.parse(JSON.stringify(scoreDocument(sample, ['screener_2']))));
+  });
+
+  it('score names the line and field of a malformed document, exit 1; a bad stage is a usage error, exit 2', async () => {
+    const bad = await run('score', file('bad.ndjson', input.replace('"stage":"evaluation"', '"stage":"final"')));
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toMatch(/line 3: task\.stage/);
+    expect((await run('score', inputFile, '--stages', 'final')).code).toBe(2);
+  });
+
+  it('verify passes a sealed snapshot with the right key', async () => {
+    const r = await run('verify', snapshotFile, inputFile, '--public-key', keyFile);
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/^ok +signature/m);
+    expect(r.stdout).toMatch(/^ok +weights/m);
+  });
+
+  it('verify exits 1 naming the failed check: digest for a changed input, signature for another key', async () => {
+    const changed = await run('verify', snapshotFile, file('changed.ndjson', input.replace('"input":5', '"input":6')), '--public-key', keyFile);
+    expect(changed.code).toBe(1);
+    expect(changed.stderr).toMatch(/verification failed: digest/);
+    const wrongKey = await run('verify', snapshotFile, inputFile, '--public-key', file('other.pem', otherPublicKeyPem));
+    expect(wrongKey.code).toBe(1);
+    expect(wrongKey.stderr).toMatch(/verification failed: signature/);
+  });
+
+  it('--help describes each command; no command is a usage error', async () => {
+    expect((await run('verify', '--help')).stdout).toMatch(/^Usage: swe-scoring verify/);
+    const none = await run();
+    expect(none.code).toBe(2);
+    expect(none.stdout).toMatch(/Commands:/);
+  });
+});

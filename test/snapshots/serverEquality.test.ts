@@ -1,0 +1,81 @@
+// Offline scoring reproduces the server bit for bit: the same competition posted over HTTP and
+// written as an input document gives the same leaderboard and weights, as parsed JSON and as
+// canonical bytes.
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { admin, testApp, type TestApp } from '../helpers/app.js';
+import { canonicalJson } from '../../src/snapshots/canonicalJson.js';
+import { parseDocument, serializeDocument } from '../../src/snapshots/inputDocument.js';
+import { scoreDocument } from '../../src/snapshots/scoreDocument.js';
+import type { InputDocument } from '../../src/snapshots/inputSchemas.js';
+import { randomCompetition, type RandomCompetition } from './randomCompetition.js';
+
+const C = '/v1/competitions/c';
+
+async function ok(t: TestApp, method: 'PUT' | 'POST' | 'DELETE', url: string, payload?: object) {
+  const res = await t.call({ method, url, headers: admin, ...(payload ? { payload } : {}) });
+  if (res.status >= 300) throw new Error(`${method} ${url}: ${res.status} ${JSON.stringify(res.body)}`);
+}
+
+/** Posts the competition the way an operator and validators would. */
+async function post(t: TestApp, c: RandomCompetition): Promise<void> {
+  const settings = { name: 'Random', tokenWeights: c.weights, burnRatio: c.burnRatio, ...(c.finalStages ? { finalStages: c.finalStages } : {}) };
+  await ok(t, 'PUT', C, settings);
+  const tasks = c.tasks.map((x) => ({ id: x.id, type: 'swebench_verified', stage: x.stage, complexity: x.complexity, plannedRuns: x.plannedRuns }));
+  await ok(t, 'PUT', `${C}/tasks`, { tasks });
+  const runs = c.runs.map(({ minerHotkey, tokens, ...r }) => ({ ...r, ...(minerHotkey ? { minerHotkey } : {}), tokens }));
+  for (let i = 0; i < runs.length; i += 50) await ok(t, 'POST', `${C}/runs`, { runs: runs.slice(i, i + 50) });
+  for (const hotkey of c.excluded) await ok(t, 'PUT', `${C}/miners/${hotkey}`, { excluded: true });
+  for (const hotkey of c.idle) await ok(t, 'PUT', `${C}/miners/${hotkey}`, { excluded: false });
+  for (const runId of c.deleted) await ok(t, 'DELETE', `${C}/runs/${runId}`);
+  if (c.laterWeights) await ok(t, 'PUT', C, { ...settings, tokenWeights: c.laterWeights });
+}
+
+/** The input document written from the same data, without reading the server's storage. */
+function document(c: RandomCompetition): InputDocument {
+  const gone = new Set(c.deleted);
+  const miners = new Set([...c.runs.flatMap((r) => (r.minerHotkey ? [r.minerHotkey] : [])), ...c.excluded, ...c.idle]);
+  return {
+    competition: {
+      id: 'c',
+      tokenWeights: c.laterWeights ?? c.weights,
+      burnRatio: c.burnRatio,
+      judgeVotes: 5,
+      finalStages: c.finalStages ?? ['screener_2', 'evaluation'],
+      miners: [...miners],
+      excluded: { miners: c.excluded, validators: [] },
+    },
+    tasks: c.tasks.map((x) => ({ ...x, type: 'swebench_verified' })),
+    runs: c.runs
+      .filter((r) => !gone.has(r.runId))
+      .map((r) => ({
+        ...r,
+        tokens: r.tokens && { input: r.tokens.input, cachedInput: r.tokens.cachedInput ?? null, output: r.tokens.output },
+        validatorId: null,
+      })),
+  };
+}
+
+describe('offline scoring reproduces the server', () => {
+  it('leaderboard and weights, bit for bit, on random competitions', async () => {
+    await fc.assert(
+      fc.asyncProperty(randomCompetition, async (c) => {
+        const t = await testApp();
+        try {
+          await post(t, c);
+          const query = c.askStages ? `?stages=${c.askStages.join(',')}` : '';
+          const server = {
+            leaderboard: JSON.parse((await t.app.inject({ url: `${C}/leaderboard${query}` })).body) as unknown,
+            weights: JSON.parse((await t.app.inject({ url: `${C}/weights${query}` })).body) as unknown,
+          };
+          const offline = scoreDocument(parseDocument(serializeDocument(document(c))), c.askStages ?? undefined);
+          expect(offline).toEqual(server);
+          expect(canonicalJson(offline)).toBe(canonicalJson(server));
+        } finally {
+          await t.close();
+        }
+      }),
+      { numRuns: 12 },
+    );
+  }, 120_000);
+});

@@ -1,0 +1,82 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { hashSnapshot, signHash, verifySignature } from '../../src/snapshots/seal.js';
+import { verifySnapshot } from '../../src/snapshots/verifySnapshot.js';
+import { sample } from './sample.js';
+import { keys, otherPublicKeyPem, publicKeyPem, snapshotOf } from './snapshotKit.js';
+
+const { snapshot, text, input } = snapshotOf(sample);
+const failed = (r: ReturnType<typeof verifySnapshot>) => r.checks.filter((c) => c.ok === false).map((c) => c.name);
+
+describe('seal', () => {
+  it('hashes the canonical JSON without hash and signature, whatever the key order', () => {
+    const reordered = Object.fromEntries(Object.entries(snapshot).reverse());
+    expect(hashSnapshot(reordered)).toBe(snapshot.hash);
+    expect(hashSnapshot({ ...snapshot, hash: 'x', signature: 'y' })).toBe(snapshot.hash);
+    expect(hashSnapshot({ ...snapshot, seq: 2 })).not.toBe(snapshot.hash);
+  });
+
+  it('signs the 64 hex digits of the hash with Ed25519, checked by the public key only', () => {
+    const sig = signHash(snapshot.hash, keys.privateKey);
+    expect(Buffer.from(sig, 'base64')).toHaveLength(64);
+    expect(verifySignature(snapshot.hash, sig, publicKeyPem)).toBe(true);
+    expect(verifySignature(snapshot.hash, sig, otherPublicKeyPem)).toBe(false);
+    expect(verifySignature(hashSnapshot({ ...snapshot, seq: 9 }), sig, publicKeyPem)).toBe(false);
+  });
+});
+
+describe('verifySnapshot', () => {
+  it('passes a sealed snapshot and its input, every check named', () => {
+    const r = verifySnapshot({ snapshot: text, input, publicKeyPem });
+    expect(r.checks.map((c) => [c.name, c.ok])).toEqual([
+      ['digest', true], ['hash', true], ['chain', null], ['signature', true], ['input', true], ['weights', true], ['leaderboard', true],
+    ]);
+    expect(r.ok).toBe(true);
+  });
+
+  it('fails the signature with the wrong key, and says so', () => {
+    const r = verifySnapshot({ snapshot: text, input, publicKeyPem: otherPublicKeyPem });
+    expect(failed(r)).toEqual(['signature']);
+    expect(verifySnapshot({ snapshot: text, input, publicKeyPem: 'not a key' }).checks.find((c) => c.name === 'signature')?.message).toMatch(/public key/);
+  });
+
+  it('checks the chain link against the previous snapshot', () => {
+    const next = snapshotOf(sample, { seq: 2, previousHash: snapshot.hash });
+    expect(verifySnapshot({ snapshot: next.text, input, previousSnapshot: text }).checks.find((c) => c.name === 'chain')?.ok).toBe(true);
+    const broken = snapshotOf(sample, { seq: 2, previousHash: 'a'.repeat(64) });
+    expect(failed(verifySnapshot({ snapshot: broken.text, input, previousSnapshot: text }))).toEqual(['chain']);
+  });
+
+  it('names the miner whose weight differs when a re-sealed snapshot carries other weights', () => {
+    const { hash: _h, signature: _s, ...unsigned } = snapshot;
+    const weights = { ...(unsigned.weights as Record<string, unknown>), finalWeights: { m1: 0.5 } };
+    const forged = { ...unsigned, weights, hash: hashSnapshot({ ...unsigned, weights }), signature: 'x' };
+    const r = verifySnapshot({ snapshot: JSON.stringify(forged), input });
+    expect(failed(r)).toEqual(['weights']);
+    expect(r.checks.find((c) => c.name === 'weights')?.message).toMatch(/^miner m1: finalWeights 0.5 in the snapshot, 0.75 rescored/);
+  });
+
+  it('accepts the snapshot indented, but not with a byte changed that leaves its value alone', () => {
+    const indented = `${JSON.stringify(snapshot, null, 2)}\n`;
+    expect(verifySnapshot({ snapshot: indented, input, publicKeyPem }).ok).toBe(true);
+    const r = verifySnapshot({ snapshot: indented.replace('\n  ', '\n\t '), input, publicKeyPem });
+    expect(failed(r)).toEqual(['snapshot']);
+  });
+
+  it('catches a one-byte change at every position of the snapshot and of the input', () => {
+    const bytes = { snapshot: Buffer.from(text), input: Buffer.from(input) };
+    for (const which of ['snapshot', 'input'] as const) {
+      fc.assert(
+        fc.property(fc.integer({ min: 1, max: 255 }), (delta) => {
+          for (let i = 0; i < bytes[which].length; i++) {
+            const changed = Buffer.from(bytes[which]);
+            changed[i] = ((changed[i] ?? 0) + delta) % 256;
+            const r = verifySnapshot({ snapshot: bytes.snapshot, input: bytes.input, publicKeyPem, [which]: changed });
+            if (r.ok) throw new Error(`${which} byte ${i} changed by ${delta} passed verification`);
+          }
+        }),
+        { numRuns: 1 },
+      );
+    }
+  });
+});
