@@ -8,6 +8,7 @@ import { minersRepo } from './miners.js';
 import { noncesRepo } from './nonces.js';
 import { runsRepo } from './runs.js';
 import { scoringInputRepo } from './scoringInput.js';
+import { snapshotsRepo } from './snapshots.js';
 import { tasksRepo } from './tasks.js';
 import { validatorsRepo } from './validators.js';
 
@@ -22,6 +23,7 @@ export function createRepos(db: Db) {
     scoringInput: scoringInputRepo(db),
     nonces: noncesRepo(db),
     audit: auditRepo(db),
+    snapshots: snapshotsRepo(db),
     aggregates: {
       /** Recomputes a competition's aggregates from its counted runs (src/db/aggregates.ts). */
       rebuild: (competitionId: string, w: TokenWeights) => rebuildAggregates(db, competitionId, w),

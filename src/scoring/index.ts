@@ -37,3 +37,4 @@ export { resolveRate } from './resolveRate.js';
 export { DEFAULT_FINAL_STAGES, isStage, normalizeStages, parseStages, tasksInStages } from './stages.js';
 export { scoreCompetition } from './scoreCompetition.js';
 export { agreement, AGREEMENT_MIN_DELTA, AGREEMENT_MIN_SHARED, type Agreement, type ValidatorPairRuns } from './agreement.js';
+export { RULES_VERSION } from './rulesVersion.js';
