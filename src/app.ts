@@ -7,6 +7,7 @@ import type { Db } from './db/client.js';
 import { createRepos, type Repos } from './db/repos.js';
 import { createServices, type Services } from './services/index.js';
 import type { SignatureOptions } from './services/signatures.js';
+import type { Signer } from './services/snapshots.js';
 import { LIMITS } from './schemas/common.js';
 import { authPlugin } from './plugins/auth.js';
 import { contentTypesPlugin } from './plugins/contentTypes.js';
@@ -24,6 +25,8 @@ export interface AppOptions {
   readsRequireToken?: boolean;
   /** SCORING_SERVER_HOTKEY and SCORING_SIGNATURE_WINDOW_MS (signed requests). */
   signatures?: SignatureOptions;
+  /** The snapshot-signing key (src/signingKey.ts); a throwaway one when not given. */
+  signer?: Signer;
   logger?: FastifyServerOptions['logger'];
 }
 
@@ -51,6 +54,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const services = createServices(options.repos ?? createRepos(options.db), {
     observeScoring: (s) => metrics.scoreComputation.observe(s),
     signatures: options.signatures,
+    signer: options.signer,
   });
   app.decorate('services', services);
   app.addHook('onClose', async () => services.changes.close());

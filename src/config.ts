@@ -19,6 +19,10 @@ export interface Config {
   serverHotkey: string | null;
   /** Accepted clock distance of a signed request's timestamp, either way. */
   signatureWindowMs: number;
+  /** The snapshot-signing key file (Ed25519, PKCS#8 PEM); generated there at first start. */
+  signingKeyPath: string;
+  /** Take a snapshot of every changed competition this often (ms); null: only on request. */
+  snapshotIntervalMs: number | null;
 }
 
 type Env = Record<string, string | undefined>;
@@ -47,8 +51,23 @@ export function loadConfig(env: Env = process.env): Config {
     readsRequireToken: parseBool(env.SCORING_READS_REQUIRE_TOKEN ?? 'false', 'SCORING_READS_REQUIRE_TOKEN'),
     serverHotkey: serverHotkey(env.SCORING_SERVER_HOTKEY),
     signatureWindowMs: parseInteger(env.SCORING_SIGNATURE_WINDOW_MS ?? '8000', 'SCORING_SIGNATURE_WINDOW_MS', 0, 600_000),
+    signingKeyPath: env.SCORING_SIGNING_KEY_PATH || join(dataDir(databasePath), 'signing-key.pem'),
+    snapshotIntervalMs: parseDuration(env.SCORING_SNAPSHOT_INTERVAL, 'SCORING_SNAPSHOT_INTERVAL'),
   };
 }
+
+/** `90s`, `10m`, `2h` (or plain milliseconds) to milliseconds; unset or empty: null. At least 1 s. */
+export function parseDuration(value: string | undefined, name: string): number | null {
+  if (!value) return null;
+  const m = /^(\d+)(ms|s|m|h)?$/.exec(value.trim());
+  const unit = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 }[(m?.[2] ?? 'ms') as 'ms' | 's' | 'm' | 'h'];
+  const ms = m ? Number(m[1]) * unit : NaN;
+  if (!Number.isSafeInteger(ms) || ms < 1000) throw new Error(`${name} must be a duration of at least 1s such as 90s, 10m or 2h, got ${value}`);
+  return ms;
+}
+
+/** The folder beside the database where the server keeps its token and key files. */
+const dataDir = (databasePath: string) => (databasePath === ':memory:' ? resolve('./data') : dirname(resolve(databasePath)));
 
 function serverHotkey(value: string | undefined): string | null {
   if (!value) return null;
@@ -71,7 +90,7 @@ function parseBool(value: string, name: string): boolean {
 
 /** The admin token file beside the database: read it, or create it with mode 0600. */
 function adminTokenFromFile(databasePath: string): { token: string; file: string; generated: boolean } {
-  const dir = databasePath === ':memory:' ? resolve('./data') : dirname(resolve(databasePath));
+  const dir = dataDir(databasePath);
   const file = join(dir, 'admin-token');
   if (existsSync(file)) {
     const token = readFileSync(file, 'utf8').trim();

@@ -11,6 +11,7 @@ const IMPORT_PATH = '/v1/competitions/{competitionId}/tasks/import';
 const TEXT_RESPONSES: Record<string, string> = {
   '/metrics': 'text/plain',
   '/v1/competitions/{competitionId}/events': 'text/event-stream',
+  '/v1/competitions/{competitionId}/snapshots/{seq}/input': 'application/x-ndjson',
 };
 
 /** Errors are problem+json; every response gets a real description. */

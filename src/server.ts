@@ -2,15 +2,18 @@
 import { buildApp } from './app.js';
 import { loadConfig } from './config.js';
 import { openDatabase } from './db/client.js';
+import { loadSigningKey } from './signingKey.js';
 
 async function main(): Promise<void> {
   const config = loadConfig();
   const db = openDatabase(config.databasePath);
+  const key = loadSigningKey(config.signingKeyPath);
   const app = await buildApp({
     db,
     adminToken: config.adminToken,
     readsRequireToken: config.readsRequireToken,
     signatures: { serverAddress: config.serverHotkey, windowMs: config.signatureWindowMs },
+    signer: key.signer,
     logger: { level: config.logLevel },
   });
   if (config.adminTokenFile) {
@@ -18,11 +21,23 @@ async function main(): Promise<void> {
     const what = config.adminTokenGenerated ? 'generated the admin token into' : 'read the admin token from';
     app.log.info({ file: config.adminTokenFile }, `${what} this file (mode 0600)`);
   }
+  app.log.info({ file: config.signingKeyPath }, key.generated ? 'generated the snapshot-signing key (mode 0600)' : 'read the snapshot-signing key');
+  // Periodic snapshots of the competitions that changed since their last one.
+  const schedule = config.snapshotIntervalMs === null ? null : setInterval(() => {
+    try {
+      const taken = app.services.snapshots.takeChanged();
+      if (taken > 0) app.log.info({ taken }, 'periodic snapshots taken');
+    } catch (err) {
+      app.log.error({ err }, 'periodic snapshot failed');
+    }
+  }, config.snapshotIntervalMs);
+  schedule?.unref();
 
   let closing = false;
   const shutdown = async (signal: string) => {
     if (closing) return;
     closing = true;
+    if (schedule) clearInterval(schedule);
     app.log.info({ signal }, 'shutting down: no new connections, finishing in-flight requests');
     // A reply whose headers went out (keep-alive) just before close() leaves a socket that turns
     // idle after server.close() reaped the idle ones; reap again until the server is closed.

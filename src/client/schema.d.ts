@@ -384,6 +384,158 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/competitions/{competitionId}/snapshots": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List snapshots
+         * @description Oldest first, without their leaderboard and weights.
+         */
+        get: operations["listSnapshots"];
+        put?: never;
+        /**
+         * Take a snapshot of the scores
+         * @description Freezes the leaderboard and weights with their exact input, chained to the previous snapshot and signed.
+         */
+        post: operations["takeSnapshot"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/competitions/{competitionId}/snapshots/latest": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get the latest snapshot */
+        get: operations["getLatestSnapshot"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/competitions/{competitionId}/snapshots/{seq}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a snapshot
+         * @description Served as stored: its bytes are what `hash` covers (after canonicalization).
+         */
+        get: operations["getSnapshot"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/competitions/{competitionId}/snapshots/{seq}/input": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a snapshot's input document
+         * @description NDJSON, exactly as the competition stood when the snapshot was taken, whatever happened after: line 1 `{"competition": …}`, then `{"task": …}` lines by task id, then `{"run": …}` lines by run id (docs/CANONICAL_JSON.md). Its SHA-256 is the snapshot's `inputDigest`; `swe-scoring score` or `verify` recompute the scores from it.
+         */
+        get: operations["getSnapshotInput"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/competitions/{competitionId}/miners/{hotkey}/history": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A miner's rank, score and weight across snapshots */
+        get: operations["getMinerHistory"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/competitions/{competitionId}/weights/history": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Final weights across snapshots */
+        get: operations["getWeightsHistory"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/identity": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The server's snapshot-signing key */
+        get: operations["getIdentity"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/score": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Score an input document without storing anything
+         * @description Body: an input document (`application/x-ndjson`, the format of GET …/snapshots/{seq}/input), within the body limit. Returns the leaderboard and weights the scoring core computes from it; a malformed document is a 400 naming the line and field.
+         */
+        post: operations["scoreDocument"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -501,6 +653,13 @@ export interface components {
         RunBatchInput: {
             /** @description Up to 5,000 runs, stored atomically. */
             runs: components["schemas"]["RunResultInput"][];
+        };
+        /** @description A snapshot to take. */
+        NewSnapshotInput: {
+            /** @description Stage set to score; default the competition's final stages. */
+            stages?: components["schemas"]["StageInput"][];
+            /** @description Why it was taken, kept in the snapshot. */
+            note?: string;
         };
         /** @description One rubric criterion. */
         RubricCriterionInput: {
@@ -1164,6 +1323,168 @@ export interface components {
             runs: components["schemas"]["Run"][];
             /** @description Pass as `cursor` for the next page; null at the end. Stays valid while runs are added. */
             nextCursor: string | null;
+        };
+        /** @description A snapshot without its leaderboard and weights. */
+        SnapshotHead: {
+            /** @description Competition identifier. */
+            competitionId: string;
+            /** @description 1, 2, 3… per competition. */
+            seq: number;
+            /** @description When it was taken, ISO 8601 UTC. */
+            takenAt: string;
+            /** @description The stage set scored. */
+            stages: components["schemas"]["Stage"][];
+            /** @description Version of the scoring rules (SPEC.md) that computed it. */
+            rulesVersion: string;
+            /** @description The competition's settings at the time. */
+            settings: {
+                /** @description Display name. */
+                name: string;
+                /** @description Token weights. */
+                tokenWeights: {
+                    input: number;
+                    cachedInput: number;
+                    output: number;
+                };
+                /** @description Share burned. */
+                burnRatio: number;
+                /** @description Judge votes per criterion. */
+                judgeVotes: number;
+                /** @description Final stages. */
+                finalStages: components["schemas"]["Stage"][];
+            };
+            /** @description Exclusions in force. */
+            excluded: {
+                /** @description Excluded miners. */
+                miners: string[];
+                /** @description Excluded validators (their runs are not in the input). */
+                validators: string[];
+            };
+            /** @description The note given when it was taken, if any. */
+            note: string | null;
+            /** @description SHA-256 (hex) of the input document (GET …/snapshots/{seq}/input). */
+            inputDigest: string;
+            /** @description `hash` of the snapshot before; null for the first. */
+            previousHash: string | null;
+            /** @description SHA-256 (hex) of this snapshot's canonical JSON without `hash` and `signature` (docs/CANONICAL_JSON.md). */
+            hash: string;
+            /** @description The server's Ed25519 signature of the 64 ASCII hex digits of `hash`, standard base64 (key: GET /v1/identity). */
+            signature: string;
+        };
+        /** @description An immutable, signed snapshot of the scores, in a hash chain per competition. */
+        Snapshot: {
+            /** @description Competition identifier. */
+            competitionId: string;
+            /** @description 1, 2, 3… per competition. */
+            seq: number;
+            /** @description When it was taken, ISO 8601 UTC. */
+            takenAt: string;
+            /** @description The stage set scored. */
+            stages: components["schemas"]["Stage"][];
+            /** @description Version of the scoring rules (SPEC.md) that computed it. */
+            rulesVersion: string;
+            /** @description The competition's settings at the time. */
+            settings: {
+                /** @description Display name. */
+                name: string;
+                /** @description Token weights. */
+                tokenWeights: {
+                    input: number;
+                    cachedInput: number;
+                    output: number;
+                };
+                /** @description Share burned. */
+                burnRatio: number;
+                /** @description Judge votes per criterion. */
+                judgeVotes: number;
+                /** @description Final stages. */
+                finalStages: components["schemas"]["Stage"][];
+            };
+            /** @description Exclusions in force. */
+            excluded: {
+                /** @description Excluded miners. */
+                miners: string[];
+                /** @description Excluded validators (their runs are not in the input). */
+                validators: string[];
+            };
+            /** @description The note given when it was taken, if any. */
+            note: string | null;
+            /** @description SHA-256 (hex) of the input document (GET …/snapshots/{seq}/input). */
+            inputDigest: string;
+            /** @description `hash` of the snapshot before; null for the first. */
+            previousHash: string | null;
+            /** @description SHA-256 (hex) of this snapshot's canonical JSON without `hash` and `signature` (docs/CANONICAL_JSON.md). */
+            hash: string;
+            /** @description The server's Ed25519 signature of the 64 ASCII hex digits of `hash`, standard base64 (key: GET /v1/identity). */
+            signature: string;
+            leaderboard: components["schemas"]["Leaderboard"];
+            weights: components["schemas"]["Weights"];
+        };
+        /** @description A page of snapshots. */
+        SnapshotList: {
+            /** @description Oldest first. */
+            snapshots: components["schemas"]["SnapshotHead"][];
+            /** @description Pass as `cursor` for the next page; null at the end. */
+            nextCursor: string | null;
+        };
+        /** @description A miner across snapshots. */
+        MinerHistory: {
+            /** @description Competition identifier. */
+            competitionId: string;
+            /** @description Miner hotkey. */
+            hotkey: string;
+            /** @description One entry per snapshot, oldest first. */
+            history: {
+                /** @description Snapshot number. */
+                seq: number;
+                /** @description When. */
+                takenAt: string;
+                /** @description Rank then; null when unranked or absent. */
+                rank: number | null;
+                /** @description S_N then; null when unscored or absent. */
+                normalizedScore: number | null;
+                /** @description Final weight then (0 when absent). */
+                finalWeight: number;
+            }[];
+            /** @description Pass as `cursor` for the next page; null at the end. */
+            nextCursor: string | null;
+        };
+        /** @description Final weights across snapshots. */
+        WeightsHistory: {
+            /** @description Competition identifier. */
+            competitionId: string;
+            /** @description One entry per snapshot, oldest first. */
+            history: {
+                /** @description Snapshot number. */
+                seq: number;
+                /** @description When. */
+                takenAt: string;
+                /** @description Final weight per hotkey. */
+                finalWeights: {
+                    [key: string]: number;
+                };
+                /** @description Weight burned. */
+                burnWeight: number;
+            }[];
+            /** @description Pass as `cursor` for the next page; null at the end. */
+            nextCursor: string | null;
+        };
+        /** @description The server's signing identity. */
+        Identity: {
+            /** @description The snapshot-signing key, SPKI PEM. */
+            publicKey: string;
+            /**
+             * @description Signature algorithm.
+             * @constant
+             */
+            algorithm: "ed25519";
+            /** @description Version of the scoring rules this server computes. */
+            rulesVersion: string;
+        };
+        /** @description Scores computed from an input document, nothing stored. */
+        ScoreResult: {
+            leaderboard: components["schemas"]["Leaderboard"];
+            weights: components["schemas"]["Weights"];
         };
         /** @description What a task upsert or import changed. */
         TaskWriteResult: {
@@ -2558,6 +2879,469 @@ export interface operations {
             };
             /** @description Not Found */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listSnapshots: {
+        parameters: {
+            query?: {
+                /** @description Items per page, 1 to 1,000; default 100. */
+                limit?: number;
+                /** @description `nextCursor` of the previous page. */
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                /** @description Competition identifier. */
+                competitionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SnapshotList"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    takeSnapshot: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Competition identifier. */
+                competitionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["NewSnapshotInput"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Snapshot"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getLatestSnapshot: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Competition identifier. */
+                competitionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Snapshot"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getSnapshot: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Competition identifier. */
+                competitionId: string;
+                /** @description Snapshot number. */
+                seq: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Snapshot"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getSnapshotInput: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Competition identifier. */
+                competitionId: string;
+                /** @description Snapshot number. */
+                seq: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/x-ndjson": string;
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getMinerHistory: {
+        parameters: {
+            query?: {
+                /** @description Items per page, 1 to 1,000; default 100. */
+                limit?: number;
+                /** @description `nextCursor` of the previous page. */
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                /** @description Competition identifier. */
+                competitionId: string;
+                /** @description Miner hotkey. */
+                hotkey: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MinerHistory"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getWeightsHistory: {
+        parameters: {
+            query?: {
+                /** @description Items per page, 1 to 1,000; default 100. */
+                limit?: number;
+                /** @description `nextCursor` of the previous page. */
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                /** @description Competition identifier. */
+                competitionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WeightsHistory"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getIdentity: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Identity"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    scoreDocument: {
+        parameters: {
+            query?: {
+                /** @description Comma-separated stages to score, e.g. `screener_2,evaluation`. Default: the competition's `finalStages`. */
+                stages?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ScoreResult"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Payload Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unsupported Media Type */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -29,6 +29,7 @@ export const docsPlugin = fp(async (app: FastifyInstance) => {
         { name: 'miners', description: 'Miners and their breakdowns.' },
         { name: 'runs', description: 'Run results (validators).' },
         { name: 'scores', description: 'Leaderboard and weights (public reads).' },
+        { name: 'snapshots', description: 'Signed snapshots, their inputs, history and offline scoring.' },
         { name: 'operations', description: 'Health, readiness, metrics.' },
       ],
       components: {

@@ -5,6 +5,7 @@ import { minerRoutes } from './miners.js';
 import { operationRoutes } from './operations.js';
 import { runRoutes } from './runs.js';
 import { scoreRoutes } from './scores.js';
+import { snapshotRoutes } from './snapshots.js';
 import { taskRoutes } from './tasks.js';
 import { validatorRoutes } from './validators.js';
 
@@ -19,6 +20,7 @@ export const routes: FastifyPluginAsyncZod = async (app) => {
       await v1.register(runRoutes);
       await v1.register(scoreRoutes);
       await v1.register(eventRoutes);
+      await v1.register(snapshotRoutes);
     },
     { prefix: '/v1' },
   );

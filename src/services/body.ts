@@ -12,7 +12,12 @@ export interface Body {
 }
 
 export function jsonBody(value: unknown): Body {
-  const bytes = Buffer.from(JSON.stringify(value), 'utf8');
+  return textBody(JSON.stringify(value));
+}
+
+/** A body already serialized (e.g. a stored snapshot, whose exact bytes its hash covers). */
+export function textBody(json: string): Body {
+  const bytes = Buffer.from(json, 'utf8');
   const etag = `"${createHash('sha1').update(bytes).digest('base64url')}"`;
   return { bytes, etag, encoded: new Map() };
 }

@@ -9,6 +9,9 @@ import { minersService } from './miners.js';
 import { runsService } from './runs.js';
 import { scoresService } from './scores.js';
 import { signaturesService, type SignatureOptions } from './signatures.js';
+import { snapshotsService, type Signer } from './snapshots.js';
+import { scoreInputDocument } from './offline.js';
+import { ephemeralSigner } from '../signingKey.js';
 import { tasksService } from './tasks.js';
 import { validatorsService } from './validators.js';
 
@@ -16,10 +19,13 @@ export interface ServiceOptions {
   /** Told how long each score computation took, in seconds. */
   observeScoring?: (seconds: number) => void;
   signatures?: SignatureOptions;
+  /** The snapshot-signing key; a throwaway one when not given. */
+  signer?: Signer;
 }
 
 export function createServices(repos: Repos, options: ServiceOptions = {}) {
   const audit = auditService(repos);
+  const scores = scoresService(repos, options.observeScoring);
   return {
     audit,
     competitions: competitionsService(repos, audit),
@@ -27,7 +33,9 @@ export function createServices(repos: Repos, options: ServiceOptions = {}) {
     runs: runsService(repos, audit),
     miners: minersService(repos, audit),
     validators: validatorsService(repos, audit),
-    scores: scoresService(repos, options.observeScoring),
+    scores,
+    snapshots: snapshotsService(repos, scores, options.signer ?? ephemeralSigner(), audit),
+    score: scoreInputDocument,
     changes: changesService(repos),
     signatures: signaturesService(repos, options.signatures),
     /** True when the database answers and every migration is applied. */

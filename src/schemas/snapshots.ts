@@ -1,0 +1,121 @@
+import { z } from 'zod';
+import { Id, StageSchema, StagesParam } from './common.js';
+import { LeaderboardSchema, WeightsSchema } from './scores.js';
+
+const Hex64 = z.string().describe('64 lower-case hex digits.');
+
+const snapshotFields = {
+  competitionId: z.string().describe('Competition identifier.'),
+  seq: z.number().int().describe('1, 2, 3… per competition.'),
+  takenAt: z.string().describe('When it was taken, ISO 8601 UTC.'),
+  stages: z.array(StageSchema).describe('The stage set scored.'),
+  rulesVersion: z.string().describe('Version of the scoring rules (SPEC.md) that computed it.'),
+  settings: z
+    .object({
+      name: z.string().describe('Display name.'),
+      tokenWeights: z.object({ input: z.number(), cachedInput: z.number(), output: z.number() }).describe('Token weights.'),
+      burnRatio: z.number().describe('Share burned.'),
+      judgeVotes: z.number().int().describe('Judge votes per criterion.'),
+      finalStages: z.array(StageSchema).describe('Final stages.'),
+    })
+    .describe('The competition\'s settings at the time.'),
+  excluded: z
+    .object({
+      miners: z.array(z.string()).describe('Excluded miners.'),
+      validators: z.array(z.string()).describe('Excluded validators (their runs are not in the input).'),
+    })
+    .describe('Exclusions in force.'),
+  note: z.string().nullable().describe('The note given when it was taken, if any.'),
+  inputDigest: Hex64.describe('SHA-256 (hex) of the input document (GET …/snapshots/{seq}/input).'),
+  previousHash: Hex64.nullable().describe('`hash` of the snapshot before; null for the first.'),
+  hash: Hex64.describe('SHA-256 (hex) of this snapshot\'s canonical JSON without `hash` and `signature` (docs/CANONICAL_JSON.md).'),
+  signature: z.string().describe('The server\'s Ed25519 signature of the 64 ASCII hex digits of `hash`, standard base64 (key: GET /v1/identity).'),
+};
+
+export const SnapshotHeadSchema = z.object(snapshotFields).describe('A snapshot without its leaderboard and weights.');
+z.globalRegistry.add(SnapshotHeadSchema, { id: 'SnapshotHead', description: SnapshotHeadSchema.description });
+
+export const SnapshotSchema = z
+  .object({ ...snapshotFields, leaderboard: LeaderboardSchema, weights: WeightsSchema })
+  .describe('An immutable, signed snapshot of the scores, in a hash chain per competition.');
+z.globalRegistry.add(SnapshotSchema, { id: 'Snapshot', description: SnapshotSchema.description });
+
+export const SnapshotListSchema = z
+  .object({
+    snapshots: z.array(SnapshotHeadSchema).describe('Oldest first.'),
+    nextCursor: z.string().nullable().describe('Pass as `cursor` for the next page; null at the end.'),
+  })
+  .describe('A page of snapshots.');
+z.globalRegistry.add(SnapshotListSchema, { id: 'SnapshotList', description: SnapshotListSchema.description });
+
+export const SnapshotInputSchema = z
+  .strictObject({
+    stages: z.array(StageSchema).min(1).max(3).optional().describe('Stage set to score; default the competition\'s final stages.'),
+    note: z.string().max(2000).optional().describe('Why it was taken, kept in the snapshot.'),
+  })
+  .describe('A snapshot to take.');
+z.globalRegistry.add(SnapshotInputSchema, { id: 'NewSnapshot', description: SnapshotInputSchema.description });
+
+export const PageQuery = z.strictObject({
+  limit: z.coerce.number().int().min(1).max(1000).default(100).describe('Items per page, 1 to 1,000; default 100.'),
+  cursor: z.string().max(32).optional().describe('`nextCursor` of the previous page.'),
+});
+
+export const SnapshotParams = z.object({
+  competitionId: Id.describe('Competition identifier.'),
+  seq: z.coerce.number().int().min(1).describe('Snapshot number.'),
+});
+
+export const MinerHistorySchema = z
+  .object({
+    competitionId: z.string().describe('Competition identifier.'),
+    hotkey: z.string().describe('Miner hotkey.'),
+    history: z
+      .array(
+        z.object({
+          seq: z.number().int().describe('Snapshot number.'),
+          takenAt: z.string().describe('When.'),
+          rank: z.number().int().nullable().describe('Rank then; null when unranked or absent.'),
+          normalizedScore: z.number().nullable().describe('S_N then; null when unscored or absent.'),
+          finalWeight: z.number().describe('Final weight then (0 when absent).'),
+        }),
+      )
+      .describe('One entry per snapshot, oldest first.'),
+    nextCursor: z.string().nullable().describe('Pass as `cursor` for the next page; null at the end.'),
+  })
+  .describe('A miner across snapshots.');
+z.globalRegistry.add(MinerHistorySchema, { id: 'MinerHistory', description: MinerHistorySchema.description });
+
+export const WeightsHistorySchema = z
+  .object({
+    competitionId: z.string().describe('Competition identifier.'),
+    history: z
+      .array(
+        z.object({
+          seq: z.number().int().describe('Snapshot number.'),
+          takenAt: z.string().describe('When.'),
+          finalWeights: z.record(z.string(), z.number()).describe('Final weight per hotkey.'),
+          burnWeight: z.number().describe('Weight burned.'),
+        }),
+      )
+      .describe('One entry per snapshot, oldest first.'),
+    nextCursor: z.string().nullable().describe('Pass as `cursor` for the next page; null at the end.'),
+  })
+  .describe('Final weights across snapshots.');
+z.globalRegistry.add(WeightsHistorySchema, { id: 'WeightsHistory', description: WeightsHistorySchema.description });
+
+export const IdentitySchema = z
+  .object({
+    publicKey: z.string().describe('The snapshot-signing key, SPKI PEM.'),
+    algorithm: z.literal('ed25519').describe('Signature algorithm.'),
+    rulesVersion: z.string().describe('Version of the scoring rules this server computes.'),
+  })
+  .describe('The server\'s signing identity.');
+z.globalRegistry.add(IdentitySchema, { id: 'Identity', description: IdentitySchema.description });
+
+export const ScoreResultSchema = z
+  .object({ leaderboard: LeaderboardSchema, weights: WeightsSchema })
+  .describe('Scores computed from an input document, nothing stored.');
+z.globalRegistry.add(ScoreResultSchema, { id: 'ScoreResult', description: ScoreResultSchema.description });
+
+export const ScoreQuery = z.strictObject({ stages: StagesParam });

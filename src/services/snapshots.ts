@@ -1,0 +1,202 @@
+// Snapshots (API.md 1.1): the scores as they are, frozen with their exact input, sealed into a
+// hash chain per competition and signed with the server's Ed25519 key. Anyone can recompute a
+// snapshot's leaderboard and weights from its input with `swe-scoring verify`.
+import { createHash, type KeyObject } from 'node:crypto';
+import { Readable } from 'node:stream';
+import type { Repos } from '../db/repos.js';
+import type { CompetitionSettings } from '../db/competitions.js';
+import { notFound } from '../errors.js';
+import { ascending, RULES_VERSION } from '../scoring/index.js';
+import type { Stage } from '../scoring/types.js';
+import { competitionLine, runLine, taskLine } from '../snapshots/inputDocument.js';
+import { sealSnapshot } from '../snapshots/seal.js';
+import type { AuditService } from './audit.js';
+import { parseCursor } from './audit.js';
+import type { Principal } from './principal.js';
+import type { ScoresService } from './scores.js';
+
+export interface Signer {
+  privateKey: KeyObject;
+  /** SPKI PEM, as GET /v1/identity publishes it. */
+  publicKeyPem: string;
+}
+
+type Snapshot = Record<string, unknown> & { seq: number; takenAt: string; hash: string; inputDigest: string; stages: Stage[] };
+
+/** Run lines go out in chunks of about this many bytes. */
+const CHUNK_BYTES = 64 * 1024;
+
+export function snapshotsService(repos: Repos, scores: ScoresService, signer: Signer, audit: AuditService) {
+  /** The competition and task lines of the input as the competition stands now, and its run sequence. */
+  function inputHead(c: CompetitionSettings) {
+    const runSeq = repos.snapshots.runSeq();
+    const miners = repos.miners.list(c.id);
+    const tasks = repos.tasks.list(c.id).sort((a, b) => ascending(a.id, b.id));
+    const excluded = { miners: miners.filter((m) => m.excluded).map((m) => m.hotkey), validators: c.excludedValidators };
+    const competition = {
+      id: c.id, tokenWeights: c.tokenWeights, burnRatio: c.burnRatio, judgeVotes: c.judgeVotes, finalStages: c.finalStages,
+      miners: miners.map((m) => m.hotkey), excluded,
+    };
+    const runs = repos.snapshots.inputRunCount(c.id, runSeq, excluded.validators);
+    const lines = [competitionLine(competition, { tasks: tasks.length, runs })];
+    for (const t of tasks) {
+      lines.push(taskLine({
+        id: t.id, type: t.type as 'swebench_verified' | 'swe_atlas_qna', stage: t.stage as Stage,
+        complexity: t.complexity as 'short' | 'medium' | 'long' | null, plannedRuns: t.plannedRuns,
+      }));
+    }
+    return { runSeq, excluded, head: `${lines.join('\n')}\n` };
+  }
+
+  /** The input document's bytes, chunk by chunk: the stored head, then the run lines read back. */
+  function* inputChunks(competitionId: string, head: string, runSeq: number, excludedValidators: readonly string[]) {
+    yield Buffer.from(head, 'utf8');
+    let chunk = '';
+    for (const run of repos.snapshots.inputRuns(competitionId, runSeq, excludedValidators)) {
+      chunk += `${runLine(run)}\n`;
+      if (chunk.length >= CHUNK_BYTES) {
+        yield Buffer.from(chunk, 'utf8');
+        chunk = '';
+      }
+    }
+    if (chunk) yield Buffer.from(chunk, 'utf8');
+  }
+
+  function digest(competitionId: string, head: string, runSeq: number, excludedValidators: readonly string[]): string {
+    const hash = createHash('sha256');
+    for (const chunk of inputChunks(competitionId, head, runSeq, excludedValidators)) hash.update(chunk);
+    return hash.digest('hex');
+  }
+
+  function row(competitionId: string, seq: number) {
+    const found = repos.snapshots.get(competitionId, seq);
+    if (!found) throw notFound(`competition ${competitionId} has no snapshot ${seq}`);
+    return found;
+  }
+
+  /**
+   * Takes a snapshot now. Everything is read in one synchronous stretch, so no write falls between
+   * the input and the scores computed from it.
+   */
+  function take(competitionId: string, options: { stages?: Stage[]; note?: string; onlyIfChanged?: boolean }, who: Principal | null) {
+    const c = repos.competitions.get(competitionId);
+    if (!c) throw notFound(`competition ${competitionId} does not exist`);
+    const { runSeq, excluded, head } = inputHead(c);
+    const inputDigest = digest(c.id, head, runSeq, excluded.validators);
+    const leaderboard = JSON.parse(scores.leaderboard(c.id, options.stages).bytes.toString('utf8')) as { stages: Stage[] };
+    const weights = JSON.parse(scores.weights(c.id, options.stages).bytes.toString('utf8')) as unknown;
+    const previous = repos.snapshots.latest(c.id);
+    const settings = { name: c.name, tokenWeights: c.tokenWeights, burnRatio: c.burnRatio, judgeVotes: c.judgeVotes, finalStages: c.finalStages };
+    if (options.onlyIfChanged && previous) {
+      const last = JSON.parse(previous.document) as Snapshot;
+      const same = last.inputDigest === inputDigest && JSON.stringify(last.stages) === JSON.stringify(leaderboard.stages)
+        && JSON.stringify(last.settings) === JSON.stringify(settings);
+      if (same) return null;
+    }
+    const sealed = sealSnapshot({
+      competitionId: c.id,
+      seq: (previous?.seq ?? 0) + 1,
+      takenAt: new Date().toISOString(),
+      stages: leaderboard.stages,
+      rulesVersion: RULES_VERSION,
+      settings,
+      excluded,
+      note: options.note ?? null,
+      inputDigest,
+      previousHash: previous?.hash ?? null,
+      leaderboard,
+      weights,
+    }, signer.privateKey);
+    const document = JSON.stringify(sealed);
+    repos.transaction(() => {
+      repos.snapshots.insert({ competitionId: c.id, seq: sealed.seq, takenAt: sealed.takenAt, runSeq, document, inputHead: head, hash: sealed.hash });
+      if (who) audit.record(who, 'snapshot.take', c.id, String(sealed.seq), { hash: sealed.hash, inputDigest, stages: sealed.stages, note: sealed.note });
+    });
+    return document;
+  }
+
+  // Parsed summaries of immutable snapshots, for history reads.
+  const summaries = new Map<string, { takenAt: string; miners: Map<string, { rank: number | null; normalizedScore: number | null; finalWeight: number }>; finalWeights: Record<string, number>; burnWeight: number }>();
+  function summary(r: { competitionId: string; seq: number; document: string }) {
+    const key = `${r.competitionId}\u0000${r.seq}`;
+    let s = summaries.get(key);
+    if (!s) {
+      const doc = JSON.parse(r.document) as {
+        takenAt: string;
+        leaderboard: { miners: { hotkey: string; rank: number | null; normalizedScore: number | null; incentive: { finalWeight: number } }[] };
+        weights: { finalWeights: Record<string, number>; burnWeight: number };
+      };
+      s = {
+        takenAt: doc.takenAt,
+        miners: new Map(doc.leaderboard.miners.map((m) => [m.hotkey, { rank: m.rank, normalizedScore: m.normalizedScore, finalWeight: m.incentive.finalWeight }])),
+        finalWeights: doc.weights.finalWeights,
+        burnWeight: doc.weights.burnWeight,
+      };
+      if (summaries.size >= 2000) summaries.delete(summaries.keys().next().value!);
+      summaries.set(key, s);
+    }
+    return s;
+  }
+
+  function page(competitionId: string, cursor: string | undefined, limit: number) {
+    if (!repos.competitions.get(competitionId)) throw notFound(`competition ${competitionId} does not exist`);
+    const rows = repos.snapshots.list(competitionId, parseCursor(cursor), limit);
+    const last = rows.at(-1);
+    return { rows, nextCursor: rows.length === limit && last ? String(last.seq) : null };
+  }
+
+  return {
+    publicKeyPem: signer.publicKeyPem,
+    /** Takes a snapshot (admin); returns its document as published. */
+    take: (competitionId: string, options: { stages?: Stage[]; note?: string }, who: Principal) => take(competitionId, options, who)!,
+    /** Takes a snapshot of each competition whose input, stages or settings changed since its last one. */
+    takeChanged(): number {
+      let taken = 0;
+      for (const c of repos.competitions.list()) if (take(c.id, { onlyIfChanged: true }, null)) taken++;
+      return taken;
+    },
+    /** One snapshot's document, as published (its exact bytes are what the hash covers). */
+    get(competitionId: string, seq: number | 'latest'): string {
+      if (seq === 'latest') {
+        const latest = repos.snapshots.latest(competitionId);
+        if (!latest) throw notFound(`competition ${competitionId} has no snapshot yet`);
+        return latest.document;
+      }
+      return row(competitionId, seq).document;
+    },
+    /** Snapshots without their leaderboard and weights, oldest first. */
+    list(competitionId: string, cursor: string | undefined, limit: number) {
+      const { rows, nextCursor } = page(competitionId, cursor, limit);
+      const snapshots = rows.map((r) => {
+        const { leaderboard: _l, weights: _w, ...rest } = JSON.parse(r.document) as Record<string, unknown>;
+        return rest;
+      });
+      return { snapshots, nextCursor };
+    },
+    /** The snapshot's input document, NDJSON, exactly as the competition stood when it was taken. */
+    input(competitionId: string, seq: number): Readable {
+      const r = row(competitionId, seq);
+      const { excluded } = JSON.parse(r.document) as { excluded: { validators: string[] } };
+      return Readable.from(inputChunks(competitionId, r.inputHead, r.runSeq, excluded.validators));
+    },
+    minerHistory(competitionId: string, hotkey: string, cursor: string | undefined, limit: number) {
+      const { rows, nextCursor } = page(competitionId, cursor, limit);
+      const history = rows.map((r) => {
+        const s = summary(r);
+        const m = s.miners.get(hotkey);
+        return { seq: r.seq, takenAt: s.takenAt, rank: m?.rank ?? null, normalizedScore: m?.normalizedScore ?? null, finalWeight: m?.finalWeight ?? 0 };
+      });
+      return { competitionId, hotkey, history, nextCursor };
+    },
+    weightsHistory(competitionId: string, cursor: string | undefined, limit: number) {
+      const { rows, nextCursor } = page(competitionId, cursor, limit);
+      const history = rows.map((r) => {
+        const s = summary(r);
+        return { seq: r.seq, takenAt: s.takenAt, finalWeights: s.finalWeights, burnWeight: s.burnWeight };
+      });
+      return { competitionId, history, nextCursor };
+    },
+  };
+}
+
+export type SnapshotsService = ReturnType<typeof snapshotsService>;
