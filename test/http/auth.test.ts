@@ -2,7 +2,7 @@ import { afterEach, expect, it } from 'vitest';
 import Fastify from 'fastify';
 import { authenticator } from '../../src/auth.js';
 import { errorHandler } from '../../src/errorHandler.js';
-import { ADMIN_TOKEN, testApp, type TestApp } from '../helpers/app.js';
+import { ADMIN_TOKEN, testApp, type TestApp } from '../support/app.js';
 
 let t: TestApp;
 afterEach(async () => t.close());

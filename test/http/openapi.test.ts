@@ -2,7 +2,7 @@
 // summary and documented errors; every field, parameter and named schema has a description.
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { testApp, type TestApp } from '../helpers/app.js';
+import { testApp, type TestApp } from '../support/app.js';
 
 type Json = Record<string, any>;
 let t: TestApp;

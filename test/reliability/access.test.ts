@@ -4,8 +4,8 @@
 // reads when the server demands a token. A refused request changes nothing.
 import { readFileSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
-import { ADMIN_TOKEN, admin, testApp, type TestApp } from '../helpers/app.js';
-import { dumpAll } from '../helpers/dbDump.js';
+import { ADMIN_TOKEN, admin, testApp, type TestApp } from '../support/app.js';
+import { dumpAll } from '../support/dbDump.js';
 import { COMPETITION, QNA_TASK, setupCompetition } from './fixture.js';
 import { validRun } from './hostileKit.js';
 

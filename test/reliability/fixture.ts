@@ -1,8 +1,8 @@
 // A small competition (SWE-bench tasks of every complexity and stage, one QnA task with a rubric,
 // an excluded miner) and a seeded generator of valid runs for it. The reference app scores the
 // same runs from scratch in memory, to compare a server's state against.
-import { admin, testApp, type TestApp } from '../helpers/app.js';
-import type { Rng } from './serverProcess.js';
+import { admin, testApp, type TestApp } from '../support/app.js';
+import type { Rng } from '../support/prng.js';
 
 export const COMPETITION = 'rel';
 export const QNA_TASK = 'qna-1';

@@ -3,8 +3,8 @@
 // generators of bad values. Every attack is one request; the database dump is compared after each.
 import fc from 'fast-check';
 import { expect } from 'vitest';
-import { ADMIN_TOKEN, admin, testApp, type TestApp } from '../helpers/app.js';
-import { dumpAll } from '../helpers/dbDump.js';
+import { ADMIN_TOKEN, admin, testApp, type TestApp } from '../support/app.js';
+import { dumpAll } from '../support/dbDump.js';
 import { COMPETITION, CRITERIA, QNA_TASK, setupCompetition } from './fixture.js';
 
 export const SEED = 0x6a77ac4;

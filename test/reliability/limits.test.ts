@@ -4,7 +4,7 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LIMITS } from '../../src/schemas/common.js';
-import { admin, testApp, type TestApp } from '../helpers/app.js';
+import { admin, testApp, type TestApp } from '../support/app.js';
 import { COMPETITION, CRITERIA, setupCompetition } from './fixture.js';
 import { qnaRun, validRun, votes } from './hostileKit.js';
 
