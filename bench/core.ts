@@ -3,6 +3,7 @@
 // Run: node --import tsx bench/core.ts [iterations] [seed]
 import { pathToFileURL } from 'node:url';
 import { mulberry32 } from '../test/support/prng.js';
+import { percentile } from './measure.js';
 import { scoreCompetition } from '../src/scoring/index.js';
 import type { CompetitionInput, CompetitionScores, Complexity, MinerTaskSummary, ScoringTask } from '../src/scoring/index.js';
 
@@ -74,10 +75,6 @@ export function referenceCompetition(seed = 1, miners = 256, tasksPerGroup = 100
     stages: ['screener_2', 'evaluation'],
     burnRatio: 0.1,
   };
-}
-
-function percentile(sorted: number[], q: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)] ?? NaN;
 }
 
 /** Times `iterations` calls after a warm-up; CPU time (all threads, GC helpers included) tells a

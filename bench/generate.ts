@@ -20,8 +20,8 @@ export const SIZES: Record<'reference' | 'small', Size> = {
   small: { miners: 16, tasksPerGroup: 10, qnaPerGroup: 2, runsPerSide: 5, warmSeconds: 2, coldRounds: 20 },
 };
 
-export const GROUPS = ['short', 'medium', 'long'] as const;
-export type Group = (typeof GROUPS)[number];
+const GROUPS = ['short', 'medium', 'long'] as const;
+type Group = (typeof GROUPS)[number];
 
 export interface BenchTask {
   id: string;
@@ -182,7 +182,7 @@ function makeRun(task: BenchTask, who: BenchMiner | null, attemptNo: number, ran
  * Every run in the order a validator would send them: the baseline runs first, then miner by
  * miner over every task.
  */
-export function* generateRuns(c: Competition): Generator<Run> {
+function* generateRuns(c: Competition): Generator<Run> {
   const rand = mulberry32(c.seed ^ 0x5eed);
   for (const task of c.tasks) for (let a = 0; a < c.size.runsPerSide; a++) yield makeRun(task, null, a, rand);
   for (const miner of c.miners) {

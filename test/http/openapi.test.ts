@@ -3,13 +3,13 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { testApp, type TestApp } from '../support/app.js';
+import type { Json } from '../support/json.js';
 
-type Json = Record<string, any>;
 let t: TestApp;
 let doc: Json;
 beforeAll(async () => {
   t = await testApp();
-  doc = t.app.swagger() as Json;
+  doc = t.app.swagger();
 });
 afterAll(() => t.close());
 

@@ -11,6 +11,7 @@ import { http } from '../support/http.js';
 import { prng } from '../support/prng.js';
 import { startServer, stopAllServers } from '../support/serverProcess.js';
 import { removeTempDirs, tempDir } from '../support/tempDir.js';
+import type { Json } from '../support/json.js';
 
 const SEED = 0xc0ffee08;
 const CLIENTS = 8;
@@ -52,7 +53,7 @@ it('stores each run once under 8 concurrent clients sharing run ids', async () =
     }
   }
 
-  const results: { client: number; runs: RunBody[]; status: number; body: any }[] = [];
+  const results: { client: number; runs: RunBody[]; status: number; body: Json }[] = [];
   let fiveXX = 0;
   await Promise.all(
     Array.from({ length: CLIENTS }, async (_, c) => {

@@ -1,8 +1,9 @@
 // A small fetch client for a server process: one JSON request, the body parsed when it is JSON.
+import type { Json } from './json.js';
 
 export interface HttpResult {
   status: number;
-  body: any;
+  body: Json;
   contentType: string;
 }
 

@@ -6,11 +6,11 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { freePort } from './freePort.js';
 
-export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 /** The admin token servers get unless a test passes its own. */
 export const SERVER_ADMIN_TOKEN = 'e2e-admin-token-0123456789abcdef';
 
-export interface Exit {
+interface Exit {
   code: number | null;
   signal: NodeJS.Signals | null;
 }
