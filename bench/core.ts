@@ -2,7 +2,8 @@
 // runs each side), as the server would call it with pre-aggregated sums from storage.
 // Run: node --import tsx bench/core.ts [iterations] [seed]
 import { pathToFileURL } from 'node:url';
-import { prng } from './generate.js';
+import { mulberry32 } from '../test/support/prng.js';
+import { percentile } from './measure.js';
 import { scoreCompetition } from '../src/scoring/index.js';
 import type { CompetitionInput, CompetitionScores, Complexity, MinerTaskSummary, ScoringTask } from '../src/scoring/index.js';
 
@@ -17,7 +18,7 @@ const hotkeyOf = (m: number): string => `5Miner${String(m).padStart(4, '0')}`;
  * the odd crashed run reporting none.
  */
 export function referenceCompetition(seed = 1, miners = 256, tasksPerGroup = 100): CompetitionInput {
-  const rand = prng(seed);
+  const rand = mulberry32(seed);
   const tokens = (scale: number): number => Math.round((50_000 + rand() * 1_950_000) * scale);
   const tasks: ScoringTask[] = [];
   const difficulty: number[] = [];
@@ -74,10 +75,6 @@ export function referenceCompetition(seed = 1, miners = 256, tasksPerGroup = 100
     stages: ['screener_2', 'evaluation'],
     burnRatio: 0.1,
   };
-}
-
-function percentile(sorted: number[], q: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)] ?? NaN;
 }
 
 /** Times `iterations` calls after a warm-up; CPU time (all threads, GC helpers included) tells a

@@ -1,6 +1,7 @@
 // The benchmark's reference competition, generated from a seed: SWE-bench tasks, real SWE-Atlas
 // QnA tasks, miners of varying skill and thrift, and every run a validator would send for them.
 import { readFileSync } from 'node:fs';
+import { mulberry32 } from '../test/support/prng.js';
 
 export interface Size {
   miners: number;
@@ -19,20 +20,8 @@ export const SIZES: Record<'reference' | 'small', Size> = {
   small: { miners: 16, tasksPerGroup: 10, qnaPerGroup: 2, runsPerSide: 5, warmSeconds: 2, coldRounds: 20 },
 };
 
-export const GROUPS = ['short', 'medium', 'long'] as const;
-export type Group = (typeof GROUPS)[number];
-
-/** mulberry32: small, fast and seeded, so every benchmark run sends the same data. */
-export function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+const GROUPS = ['short', 'medium', 'long'] as const;
+type Group = (typeof GROUPS)[number];
 
 export interface BenchTask {
   id: string;
@@ -69,7 +58,7 @@ const BASE58 = '123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz';
 const clamp = (v: number, lo: number, hi: number) => Math.min(hi, Math.max(lo, v));
 
 export function buildCompetition(size: Size, seed: number): Competition {
-  const rand = prng(seed);
+  const rand = mulberry32(seed);
   const tasks: BenchTask[] = [];
   for (let g = 0; g < 3; g++) {
     for (let i = 0; i < size.tasksPerGroup; i++) {
@@ -193,8 +182,8 @@ function makeRun(task: BenchTask, who: BenchMiner | null, attemptNo: number, ran
  * Every run in the order a validator would send them: the baseline runs first, then miner by
  * miner over every task.
  */
-export function* generateRuns(c: Competition): Generator<Run> {
-  const rand = prng(c.seed ^ 0x5eed);
+function* generateRuns(c: Competition): Generator<Run> {
+  const rand = mulberry32(c.seed ^ 0x5eed);
   for (const task of c.tasks) for (let a = 0; a < c.size.runsPerSide; a++) yield makeRun(task, null, a, rand);
   for (const miner of c.miners) {
     for (const task of c.tasks) for (let a = 0; a < c.size.runsPerSide; a++) yield makeRun(task, miner, a, rand);
@@ -203,7 +192,7 @@ export function* generateRuns(c: Competition): Generator<Run> {
 
 /** One more run of `miner` on `task`, for the cold-read rounds. */
 export function extraRun(c: Competition, task: BenchTask, miner: BenchMiner, attemptNo: number): Run {
-  return makeRun(task, miner, attemptNo, prng(c.seed + attemptNo));
+  return makeRun(task, miner, attemptNo, mulberry32(c.seed + attemptNo));
 }
 
 /** Request bodies of `batchSize` runs each, serialized up front so the clients only send. */

@@ -4,12 +4,15 @@
 // Prints a table, writes bench/results.json. Asserts nothing about speed: it exits non-zero only
 // when a request fails or the stored data does not add up. BENCH_SERVER_NODE_ARGS passes flags to
 // the server's node (e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof"); BENCH_KEEP_DB=1 keeps the database.
-import { rmSync, statSync, writeFileSync } from 'node:fs';
+import { statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
+import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 import { SIZES, buildCompetition, extraRun, runBatches, sweTaskInputs, type Competition } from './generate.js';
-import { startServer, type ServerProcess } from './serverProcess.js';
+import { startServer, type ServerProcess } from '../test/support/serverProcess.js';
+import { tempDir } from '../test/support/tempDir.js';
+import { rssSampler } from './rss.js';
 import { call, callJson, floorScan, stats, timed, type Floor, type Stats } from './measure.js';
 
 const CLIENTS = 4;
@@ -170,15 +173,21 @@ async function main(): Promise<void> {
   log(`${total} runs in ${bodies.length} batches (${mb.toFixed(0)} MB of JSON) in ${((performance.now() - t) / 1000).toFixed(1)} s`);
 
   const extraArgs = (process.env.BENCH_SERVER_NODE_ARGS ?? '').split(' ').filter(Boolean);
-  const server = await startServer(ADMIN, extraArgs);
+  const tmp = tempDir('bench');
+  const dbPath = join(tmp.dir, 'bench.db');
+  // The benchmark exiting early (an error, Ctrl-C): drop the database (the server child is killed by support/).
+  const onExit = () => (process.env.BENCH_KEEP_DB ? undefined : tmp.remove());
+  process.once('exit', onExit);
+  const server = await startServer({ dbPath, adminToken: ADMIN, nodeArgs: extraArgs });
+  const rss = rssSampler(server.pid);
   const url = server.baseUrl;
   try {
     let result: Result;
     try {
-      log(`server pid ${server.pid} at ${url}, database ${server.dbPath}`);
-      server.phase('setup');
+      log(`server pid ${server.pid} at ${url}, database ${dbPath}`);
+      rss.phase('setup');
       const key = await setup(server, c);
-      server.phase('ingest');
+      rss.phase('ingest');
       log(`ingesting with ${CLIENTS} clients, batches of ${BATCH}...`);
       const seconds = await ingest(url, key, bodies, counts);
       bodies.length = 0;
@@ -187,7 +196,7 @@ async function main(): Promise<void> {
       const ingestRate = Math.round(total / seconds);
       log(`ingest: ${total} runs in ${seconds.toFixed(1)} s = ${ingestRate} runs/s`);
 
-      server.phase('cold');
+      rss.phase('cold');
       const base = `/v1/competitions/${COMPETITION}`;
       const cold = {
         leaderboard: await coldReads(url, key, c, `${base}/leaderboard`, 1000),
@@ -195,39 +204,42 @@ async function main(): Promise<void> {
         miner: await coldReads(url, key, c, `${base}/miners/${c.miners[0]!.hotkey}`, 3000),
       };
       log(`cold reads (median): leaderboard ${cold.leaderboard.medianMs} ms, weights ${cold.weights.medianMs} ms, miner ${cold.miner.medianMs} ms`);
-      server.phase('shape');
+      rss.phase('shape');
       const sh = await shape(url, c);
       log(`shape: ${JSON.stringify(sh)}`);
       log(`warm leaderboard: autocannon, 32 connections, ${size.warmSeconds} s...`);
-      server.phase('warm');
+      rss.phase('warm');
       const warmRes = await warm(url, size.warmSeconds);
-      const peak = server.peakRssMb();
+      const peak = rss.peakMb();
       result = {
         date: new Date().toISOString(), command: `npm run bench -- --size ${args.size} --seed ${args.seed}`,
         machine: started, size: args.size, seed: args.seed,
         data: { miners: c.miners.length, tasks: c.tasks.length, qnaTasks: c.tasks.filter((x) => x.type === 'swe_atlas_qna').length, runs: total, requestMb: Math.round(mb) },
         ingest: { runs: total, seconds: Math.round(seconds * 100) / 100, runsPerSecond: ingestRate, clients: CLIENTS, batchSize: BATCH },
         cold, warm: warmRes,
-        memory: { peakRssMb: peak === null ? null : Math.round(peak), maxSampledRssMbByPhase: server.sampledRssMb() },
+        memory: { peakRssMb: peak === null ? null : Math.round(peak), maxSampledRssMbByPhase: rss.sampledMb() },
         shape: sh,
       };
     } catch (err) {
+      rss.stop();
       await server.stop();
       console.error(`[bench] server output (tail):\n${server.output().slice(-4000).trim() || '(none)'}`);
       throw err;
     } finally {
+      rss.stop();
       await server.stop();
     }
     // The floor, on the same database file, once the server has closed it.
-    const floor = { ...floorScan(server.dbPath, COMPETITION, WEIGHTS), databaseMb: Math.round(statSync(server.dbPath).size / 1e6) };
+    const floor = { ...floorScan(dbPath, COMPETITION, WEIGHTS), databaseMb: Math.round(statSync(dbPath).size / 1e6) };
     const ratio = Math.round((result.cold.leaderboard.medianMs / floor.medianMs) * 1000) / 1000;
     Object.assign(result, { floor, coldLeaderboardToFloor: ratio });
     printTable(result, floor, ratio);
     writeFileSync(new URL('./results.json', import.meta.url), `${JSON.stringify(result, null, 2)}\n`);
     console.log('\n[bench] OK: every request succeeded; results written to bench/results.json');
   } finally {
-    if (process.env.BENCH_KEEP_DB) log(`database kept: ${server.dbPath}`);
-    else rmSync(server.dir, { recursive: true, force: true });
+    process.removeListener('exit', onExit);
+    if (process.env.BENCH_KEEP_DB) log(`database kept: ${dbPath}`);
+    else tmp.remove();
   }
 }
 

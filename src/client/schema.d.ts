@@ -1340,12 +1340,7 @@ export interface components {
             settings: {
                 /** @description Display name. */
                 name: string;
-                /** @description Token weights. */
-                tokenWeights: {
-                    input: number;
-                    cachedInput: number;
-                    output: number;
-                };
+                tokenWeights: components["schemas"]["TokenWeights"];
                 /** @description Share burned. */
                 burnRatio: number;
                 /** @description Judge votes per criterion. */
@@ -1387,12 +1382,7 @@ export interface components {
             settings: {
                 /** @description Display name. */
                 name: string;
-                /** @description Token weights. */
-                tokenWeights: {
-                    input: number;
-                    cachedInput: number;
-                    output: number;
-                };
+                tokenWeights: components["schemas"]["TokenWeights"];
                 /** @description Share burned. */
                 burnRatio: number;
                 /** @description Judge votes per criterion. */

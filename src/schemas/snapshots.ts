@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { Id, StageSchema, StagesParam } from './common.js';
 import { LeaderboardSchema, WeightsSchema } from './scores.js';
+import { TokenWeightsSchema } from './competitions.js';
 
 const Hex64 = z.string().describe('64 lower-case hex digits.');
 
@@ -13,7 +14,7 @@ const snapshotFields = {
   settings: z
     .object({
       name: z.string().describe('Display name.'),
-      tokenWeights: z.object({ input: z.number(), cachedInput: z.number(), output: z.number() }).describe('Token weights.'),
+      tokenWeights: TokenWeightsSchema,
       burnRatio: z.number().describe('Share burned.'),
       judgeVotes: z.number().int().describe('Judge votes per criterion.'),
       finalStages: z.array(StageSchema).describe('Final stages.'),

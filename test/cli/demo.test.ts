@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ADMIN_TOKEN, seedCompetition, testApp, type TestApp } from '../helpers/app.js';
+import { ADMIN_TOKEN, seedCompetition, testApp, type TestApp } from '../support/app.js';
 import { cli } from './cli.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'swe-scoring-demo-'));

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ADMIN_TOKEN, seedCompetition, testApp } from '../helpers/app.js';
+import { ADMIN_TOKEN, seedCompetition, testApp } from '../support/app.js';
 import { cli } from './cli.js';
 
 const JSONL = fileURLToPath(new URL('../../fixtures/swe-atlas-qna/tasks.jsonl', import.meta.url));

@@ -2,7 +2,8 @@
 // out by hand from SPEC.md (default token weights 1 / 0.1 / 3, burnRatio 0.2), never by src/scoring.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createScoringClient, type components, type ScoringClient } from '../../src/client/index.js';
-import { E2E_ADMIN_TOKEN, startServer, tempDir, type ServerProcess } from './serverProcess.js';
+import { SERVER_ADMIN_TOKEN, startServer, type ServerProcess } from '../support/serverProcess.js';
+import { tempDir, type TempDir } from '../support/tempDir.js';
 
 type RunIn = components['schemas']['RunResultInput'];
 type Tokens = RunIn['tokens'];
@@ -62,16 +63,16 @@ const cSN = (2 * (cSM + cBH) + 1) / 7;
 const cG = { short: (2 * cS1 + 1) / 7, medium: (2 * (-3 + 0.2 / 2) + 1) / 7, long: (2 * 1 + 1) / 7 }; // 0.5206, -4.8/7, 3/7
 
 let server: ServerProcess;
-let tmp: ReturnType<typeof tempDir>;
+let tmp: TempDir;
 let adminC: ScoringClient, v1: ScoringClient, v2: ScoringClient, pub: ScoringClient;
 const leaderboard = async (stages?: string) =>
   (await pub.GET('/v1/competitions/{competitionId}/leaderboard', { params: { path, query: { stages } } })).data!;
 const weights = async () => (await pub.GET('/v1/competitions/{competitionId}/weights', { params: { path } })).data!;
 
 beforeAll(async () => {
-  tmp = tempDir();
-  server = await startServer(`${tmp.dir}/scoring.db`);
-  adminC = createScoringClient(server.baseUrl, E2E_ADMIN_TOKEN);
+  tmp = tempDir('e2e');
+  server = await startServer({ dbPath: `${tmp.dir}/scoring.db` });
+  adminC = createScoringClient(server.baseUrl, SERVER_ADMIN_TOKEN);
   pub = createScoringClient(server.baseUrl);
   expect((await adminC.PUT('/v1/competitions/{competitionId}', { params: { path }, body: { name: 'E2E', burnRatio: 0.2 } })).response.status).toBe(201);
   const tasks = await adminC.PUT('/v1/competitions/{competitionId}/tasks', { params: { path }, body: { tasks: [

@@ -1,9 +1,11 @@
 // Durability: every batch acknowledged with 200 survives a SIGKILL right after the last ack.
 // The expected scores come from an in-memory app fed the same batches.
 import { afterAll, describe, expect, it } from 'vitest';
-import { admin as adminHeaders, seedCompetition, testApp, type TestApp } from '../helpers/app.js';
+import { admin as adminHeaders, seedCompetition, testApp, type TestApp } from '../support/app.js';
 import { createScoringClient, type components } from '../../src/client/index.js';
-import { E2E_ADMIN_TOKEN, startServer, tempDir, type ServerProcess } from './serverProcess.js';
+import { SERVER_ADMIN_TOKEN, startServer, type ServerProcess } from '../support/serverProcess.js';
+import { tempDir, type TempDir } from '../support/tempDir.js';
+import { mulberry32 } from '../support/prng.js';
 
 type RunIn = components['schemas']['RunResultInput'];
 const C = 'durable';
@@ -14,15 +16,9 @@ const TASKS = Array.from({ length: 12 }, (_, i) => ({
 }));
 const MINERS = ['m-a', 'm-b', 'm-c', 'm-d'];
 
-/** A deterministic pseudo-random sequence (LCG), so a failure reproduces. */
-function rng(seed: number) {
-  let s = seed >>> 0;
-  return () => ((s = (Math.imul(s, 1664525) + 1013904223) >>> 0) / 2 ** 32);
-}
-
 /** Batch b: 300 runs, baseline and miner, spread over the tasks. */
 function batch(b: number): RunIn[] {
-  const rand = rng(1000 + b);
+  const rand = mulberry32(1000 + b);
   return Array.from({ length: 300 }, (_, i) => {
     const task = TASKS[Math.floor(rand() * TASKS.length)]!;
     const who = Math.floor(rand() * (MINERS.length + 1));
@@ -36,7 +32,7 @@ function batch(b: number): RunIn[] {
 const BATCHES = [0, 1, 2, 3, 4, 5].map(batch);
 const ALL = BATCHES.flat();
 
-let tmp: ReturnType<typeof tempDir> | undefined;
+let tmp: TempDir | undefined;
 let server: ServerProcess | undefined;
 let reference: TestApp | undefined;
 
@@ -62,10 +58,10 @@ async function inParallel<T, R>(items: T[], width: number, f: (item: T) => Promi
 // Two server starts (tsx) and ~2,000 runs: more than the default 30 s on a loaded machine.
 describe('durability', { timeout: 120_000 }, () => {
   it('keeps every acknowledged run and the same scores across a SIGKILL', async () => {
-    tmp = tempDir();
+    tmp = tempDir('e2e');
     const dbPath = `${tmp.dir}/nested/scoring.db`;
-    server = await startServer(dbPath);
-    const adminC = createScoringClient(server.baseUrl, E2E_ADMIN_TOKEN);
+    server = await startServer({ dbPath });
+    const adminC = createScoringClient(server.baseUrl, SERVER_ADMIN_TOKEN);
     expect((await adminC.PUT('/v1/competitions/{competitionId}', { params: { path }, body: { name: 'Durable' } })).response.status).toBe(201);
     expect((await adminC.PUT('/v1/competitions/{competitionId}/tasks', { params: { path }, body: { tasks: TASKS } })).response.status).toBe(200);
     const key = (await adminC.POST('/v1/validators', { body: { name: 'v' } })).data!.apiKey;
@@ -89,7 +85,7 @@ describe('durability', { timeout: 120_000 }, () => {
     const killed = await server.stop('SIGKILL');
     expect(killed.signal).toBe('SIGKILL');
 
-    server = await startServer(dbPath);
+    server = await startServer({ dbPath });
     const pub = createScoringClient(server.baseUrl);
     const c = (await pub.GET('/v1/competitions/{competitionId}', { params: { path } })).data!;
     expect(c.counts).toEqual({ tasks: TASKS.length, miners: MINERS.length, runs: ALL.length });

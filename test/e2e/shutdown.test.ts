@@ -3,7 +3,8 @@
 import { request, Agent } from 'node:http';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createScoringClient, type components } from '../../src/client/index.js';
-import { E2E_ADMIN_TOKEN, startServer, tempDir, type ServerProcess } from './serverProcess.js';
+import { SERVER_ADMIN_TOKEN, startServer, type ServerProcess } from '../support/serverProcess.js';
+import { tempDir, type TempDir } from '../support/tempDir.js';
 
 type RunIn = components['schemas']['RunResultInput'];
 const C = 'graceful';
@@ -17,7 +18,7 @@ function bigBatch(prefix: string, size: number): RunIn[] {
   }));
 }
 
-let tmp: ReturnType<typeof tempDir> | undefined;
+let tmp: TempDir | undefined;
 let server: ServerProcess | undefined;
 afterAll(async () => {
   await server?.stop('SIGKILL');
@@ -25,8 +26,8 @@ afterAll(async () => {
 });
 
 async function setUp(dbPath: string): Promise<string> {
-  server = await startServer(dbPath);
-  const a = createScoringClient(server.baseUrl, E2E_ADMIN_TOKEN);
+  server = await startServer({ dbPath });
+  const a = createScoringClient(server.baseUrl, SERVER_ADMIN_TOKEN);
   await a.PUT('/v1/competitions/{competitionId}', { params: { path }, body: { name: 'Graceful' } });
   const tasks = Array.from({ length: 10 }, (_, i) => ({ id: `t${i}`, type: 'swebench_verified' as const }));
   expect((await a.PUT('/v1/competitions/{competitionId}/tasks', { params: { path }, body: { tasks } })).response.status).toBe(200);
@@ -68,7 +69,7 @@ async function storedRuns(baseUrl: string, ids: string[]): Promise<number> {
 // Server starts and restarts (tsx): more than the default 30 s on a loaded machine.
 describe('graceful shutdown', { timeout: 120_000 }, () => {
   it('finishes a batch in flight at SIGTERM, exits 0, and keeps the batch', async () => {
-    tmp = tempDir();
+    tmp = tempDir('e2e');
     const dbPath = `${tmp.dir}/scoring.db`;
     const key = await setUp(dbPath);
     const runs = bigBatch('inflight', 5000);
@@ -91,7 +92,7 @@ describe('graceful shutdown', { timeout: 120_000 }, () => {
     expect(Date.now() - t0).toBeLessThan(10_000);
     agent.destroy();
 
-    server = await startServer(dbPath);
+    server = await startServer({ dbPath });
     const c = (await createScoringClient(server.baseUrl).GET('/v1/competitions/{competitionId}', { params: { path } })).data!;
     expect(c.counts.runs).toBe(5000);
     expect(await storedRuns(server.baseUrl, ['inflight-0', 'inflight-2500', 'inflight-4999'])).toBe(3);
@@ -100,7 +101,7 @@ describe('graceful shutdown', { timeout: 120_000 }, () => {
 
   it('stores exactly the acknowledged batches when SIGTERM lands among concurrent posts', async () => {
     tmp?.remove();
-    tmp = tempDir();
+    tmp = tempDir('e2e');
     const dbPath = `${tmp.dir}/scoring.db`;
     const key = await setUp(dbPath);
     const v = createScoringClient(server!.baseUrl, key);
@@ -120,7 +121,7 @@ describe('graceful shutdown', { timeout: 120_000 }, () => {
     expect(await server!.exited).toEqual({ code: 0, signal: null });
     expect(outcomes.filter((o) => o !== 'ack' && o !== 'refused' && o !== 'status 503')).toEqual([]);
 
-    server = await startServer(dbPath);
+    server = await startServer({ dbPath });
     for (const [b, runs] of batches.entries()) {
       const ids = [runs[0]!.runId, runs[1000]!.runId, runs[1999]!.runId];
       // An acknowledged batch is stored whole; a refused one not at all.

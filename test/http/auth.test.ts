@@ -2,7 +2,7 @@ import { afterEach, expect, it } from 'vitest';
 import Fastify from 'fastify';
 import { authenticator } from '../../src/plugins/auth.js';
 import { errorHandler } from '../../src/plugins/errors.js';
-import { ADMIN_TOKEN, testApp, type TestApp } from '../helpers/app.js';
+import { ADMIN_TOKEN, testApp, type TestApp } from '../support/app.js';
 
 let t: TestApp;
 afterEach(async () => t.close());
@@ -27,8 +27,8 @@ it('a /v1 route without a declared access level fails closed (admin only)', asyn
   bare.decorateRequest('principal', null);
   bare.setErrorHandler(errorHandler);
   bare.addHook('onRequest', authenticator({ adminToken: ADMIN_TOKEN, readsRequireToken: false, validatorByKey: t.repos.validators.authenticate, authenticateSigned: t.app.services.signatures.authenticate }).onRequest);
-  bare.get('/v1/forgotten', async () => ({ ok: true }));
-  bare.get('/elsewhere', async () => ({ ok: true }));
+  bare.get('/v1/forgotten', () => ({ ok: true }));
+  bare.get('/elsewhere', () => ({ ok: true }));
   expect((await bare.inject({ method: 'GET', url: '/v1/forgotten' })).statusCode).toBe(401);
   const withAdmin = await bare.inject({ method: 'GET', url: '/v1/forgotten', headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });
   expect(withAdmin.statusCode).toBe(200);

@@ -2,7 +2,7 @@
 // body does, 304 for a client that holds the body, br and gzip on request.
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { admin, seedCompetition, testApp, type TestApp } from '../helpers/app.js';
+import { admin, seedCompetition, testApp, type TestApp } from '../support/app.js';
 
 let t: TestApp;
 const run = (runId: string, hotkey: string | null, resolved: boolean, output = 100) => ({

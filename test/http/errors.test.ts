@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, expect, it } from 'vitest';
-import { admin, testApp, type TestApp } from '../helpers/app.js';
+import { admin, testApp, type TestApp } from '../support/app.js';
 
 let t: TestApp;
 beforeEach(async () => {

@@ -1,7 +1,7 @@
 // Idempotency and atomicity of POST /runs: a resend changes nothing, a conflicting resend or a bad
 // run rejects the whole batch and stores nothing.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { admin, seedCompetition, testApp, type TestApp } from '../helpers/app.js';
+import { admin, seedCompetition, testApp, type TestApp } from '../support/app.js';
 
 let t: TestApp;
 let v: { authorization: string };

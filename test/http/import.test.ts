@@ -2,8 +2,8 @@
 // its tests), and with broken copies of them made here.
 import { readFileSync } from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { dumpAll } from '../helpers/dbDump.js';
-import { admin, seedCompetition, testApp, type TestApp } from '../helpers/app.js';
+import { dumpAll } from '../support/dbDump.js';
+import { admin, seedCompetition, testApp, type TestApp } from '../support/app.js';
 
 const DATA = new URL('../../fixtures/swe-atlas-qna/', import.meta.url);
 const PARQUET = readFileSync(new URL('test-00000-of-00001.parquet', DATA));

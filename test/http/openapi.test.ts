@@ -2,14 +2,14 @@
 // summary and documented errors; every field, parameter and named schema has a description.
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { testApp, type TestApp } from '../helpers/app.js';
+import { testApp, type TestApp } from '../support/app.js';
+import type { Json } from '../support/json.js';
 
-type Json = Record<string, any>;
 let t: TestApp;
 let doc: Json;
 beforeAll(async () => {
   t = await testApp();
-  doc = t.app.swagger() as Json;
+  doc = t.app.swagger();
 });
 afterAll(() => t.close());
 

@@ -1,6 +1,6 @@
 // SPEC 7 through the API: QnA runs graded from hand-built judge votes on a small task.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { admin, seedCompetition, testApp, type TestApp } from '../helpers/app.js';
+import { admin, seedCompetition, testApp, type TestApp } from '../support/app.js';
 
 const [P1, P2, N1, N2] = ['a', 'b', 'c', 'd'].map((d) => d.repeat(32)) as [string, string, string, string];
 const RUBRIC = [[P1, 'positive'], [P2, 'positive'], [N1, 'negative'], [N2, 'negative']] as const;

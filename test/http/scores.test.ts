@@ -1,7 +1,7 @@
 // Score reads: response shapes match the documented schemas (cached bodies skip the serializer),
 // and every write to a competition is visible to the next read.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { admin, seedCompetition, testApp, type TestApp } from '../helpers/app.js';
+import { admin, seedCompetition, testApp, type TestApp } from '../support/app.js';
 import { LeaderboardSchema, MinerDetailSchema, TaskDetailSchema, WeightsSchema } from '../../src/schemas/scores.js';
 
 let t: TestApp;

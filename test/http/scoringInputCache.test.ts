@@ -3,7 +3,8 @@
 // batches, token weights changed, miners excluded.
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { scoringInputRepo } from '../../src/db/scoringInput.js';
-import { admin, seedCompetition, testApp, type TestApp } from '../helpers/app.js';
+import { admin, seedCompetition, testApp, type TestApp } from '../support/app.js';
+import { prng } from '../support/prng.js';
 
 let t: TestApp;
 let v: { authorization: string };
@@ -18,19 +19,11 @@ beforeEach(async () => {
 
 afterEach(async () => t.close());
 
-function seeded(seed: number) {
-  let a = seed;
-  return (n: number) => {
-    a = (Math.imul(a, 1103515245) + 12345) >>> 0;
-    return (a >>> 8) % n;
-  };
-}
-
 const sorted = <T extends { taskId: string; hotkey: string }>(xs: T[]) =>
   [...xs].sort((a, b) => (a.taskId + a.hotkey < b.taskId + b.hotkey ? -1 : 1));
 
 it('equals a fresh read after every write', async () => {
-  const pick = seeded(7);
+  const pick = prng(7).below;
   const stored: string[] = [];
   let weights = { input: 1, cachedInput: 0.1, output: 3 };
   for (let step = 0; step < 80; step++) {

@@ -8,7 +8,7 @@ import fc from 'fast-check';
 import { afterEach, expect, it } from 'vitest';
 import { verifySnapshot } from '../../src/snapshots/verifySnapshot.js';
 import { canonicalJson } from '../../src/snapshots/canonicalJson.js';
-import { admin, seedCompetition, testApp, type TestApp } from '../helpers/app.js';
+import { admin, seedCompetition, testApp, type TestApp } from '../support/app.js';
 
 let t: TestApp | undefined;
 afterEach(async () => {

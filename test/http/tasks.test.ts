@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { admin, seedCompetition, testApp, type TestApp } from '../helpers/app.js';
+import { admin, seedCompetition, testApp, type TestApp } from '../support/app.js';
 
 let t: TestApp;
 const put = (tasks: object[], c = 'c') => t.call({ method: 'PUT', url: `/v1/competitions/${c}/tasks`, headers: admin, payload: { tasks } });

@@ -3,7 +3,7 @@
 // writes through the route, and reads again through the same app.
 import { readFileSync } from 'node:fs';
 import { afterEach, beforeEach, expect, it } from 'vitest';
-import { admin, seedCompetition, testApp, type TestApp } from '../helpers/app.js';
+import { admin, seedCompetition, testApp, type TestApp } from '../support/app.js';
 
 let t: TestApp;
 const url = '/v1/competitions/c';

@@ -1,6 +1,7 @@
 import { parquetMetadata } from 'hyparquet';
 import { describe, expect, it } from 'vitest';
 import { normalizeParquetValue, QnaImportError, readJsonLines, readParquetRows } from '../../src/qna/index.js';
+import { prng } from '../support/prng.js';
 import { parquetBytes } from './fixtures.js';
 
 async function parquetError(bytes: Uint8Array): Promise<QnaImportError> {
@@ -54,8 +55,7 @@ describe('readParquetRows on damaged copies of the real file', () => {
 
   it('returns all 124 rows or a QnaImportError for 150 seeded random damages, each quickly', async () => {
     const real = parquetBytes();
-    let seed = 12345;
-    const random = (n: number) => Math.floor(((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31) * n);
+    const random = prng(12345).below;
     for (let i = 0; i < 150; i++) {
       const bytes = i % 3 === 0 ? real.slice(0, random(real.length)) : real.slice();
       // Every third copy is cut short; the others get byte edits, half of them in the footer.

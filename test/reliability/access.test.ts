@@ -4,8 +4,8 @@
 // reads when the server demands a token. A refused request changes nothing.
 import { readFileSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
-import { ADMIN_TOKEN, admin, testApp, type TestApp } from '../helpers/app.js';
-import { dumpAll } from '../helpers/dbDump.js';
+import { ADMIN_TOKEN, admin, testApp, type TestApp } from '../support/app.js';
+import { dumpAll } from '../support/dbDump.js';
 import { COMPETITION, QNA_TASK, setupCompetition } from './fixture.js';
 import { validRun } from './hostileKit.js';
 
@@ -22,7 +22,7 @@ interface World {
 
 async function world(options: { readsRequireToken?: boolean } = {}): Promise<World> {
   const t = await testApp(options);
-  await setupCompetition((method, url, payload) => t.call({ method: method as 'PUT', url, headers: admin, payload: payload as object }));
+  await setupCompetition((method, url, payload) => t.call({ method: method, url, headers: admin, payload: payload as object }));
   const make = async (name: string) => (await t.call({ method: 'POST', url: '/v1/validators', headers: admin, payload: { name } })).body;
   const [a, b, r] = [await make('a'), await make('b'), await make('revoked')];
   expect((await t.call({ method: 'DELETE', url: `/v1/validators/${r.id}`, headers: admin })).status).toBe(200);

@@ -5,9 +5,13 @@
 // id, nothing got a 5xx, and the scores equal a fresh app's fed the stored runs.
 import { join } from 'node:path';
 import { afterAll, expect, it } from 'vitest';
-import { rowsDiff, tableRows, withReadOnly } from '../helpers/dbDump.js';
+import { rowsDiff, tableRows, withReadOnly } from '../support/dbDump.js';
 import { COMPARED_TABLES, COMPETITION, Reference, SCORE_PATHS, makeRun, setupCompetition, type RunBody } from './fixture.js';
-import { http, prng, startServer, stopAllServers, tempDir } from './serverProcess.js';
+import { http } from '../support/http.js';
+import { prng } from '../support/prng.js';
+import { startServer, stopAllServers } from '../support/serverProcess.js';
+import { removeTempDirs, tempDir } from '../support/tempDir.js';
+import type { Json } from '../support/json.js';
 
 const SEED = 0xc0ffee08;
 const CLIENTS = 8;
@@ -15,16 +19,19 @@ const BATCHES_PER_CLIENT = 25;
 const ADMIN_TOKEN = 'concurrency-admin-token-91c4e';
 const runsPath = `/v1/competitions/${COMPETITION}/runs`;
 
-afterAll(stopAllServers);
+afterAll(async () => {
+  await stopAllServers();
+  removeTempDirs();
+});
 
 it('stores each run once under 8 concurrent clients sharing run ids', async () => {
   const tmp = tempDir('concurrency');
   const dbPath = join(tmp.dir, 'scoring.db');
   const server = await startServer({ dbPath, adminToken: ADMIN_TOKEN });
-  await setupCompetition((m, p, body) => http(server.url, m, p, { token: ADMIN_TOKEN, body }));
+  await setupCompetition((m, p, body) => http(server.baseUrl, m, p, { token: ADMIN_TOKEN, body }));
   const keys: string[] = [];
   for (let c = 0; c < CLIENTS; c++) {
-    keys.push((await http(server.url, 'POST', '/v1/validators', { token: ADMIN_TOKEN, body: { name: `client-${c}` } })).body.apiKey);
+    keys.push((await http(server.baseUrl, 'POST', '/v1/validators', { token: ADMIN_TOKEN, body: { name: `client-${c}` } })).body.apiKey);
   }
 
   // Shared ids: 700 with one content (identical duplicates across clients), 30 contested ids
@@ -46,7 +53,7 @@ it('stores each run once under 8 concurrent clients sharing run ids', async () =
     }
   }
 
-  const results: { client: number; runs: RunBody[]; status: number; body: any }[] = [];
+  const results: { client: number; runs: RunBody[]; status: number; body: Json }[] = [];
   let fiveXX = 0;
   await Promise.all(
     Array.from({ length: CLIENTS }, async (_, c) => {
@@ -54,7 +61,7 @@ it('stores each run once under 8 concurrent clients sharing run ids', async () =
       // Two requests in flight per client: 16 at once.
       const lane = async (offset: number) => {
         for (let i = offset; i < mine.length; i += 2) {
-          const res = await http(server.url, 'POST', runsPath, { token: keys[c], body: { runs: mine[i]!.runs } });
+          const res = await http(server.baseUrl, 'POST', runsPath, { token: keys[c], body: { runs: mine[i]!.runs } });
           if (res.status >= 500) fiveXX++;
           results.push({ ...mine[i]!, status: res.status, body: res.body });
         }
@@ -107,7 +114,7 @@ it('stores each run once under 8 concurrent clients sharing run ids', async () =
       expect(rowsDiff(tableRows(db, table, omit), tableRows(ref.sqlite, table, omit)), `table ${table}`).toBeNull();
     }
   });
-  for (const path of SCORE_PATHS) expect((await http(server.url, 'GET', path)).body, path).toEqual(await ref.get(path));
+  for (const path of SCORE_PATHS) expect((await http(server.baseUrl, 'GET', path)).body, path).toEqual(await ref.get(path));
   await ref.close();
   await server.stop('SIGTERM');
   tmp.remove();

@@ -5,9 +5,12 @@
 // exactly the acknowledged runs (plus the in-flight batches found stored).
 import { join } from 'node:path';
 import { afterAll, expect, it } from 'vitest';
-import { rowsDiff, tableRows, withReadOnly } from '../helpers/dbDump.js';
+import { rowsDiff, tableRows, withReadOnly } from '../support/dbDump.js';
 import { COMPARED_TABLES, COMPETITION, Reference, SCORE_PATHS, makeRun, setupCompetition, type RunBody } from './fixture.js';
-import { http, prng, startServer, stopAllServers, tempDir, type Rng, type ServerProcess } from './serverProcess.js';
+import { http } from '../support/http.js';
+import { prng, type Rng } from '../support/prng.js';
+import { startServer, stopAllServers, type ServerProcess } from '../support/serverProcess.js';
+import { removeTempDirs, tempDir } from '../support/tempDir.js';
 
 const SEED = 0x5eed0006;
 const ROUNDS = 20;
@@ -41,7 +44,7 @@ async function ingestUntilKilled(server: ServerProcess, key: string, rng: Rng, n
       stats.requests++;
       let res;
       try {
-        res = await http(server.url, 'POST', runsPath, { token: key, body: { runs } });
+        res = await http(server.baseUrl, 'POST', runsPath, { token: key, body: { runs } });
       } catch (err) {
         if (!killed) throw err;
         inFlight.push(runs);
@@ -62,7 +65,10 @@ async function ingestUntilKilled(server: ServerProcess, key: string, rng: Rng, n
   return { acked, inFlight };
 }
 
-afterAll(stopAllServers);
+afterAll(async () => {
+  await stopAllServers();
+  removeTempDirs();
+});
 
 it(`keeps every acknowledged batch and no partial batch across ${ROUNDS} SIGKILLs`, async () => {
   const started = Date.now();
@@ -72,8 +78,8 @@ it(`keeps every acknowledged batch and no partial batch across ${ROUNDS} SIGKILL
   const ref = await Reference.create();
   const stats: Stats = { crashes: 0, requests: 0, acknowledged: 0, inFlight: 0, inFlightStored: 0, retried: 0, lost: 0, partial: 0, fiveXX: 0 };
   let server = await startServer({ dbPath, adminToken: ADMIN_TOKEN });
-  await setupCompetition((m, p, body) => http(server.url, m, p, { token: ADMIN_TOKEN, body }));
-  const key = (await http(server.url, 'POST', '/v1/validators', { token: ADMIN_TOKEN, body: { name: 'crash-client' } })).body.apiKey as string;
+  await setupCompetition((m, p, body) => http(server.baseUrl, m, p, { token: ADMIN_TOKEN, body }));
+  const key = (await http(server.baseUrl, 'POST', '/v1/validators', { token: ADMIN_TOKEN, body: { name: 'crash-client' } })).body.apiKey as string;
   const timing = { restart: 0, verify: 0 };
   let counter = 0;
   const nextId = () => `run-${counter++}`;
@@ -116,12 +122,12 @@ it(`keeps every acknowledged batch and no partial batch across ${ROUNDS} SIGKILL
       }
     });
     for (const path of SCORE_PATHS) {
-      const res = await http(server.url, 'GET', path);
+      const res = await http(server.baseUrl, 'GET', path);
       if (res.status >= 500) stats.fiveXX++;
       expect(res.body, `round ${round}: ${path}`).toEqual(await ref.get(path));
     }
     for (const id of [ackedIds[0], ackedIds[ackedIds.length - 1]].filter((x): x is string => x !== undefined)) {
-      const { createdAt: _c, validatorId: _v, ...got } = (await http(server.url, 'GET', `${runsPath}/${id}`)).body;
+      const { createdAt: _c, validatorId: _v, ...got } = (await http(server.baseUrl, 'GET', `${runsPath}/${id}`)).body;
       const { createdAt: _c2, validatorId: _v2, ...want } = await ref.get(`${runsPath}/${id}`);
       expect(got, `round ${round}: GET run ${id}`).toEqual(want);
     }
@@ -130,7 +136,7 @@ it(`keeps every acknowledged batch and no partial batch across ${ROUNDS} SIGKILL
     // A client retries what it did not see acknowledged: absent batches are stored now, and a
     // batch that did land is reported as duplicates, changing nothing.
     for (const batch of absent) {
-      const res = await http(server.url, 'POST', runsPath, { token: key, body: { runs: batch } });
+      const res = await http(server.baseUrl, 'POST', runsPath, { token: key, body: { runs: batch } });
       expect(res.body).toEqual({ accepted: batch.length, duplicates: 0 });
       stats.retried++;
       ackedIds.push(...batch.map((r) => r.runId));
@@ -138,7 +144,7 @@ it(`keeps every acknowledged batch and no partial batch across ${ROUNDS} SIGKILL
     }
     const landed = inFlight.find((b) => stored.has(b[0]!.runId));
     if (landed) {
-      const res = await http(server.url, 'POST', runsPath, { token: key, body: { runs: landed } });
+      const res = await http(server.baseUrl, 'POST', runsPath, { token: key, body: { runs: landed } });
       expect(res.body).toEqual({ accepted: 0, duplicates: landed.length });
     }
   }

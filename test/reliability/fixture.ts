@@ -1,14 +1,15 @@
 // A small competition (SWE-bench tasks of every complexity and stage, one QnA task with a rubric,
 // an excluded miner) and a seeded generator of valid runs for it. The reference app scores the
 // same runs from scratch in memory, to compare a server's state against.
-import { admin, testApp, type TestApp } from '../helpers/app.js';
-import type { Rng } from './serverProcess.js';
+import { admin, testApp, type TestApp } from '../support/app.js';
+import type { Rng } from '../support/prng.js';
+import type { Json } from '../support/json.js';
 
 export const COMPETITION = 'rel';
 export const QNA_TASK = 'qna-1';
 export const CRITERIA = ['0123456789abcdef0123456789abcdef', 'fedcba9876543210fedcba9876543210'] as const;
 export const HOTKEYS = ['hk-a', 'hk-b', 'hk-c', 'hk-d', 'hk-e', 'hk-x'] as const;
-export const EXCLUDED_HOTKEY = 'hk-x';
+const EXCLUDED_HOTKEY = 'hk-x';
 
 const qna = {
   prompt: 'Where is the retry policy configured?',
@@ -34,7 +35,7 @@ export const TASKS = [
   { id: QNA_TASK, type: 'swe_atlas_qna', complexity: 'long', qna },
 ];
 
-export type Call = (method: string, path: string, body?: unknown) => Promise<{ status: number; body: any }>;
+export type Call = (method: string, path: string, body?: unknown) => Promise<{ status: number; body: Json }>;
 
 /** Creates the competition, its tasks and the excluded miner through the API. */
 export async function setupCompetition(call: Call, id = COMPETITION): Promise<void> {
@@ -88,7 +89,7 @@ export class Reference {
 
   static async create(): Promise<Reference> {
     const t = await testApp();
-    await setupCompetition(async (method, url, payload) => t.call({ method: method as 'PUT', url, headers: admin, payload: payload as object }));
+    await setupCompetition(async (method, url, payload) => t.call({ method: method, url, headers: admin, payload: payload as object }));
     return new Reference(t);
   }
 
@@ -101,7 +102,7 @@ export class Reference {
     }
   }
 
-  async get(path: string): Promise<any> {
+  async get(path: string): Promise<Json> {
     const res = await this.t.call({ method: 'GET', url: path });
     if (res.status !== 200) throw new Error(`reference GET ${path}: ${res.status}`);
     return res.body;

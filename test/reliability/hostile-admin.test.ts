@@ -62,9 +62,9 @@ describe('hostile competition writes', () => {
 describe('hostile validator writes', () => {
   it('names of the wrong type, empty, too long, missing, or with unknown fields', () =>
     storm(target, fc.oneof(
-      fc.oneof(notString, fc.constantFrom('', 'x'.repeat(201), MEGA)).map((name) => ({ body: { name } as unknown, mention: 'body/name' })),
-      fc.constant({ body: {} as unknown, mention: 'body/name' }),
-      extraKey(['name']).map((k) => ({ body: { name: 'ok', [k]: 1 } as unknown, mention: k.toLowerCase() })),
+      fc.oneof(notString, fc.constantFrom('', 'x'.repeat(201), MEGA)).map((name) => ({ body: { name }, mention: 'body/name' })),
+      fc.constant({ body: {}, mention: 'body/name' }),
+      extraKey(['name']).map((k) => ({ body: { name: 'ok', [k]: 1 }, mention: k.toLowerCase() })),
     ).map(({ body, mention }): Attack => ({ name: 'new validator', method: 'POST', url: '/v1/validators', body, status: 400, mentions: [mention] })), 20));
 
   it('revoking unknown or malformed validator ids', () =>
@@ -78,10 +78,10 @@ describe('hostile miner writes', () => {
   const minerUrl = fc.oneof(fc.constantFrom('hk-a', 'hk-x'), safeId.map((s) => `new-${s}`)).map((h) => `/v1/competitions/${COMPETITION}/miners/${h}`);
   it('standing of the wrong type, too long a reason, missing or unknown fields', () =>
     storm(target, fc.tuple(minerUrl, fc.oneof(
-      notBoolean.map((excluded) => ({ body: { excluded } as unknown, mention: 'body/excluded' })),
-      fc.oneof(notString, fc.constantFrom('x'.repeat(2001), MEGA)).map((reason) => ({ body: { excluded: true, reason } as unknown, mention: 'body/reason' })),
-      fc.constant({ body: { reason: 'no flag' } as unknown, mention: 'body/excluded' }),
-      extraKey(['excluded', 'reason']).map((k) => ({ body: { excluded: false, [k]: true } as unknown, mention: k.toLowerCase() })),
+      notBoolean.map((excluded) => ({ body: { excluded }, mention: 'body/excluded' })),
+      fc.oneof(notString, fc.constantFrom('x'.repeat(2001), MEGA)).map((reason) => ({ body: { excluded: true, reason }, mention: 'body/reason' })),
+      fc.constant({ body: { reason: 'no flag' }, mention: 'body/excluded' }),
+      extraKey(['excluded', 'reason']).map((k) => ({ body: { excluded: false, [k]: true }, mention: k.toLowerCase() })),
     )).map(([url, { body, mention }]): Attack => ({ name: 'miner standing', method: 'PUT', url, body, status: 400, mentions: [mention] })), 30));
 
   it('bad hotkeys and unknown competitions', () =>

@@ -8,6 +8,7 @@ import {
   MEGA, RAW, badCount, badId, enc, extraKey, hostileTarget, invalidJsonLiteral, notBoolean, notString, qnaRun, rawNumbers,
   storm, validRun, votes, withRaw, type Attack, type Target,
 } from './hostileKit.js';
+import type { Json } from '../support/json.js';
 
 const url = `/v1/competitions/${COMPETITION}/runs`;
 const safeId = fc.stringMatching(/^[a-z0-9]{1,20}$/);
@@ -68,7 +69,7 @@ describe('hostile run batches', () => {
   it('unknown fields at every level', () =>
     storm(target, fc.tuple(fc.constantFrom('body', 'run', 'tokens', 'criterion', 'vote'), extraKey([...runKeys, 'runs', 'input', 'output', 'cachedInput', 'criterionId', 'votes', 'verdict', 'reason', 'evidence']), fc.jsonValue())
       .map(([level, key, value]): Attack => {
-        const run: any = level === 'criterion' || level === 'vote' ? qnaRun('bad') : validRun('bad');
+        const run: Json = level === 'criterion' || level === 'vote' ? qnaRun('bad') : validRun('bad');
         if (level === 'run') run[key] = value;
         if (level === 'tokens') run.tokens[key] = value;
         if (level === 'criterion') run.rubricVotes[1][key] = value;
@@ -81,7 +82,7 @@ describe('hostile run batches', () => {
   it('strings of a megabyte, and just over the limit', () =>
     storm(target, fc.tuple(fc.constantFrom('runId', 'taskId', 'minerHotkey', 'kind', 'criterionId', 'reason', 'evidence'), fc.constantFrom(MEGA, 'x'.repeat(8001)), fc.nat(3))
       .map(([field, text, at]) => {
-        const run: any = qnaRun('bad');
+        const run: Json = qnaRun('bad');
         if (field === 'criterionId') run.rubricVotes[0].criterionId = text;
         else if (field === 'reason' || field === 'evidence') run.rubricVotes[1].votes[0][field] = text;
         else run[field] = text;
@@ -97,7 +98,7 @@ describe('hostile run batches', () => {
     storm(target, fc.tuple(safeId, fc.integer({ min: 1, max: 30 })).map(([id, n]): Attack => {
       const runs = Array.from({ length: n + 1 }, (_, i) => validRun(`dup-${id}-${i}`));
       runs[n] = validRun(runs[Math.floor(n / 2)]!.runId, { resolved: false });
-      return { name: 'repeated runId', method: 'POST', url, body: { runs }, token: target.validatorKey, status: 400, mentions: [runs[n]!.runId, 'repeated'] };
+      return { name: 'repeated runId', method: 'POST', url, body: { runs }, token: target.validatorKey, status: 400, mentions: [runs[n].runId, 'repeated'] };
     }), 10));
 
   it('identifiers with path or control characters, SQL text, or too long', () =>
@@ -113,7 +114,7 @@ describe('hostile run batches', () => {
   it('rubric votes that do not match the task (422)', () =>
     storm(target, fc.tuple(fc.constantFrom('missing', 'unknown', 'count', 'contradict', 'repeated', 'not-qna'), verdicts, verdicts, hex32, fc.constantFrom(1, 2, 4, 5, 7, 15), fc.nat(3))
       .map(([kind, v0, v1, unknown, n, at]) => {
-        const run: any = qnaRun('bad-qna', { rubricVotes: [{ criterionId: CRITERIA[0], votes: votes(v0) }, { criterionId: CRITERIA[1], votes: votes(v1) }] });
+        const run: Json = qnaRun('bad-qna', { rubricVotes: [{ criterionId: CRITERIA[0], votes: votes(v0) }, { criterionId: CRITERIA[1], votes: votes(v1) }] });
         const majorityYes = (v: string[]) => v.filter((x) => x === 'YES').length >= 2;
         let mentions: Attack['mentions'] = ['bad-qna'];
         if (kind === 'missing') { run.rubricVotes.splice(1, 1); mentions = ['bad-qna', CRITERIA[1], 'has no votes']; }
@@ -127,14 +128,14 @@ describe('hostile run batches', () => {
 
   it('verdicts other than YES and NO', () =>
     storm(target, fc.tuple(fc.constantFrom('yes', 'Yes', 'MAYBE', '', 'Y', true, 1, null), fc.nat(3)).map(([verdict, at]) => {
-      const run: any = qnaRun('bad');
+      const run: Json = qnaRun('bad');
       run.rubricVotes[0].votes[1].verdict = verdict;
       return batch('bad verdict', run, at, 400, [`runs/${where(at)}/rubricVotes/0/votes/1/verdict`]);
     }), 8));
 
   it('stored run ids resent with different content (409)', () =>
     storm(target, fc.tuple(fc.boolean(), fc.constantFrom('resolved', 'tokens', 'attemptNo', 'minerHotkey', 'reason'), fc.nat(3)).map(([qna, change, at]) => {
-      const run: any = structuredClone(qna ? target.storedQnaRun : target.storedMinerRun);
+      const run: Json = structuredClone(qna ? target.storedQnaRun : target.storedMinerRun);
       if (change === 'reason' && qna) run.rubricVotes[0].votes[0].reason = 'changed';
       else if (change === 'resolved' && !qna) run.resolved = false;
       else if (change === 'tokens') run.tokens = { input: 1, output: 2 };

@@ -6,6 +6,7 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, it } from 'vitest';
 import { COMPETITION, CRITERIA, QNA_TASK, TASKS } from './fixture.js';
 import { MEGA, badId, extraKey, hostileTarget, notString, storm, type Attack, type Target } from './hostileKit.js';
+import type { Json } from '../support/json.js';
 
 const url = `/v1/competitions/${COMPETITION}/tasks`;
 const importUrl = `${url}/import`;
@@ -61,7 +62,7 @@ describe('hostile task upserts', () => {
   it('QnA content and rubric criteria that break the schema', () =>
     storm(target, fc.tuple(fc.oneof(fc.constantFrom(...badQnaField).map((b) => ['qna', ...b] as const), fc.constantFrom(...badCriterion).map((b) => ['rubric', ...b] as const)), fc.nat(2))
       .map(([[where, field, value], at]) => {
-        const task = { id: 'bad-qna', type: 'swe_atlas_qna', qna: structuredClone(qna) as any };
+        const task = { id: 'bad-qna', type: 'swe_atlas_qna', qna: structuredClone(qna) as Json };
         if (where === 'qna') task.qna[field] = value;
         else task.qna.rubric[1][field] = value;
         return tasks(`${where} ${field}`, task, at, 400, [where === 'qna' ? `tasks/${at}/qna/${field}` : `tasks/${at}/qna/rubric/1/${field}`]);
@@ -90,7 +91,7 @@ describe('hostile task upserts', () => {
   it('changing the type or rubric of tasks that have runs (409)', () =>
     storm(target, fc.tuple(fc.constantFrom('type', 'rubric', 'criterion type'), fc.nat(2)).map(([change, at]) => {
       if (change === 'type') return tasks('type change', { id: 'sw-1', type: 'swe_atlas_qna', qna }, at, 409, ['sw-1', 'type or rubric']);
-      const q = structuredClone(qna) as any;
+      const q = structuredClone(qna) as Json;
       if (change === 'rubric') q.rubric[0].title = 'Reworded';
       else q.rubric[1].type = 'positive hli verifier';
       return tasks(`${change} change`, { id: QNA_TASK, type: 'swe_atlas_qna', qna: q }, at, 409, [QNA_TASK, 'type or rubric']);

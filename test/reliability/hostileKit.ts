@@ -3,12 +3,13 @@
 // generators of bad values. Every attack is one request; the database dump is compared after each.
 import fc from 'fast-check';
 import { expect } from 'vitest';
-import { ADMIN_TOKEN, admin, testApp, type TestApp } from '../helpers/app.js';
-import { dumpAll } from '../helpers/dbDump.js';
+import { ADMIN_TOKEN, admin, testApp, type TestApp } from '../support/app.js';
+import { dumpAll } from '../support/dbDump.js';
 import { COMPETITION, CRITERIA, QNA_TASK, setupCompetition } from './fixture.js';
+import type { Json } from '../support/json.js';
 
-export const SEED = 0x6a77ac4;
-export const ID_PATTERN = /^[A-Za-z0-9._:-]+$/;
+const SEED = 0x6a77ac4;
+const ID_PATTERN = /^[A-Za-z0-9._:-]+$/;
 
 export interface Attack {
   /** What the request tries, for the failure message. */
@@ -47,7 +48,7 @@ export const qnaRun = (runId: string, extra: Record<string, unknown> = {}) => ({
 
 export async function hostileTarget(): Promise<Target> {
   const t = await testApp();
-  await setupCompetition((method, url, payload) => t.call({ method: method as 'PUT', url, headers: admin, payload: payload as object }));
+  await setupCompetition((method, url, payload) => t.call({ method: method, url, headers: admin, payload: payload as object }));
   const v = await t.call({ method: 'POST', url: '/v1/validators', headers: admin, payload: { name: 'hostile' } });
   const storedMinerRun = validRun('stored-1');
   const storedQnaRun = qnaRun('stored-qna');
@@ -71,7 +72,7 @@ export async function hostileTarget(): Promise<Target> {
       } else if (a.contentType) headers['content-type'] = a.contentType;
       const res = await t.app.inject({ method: a.method, url: a.url, headers, payload });
       target.count++;
-      let body: any;
+      let body: Json;
       try {
         body = JSON.parse(res.body);
       } catch {

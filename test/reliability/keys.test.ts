@@ -8,16 +8,21 @@ import { join } from 'node:path';
 import { afterAll, expect, it } from 'vitest';
 import { COMPETITION, setupCompetition } from './fixture.js';
 import { validRun } from './hostileKit.js';
-import { http, startServer, stopAllServers, tempDir } from './serverProcess.js';
+import { http } from '../support/http.js';
+import { startServer, stopAllServers } from '../support/serverProcess.js';
+import { removeTempDirs, tempDir } from '../support/tempDir.js';
 
-afterAll(stopAllServers);
+afterAll(async () => {
+  await stopAllServers();
+  removeTempDirs();
+});
 
 it('keeps the admin token and validator keys out of the database file and the logs', async () => {
   const tmp = tempDir('keys');
   const dbPath = join(tmp.dir, 'scoring.db');
   const adminToken = `adm_${randomBytes(24).toString('base64url')}`;
   const server = await startServer({ dbPath, adminToken, logLevel: 'debug' });
-  const call = (method: string, path: string, token?: string, body?: unknown) => http(server.url, method, path, { token, body });
+  const call = (method: string, path: string, token?: string, body?: unknown) => http(server.baseUrl, method, path, { token, body });
   await setupCompetition((m, p, body) => call(m, p, adminToken, body));
   const runs = `/v1/competitions/${COMPETITION}/runs`;
 
@@ -42,7 +47,7 @@ it('keeps the admin token and validator keys out of the database file and the lo
   // Near misses are credentials too: a mistyped key, a key with the wrong id, a wrong scheme.
   const nearMisses = [`${keys[0]!.slice(0, -1)}x`, `swv_${'f'.repeat(32)}_${keys[1]!.split('_').at(-1)}`, `${adminToken}0`];
   for (const token of nearMisses) expect((await call('POST', runs, token, { runs: [validRun('never')] })).status).toBe(401);
-  const basic = await fetch(`${server.url}${runs}`, { method: 'POST', headers: { authorization: `Basic ${adminToken}`, 'content-type': 'application/json' }, body: '{}' });
+  const basic = await fetch(`${server.baseUrl}${runs}`, { method: 'POST', headers: { authorization: `Basic ${adminToken}`, 'content-type': 'application/json' }, body: '{}' });
   expect(basic.status).toBe(401);
   expect((await call('GET', '/v1/validators', adminToken)).body.validators.map((v: { id: string }) => v.id)).toEqual(expect.arrayContaining(ids));
 
@@ -56,7 +61,7 @@ it('keeps the admin token and validator keys out of the database file and the lo
   for (const f of whileRunning) found.push(...leaks(`${f} (running)`, readFileSync(f)));
   await server.stop('SIGTERM');
   for (const f of files()) found.push(...leaks(`${f} (after shutdown)`, readFileSync(f)));
-  const logs = server.logs();
+  const logs = server.output();
   found.push(...leaks('the logs', Buffer.from(logs, 'utf8')));
   expect(found).toEqual([]);
 

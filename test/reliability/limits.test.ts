@@ -4,18 +4,19 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LIMITS } from '../../src/schemas/common.js';
-import { admin, testApp, type TestApp } from '../helpers/app.js';
+import { admin, testApp, type TestApp } from '../support/app.js';
 import { COMPETITION, CRITERIA, setupCompetition } from './fixture.js';
 import { qnaRun, validRun, votes } from './hostileKit.js';
+import type { Json } from '../support/json.js';
 
 let t: TestApp;
 beforeAll(async () => {
   t = await testApp();
-  await setupCompetition((method, url, payload) => t.call({ method: method as 'PUT', url, headers: admin, payload: payload as object }));
+  await setupCompetition((method, url, payload) => t.call({ method: method, url, headers: admin, payload: payload as object }));
 });
 afterAll(() => t.close());
 
-type Doc = { components: { schemas: Record<string, any> }; paths: Record<string, Record<string, any>> };
+type Doc = { components: { schemas: Record<string, Json> }; paths: Record<string, Record<string, Json>> };
 const committed = JSON.parse(readFileSync(new URL('../../openapi/openapi.json', import.meta.url), 'utf8')) as Doc;
 
 function checkDocument(doc: Doc) {
@@ -41,7 +42,7 @@ function checkDocument(doc: Doc) {
   let params = 0;
   for (const [path, ops] of Object.entries(doc.paths)) {
     for (const op of Object.values(ops)) {
-      for (const p of (op.parameters ?? []).filter((x: any) => x.in === 'path')) {
+      for (const p of (op.parameters ?? []).filter((x: Json) => x.in === 'path')) {
         params++;
         expect(p.schema, `${path} {${p.name}}`).toMatchObject({ type: 'string', minLength: 1, maxLength: LIMITS.idLength });
       }

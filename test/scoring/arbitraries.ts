@@ -65,17 +65,3 @@ export function toInput(raw: RawCompetition): CompetitionInput {
     burnRatio: raw.burnRatio,
   });
 }
-
-/** A deterministic shuffle driven by `seed`, so a failing case replays exactly. */
-export function shuffle<T>(items: readonly T[], seed: number): T[] {
-  const out = items.slice();
-  let s = seed >>> 0 || 1;
-  for (let i = out.length - 1; i > 0; i--) {
-    s ^= s << 13;
-    s ^= s >>> 17;
-    s ^= s << 5;
-    const j = (s >>> 0) % (i + 1);
-    [out[i], out[j]] = [out[j] as T, out[i] as T];
-  }
-  return out;
-}

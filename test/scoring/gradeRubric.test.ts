@@ -9,7 +9,7 @@ const RUBRIC: Criterion[] = [
 /** Votes on a criterion from a string of Y/N letters. */
 const cast = (criterionId: string, letters: string): CriterionVotes => ({
   criterionId,
-  votes: [...letters].map((c) => ({ verdict: (c === 'Y' ? 'YES' : 'NO') as Verdict })),
+  votes: [...letters].map((c) => ({ verdict: (c === 'Y' ? 'YES' : 'NO') })),
 });
 
 describe('gradeRubric: verdicts and polarity (SPEC 7)', () => {

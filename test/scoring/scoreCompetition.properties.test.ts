@@ -2,7 +2,8 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { scoreCompetition } from '../../src/scoring/scoreCompetition.js';
 import { COMPLEXITIES } from '../../src/scoring/types.js';
-import { rawCompetition, shuffle, toInput } from './arbitraries.js';
+import { shuffle } from '../support/prng.js';
+import { rawCompetition, toInput } from './arbitraries.js';
 
 const RUNS = { numRuns: 300 };
 

@@ -3,7 +3,7 @@
 // canonical bytes.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { admin, testApp, type TestApp } from '../helpers/app.js';
+import { admin, testApp, type TestApp } from '../support/app.js';
 import { canonicalJson } from '../../src/snapshots/canonicalJson.js';
 import { parseDocument, serializeDocument } from '../../src/snapshots/inputDocument.js';
 import { scoreDocument } from '../../src/snapshots/scoreDocument.js';

@@ -3,6 +3,7 @@ import type { FastifyInstance, InjectOptions } from 'fastify';
 import { buildApp } from '../../src/app.js';
 import { openDatabase, type Db } from '../../src/db/client.js';
 import { createRepos, type Repos } from '../../src/db/repos.js';
+import type { Json } from './json.js';
 
 export const ADMIN_TOKEN = 'test-admin-token-0123456789';
 export const admin = { authorization: `Bearer ${ADMIN_TOKEN}` };
@@ -13,7 +14,7 @@ export interface TestApp {
   /** The repositories the app runs on. */
   repos: Repos;
   /** inject with JSON parsing of the body. */
-  call(opts: InjectOptions): Promise<{ status: number; body: any; headers: Record<string, unknown> }>;
+  call(opts: InjectOptions): Promise<{ status: number; body: Json; headers: Record<string, unknown> }>;
   close(): Promise<void>;
 }
 

@@ -5,7 +5,7 @@ import Database from 'better-sqlite3';
 export type Sqlite = Database.Database;
 export type Rows = Record<string, unknown>[];
 
-export function tableNames(db: Sqlite): string[] {
+function tableNames(db: Sqlite): string[] {
   return (
     db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name").pluck().all() as string[]
   );

@@ -1,0 +1,123 @@
+// The real server (src/server.ts under tsx) as a child process, as operators run it: on a free
+// port and a given database, ready once GET /readyz answers 200. Used by the end-to-end and
+// reliability suites and by the benchmark. A server left running is killed by `stopAllServers`
+// (afterAll) or, at the latest, when this process exits.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { freePort } from './freePort.js';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+/** The admin token servers get unless a test passes its own. */
+export const SERVER_ADMIN_TOKEN = 'e2e-admin-token-0123456789abcdef';
+
+interface Exit {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+}
+
+export interface ServerOptions {
+  dbPath: string;
+  adminToken?: string;
+  /** LOG_LEVEL of the server; warn unless given. */
+  logLevel?: string;
+  /** Added to (and overriding) the environment. */
+  env?: Record<string, string>;
+  /** Node options before `--import tsx`, such as `--cpu-prof`. */
+  nodeArgs?: string[];
+  readyTimeoutMs?: number;
+}
+
+export interface ServerProcess {
+  baseUrl: string;
+  port: number;
+  pid: number;
+  child: ChildProcess;
+  /** Resolves when the process has exited. */
+  exited: Promise<Exit>;
+  /** Everything the process wrote to stdout and stderr so far. */
+  output(): string;
+  /** Sends the signal (SIGTERM unless given; SIGKILL 10 s later) and resolves on exit. */
+  stop(signal?: NodeJS.Signals): Promise<Exit>;
+}
+
+const running = new Set<ChildProcess>();
+process.once('exit', () => {
+  for (const child of running) child.kill('SIGKILL');
+});
+
+export async function startServer(opts: ServerOptions): Promise<ServerProcess> {
+  const port = await freePort();
+  const child = spawn(process.execPath, [...(opts.nodeArgs ?? []), '--import', 'tsx', 'src/server.ts'], {
+    cwd: ROOT,
+    env: {
+      ...process.env,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      DATABASE_PATH: opts.dbPath,
+      SCORING_ADMIN_TOKEN: opts.adminToken ?? SERVER_ADMIN_TOKEN,
+      LOG_LEVEL: opts.logLevel ?? 'warn',
+      ...opts.env,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  if (child.pid === undefined) throw new Error('could not spawn the server');
+  running.add(child);
+  let out = '';
+  child.stdout.on('data', (d: Buffer) => (out += d.toString('utf8')));
+  child.stderr.on('data', (d: Buffer) => (out += d.toString('utf8')));
+  let exit: Exit | null = null;
+  const exited = new Promise<Exit>((resolve) =>
+    child.once('exit', (code, signal) => {
+      running.delete(child);
+      exit = { code, signal };
+      resolve(exit);
+    }),
+  );
+  const server: ServerProcess = {
+    baseUrl: `http://127.0.0.1:${port}`,
+    port,
+    pid: child.pid,
+    child,
+    exited,
+    output: () => out,
+    async stop(signal: NodeJS.Signals = 'SIGTERM') {
+      if (exit) return exit;
+      child.kill(signal);
+      const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+      const result = await exited;
+      clearTimeout(timer);
+      return result;
+    },
+  };
+  await waitReady(server, () => exit, opts.readyTimeoutMs ?? 30_000);
+  return server;
+}
+
+async function waitReady(server: ServerProcess, exit: () => Exit | null, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const e = exit();
+    if (e) throw new Error(`server exited before ready (${JSON.stringify(e)}):\n${server.output()}`);
+    try {
+      const res = await fetch(`${server.baseUrl}/readyz`);
+      await res.arrayBuffer();
+      if (res.status === 200) return;
+    } catch {
+      // not listening yet
+    }
+    if (Date.now() > deadline) {
+      await server.stop('SIGKILL');
+      throw new Error(`server not ready after ${timeoutMs} ms:\n${server.output()}`);
+    }
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+/** Kills every server started here that still runs (afterAll, pass or fail). */
+export async function stopAllServers(): Promise<void> {
+  const all = [...running];
+  for (const child of all) child.kill('SIGKILL');
+  await Promise.all(
+    all.map((c) => new Promise((r) => (c.exitCode !== null || c.signalCode !== null ? r(null) : c.once('exit', r)))),
+  );
+}
