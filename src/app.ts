@@ -128,6 +128,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
 
   await app.register(routes);
+  await app.register(import('./plugins/dashboard.js'));
   await app.ready();
   return app;
 }
