@@ -8,7 +8,6 @@ import { basename, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import fastifyStatic from '@fastify/static';
 import type { FastifyPluginAsync, FastifyReply } from 'fastify';
-import { Problem } from '../errors.js';
 
 export const DASHBOARD_DIR = fileURLToPath(new URL('../../web/dist/', import.meta.url));
 
@@ -39,10 +38,13 @@ const dashboard: FastifyPluginAsync<DashboardOptions> = async (app, options) => 
     route.config = { ...route.config, access: 'open' };
   });
   if (!existsSync(join(root, 'index.html'))) {
-    app.get('/', { schema: { hide: true } }, async () => {
-      throw new Problem(503, 'dashboard-not-built', 'Dashboard not built',
-        'the dashboard has not been built (web/dist is missing): run `npm run build:web`, or start the server with `npm start`, which builds it');
-    });
+    app.get('/', { schema: { hide: true } }, async (_request, reply) =>
+      reply.code(503).type('application/problem+json').send({
+        type: 'urn:swe-scoring:problem:dashboard-not-built',
+        title: 'Dashboard not built',
+        status: 503,
+        detail: 'the dashboard has not been built (web/dist is missing): run `npm run build:web`, or start the server with `npm start`, which builds it',
+      }));
     return;
   }
   await app.register(fastifyStatic, {

@@ -5,10 +5,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { afterEach, describe, expect, it } from 'vitest';
-import { authenticator } from '../../src/auth.js';
-import type { Repos } from '../../src/db/repos.js';
-import { errorHandler, notFoundHandler } from '../../src/errorHandler.js';
 import dashboard from '../../src/plugins/dashboard.js';
+import { testApp } from '../helpers/app.js';
 
 const dirs: string[] = [];
 const apps: FastifyInstance[] = [];
@@ -17,13 +15,8 @@ afterEach(async () => {
   for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
 });
 
-/** The plugin inside the app's error handling and an authenticator that demands tokens for reads. */
 async function appWith(root: string) {
   const app = Fastify();
-  app.setErrorHandler(errorHandler);
-  app.setNotFoundHandler(notFoundHandler);
-  app.decorateRequest('principal', null);
-  app.addHook('onRequest', authenticator({ validators: { authenticate: () => null } } as unknown as Repos, 'admin-token', true));
   await app.register(dashboard, { root });
   apps.push(app);
   return app;
@@ -39,7 +32,7 @@ function built(): string {
 }
 
 describe('dashboard plugin', () => {
-  it('serves index.html at / without a token, with a CSP and revalidation', async () => {
+  it('serves index.html at / with a CSP that allows nothing from elsewhere, revalidated', async () => {
     const res = await (await appWith(built())).inject({ url: '/' });
     expect(res.statusCode).toBe(200);
     expect(res.headers['content-type']).toMatch(/^text\/html/);
@@ -54,18 +47,24 @@ describe('dashboard plugin', () => {
     expect(res.headers['cache-control']).toContain('immutable');
   });
 
-  it('leaves unknown paths to the problem+json 404 (and /v1 reads to their own auth)', async () => {
-    const app = await appWith(built());
-    const res = await app.inject({ url: '/nothing-here' });
-    expect(res.statusCode).toBe(404);
-    expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
-  });
-
   it('answers / with a 503 problem saying how to build when web/dist is missing', async () => {
     const res = await (await appWith(join(tmpdir(), 'no-such-dashboard-build'))).inject({ url: '/' });
     expect(res.statusCode).toBe(503);
     expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
     expect(res.json()).toMatchObject({ status: 503, title: 'Dashboard not built' });
     expect(res.json().detail).toContain('npm run build:web');
+  });
+
+  it('in the app: / needs no token even when reads do, and unknown paths stay problem+json 404s', async () => {
+    const t = await testApp({ readsRequireToken: true });
+    try {
+      expect([200, 503]).toContain((await t.call({ url: '/' })).status); // 503 until web/ is built
+      const missing = await t.call({ url: '/nothing-here' });
+      expect(missing.status).toBe(404);
+      expect(missing.headers['content-type']).toMatch(/^application\/problem\+json/);
+      expect((await t.call({ url: '/v1/competitions' })).status).toBe(401);
+    } finally {
+      await t.close();
+    }
   });
 });
