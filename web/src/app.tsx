@@ -1,5 +1,6 @@
 // The shell: header, breadcrumb, the competition's tabs and stage set, live status, and the page
 // the hash route names. Moving to another page moves focus to its heading.
+import { Fragment } from 'preact';
 import { useEffect, useRef } from 'preact/hooks';
 import { api, read } from './api.js';
 import { CompetitionNav } from './components/CompetitionNav.js';
@@ -71,7 +72,9 @@ export function App() {
       </header>
       {props && competition ? <CompetitionNav route={route} props={props} competition={competition} validators={Array.isArray(validators.data)} /> : null}
       <main id="main" tabIndex={-1} aria-busy={comp.loading}>
-        {id !== null && comp.error && !competition ? <><h1 tabIndex={-1}>Competition {id}</h1><ErrorNote error={comp.error} /></> : page(route, props)}
+        {id !== null && comp.error && !competition
+          ? <><h1 tabIndex={-1}>Competition {id}</h1><ErrorNote error={comp.error} /></>
+          : <Fragment key={key}>{page(route, props)}</Fragment>}
       </main>
     </>
   );
