@@ -5,7 +5,6 @@ import { mkdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { seriousViolations } from './axe.js';
 import { launch, type Browser } from './browser.js';
 import { expectCell, pct, row, s3, sn } from './expect.js';
 import { startTestServer, type TestServer } from './server.js';
@@ -33,7 +32,6 @@ const open = async (hash: string, ready: string) => {
   await page.goto(`${server.baseUrl}/${hash}`);
   await page.locator(ready).first().waitFor();
 };
-const hash = () => page.evaluate(() => decodeURIComponent(location.hash));
 
 describe('pages show the API numbers', () => {
   it('competitions list names the demo competition with its counts', async () => {
@@ -124,5 +122,6 @@ describe('pages show the API numbers', () => {
     expect(await row(table, byRank(3)).innerText()).toContain('none');
     expect(w.finalWeights[byRank(4)]).toBeGreaterThan(0);
     await page.screenshot({ path: `${SHOTS}weights.png`, fullPage: true });
+    expect(errors).toEqual([]);
   });
 });
