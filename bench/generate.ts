@@ -182,7 +182,7 @@ function makeRun(task: BenchTask, who: BenchMiner | null, attemptNo: number, ran
  * Every run in the order a validator would send them: the baseline runs first, then miner by
  * miner over every task.
  */
-function* generateRuns(c: Competition): Generator<Run> {
+export function* generateRuns(c: Competition): Generator<Run> {
   const rand = mulberry32(c.seed ^ 0x5eed);
   for (const task of c.tasks) for (let a = 0; a < c.size.runsPerSide; a++) yield makeRun(task, null, a, rand);
   for (const miner of c.miners) {

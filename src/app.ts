@@ -71,6 +71,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(metricsPlugin, { metrics });
   await app.register(docsPlugin);
   await app.register(routes);
+  await app.register(import('./plugins/dashboard.js'));
   await app.ready();
   return app;
 }

@@ -103,6 +103,7 @@ async function main(): Promise<void> {
   const show = tasks.some((t) => t.id === SHOWCASE_TASK) ? SHOWCASE_TASK : tasks[0]!.id;
   const c = `${address}/v1/competitions/${COMPETITION}`;
   console.log(`\nDemo server at ${address} (Ctrl-C to stop)
+  dashboard    ${address}/#/c/${COMPETITION}
   leaderboard  ${c}/leaderboard
   weights      ${c}/weights
   a miner      ${c}/miners/${MINERS[0]!.hotkey}

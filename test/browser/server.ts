@@ -1,0 +1,38 @@
+// The real server (test/support/serverProcess.ts) on a copy of the seeded demo database, and the JSON
+// API read the same way the pages read it, to compare what they show.
+import { copyFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { inject } from 'vitest';
+import { SERVER_ADMIN_TOKEN as ADMIN_TOKEN, startServer, type ServerProcess } from '../support/serverProcess.js';
+import { tempDir } from '../support/tempDir.js';
+
+export interface TestServer extends ServerProcess {
+  get<T = any>(path: string): Promise<T>;
+  send(method: 'PUT' | 'POST', path: string, body: unknown): Promise<any>;
+  close(): Promise<void>;
+}
+
+/** A server of its own on a fresh copy of the demo database, or on an empty one. */
+export async function startTestServer(seed: 'demo' | 'empty' = 'demo'): Promise<TestServer> {
+  const tmp = tempDir('browser');
+  const db = join(tmp.dir, 'db.sqlite');
+  if (seed === 'demo') copyFileSync(inject('demoDb'), db);
+  const server = await startServer({ dbPath: db });
+  const headers = { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' };
+  return Object.assign(server, {
+    async get(path: string) {
+      const res = await fetch(server.baseUrl + path);
+      if (!res.ok) throw new Error(`GET ${path}: ${res.status} ${await res.text()}`);
+      return res.json();
+    },
+    async send(method: 'PUT' | 'POST', path: string, body: unknown) {
+      const res = await fetch(server.baseUrl + path, { method, headers, body: JSON.stringify(body) });
+      if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${await res.text()}`);
+      return res.json();
+    },
+    async close() {
+      await server.stop();
+      tmp.remove();
+    },
+  });
+}

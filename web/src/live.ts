@@ -1,0 +1,44 @@
+// Live updates: one EventSource per open competition on GET /v1/competitions/{id}/events
+// (API.md 1.1). Each `event: scores` carries `{"version": N}`; each one makes the open page reload
+// its data. After a dropped connection comes back the page reloads too, since events may have
+// been missed meanwhile. This is the one URL the dashboard writes by hand: openapi-fetch does
+// not speak Server-Sent Events.
+import { useEffect, useState } from 'preact/hooks';
+
+export type LiveStatus = 'connecting' | 'live' | 'unavailable';
+
+/** `tick` goes up on every change worth a reload; `version` is the server's last announced one. */
+export interface Live { tick: number; version: number | null; status: LiveStatus }
+
+export function useLive(competitionId: string | null): Live {
+  const [live, setLive] = useState<Live>({ tick: 0, version: null, status: 'connecting' });
+  useEffect(() => {
+    if (competitionId === null || typeof EventSource === 'undefined') {
+      setLive((l) => ({ ...l, status: 'unavailable' }));
+      return;
+    }
+    setLive((l) => ({ ...l, status: 'connecting' }));
+    const source = new EventSource(`/v1/competitions/${encodeURIComponent(competitionId)}/events`);
+    let opened = false;
+    source.onopen = () => {
+      setLive((l) => ({ ...l, tick: opened ? l.tick + 1 : l.tick, status: 'live' }));
+      opened = true;
+    };
+    source.addEventListener('scores', (event) => {
+      let version: number | null = null;
+      try {
+        const v = (JSON.parse((event as MessageEvent<string>).data) as { version?: unknown }).version;
+        if (typeof v === 'number') version = v;
+      } catch {
+        // a malformed payload still says that something changed
+      }
+      setLive((l) => ({ tick: l.tick + 1, version: version ?? l.version, status: 'live' }));
+    });
+    source.onerror = () => {
+      // CLOSED: the server refused the stream (no such route, 4xx): EventSource will not retry.
+      setLive((l) => ({ ...l, status: source.readyState === EventSource.CLOSED ? 'unavailable' : 'connecting' }));
+    };
+    return () => source.close();
+  }, [competitionId]);
+  return live;
+}

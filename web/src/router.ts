@@ -1,0 +1,62 @@
+// Hash routes, so every page has a shareable URL and the server needs no fallback route:
+//   #/                                   competitions
+//   #/c/{id}?stages=&sort=&dir=&q=       competition (leaderboard)
+//   #/c/{id}/miners/{hotkey}?stages=     miner
+//   #/c/{id}/tasks/{taskId}?stages=      task
+//   #/c/{id}/weights?stages=             weights
+//   #/c/{id}/validators?stages=          validators
+import { useEffect, useState } from 'preact/hooks';
+
+export type Route =
+  | { page: 'competitions' }
+  | { page: 'competition' | 'weights' | 'validators'; id: string }
+  | { page: 'miner'; id: string; hotkey: string }
+  | { page: 'task'; id: string; taskId: string }
+  | { page: 'notFound'; path: string };
+
+export interface Location { route: Route; query: URLSearchParams }
+
+export function parse(hash: string): Location {
+  const [path = '', search = ''] = hash.replace(/^#/, '').split('?');
+  const parts = path.split('/').filter(Boolean).map(decodeURIComponent);
+  const query = new URLSearchParams(search);
+  const [c, id, kind, key] = parts;
+  let route: Route = { page: 'notFound', path };
+  if (parts.length === 0) route = { page: 'competitions' };
+  else if (c === 'c' && id !== undefined) {
+    if (parts.length === 2) route = { page: 'competition', id };
+    else if (parts.length === 3 && (kind === 'weights' || kind === 'validators')) route = { page: kind, id };
+    else if (parts.length === 4 && kind === 'miners') route = { page: 'miner', id, hotkey: key! };
+    else if (parts.length === 4 && kind === 'tasks') route = { page: 'task', id, taskId: key! };
+  }
+  return { route, query };
+}
+
+/** The href of a page; `query` entries that are empty are left out. */
+export function href(parts: string[], query: Record<string, string | null | undefined> = {}): string {
+  const path = parts.map(encodeURIComponent).join('/');
+  const q = new URLSearchParams();
+  for (const [k, v] of Object.entries(query)) if (v) q.set(k, v);
+  const s = q.toString();
+  return `#/${path}${s ? `?${s}` : ''}`;
+}
+
+/** Changes the query of the current page in place (no new history entry): sort, search. */
+export function replaceQuery(changes: Record<string, string | null>): void {
+  const { query } = parse(location.hash);
+  for (const [k, v] of Object.entries(changes)) (v ? query.set(k, v) : query.delete(k));
+  const [path = ''] = location.hash.split('?');
+  const s = query.toString();
+  history.replaceState(history.state, '', `${path || '#/'}${s ? `?${s}` : ''}`);
+  window.dispatchEvent(new HashChangeEvent('hashchange'));
+}
+
+export function useLocation(): Location {
+  const [loc, setLoc] = useState(() => parse(location.hash));
+  useEffect(() => {
+    const onChange = () => setLoc(parse(location.hash));
+    window.addEventListener('hashchange', onChange);
+    return () => window.removeEventListener('hashchange', onChange);
+  }, []);
+  return loc;
+}
