@@ -22,6 +22,8 @@ const UNIT = [
 export default defineConfig({
   test: {
     testTimeout: 30_000,
+    // CI (.ci/run) reads the totals from this report; the browser suite writes its own.
+    reporters: process.env.CI ? ['default', ['json', { outputFile: '.vitest-results.json' }]] : ['default'],
     hookTimeout: 60_000,
     // Every test file belongs to a project; a file outside all of them would silently not run.
     projects: [

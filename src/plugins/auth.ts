@@ -82,7 +82,7 @@ export function authenticator({ adminToken, readsRequireToken, validatorByKey, a
 
   return {
     /** Bearer tokens and body-less signed requests; signed requests with a body wait for `afterBody`. */
-    async onRequest(request: FastifyRequest): Promise<void> {
+    onRequest: async (request: FastifyRequest): Promise<void> => {
       const access = accessOf(request.routeOptions.url, request.routeOptions.config.access);
       if (access === 'open') return;
       if (hasEpistulaHeaders(request.headers)) {
@@ -99,7 +99,7 @@ export function authenticator({ adminToken, readsRequireToken, validatorByKey, a
       request.principal = who ?? null;
       allow(access, who);
     },
-    async afterBody(request: FastifyRequest): Promise<void> {
+    afterBody: async (request: FastifyRequest): Promise<void> => {
       if (!request.signaturePending) return;
       request.principal = signed(request, request.rawBody);
       allow(accessOf(request.routeOptions.url, request.routeOptions.config.access), request.principal);

@@ -76,7 +76,7 @@ export function parseDocument(input: string | Iterable<string>): InputDocument {
     if (line === 1) {
       if (kind !== 'competition') throw fail(null, `expected the competition line, found a ${kind} line`);
       competition = value as InputCompetition;
-      const { counts, ...settings } = competition;
+      const { counts: _counts, ...settings } = competition;
       ascendingUnique(settings.miners, 1, 'competition.miners');
       ascendingUnique(settings.excluded.miners, 1, 'competition.excluded.miners');
       ascendingUnique(settings.excluded.validators, 1, 'competition.excluded.validators');

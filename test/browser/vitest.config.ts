@@ -11,6 +11,7 @@ export default defineConfig({
     include: ['test/browser/**/*.browser.ts'],
     globalSetup: ['test/browser/globalSetup.ts'],
     testTimeout: 60_000,
+    reporters: process.env.CI ? ['default', ['json', { outputFile: '.vitest-browser-results.json' }]] : ['default'],
     hookTimeout: 120_000,
     // One browser at a time on a 2-core machine: timings stay meaningful.
     fileParallelism: false,

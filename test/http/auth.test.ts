@@ -26,7 +26,7 @@ it('a /v1 route without a declared access level fails closed (admin only)', asyn
   const bare = Fastify();
   bare.decorateRequest('principal', null);
   bare.setErrorHandler(errorHandler);
-  bare.addHook('onRequest', authenticator({ adminToken: ADMIN_TOKEN, readsRequireToken: false, validatorByKey: t.repos.validators.authenticate, authenticateSigned: t.app.services.signatures.authenticate }).onRequest);
+  bare.addHook('onRequest', authenticator({ adminToken: ADMIN_TOKEN, readsRequireToken: false, validatorByKey: (key) => t.repos.validators.authenticate(key), authenticateSigned: (r) => t.app.services.signatures.authenticate(r) }).onRequest);
   bare.get('/v1/forgotten', () => ({ ok: true }));
   bare.get('/elsewhere', () => ({ ok: true }));
   expect((await bare.inject({ method: 'GET', url: '/v1/forgotten' })).statusCode).toBe(401);
