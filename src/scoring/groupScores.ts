@@ -32,13 +32,3 @@ export function groupScoresOf(sums: GroupSums): GroupScores {
   if (long !== null) scores.long = long;
   return scores;
 }
-
-/**
- * SPEC 6 group scores G_g: S_N computed over the miner's tasks of group g alone, by the very
- * rule of SPEC 5 and in the same task order.
- */
-export function groupScores(tasks: readonly GroupedTask[]): GroupScores {
-  const sums = emptyGroupSums();
-  for (const task of tasks) addGroupTask(sums, task);
-  return groupScoresOf(sums);
-}

@@ -25,7 +25,6 @@ export {
 export { taskZone, taskPool, zoneScore } from './zoneScore.js';
 export { taskScore, taskScorer } from './taskScore.js';
 export { minerAggregate, type ScoredTask } from './minerAggregate.js';
-export { groupScores, type GroupedTask } from './groupScores.js';
 export { rank, type Rankable, type Ranked } from './rank.js';
 export { combinations } from './combinations.js';
 export { layers, LAYER_WEIGHTS, OVERALL, type LayerPlan } from './layers.js';

@@ -198,5 +198,3 @@ export function snapshotsService(repos: Repos, scores: ScoresService, signer: Si
     },
   };
 }
-
-export type SnapshotsService = ReturnType<typeof snapshotsService>;

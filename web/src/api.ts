@@ -5,9 +5,9 @@ export const api = createScoringClient(location.origin);
 
 type S = components['schemas'];
 export type Competition = S['Competition'];
-export type Leaderboard = S['Leaderboard'];
+type Leaderboard = S['Leaderboard'];
 export type LeaderboardEntry = S['LeaderboardEntry'];
-export type MinerDetail = S['MinerDetail'];
+type MinerDetail = S['MinerDetail'];
 export type MinerTaskScore = S['MinerTaskScore'];
 export type TaskDetail = S['TaskDetail'];
 export type Weights = S['Weights'];

@@ -30,4 +30,3 @@ export const POOL_LABEL: Record<string, string> = { main: 'main', hard_boost: 'h
 export const STAGE_LABEL: Record<string, string> = { screener_1: 'screener 1', screener_2: 'screener 2', evaluation: 'evaluation' };
 
 /** Shortens a long hotkey for narrow places; the full key goes in a title. */
-export const shortKey = (k: string) => (k.length > 20 ? `${k.slice(0, 8)}…${k.slice(-6)}` : k);
