@@ -29,4 +29,3 @@ export const ZONE_LABEL: Record<string, string> = { penalty: 'penalty', maintain
 export const POOL_LABEL: Record<string, string> = { main: 'main', hard_boost: 'hard boost', excluded: 'excluded' };
 export const STAGE_LABEL: Record<string, string> = { screener_1: 'screener 1', screener_2: 'screener 2', evaluation: 'evaluation' };
 
-/** Shortens a long hotkey for narrow places; the full key goes in a title. */
