@@ -53,7 +53,7 @@ const mutation: fc.Arbitrary<Mutation> = fc.oneof(
 );
 
 function apply(headers: Record<string, string | string[]>, payload: string, m: Mutation): { payload: string; changed: boolean } {
-  const held = headers[m.name];
+  const held = 'name' in m ? headers[m.name] : undefined;
   const current = Array.isArray(held) ? held.join(', ') : held;
   switch (m.kind) {
     case 'drop':
