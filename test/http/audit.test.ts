@@ -67,7 +67,7 @@ it('records every admin write with actor, time, action, target and summary', asy
   for (const [req, expected] of steps) {
     await ok(req);
     const e = await last();
-    expect(e, req.url).toMatchObject({ actor: { kind: 'admin', id: null }, ...expected });
+    expect(e, String(req.url)).toMatchObject({ actor: { kind: 'admin', id: null }, ...expected });
     expect(Date.parse(e.at)).toBeGreaterThanOrEqual(start);
     expect(Date.parse(e.at)).toBeLessThanOrEqual(Date.now() + 1000);
   }
