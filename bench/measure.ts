@@ -27,7 +27,7 @@ export function stats(times: number[]): Stats {
 }
 
 /** A failed request: the benchmark stops, prints it and exits non-zero. */
-class RequestFailed extends Error {}
+export class RequestFailed extends Error {}
 
 export interface Call {
   method?: string;

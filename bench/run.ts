@@ -1,6 +1,6 @@
 // End-to-end benchmark: the real server as a child process, a reference competition ingested
 // over HTTP, cold and warm score reads, peak memory, and the floor on the same database.
-//   npm run bench [-- --size small|reference] [--seed N]
+//   npm run bench [-- --size small|reference] [--seed N] [--auth-batches N]
 // Prints a table, writes bench/results.json. Asserts nothing about speed: it exits non-zero only
 // when a request fails or the stored data does not add up. BENCH_SERVER_NODE_ARGS passes flags to
 // the server's node (e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof"); BENCH_KEEP_DB=1 keeps the database.
@@ -14,6 +14,7 @@ import { startServer, type ServerProcess } from '../test/support/serverProcess.j
 import { tempDir } from '../test/support/tempDir.js';
 import { rssSampler } from './rss.js';
 import { call, callJson, floorScan, stats, timed, type Floor, type Stats } from './measure.js';
+import { BENCH_SIGNATURE_WINDOW_MS, compareAuth, type AuthCompare } from './authCompare.js';
 
 const CLIENTS = 4;
 const BATCH = 1000;
@@ -24,14 +25,18 @@ const ADMIN = `bench-admin-${process.pid}`;
 interface Args {
   size: 'reference' | 'small';
   seed: number;
+  /** Batches ingested once with a bearer key and once signed (Epistula), for the comparison; 0 skips it. */
+  authBatches: number;
 }
 
 function parseCli(): Args {
-  const { values } = parseArgs({ options: { size: { type: 'string', default: 'reference' }, seed: { type: 'string', default: '1' } } });
+  const { values } = parseArgs({ options: { size: { type: 'string', default: 'reference' }, seed: { type: 'string', default: '1' }, 'auth-batches': { type: 'string', default: '40' } } });
   if (values.size !== 'reference' && values.size !== 'small') throw new Error(`--size must be reference or small, got ${values.size}`);
   const seed = Number(values.seed);
   if (!Number.isInteger(seed)) throw new Error(`--seed must be an integer, got ${values.seed}`);
-  return { size: values.size, seed };
+  const authBatches = Number(values['auth-batches']);
+  if (!Number.isInteger(authBatches) || authBatches < 0) throw new Error(`--auth-batches must be a non-negative integer, got ${values['auth-batches']}`);
+  return { size: values.size, seed, authBatches };
 }
 
 const log = (msg: string) => console.log(`[bench] ${msg}`);
@@ -135,6 +140,7 @@ interface Result {
   warm: Awaited<ReturnType<typeof warm>>;
   memory: { peakRssMb: number | null; maxSampledRssMbByPhase: Record<string, number> };
   shape: Awaited<ReturnType<typeof shape>>;
+  auth?: AuthCompare;
   floor?: Floor & { databaseMb: number };
   coldLeaderboardToFloor?: number;
 }
@@ -153,6 +159,11 @@ function printTable(r: Result, floor: Floor & { databaseMb: number }, ratio: num
     ['warm p50 / p99', `${w.p50Ms} / ${w.p99Ms} ms`, 'p99 < 10 ms'],
     ['server peak RSS (VmHWM)', mem.peakRssMb === null ? 'n/a' : `${mem.peakRssMb} MB`, '< 500 MB'],
   ];
+  if (r.auth) {
+    const a = r.auth;
+    rows.push(['ingest bearer / signed / presigned', `${a.bearerRunsPerSecond} / ${a.signedRunsPerSecond} / ${a.presignedRunsPerSecond} runs/s`,
+      `signed >= 0.95 x bearer: ${a.ratio}, server only ${a.serverRatio} (${a.batches} batches each)`]);
+  }
   const m = r.machine;
   console.log(`\nswe-scoring benchmark, size ${r.size}, seed ${r.seed} (${r.command}), ${r.date}`);
   console.log(`machine: ${m.os}, ${m.cpu} x ${m.cores}, ${m.memoryGb} GB, node ${m.node}, load average at start ${m.loadAverageAtStart}\n`);
@@ -169,6 +180,9 @@ async function main(): Promise<void> {
   log(`size ${args.size}, seed ${args.seed}: ${c.miners.length} miners, ${c.tasks.length} tasks; generating runs...`);
   const t = performance.now();
   const { bodies, counts, total } = runBatches(c, BATCH);
+  // Kept for the bearer/signed comparison after the main phases (the rest is freed after ingest).
+  const authBodies = bodies.slice(0, args.authBatches);
+  const authCounts = counts.slice(0, args.authBatches);
   const mb = bodies.reduce((s, b) => s + b.length, 0) / 1e6;
   log(`${total} runs in ${bodies.length} batches (${mb.toFixed(0)} MB of JSON) in ${((performance.now() - t) / 1000).toFixed(1)} s`);
 
@@ -178,7 +192,8 @@ async function main(): Promise<void> {
   // The benchmark exiting early (an error, Ctrl-C): drop the database (the server child is killed by support/).
   const onExit = () => (process.env.BENCH_KEEP_DB ? undefined : tmp.remove());
   process.once('exit', onExit);
-  const server = await startServer({ dbPath, adminToken: ADMIN, nodeArgs: extraArgs });
+  // Presigned batches wait for their phase: the server accepts their timestamps for longer.
+  const server = await startServer({ dbPath, adminToken: ADMIN, nodeArgs: extraArgs, env: { SCORING_SIGNATURE_WINDOW_MS: process.env.SCORING_SIGNATURE_WINDOW_MS ?? String(BENCH_SIGNATURE_WINDOW_MS) } });
   const rss = rssSampler(server.pid);
   const url = server.baseUrl;
   try {
@@ -211,6 +226,13 @@ async function main(): Promise<void> {
       rss.phase('warm');
       const warmRes = await warm(url, size.warmSeconds);
       const peak = rss.peakMb();
+      let auth: AuthCompare | undefined;
+      if (authBodies.length > 0) {
+        rss.phase('auth');
+        log(`bearer vs signed ingest: ${authBodies.length} batches each, into two fresh competitions...`);
+        auth = await compareAuth(url, ADMIN, c, authBodies, authCounts, CLIENTS);
+        log(`bearer ${auth.bearerRunsPerSecond}, signed ${auth.signedRunsPerSecond}, presigned ${auth.presignedRunsPerSecond} runs/s (ratios ${auth.ratio}, ${auth.serverRatio})`);
+      }
       result = {
         date: new Date().toISOString(), command: `npm run bench -- --size ${args.size} --seed ${args.seed}`,
         machine: started, size: args.size, seed: args.seed,
@@ -219,6 +241,7 @@ async function main(): Promise<void> {
         cold, warm: warmRes,
         memory: { peakRssMb: peak === null ? null : Math.round(peak), maxSampledRssMbByPhase: rss.sampledMb() },
         shape: sh,
+        ...(auth ? { auth } : {}),
       };
     } catch (err) {
       rss.stop();

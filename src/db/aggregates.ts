@@ -101,6 +101,23 @@ export function rebuildAggregates(db: Db, competitionId: string, w: TokenWeights
         AND ${countedSql})
     WHERE competition_id = @id`).run(params);
   rebuildCriterionStats(db, competitionId);
+  rebuildMiners(db, competitionId);
+}
+
+/**
+ * The miners a competition knows: those with a counted run, stored or deleted (a deletion keeps
+ * its miner known, as it always has), and those whose standing the admin set (in the audit log).
+ * A miner known only through an excluded validator's runs is dropped, as if never sent.
+ */
+function rebuildMiners(db: Db, competitionId: string): void {
+  const c = db.$client;
+  const counted = `SELECT miner_hotkey FROM runs WHERE competition_id = @id AND kind = 'miner' AND ${countedSql}
+    UNION SELECT miner_hotkey FROM deleted_runs WHERE competition_id = @id AND kind = 'miner' AND ${countedSql}`;
+  c.prepare(`DELETE FROM miners WHERE competition_id = @id AND excluded = 0 AND reason IS NULL
+    AND hotkey NOT IN (${counted})
+    AND hotkey NOT IN (SELECT target FROM audit_log WHERE competition_id = @id AND action IN ('miner.exclude', 'miner.include'))`)
+    .run({ id: competitionId });
+  c.prepare(`INSERT OR IGNORE INTO miners (competition_id, hotkey) SELECT @id, miner_hotkey FROM (${counted})`).run({ id: competitionId });
 }
 
 /** Recomputes the per-criterion graded, met and split counts from the counted runs' gradings. */

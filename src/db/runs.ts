@@ -161,12 +161,13 @@ export function runsRepo(db: Db) {
           r.tokens?.input ?? null, r.tokens?.cachedInput ?? null, r.tokens?.output ?? null, r.timeTakenSeconds, r.agentSteps,
           r.rubricVotes ? JSON.stringify(r.rubricVotes) : null, r.criteria ? JSON.stringify(r.criteria) : null);
       }
-      const hotkeys = new Set(records.flatMap((r) => (r.minerHotkey === null ? [] : [r.minerHotkey])));
+      const counted = excluded.size === 0 ? records : records.filter((r) => !isExcludedRun(r, excluded));
+      // Only counted runs make a miner known: an excluded validator's runs must not put a miner on the leaderboard.
+      const hotkeys = new Set(counted.flatMap((r) => (r.minerHotkey === null ? [] : [r.minerHotkey])));
       for (const hotkey of hotkeys) addMiner.run(records[0]!.competitionId, hotkey);
       const perTask = new Map<string, number>();
       for (const r of records) perTask.set(r.taskId, (perTask.get(r.taskId) ?? 0) + 1);
       for (const [taskId, n] of perTask) taskRunCount.run(n, records[0]!.competitionId, taskId);
-      const counted = excluded.size === 0 ? records : records.filter((r) => !isExcludedRun(r, excluded));
       criteriaStats(counted, 1);
       aggregates.apply(counted, w, 1);
     },

@@ -4,6 +4,7 @@ import { buildApp } from '../../src/app.js';
 import { openDatabase, type Db } from '../../src/db/client.js';
 import { createRepos, type Repos } from '../../src/db/repos.js';
 import type { Json } from './json.js';
+import type { SignatureOptions } from '../../src/services/signatures.js';
 
 export const ADMIN_TOKEN = 'test-admin-token-0123456789';
 export const admin = { authorization: `Bearer ${ADMIN_TOKEN}` };
@@ -18,10 +19,10 @@ export interface TestApp {
   close(): Promise<void>;
 }
 
-export async function testApp(options: { readsRequireToken?: boolean; path?: string } = {}): Promise<TestApp> {
+export async function testApp(options: { readsRequireToken?: boolean; path?: string; signatures?: SignatureOptions } = {}): Promise<TestApp> {
   const db = openDatabase(options.path ?? ':memory:');
   const repos = createRepos(db);
-  const app = await buildApp({ db, repos, adminToken: ADMIN_TOKEN, readsRequireToken: options.readsRequireToken });
+  const app = await buildApp({ db, repos, adminToken: ADMIN_TOKEN, readsRequireToken: options.readsRequireToken, signatures: options.signatures });
   return {
     app,
     db,

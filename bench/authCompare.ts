@@ -1,0 +1,88 @@
+// Signed (Epistula v2) against bearer ingest, on the same server and the same batches: fresh
+// competitions with the reference tasks, one fed by a bearer-key validator and one by a signing
+// validator (twice: signing each request as it is sent, and signing a phase's requests before its
+// clock starts, which leaves the server's cost alone: the benchmark's client shares the machine).
+import { keypairFromSeed, signRequest } from '../src/client/sign.js';
+import type { Competition } from './generate.js';
+import { sweTaskInputs } from './generate.js';
+import { call, callJson, RequestFailed } from './measure.js';
+
+/** The server's signature window in the benchmark: a presigned phase must fit in it. */
+export const BENCH_SIGNATURE_WINDOW_MS = 600_000;
+
+export interface AuthCompare {
+  batches: number;
+  runsPerMode: number;
+  bearerRunsPerSecond: number;
+  /** Each request signed just before it is sent, on the benchmark's machine: the client's signing time counts. */
+  signedRunsPerSecond: number;
+  /** Every request of a phase signed before its clock starts: the server's cost alone (needs a wide window). */
+  presignedRunsPerSecond: number;
+  /** signed / bearer and presigned / bearer. */
+  ratio: number;
+  serverRatio: number;
+}
+
+async function competition(url: string, admin: string, id: string, c: Competition): Promise<void> {
+  const token = { token: admin };
+  await call(url, `/v1/competitions/${id}`, { ...token, method: 'PUT', body: JSON.stringify({ name: id, tokenWeights: { input: 1, cachedInput: 0.1, output: 3 } }) });
+  await call(url, `/v1/competitions/${id}/tasks`, { ...token, method: 'PUT', body: JSON.stringify({ tasks: sweTaskInputs(c) }) });
+  for (const imp of c.qnaImports) {
+    await call(url, `/v1/competitions/${id}/tasks/import?complexity=${imp.complexity}`, { ...token, body: imp.body, contentType: 'application/x-ndjson' });
+  }
+}
+
+type Send = (path: string, body: string, i: number) => Promise<Response>;
+
+async function phase(send: Send, id: string, bodies: string[], counts: number[], clients: number): Promise<number> {
+  let next = 0;
+  const client = async () => {
+    while (next < bodies.length) {
+      const i = next++;
+      const res = await send(`/v1/competitions/${id}/runs`, bodies[i]!, i);
+      const text = await res.text();
+      if (res.status !== 200) throw new RequestFailed(`${id} batch ${i} -> ${res.status}: ${text.slice(0, 400)}`);
+      const r = JSON.parse(text) as { accepted: number };
+      if (r.accepted !== counts[i]) throw new RequestFailed(`${id} batch ${i}: accepted ${r.accepted} of ${counts[i]}`);
+    }
+  };
+  const start = performance.now();
+  await Promise.all(Array.from({ length: clients }, client));
+  return (performance.now() - start) / 1000;
+}
+
+/** Ingest rates by mode; the server's signature window must cover a whole phase for the presigned mode. */
+export async function compareAuth(url: string, admin: string, c: Competition, bodies: string[], counts: number[], clients: number): Promise<AuthCompare> {
+  const ids = { bearer: 'auth-bearer', signed: 'auth-signed', presigned: 'auth-presigned' };
+  for (const id of Object.values(ids)) await competition(url, admin, id, c);
+  const { apiKey } = await callJson<{ apiKey: string }>(url, '/v1/validators', { token: admin, body: JSON.stringify({ name: 'bench-bearer' }) });
+  const key = keypairFromSeed(new Uint8Array(32).fill(42));
+  await call(url, '/v1/validators', { token: admin, body: JSON.stringify({ name: 'bench-signer', hotkey: key.address }) });
+
+  const post = (path: string, body: string, headers: Record<string, string>) =>
+    fetch(`${url}${path}`, { method: 'POST', body, headers: { 'content-type': 'application/json', ...headers } });
+  const modes = {
+    bearer: async () => (path: string, body: string) => post(path, body, { authorization: `Bearer ${apiKey}` }),
+    signed: async () => (path: string, body: string) => post(path, body, signRequest({ key, body })),
+    presigned: async (part: string[]) => {
+      const signed = part.map((body) => signRequest({ key, body }));
+      return (path: string, body: string, i: number) => post(path, body, signed[i]!);
+    },
+  };
+  const half = Math.ceil(bodies.length / 2);
+  const parts = [{ bodies: bodies.slice(0, half), counts: counts.slice(0, half) }, { bodies: bodies.slice(half), counts: counts.slice(half) }];
+  const seconds = { bearer: 0, signed: 0, presigned: 0 };
+  // A B C C B A over the two halves: drift as the database grows falls on every mode alike.
+  const order = [['bearer', 0], ['presigned', 0], ['signed', 0], ['signed', 1], ['presigned', 1], ['bearer', 1]] as const;
+  for (const [mode, p] of order) {
+    const send = await modes[mode](parts[p]!.bodies);
+    seconds[mode] += await phase(send, ids[mode], parts[p]!.bodies, parts[p]!.counts, clients);
+  }
+  const runs = counts.reduce((s, n) => s + n, 0);
+  const rate = (m: keyof typeof seconds) => Math.round(runs / seconds[m]);
+  const r3 = (x: number) => Math.round(x * 1000) / 1000;
+  return {
+    batches: bodies.length, runsPerMode: runs, bearerRunsPerSecond: rate('bearer'), signedRunsPerSecond: rate('signed'),
+    presignedRunsPerSecond: rate('presigned'), ratio: r3(rate('signed') / rate('bearer')), serverRatio: r3(rate('presigned') / rate('bearer')),
+  };
+}

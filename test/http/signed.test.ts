@@ -1,0 +1,223 @@
+// Epistula v2 over HTTP (API.md 1.1): validators created with a hotkey sign their requests; every
+// refusal is a 401 problem naming its reason and header, and stores nothing.
+import { afterEach, describe, expect, it } from 'vitest';
+import { keypairFromSeed, signRequest, type EpistulaKeypair } from '../../src/client/sign.js';
+import { encodeSs58 } from '../../src/signatures/ss58.js';
+import { admin, testApp, type TestApp } from '../support/app.js';
+import { dumpAll } from '../support/dbDump.js';
+import { ALICE, BOB, SERVER } from '../signatures/fixtures.js';
+
+let t: TestApp;
+afterEach(async () => t?.close());
+
+const TASKS = { tasks: [{ id: 't1', type: 'swebench_verified' }] };
+const body = (runId: string) => JSON.stringify({ runs: [{ runId, taskId: 't1', kind: 'miner', minerHotkey: 'm1', resolved: true }] });
+
+async function setup(options: Parameters<typeof testApp>[0] = {}) {
+  t = await testApp(options);
+  await t.call({ method: 'PUT', url: '/v1/competitions/c', headers: admin, payload: { name: 'C' } });
+  await t.call({ method: 'PUT', url: '/v1/competitions/c/tasks', headers: admin, payload: TASKS });
+}
+
+const register = async (key: EpistulaKeypair, name = 'signer') =>
+  t.call({ method: 'POST', url: '/v1/validators', headers: admin, payload: { name, hotkey: key.address } });
+
+/** Posts `payload` (the exact bytes) with the given headers. */
+const postRaw = (payload: string, headers: Record<string, string | string[]>) =>
+  t.call({ method: 'POST', url: '/v1/competitions/c/runs', headers: { 'content-type': 'application/json', ...headers }, payload });
+
+const signedPost = (key: EpistulaKeypair, payload: string, opts: { uuid?: string; now?: number; signedFor?: string } = {}) =>
+  postRaw(payload, signRequest({ key, body: payload, ...opts }));
+
+const runCount = () => t.db.$client.prepare('SELECT count(*) FROM runs').pluck().get() as number;
+
+/** A 401 problem of this reason, naming this header, with the database unchanged. */
+async function expectRefused(send: () => Promise<{ status: number; body: any; headers: Record<string, unknown> }>, reason: string, header: string) {
+  const before = dumpAll(t.db.$client);
+  const res = await send();
+  expect(res.status, JSON.stringify(res.body)).toBe(401);
+  expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
+  expect(res.body.type).toMatch(new RegExp(`:${reason}$`));
+  const named = `${res.body.detail} ${JSON.stringify(res.body.errors ?? [])}`.toLowerCase();
+  expect(named).toContain(header.toLowerCase());
+  expect(dumpAll(t.db.$client)).toBe(before);
+  return res.body;
+}
+
+describe('signed validators', () => {
+  it('creates a signing validator without an API key, and attributes its signed runs to it', async () => {
+    await setup();
+    const v = await register(ALICE);
+    expect(v.status).toBe(201);
+    expect(v.body.hotkey).toBe(ALICE.address);
+    expect(v.body).not.toHaveProperty('apiKey');
+    const payload = body('r1');
+    const res = await signedPost(ALICE, payload);
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect(res.body).toEqual({ accepted: 1, duplicates: 0 });
+    const list = await t.call({ method: 'GET', url: `/v1/competitions/c/runs?validator=${v.body.id}` });
+    expect(list.body.runs.map((r: { runId: string; validatorId: string }) => [r.runId, r.validatorId])).toEqual([['r1', v.body.id]]);
+    // A body-less signed request (a deletion) is verified too, and may delete the signer's own run.
+    const del = await t.call({ method: 'DELETE', url: '/v1/competitions/c/runs/r1', headers: signRequest({ key: ALICE }) });
+    expect(del.status, JSON.stringify(del.body)).toBe(200);
+    expect(runCount()).toBe(0);
+  });
+
+  it('signs through the generated client against a listening server', async () => {
+    await setup();
+    await register(ALICE);
+    const address = await t.app.listen({ port: 0, host: '127.0.0.1' });
+    const { createSignedScoringClient } = await import('../../src/client/sign.js');
+    const client = createSignedScoringClient(address, ALICE.secretKey);
+    const res = await client.POST('/v1/competitions/{competitionId}/runs', {
+      params: { path: { competitionId: 'c' } },
+      body: { runs: [{ runId: 'via-client', taskId: 't1', kind: 'baseline', resolved: false }] },
+    });
+    expect(res.response.status).toBe(200);
+    expect(res.data).toEqual({ accepted: 1, duplicates: 0 });
+    expect(runCount()).toBe(1);
+  });
+
+  it('keeps bearer validators working beside signing ones', async () => {
+    await setup();
+    await register(ALICE);
+    const bearer = await t.call({ method: 'POST', url: '/v1/validators', headers: admin, payload: { name: 'bearer' } });
+    expect(bearer.body.apiKey).toMatch(/^swv_/);
+    expect(bearer.body.hotkey).toBeNull();
+    const res = await postRaw(body('b1'), { authorization: `Bearer ${bearer.body.apiKey}` });
+    expect(res.status).toBe(200);
+    const run = await t.call({ method: 'GET', url: '/v1/competitions/c/runs/b1' });
+    expect(run.body.validatorId).toBe(bearer.body.id);
+  });
+
+  it('refuses a bad hotkey with a 400 naming body/hotkey, and a hotkey registered twice with a 409', async () => {
+    await setup();
+    for (const hotkey of ['not-an-address', ALICE.address.slice(0, -1) + (ALICE.address.endsWith('a') ? 'b' : 'a'), '']) {
+      const res = await t.call({ method: 'POST', url: '/v1/validators', headers: admin, payload: { name: 'x', hotkey } });
+      expect(res.status, hotkey).toBe(400);
+      expect(JSON.stringify(res.body.errors)).toContain('body/hotkey');
+    }
+    expect((await register(ALICE)).status).toBe(201);
+    const again = await register(ALICE, 'again');
+    expect(again.status).toBe(409);
+    expect(JSON.stringify(again.body.errors)).toContain('body/hotkey');
+    // The same key under another ss58 prefix (Polkadot's 0) is the same validator.
+    const polkadot = await t.call({ method: 'POST', url: '/v1/validators', headers: admin, payload: { name: 'p', hotkey: encodeSs58(ALICE.publicKey, 0) } });
+    expect(polkadot.status).toBe(409);
+  });
+});
+
+describe('refusals over HTTP', () => {
+  it('signature-missing: a header left out', async () => {
+    await setup();
+    await register(ALICE);
+    const payload = body('r1');
+    const { 'Epistula-Uuid': _u, ...headers } = signRequest({ key: ALICE, body: payload });
+    await expectRefused(() => postRaw(payload, headers), 'signature-missing', 'Epistula-Uuid');
+  });
+
+  it('signature-malformed: version 1, short signature, bad ss58, timestamp as text, and Authorization beside the signature', async () => {
+    await setup();
+    await register(ALICE);
+    const payload = body('r1');
+    const good = () => signRequest({ key: ALICE, body: payload });
+    const cases: [string, Record<string, string>][] = [
+      ['Epistula-Version', { ...good(), 'Epistula-Version': '1' }],
+      ['Epistula-Request-Signature', { ...good(), 'Epistula-Request-Signature': good()['Epistula-Request-Signature']!.slice(0, 100) }],
+      ['Epistula-Request-Signature', { ...good(), 'Epistula-Request-Signature': '0x' + 'zz'.repeat(64) }],
+      ['Epistula-Signed-By', { ...good(), 'Epistula-Signed-By': ALICE.address.replace(/.$/, (c) => (c === '1' ? '2' : '1')) }],
+      ['Epistula-Signed-By', { ...good(), 'Epistula-Signed-By': '0OIl' }],
+      ['Epistula-Timestamp', { ...good(), 'Epistula-Timestamp': new Date().toISOString() }],
+      ['Epistula-Timestamp', { ...good(), 'Epistula-Timestamp': 'soon' }],
+      ['Epistula-Uuid', { ...good(), 'Epistula-Uuid': 'not-a-uuid' }],
+      ['Authorization', { ...good(), authorization: `Bearer ${'x'.repeat(30)}` }],
+    ];
+    for (const [header, headers] of cases) await expectRefused(() => postRaw(payload, headers), 'signature-malformed', header);
+  });
+
+  it('signature-invalid: the body altered after signing, or signed by another key', async () => {
+    await setup();
+    await register(ALICE);
+    await register(BOB, 'bob');
+    const payload = body('r1');
+    const headers = signRequest({ key: ALICE, body: payload });
+    await expectRefused(() => postRaw(payload.replace('true', 'false'), headers), 'signature-invalid', 'Epistula-Request-Signature');
+    // Whitespace counts: the signature covers the exact bytes, not the JSON they parse to.
+    await expectRefused(() => postRaw(payload + ' ', signRequest({ key: ALICE, body: payload })), 'signature-invalid', 'Epistula-Request-Signature');
+    const byBob = { ...signRequest({ key: BOB, body: payload }), 'Epistula-Signed-By': ALICE.address };
+    await expectRefused(() => postRaw(payload, byBob), 'signature-invalid', 'Epistula-Request-Signature');
+  });
+
+  it('signature-stale: a timestamp 9 s old or 9 s ahead', async () => {
+    await setup();
+    await register(ALICE);
+    const payload = body('r1');
+    await expectRefused(() => signedPost(ALICE, payload, { now: Date.now() - 9_000 }), 'signature-stale', 'Epistula-Timestamp');
+    await expectRefused(() => signedPost(ALICE, payload, { now: Date.now() + 9_000 }), 'signature-stale', 'Epistula-Timestamp');
+    // 5 s old is inside the window.
+    expect((await signedPost(ALICE, payload, { now: Date.now() - 5_000 })).status).toBe(200);
+  });
+
+  it('signature-replayed: the same request twice; the same uuid from another hotkey is its own', async () => {
+    await setup();
+    await register(ALICE);
+    await register(BOB, 'bob');
+    const payload = body('r1');
+    const headers = signRequest({ key: ALICE, body: payload });
+    expect((await postRaw(payload, headers)).status).toBe(200);
+    await expectRefused(() => postRaw(payload, headers), 'signature-replayed', 'Epistula-Uuid');
+    // The uuid in upper case is the same uuid.
+    const upper = signRequest({ key: ALICE, body: payload, uuid: headers['Epistula-Uuid']!.toUpperCase() });
+    await expectRefused(() => postRaw(payload, upper), 'signature-replayed', 'Epistula-Uuid');
+    const fromBob = await signedPost(BOB, body('r2'), { uuid: headers['Epistula-Uuid'] });
+    expect(fromBob.status, JSON.stringify(fromBob.body)).toBe(200);
+    expect(runCount()).toBe(2);
+  });
+
+  it('unknown-hotkey: never registered, or revoked', async () => {
+    await setup();
+    const payload = body('r1');
+    await expectRefused(() => signedPost(ALICE, payload), 'unknown-hotkey', 'Epistula-Signed-By');
+    const v = await register(ALICE);
+    expect((await t.call({ method: 'DELETE', url: `/v1/validators/${v.body.id}`, headers: admin })).status).toBe(200);
+    await expectRefused(() => signedPost(ALICE, payload), 'unknown-hotkey', 'Epistula-Signed-By');
+  });
+
+  it('a signing validator still has a validator\'s rights only (admin routes: 403)', async () => {
+    await setup();
+    await register(ALICE);
+    const payload = JSON.stringify({ name: 'taken over' });
+    const res = await t.call({
+      method: 'PUT', url: '/v1/competitions/c', payload,
+      headers: { 'content-type': 'application/json', ...signRequest({ key: ALICE, body: payload }) },
+    });
+    expect(res.status).toBe(403);
+    expect((await t.call({ method: 'GET', url: '/v1/competitions/c' })).body.name).toBe('C');
+  });
+});
+
+describe('with a server hotkey (signatures.serverAddress)', () => {
+  it('requires Epistula-Signed-For and checks it names this server', async () => {
+    await setup({ signatures: { serverAddress: SERVER.address } });
+    await register(ALICE);
+    const payload = body('r1');
+    await expectRefused(() => signedPost(ALICE, payload), 'signature-missing', 'Epistula-Signed-For');
+    await expectRefused(() => signedPost(ALICE, payload, { signedFor: BOB.address }), 'signature-invalid', 'Epistula-Signed-For');
+    await expectRefused(() => signedPost(ALICE, payload, { signedFor: 'nope' }), 'signature-malformed', 'Epistula-Signed-For');
+    // Signed for this server but the header then swapped: the signature no longer verifies.
+    const swapped = { ...signRequest({ key: ALICE, body: payload, signedFor: BOB.address }), 'Epistula-Signed-For': SERVER.address };
+    await expectRefused(() => postRaw(payload, swapped), 'signature-invalid', 'Epistula-Request-Signature');
+    const ok = await signedPost(ALICE, payload, { signedFor: SERVER.address });
+    expect(ok.status, JSON.stringify(ok.body)).toBe(200);
+  });
+
+  it('without a server hotkey, a Signed-For the client chose is still covered by the signature', async () => {
+    await setup();
+    await register(ALICE);
+    const other: EpistulaKeypair = keypairFromSeed(new Uint8Array(32).fill(9));
+    const payload = body('r1');
+    const headers = signRequest({ key: ALICE, body: payload, signedFor: other.address });
+    await expectRefused(() => postRaw(payload, { ...headers, 'Epistula-Signed-For': SERVER.address }), 'signature-invalid', 'Epistula-Request-Signature');
+    expect((await postRaw(payload, headers)).status).toBe(200);
+  });
+});
