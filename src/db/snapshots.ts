@@ -25,6 +25,9 @@ export interface InputRunRow {
   validatorId: string | null;
 }
 
+/** Runs read per page of an input document. */
+const PAGE = 2000;
+
 const RUN_COLUMNS = `run_id, task_id, kind, miner_hotkey, resolved, tokens_input, tokens_cached_input, tokens_output, validator_id`;
 type RawRun = [string, string, 'baseline' | 'miner', string | null, number, number | null, number | null, number | null, string | null];
 const toInputRun = (r: RawRun): InputRunRow => ({
@@ -42,10 +45,13 @@ export function snapshotsRepo(db: Db) {
   const insert = c.prepare(`INSERT INTO snapshots (competition_id, seq, taken_at, run_seq, document, input_head, hash)
     VALUES (@competitionId, @seq, @takenAt, @runSeq, @document, @inputHead, @hash)`);
   const runSeq = c.prepare(`SELECT coalesce((SELECT seq FROM sqlite_sequence WHERE name = 'runs'), 0)`).pluck();
-  // In run id order through the (competition, run id) index: no sort, constant memory.
+  // In run id order through the (competition, run id) index, a page at a time: no sort, and no
+  // statement left open between pages (the connection is shared with writes, which an open
+  // iterator would block).
   const liveRuns = c.prepare(`SELECT ${RUN_COLUMNS} FROM runs INDEXED BY runs_competition_run
-    WHERE competition_id = @id AND seq <= @upTo AND (validator_id IS NULL OR validator_id NOT IN (SELECT value FROM json_each(@excluded)))
-    ORDER BY run_id`).raw();
+    WHERE competition_id = @id AND run_id > @after AND seq <= @upTo
+      AND (validator_id IS NULL OR validator_id NOT IN (SELECT value FROM json_each(@excluded)))
+    ORDER BY run_id LIMIT @limit`).raw();
   const deletedRuns = c.prepare(`SELECT ${RUN_COLUMNS} FROM deleted_runs
     WHERE competition_id = @id AND seq <= @upTo AND deleted_seq > @upTo
       AND (validator_id IS NULL OR validator_id NOT IN (SELECT value FROM json_each(@excluded)))
@@ -76,9 +82,15 @@ export function snapshotsRepo(db: Db) {
       const params = { id: competitionId, upTo, excluded: JSON.stringify(excludedValidators) };
       const deleted = (deletedRuns.all(params) as RawRun[]).map(toInputRun);
       let d = 0;
-      for (const raw of liveRuns.iterate(params) as IterableIterator<RawRun>) {
-        while (d < deleted.length && deleted[d]!.runId < raw[0]) yield deleted[d++]!;
-        yield toInputRun(raw);
+      let after = '';
+      for (;;) {
+        const page = liveRuns.all({ ...params, after, limit: PAGE }) as RawRun[];
+        for (const raw of page) {
+          while (d < deleted.length && deleted[d]!.runId < raw[0]) yield deleted[d++]!;
+          yield toInputRun(raw);
+        }
+        if (page.length < PAGE) break;
+        after = page[page.length - 1]![0];
       }
       while (d < deleted.length) yield deleted[d++]!;
     },

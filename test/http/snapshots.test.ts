@@ -164,3 +164,33 @@ it('POST /v1/score scores a snapshot input without storing it, and names the lin
   expect(bad.status).toBe(400);
   expect(bad.body.errors[0].path).toMatch(new RegExp(`^body/line ${first + 1}/run.kind`));
 });
+
+it('a write goes through while a large snapshot input is being streamed', async () => {
+  t = await testApp();
+  const app = t;
+  await seedCompetition(app, 'c');
+  await app.call({ method: 'PUT', url: '/v1/competitions/c/tasks', headers: admin, payload: { tasks: TASKS } });
+  for (let b = 0; b < 5; b++) {
+    const runs = Array.from({ length: 5000 }, (_, i) => ({
+      runId: `r${b}-${String(i).padStart(5, '0')}`, taskId: TASKS[i % 4]!.id, kind: 'miner', minerHotkey: MINERS[i % 4], resolved: i % 3 === 0,
+      tokens: { input: 1000 + i, output: 100 },
+    }));
+    expect((await app.call({ method: 'POST', url: '/v1/competitions/c/runs', headers: admin, payload: { runs } })).status).toBe(200);
+  }
+  const snapshot = JSON.parse((await app.app.inject({ method: 'POST', url: '/v1/competitions/c/snapshots', headers: admin, payload: {} })).body);
+  await app.app.listen({ port: 0, host: '127.0.0.1' });
+  const base = `http://127.0.0.1:${(app.app.server.address() as import('node:net').AddressInfo).port}`;
+  const res = await fetch(`${base}/v1/competitions/c/snapshots/1/input`);
+  const reader = res.body!.getReader();
+  const hash = createHash('sha256');
+  const first = await reader.read();
+  hash.update(first.value!);
+  // The stream is open and far from done: a write on the same connection must not wait or fail.
+  const write = await fetch(`${base}/v1/competitions/c/runs`, {
+    method: 'POST', headers: { ...admin, 'content-type': 'application/json' },
+    body: JSON.stringify({ runs: [{ runId: 'late', taskId: 'a', kind: 'baseline', resolved: true }] }),
+  });
+  expect(write.status).toBe(200);
+  for (let r = await reader.read(); !r.done; r = await reader.read()) hash.update(r.value);
+  expect(hash.digest('hex')).toBe(snapshot.inputDigest);
+}, 60_000);
