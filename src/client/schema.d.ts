@@ -2610,7 +2610,7 @@ export interface operations {
     exportRuns: {
         parameters: {
             query?: {
-                /** @description `ndjson` (default), `csv` (RFC 4180, CRLF, header row) or `parquet` (Snappy, a row group per 10,000 runs). */
+                /** @description `ndjson` (default), `csv` (RFC 4180, CRLF, header row) or `parquet` (Snappy, a row group per 2,000 runs). */
                 format?: "ndjson" | "csv" | "parquet";
             };
             header?: never;

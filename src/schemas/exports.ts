@@ -5,7 +5,7 @@ export const RunExportQuery = z.strictObject({
   format: z
     .enum(RUN_EXPORT_FORMATS)
     .default('ndjson')
-    .describe('`ndjson` (default), `csv` (RFC 4180, CRLF, header row) or `parquet` (Snappy, a row group per 10,000 runs).'),
+    .describe('`ndjson` (default), `csv` (RFC 4180, CRLF, header row) or `parquet` (Snappy, a row group per 2,000 runs).'),
 });
 
 export const TaskExportQuery = z.strictObject({
