@@ -14,6 +14,20 @@ const TEXT_RESPONSES: Record<string, string> = {
   '/v1/competitions/{competitionId}/snapshots/{seq}/input': 'application/x-ndjson',
 };
 
+/** Streamed exports: one media type per format (src/services/exports.ts). */
+const text = (description: string) => ({ schema: { type: 'string', description } });
+const EXPORT_RESPONSES: Record<string, Json> = {
+  '/v1/competitions/{competitionId}/runs/export': {
+    'application/x-ndjson': text('format=ndjson: one JSON object a line.'),
+    'text/csv': text('format=csv: RFC 4180, header row, CRLF line ends, UTF-8.'),
+    'application/vnd.apache.parquet': { schema: { type: 'string', format: 'binary', description: 'format=parquet.' } },
+  },
+  '/v1/competitions/{competitionId}/tasks/export': {
+    'application/x-ndjson': text('format=ndjson: one JSON object a line.'),
+    'text/csv': text('format=csv: RFC 4180, header row, CRLF line ends, UTF-8.'),
+  },
+};
+
 /** Errors are problem+json; every response gets a real description. */
 function describeResponses(op: Json): void {
   for (const [status, response] of Object.entries<Json>(op.responses ?? {})) {
@@ -65,6 +79,10 @@ export function transformObject(input: Parameters<typeof jsonSchemaTransformObje
   for (const [path, type] of Object.entries(TEXT_RESPONSES)) {
     const ok = doc.paths?.[path]?.get?.responses?.['200'];
     if (ok) ok.content = { [type]: ok.content?.['application/json'] ?? { schema: { type: 'string' } } };
+  }
+  for (const [path, content] of Object.entries(EXPORT_RESPONSES)) {
+    const ok = doc.paths?.[path]?.get?.responses?.['200'];
+    if (ok) ok.content = content;
   }
   pruneSchemas(doc);
   return doc;

@@ -536,6 +536,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/competitions/{competitionId}/runs/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Export every stored run as NDJSON, CSV or Parquet
+         * @description Streamed in constant memory, in storage order (`seq`). Point-in-time: the runs as they stood when the export started (the run sequence in the `x-run-seq` header); runs stored later are left out, runs deleted later are still in it. Columns: seq, runId, taskId, kind, minerHotkey, validatorId, attemptNo, resolved, tokensInput, tokensCachedInput, tokensOutput, timeTakenSeconds, agentSteps, createdAt, criteria (QnA runs sent with votes: an array in NDJSON, its JSON text in CSV and Parquet; null otherwise). CSV: null is the empty field.
+         */
+        get: operations["exportRuns"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/competitions/{competitionId}/tasks/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Export every task as NDJSON or CSV
+         * @description Streamed, in task id order. Columns: id, type, stage, complexity, plannedRuns, runCount, baselineRuns, the QnA content (prompt, referenceAnswer, repositoryUrl, repositoryBaseCommit, language, category, dockerImage; null on SWE-bench tasks) and rubric (an array in NDJSON, its JSON text in CSV). The answer key as in task reads: unless the competition reveals answers or the admin asks, there is no referenceAnswer column and each criterion shows only position, type and change.
+         */
+        get: operations["exportTasks"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -3332,6 +3372,115 @@ export interface operations {
             };
             /** @description Unsupported Media Type */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    exportRuns: {
+        parameters: {
+            query?: {
+                /** @description `ndjson` (default), `csv` (RFC 4180, CRLF, header row) or `parquet` (Snappy, a row group per 2,000 runs). */
+                format?: "ndjson" | "csv" | "parquet";
+            };
+            header?: never;
+            path: {
+                /** @description Competition identifier. */
+                competitionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/x-ndjson": string;
+                    "text/csv": string;
+                    "application/vnd.apache.parquet": string;
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    exportTasks: {
+        parameters: {
+            query?: {
+                /** @description `ndjson` (default) or `csv` (RFC 4180, CRLF, header row). */
+                format?: "ndjson" | "csv";
+            };
+            header?: never;
+            path: {
+                /** @description Competition identifier. */
+                competitionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/x-ndjson": string;
+                    "text/csv": string;
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };

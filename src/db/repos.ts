@@ -4,6 +4,7 @@ import type { TokenWeights } from '../scoring/types.js';
 import { auditRepo } from './audit.js';
 import { rebuildAggregates } from './aggregates.js';
 import { competitionsRepo } from './competitions.js';
+import { exportsRepo } from './exports.js';
 import { minersRepo } from './miners.js';
 import { noncesRepo } from './nonces.js';
 import { runsRepo } from './runs.js';
@@ -24,6 +25,7 @@ export function createRepos(db: Db) {
     nonces: noncesRepo(db),
     audit: auditRepo(db),
     snapshots: snapshotsRepo(db),
+    exports: exportsRepo(db),
     aggregates: {
       /** Recomputes a competition's aggregates from its counted runs (src/db/aggregates.ts). */
       rebuild: (competitionId: string, w: TokenWeights) => rebuildAggregates(db, competitionId, w),

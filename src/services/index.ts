@@ -5,6 +5,7 @@ import { isReady } from '../db/client.js';
 import { auditService } from './audit.js';
 import { changesService } from './changes.js';
 import { competitionsService } from './competitions.js';
+import { exportsService } from './exports.js';
 import { minersService } from './miners.js';
 import { runsService } from './runs.js';
 import { scoresService } from './scores.js';
@@ -37,6 +38,7 @@ export function createServices(repos: Repos, options: ServiceOptions = {}) {
     snapshots: snapshotsService(repos, scores, options.signer ?? ephemeralSigner(), audit),
     score: scoreInputDocument,
     changes: changesService(repos),
+    exports: exportsService(repos),
     signatures: signaturesService(repos, options.signatures),
     /** True when the database answers and every migration is applied. */
     ready: () => isReady(repos.db),

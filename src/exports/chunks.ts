@@ -1,0 +1,29 @@
+// Text pieces gathered into chunks of about 64 KiB, and the pull-based stream that sends them:
+// a chunk is made only when the stream asks for one, so a slow client holds the export back
+// instead of letting it pile up in memory.
+import { Readable } from 'node:stream';
+
+export const CHUNK_BYTES = 64 * 1024;
+
+/** Joins the pieces into UTF-8 chunks of at least CHUNK_BYTES (the last one smaller). */
+export function* chunked(pieces: Iterable<string>): Generator<Buffer> {
+  let parts: string[] = [];
+  let length = 0;
+  for (const piece of pieces) {
+    parts.push(piece);
+    // String length counts UTF-16 units: at most the byte count for the ASCII that dominates here,
+    // and within a factor of 3 of it for any text, so a chunk stays well under 256 KiB.
+    length += piece.length;
+    if (length >= CHUNK_BYTES) {
+      yield Buffer.from(parts.join(''), 'utf8');
+      parts = [];
+      length = 0;
+    }
+  }
+  if (length > 0) yield Buffer.from(parts.join(''), 'utf8');
+}
+
+/** A byte stream over the chunks, pulling the next one only when the consumer wants more. */
+export function byteStream(chunks: Iterable<Uint8Array>): Readable {
+  return Readable.from(chunks, { objectMode: false, highWaterMark: CHUNK_BYTES });
+}
