@@ -5,7 +5,7 @@
 // Prints a table, writes bench/export-results.json (git-ignored). Exits non-zero when a request
 // fails or an export does not hold every stored run; asserts nothing about speed or memory.
 // BENCH_KEEP_DB=1 keeps the database.
-import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { parquetMetadata } from 'hyparquet';
 import { SIZES, buildCompetition, runBatches, sweTaskInputs } from './generate.js';
