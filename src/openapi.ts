@@ -45,6 +45,23 @@ function pruneSchemas(doc: Json): void {
   for (const name of Object.keys(schemas)) if (!used.has(name)) delete schemas[name];
 }
 
+/**
+ * A `oneOf` whose every branch is a named object fixing the same property with `const` (a zod
+ * discriminated union) gets an OpenAPI `discriminator`, so generators emit a tagged union.
+ */
+function addDiscriminators(doc: Json): void {
+  const schemas: Json = doc.components?.schemas ?? {};
+  for (const schema of Object.values<Json>(schemas)) {
+    const refs: string[] = (schema.oneOf ?? []).map((b: Json) => b.$ref);
+    if (refs.length < 2 || refs.some((r) => typeof r !== 'string')) continue;
+    const branches = refs.map((r) => schemas[r.slice('#/components/schemas/'.length)] as Json | undefined);
+    const first = branches[0]?.properties ?? {};
+    const key = Object.keys(first).find((k) => branches.every((b) => b?.properties?.[k]?.const !== undefined && b.required?.includes(k)));
+    if (!key) continue;
+    schema.discriminator = { propertyName: key, mapping: Object.fromEntries(branches.map((b, i) => [b!.properties[key].const, refs[i]])) };
+  }
+}
+
 export function transformObject(input: Parameters<typeof jsonSchemaTransformObject>[0]): Json {
   const doc = jsonSchemaTransformObject(input) as Json;
   for (const methods of Object.values<Json>(doc.paths ?? {})) {
@@ -66,5 +83,6 @@ export function transformObject(input: Parameters<typeof jsonSchemaTransformObje
     if (ok) ok.content = { [type]: ok.content?.['application/json'] ?? { schema: { type: 'string' } } };
   }
   pruneSchemas(doc);
+  addDiscriminators(doc);
   return doc;
 }

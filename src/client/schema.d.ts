@@ -396,19 +396,12 @@ export interface components {
             /** @description Output tokens. */
             output: number;
         };
-        /** @description One run result. */
-        RunResultInput: {
+        /** @description A baseline run result: no `minerHotkey`; `resolved` unless `rubricVotes` are sent. */
+        BaselineRunInput: {
             /** @description Client-chosen id, unique within the competition; makes retries safe. */
             runId: string;
             /** @description The task run. */
             taskId: string;
-            /**
-             * @description Baseline (reference agent) or miner run.
-             * @enum {string}
-             */
-            kind: "baseline" | "miner";
-            /** @description The miner's hotkey: required for `miner`, absent for `baseline`. */
-            minerHotkey?: string;
             /** @description Attempt number, from 0. */
             attemptNo?: number;
             /** @description Graded result; required unless `rubricVotes` are sent. */
@@ -421,7 +414,66 @@ export interface components {
             agentSteps?: number;
             /** @description Judge votes for a QnA run, one entry per rubric criterion (SPEC 7). */
             rubricVotes?: components["schemas"]["CriterionVotesInput"][];
-        };
+            /**
+             * @description A run of the baseline (reference) agent.
+             * @constant
+             */
+            kind: "baseline";
+            /** @description Never sent on a baseline run. */
+            minerHotkey?: unknown;
+        } & (({
+            /** @description Sent. */
+            resolved: boolean;
+        } | {
+            /** @description Sent. */
+            rubricVotes: unknown[];
+        }) & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "baseline";
+        });
+        /** @description A miner run result: `minerHotkey` required; `resolved` unless `rubricVotes` are sent. */
+        MinerRunInput: {
+            /** @description Client-chosen id, unique within the competition; makes retries safe. */
+            runId: string;
+            /** @description The task run. */
+            taskId: string;
+            /** @description Attempt number, from 0. */
+            attemptNo?: number;
+            /** @description Graded result; required unless `rubricVotes` are sent. */
+            resolved?: boolean;
+            /** @description Token counts; null or absent when unknown (then T is invalid). */
+            tokens?: components["schemas"]["TokensInput"] | null;
+            /** @description Wall time of the run in seconds. */
+            timeTakenSeconds?: number;
+            /** @description Agent steps taken. */
+            agentSteps?: number;
+            /** @description Judge votes for a QnA run, one entry per rubric criterion (SPEC 7). */
+            rubricVotes?: components["schemas"]["CriterionVotesInput"][];
+            /**
+             * @description A run of a miner's agent.
+             * @constant
+             */
+            kind: "miner";
+            /** @description The miner's hotkey: required on a miner run. */
+            minerHotkey: string;
+        } & (({
+            /** @description Sent. */
+            resolved: boolean;
+        } | {
+            /** @description Sent. */
+            rubricVotes: unknown[];
+        }) & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "miner";
+        });
+        /** @description One run result, by `kind`: a baseline run or a miner run. */
+        RunResultInput: components["schemas"]["BaselineRunInput"] | components["schemas"]["MinerRunInput"];
         /** @description A batch of run results. */
         RunBatchInput: {
             /** @description Up to 5,000 runs, stored atomically. */
