@@ -11,6 +11,7 @@ const IMPORT_PATH = '/v1/competitions/{competitionId}/tasks/import';
 const TEXT_RESPONSES: Record<string, string> = {
   '/metrics': 'text/plain',
   '/v1/competitions/{competitionId}/events': 'text/event-stream',
+  '/v1/admin/backup': 'application/vnd.sqlite3',
 };
 
 /** Errors are problem+json; every response gets a real description. */
@@ -80,7 +81,8 @@ export function transformObject(input: Parameters<typeof jsonSchemaTransformObje
   }
   for (const [path, type] of Object.entries(TEXT_RESPONSES)) {
     const ok = doc.paths?.[path]?.get?.responses?.['200'];
-    if (ok) ok.content = { [type]: ok.content?.['application/json'] ?? { schema: { type: 'string' } } };
+    const schema = ok?.content?.['application/json']?.schema ?? { type: 'string' };
+    if (ok) ok.content = { [type]: { schema: type.startsWith('text/') ? schema : { ...schema, format: 'binary' } } };
   }
   pruneSchemas(doc);
   addDiscriminators(doc);

@@ -1,4 +1,5 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { adminRoutes } from './admin.js';
 import { competitionRoutes } from './competitions.js';
 import { eventRoutes } from './events.js';
 import { minerRoutes } from './miners.js';
@@ -19,6 +20,7 @@ export const routes: FastifyPluginAsyncZod = async (app) => {
       await v1.register(runRoutes);
       await v1.register(scoreRoutes);
       await v1.register(eventRoutes);
+      await v1.register(adminRoutes);
     },
     { prefix: '/v1' },
   );

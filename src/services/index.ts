@@ -2,6 +2,7 @@
 // of HTTP: routes call them, and so do the command-line tools.
 import type { Repos } from '../db/repos.js';
 import { isReady } from '../db/client.js';
+import { backupService } from './backup.js';
 import { changesService } from './changes.js';
 import { competitionsService } from './competitions.js';
 import { minersService } from './miners.js';
@@ -24,6 +25,7 @@ export function createServices(repos: Repos, options: ServiceOptions = {}) {
     validators: validatorsService(repos),
     scores: scoresService(repos, options.observeScoring),
     changes: changesService(repos),
+    backup: backupService(repos.db.$client),
     /** True when the database answers and every migration is applied. */
     ready: () => isReady(repos.db),
   };
