@@ -50,7 +50,10 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     observeScoring: (s) => metrics.scoreComputation.observe(s),
   });
   app.decorate('services', services);
-  app.addHook('onClose', async () => services.changes.close());
+  app.addHook('onClose', async () => {
+    services.changes.close();
+    services.imports.close();
+  });
 
   await app.register(errorsPlugin);
   await app.register(shutdownPlugin);

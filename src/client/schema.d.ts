@@ -340,6 +340,87 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/competitions/{competitionId}/tasks/imports": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Open an import session for a task file of any size
+         * @description Then send the file in order with `PUT …/imports/{sessionId}/chunks/{n}` (each chunk up to 32 MiB, `application/octet-stream`), and `POST …/imports/{sessionId}/commit`. The commit validates every row and stores all or nothing, as the one-request import does. `DELETE …/imports/{sessionId}` cancels; a session idle for 15 minutes expires. At most 4 sessions are open at once.
+         */
+        post: operations["openImportSession"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/competitions/{competitionId}/tasks/imports/{sessionId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get an import session: chunks and bytes received */
+        get: operations["getImportSession"];
+        put?: never;
+        post?: never;
+        /**
+         * Cancel an import session: nothing is stored
+         * @description Deletes the uploaded bytes. A commit still parsing the file stores nothing and answers 409.
+         */
+        delete: operations["cancelImportSession"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/competitions/{competitionId}/tasks/imports/{sessionId}/chunks/{n}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Append the next chunk of the file
+         * @description Chunks go in order from 0. Resending the last chunk unchanged is a no-op (its answer was lost); any other number is a 409 naming the one expected.
+         */
+        put: operations["putImportChunk"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/competitions/{competitionId}/tasks/imports/{sessionId}/commit": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Parse and store the uploaded file, all or nothing
+         * @description Every row is validated; one bad row rejects the whole file with its row number and field, and nothing is stored. The session closes either way.
+         */
+        post: operations["commitImportSession"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -375,6 +456,84 @@ export interface components {
             judgeVotes?: number;
             /** @description Stages that make the final score. Default `screener_2`, `evaluation`. */
             finalStages?: components["schemas"]["StageInput"][];
+        };
+        /** @description One rubric criterion. */
+        RubricCriterionInput: {
+            /** @description Criterion id, 32 hex. */
+            id: string;
+            /** @description The criterion text the judge grades. */
+            title: string;
+            /**
+             * @description Polarity: a negative criterion is met when the verdict is NO.
+             * @enum {string}
+             */
+            type: "positive" | "negative" | "positive hli verifier" | "negative hli verifier";
+            /**
+             * @description Always `must have`.
+             * @constant
+             */
+            importance: "must have";
+            /** @description Scale's original text; default the title. */
+            originalTitle?: string;
+            /** @description Kind of rewording in the AA edition, or null. */
+            change?: ("stability" | "precision" | "scale-correction") | null;
+        };
+        /** @description SWE-Atlas QnA task content. */
+        QnaContentInput: {
+            /** @description The question presented to the agent. */
+            prompt: string;
+            /** @description Expert-written reference answer. */
+            referenceAnswer: string;
+            /** @description GitHub repository, owner/name. */
+            repositoryUrl: string;
+            /** @description Pinned commit SHA. */
+            repositoryBaseCommit: string;
+            /**
+             * @description Repository language.
+             * @enum {string}
+             */
+            language: "go" | "python" | "c" | "ts";
+            /** @description Task category. */
+            category: string;
+            /** @description Docker image with the repository at /app. */
+            dockerImage: string;
+            /** @description Criteria; every one must be met for the run to resolve. */
+            rubric: components["schemas"]["RubricCriterionInput"][];
+        };
+        /** @description A task to create or update. */
+        TaskSpecInput: {
+            /** @description Task identifier, unique within the competition. */
+            id: string;
+            /**
+             * @description How runs of the task are graded.
+             * @enum {string}
+             */
+            type: "swebench_verified" | "swe_atlas_qna";
+            /** @description Default `evaluation`. */
+            stage?: components["schemas"]["StageInput"];
+            /** @description short, medium or long (any case); absent for none. */
+            complexity?: components["schemas"]["ComplexityInput"] | null;
+            /** @description Planned repeat count (n). */
+            plannedRuns?: number | null;
+            /** @description QnA content and rubric; only on swe_atlas_qna tasks. Left out, an existing QnA task keeps its stored content. */
+            qna?: components["schemas"]["QnaContentInput"];
+        };
+        /** @description Bulk upsert of tasks. */
+        TaskUpsertInput: {
+            /** @description Up to 5,000 tasks. */
+            tasks: components["schemas"]["TaskSpecInput"][];
+        };
+        /** @description A task file to upload in chunks. */
+        NewImportSessionInput: {
+            /**
+             * @description `jsonl` (JSON Lines) or `parquet`.
+             * @enum {string}
+             */
+            format: "jsonl" | "parquet";
+            /** @description Stage of every imported task. Left out: stored tasks keep theirs, new ones get `evaluation`. */
+            stage?: components["schemas"]["StageInput"];
+            /** @description Complexity of every imported task (any case). Left out: stored tasks keep theirs, new ones get none. */
+            complexity?: components["schemas"]["ComplexityInput"];
         };
         /** @description A validator to create. */
         NewValidatorInput: {
@@ -499,72 +658,6 @@ export interface components {
             /** @description Up to 5,000 runs, stored atomically. */
             runs: components["schemas"]["RunResultInput"][];
         };
-        /** @description One rubric criterion. */
-        RubricCriterionInput: {
-            /** @description Criterion id, 32 hex. */
-            id: string;
-            /** @description The criterion text the judge grades. */
-            title: string;
-            /**
-             * @description Polarity: a negative criterion is met when the verdict is NO.
-             * @enum {string}
-             */
-            type: "positive" | "negative" | "positive hli verifier" | "negative hli verifier";
-            /**
-             * @description Always `must have`.
-             * @constant
-             */
-            importance: "must have";
-            /** @description Scale's original text; default the title. */
-            originalTitle?: string;
-            /** @description Kind of rewording in the AA edition, or null. */
-            change?: ("stability" | "precision" | "scale-correction") | null;
-        };
-        /** @description SWE-Atlas QnA task content. */
-        QnaContentInput: {
-            /** @description The question presented to the agent. */
-            prompt: string;
-            /** @description Expert-written reference answer. */
-            referenceAnswer: string;
-            /** @description GitHub repository, owner/name. */
-            repositoryUrl: string;
-            /** @description Pinned commit SHA. */
-            repositoryBaseCommit: string;
-            /**
-             * @description Repository language.
-             * @enum {string}
-             */
-            language: "go" | "python" | "c" | "ts";
-            /** @description Task category. */
-            category: string;
-            /** @description Docker image with the repository at /app. */
-            dockerImage: string;
-            /** @description Criteria; every one must be met for the run to resolve. */
-            rubric: components["schemas"]["RubricCriterionInput"][];
-        };
-        /** @description A task to create or update. */
-        TaskSpecInput: {
-            /** @description Task identifier, unique within the competition. */
-            id: string;
-            /**
-             * @description How runs of the task are graded.
-             * @enum {string}
-             */
-            type: "swebench_verified" | "swe_atlas_qna";
-            /** @description Default `evaluation`. */
-            stage?: components["schemas"]["StageInput"];
-            /** @description short, medium or long (any case); absent for none. */
-            complexity?: components["schemas"]["ComplexityInput"] | null;
-            /** @description Planned repeat count (n). */
-            plannedRuns?: number | null;
-            /** @description QnA content and rubric; only on swe_atlas_qna tasks. Left out, an existing QnA task keeps its stored content. */
-            qna?: components["schemas"]["QnaContentInput"];
-        };
-        /** @description Bulk upsert of tasks. */
-        TaskUpsertInput: {
-            /** @description Up to 5,000 tasks. */
-            tasks: components["schemas"]["TaskSpecInput"][];
-        };
         /**
          * @description Competition stage.
          * @enum {string}
@@ -642,6 +735,77 @@ export interface components {
         CompetitionList: {
             /** @description All competitions, by id. */
             competitions: components["schemas"]["Competition"][];
+        };
+        /** @description What a task upsert or import changed. */
+        TaskWriteResult: {
+            /** @description Tasks created. */
+            imported: number;
+            /** @description Existing tasks changed. */
+            updated: number;
+            /** @description Tasks sent exactly as stored. */
+            unchanged: number;
+        };
+        /** @description A task with its run counts. */
+        Task: {
+            /** @description Task identifier. */
+            id: string;
+            /**
+             * @description Task type.
+             * @enum {string}
+             */
+            type: "swebench_verified" | "swe_atlas_qna";
+            stage: components["schemas"]["Stage"];
+            /** @description Complexity group, or null. */
+            complexity: components["schemas"]["Complexity"] | null;
+            /** @description Planned repeat count, or null. */
+            plannedRuns: number | null;
+            /** @description Runs stored for the task, baseline and miner. */
+            runCount: number;
+            /** @description Baseline runs stored. */
+            baselineRuns: number;
+            /** @description Rubric criteria (0 for non-QnA tasks). */
+            criteriaCount: number;
+        };
+        /** @description The tasks of a competition. */
+        TaskList: {
+            /** @description Competition identifier. */
+            competitionId: string;
+            /** @description Tasks by id. */
+            tasks: components["schemas"]["Task"][];
+        };
+        /** @description An import session. */
+        ImportSession: {
+            /** @description Session id, for the chunk, commit and cancel requests. */
+            sessionId: string;
+            /** @description Competition the tasks go to. */
+            competitionId: string;
+            /**
+             * @description File format.
+             * @enum {string}
+             */
+            format: "jsonl" | "parquet";
+            /**
+             * @description `open` takes chunks; `committing` is being parsed and stored.
+             * @enum {string}
+             */
+            state: "open" | "committing" | "cancelled";
+            /** @description Chunks received; the next chunk number. */
+            receivedChunks: number;
+            /** @description Bytes received. */
+            receivedBytes: number;
+            /** @description When the session expires if no request comes (ISO 8601 UTC). */
+            expiresAt: string;
+        };
+        /** @description What a committed import stored. */
+        ImportCommit: {
+            /** @description The session, now closed. */
+            sessionId: string;
+            /** @description Tasks created. */
+            imported: number;
+            /** @description Existing tasks changed. */
+            updated: number;
+            /** @description Tasks sent exactly as stored. */
+            unchanged: number;
         };
         /** @description A validator (never its key). */
         Validator: {
@@ -1053,43 +1217,6 @@ export interface components {
             rubricVotes: components["schemas"]["CriterionVotes"][] | null;
             /** @description When it was stored, ISO 8601 UTC. */
             createdAt: string;
-        };
-        /** @description What a task upsert or import changed. */
-        TaskWriteResult: {
-            /** @description Tasks created. */
-            imported: number;
-            /** @description Existing tasks changed. */
-            updated: number;
-            /** @description Tasks sent exactly as stored. */
-            unchanged: number;
-        };
-        /** @description A task with its run counts. */
-        Task: {
-            /** @description Task identifier. */
-            id: string;
-            /**
-             * @description Task type.
-             * @enum {string}
-             */
-            type: "swebench_verified" | "swe_atlas_qna";
-            stage: components["schemas"]["Stage"];
-            /** @description Complexity group, or null. */
-            complexity: components["schemas"]["Complexity"] | null;
-            /** @description Planned repeat count, or null. */
-            plannedRuns: number | null;
-            /** @description Runs stored for the task, baseline and miner. */
-            runCount: number;
-            /** @description Baseline runs stored. */
-            baselineRuns: number;
-            /** @description Rubric criteria (0 for non-QnA tasks). */
-            criteriaCount: number;
-        };
-        /** @description The tasks of a competition. */
-        TaskList: {
-            /** @description Competition identifier. */
-            competitionId: string;
-            /** @description Tasks by id. */
-            tasks: components["schemas"]["Task"][];
         };
     };
     responses: never;
@@ -2232,6 +2359,342 @@ export interface operations {
             };
             /** @description Forbidden */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    openImportSession: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Competition identifier. */
+                competitionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["NewImportSessionInput"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ImportSession"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getImportSession: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Competition identifier. */
+                competitionId: string;
+                /** @description Import session id. */
+                sessionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ImportSession"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    cancelImportSession: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Competition identifier. */
+                competitionId: string;
+                /** @description Import session id. */
+                sessionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ImportSession"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    putImportChunk: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Competition identifier. */
+                competitionId: string;
+                /** @description Import session id. */
+                sessionId: string;
+                /** @description Chunk number: 0, 1, 2, … in order. */
+                n: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ImportSession"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Payload Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unsupported Media Type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    commitImportSession: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Competition identifier. */
+                competitionId: string;
+                /** @description Import session id. */
+                sessionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ImportCommit"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };

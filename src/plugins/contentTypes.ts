@@ -5,6 +5,8 @@ import fp from 'fastify-plugin';
 import { unsupported } from '../errors.js';
 
 export const FILE_TYPES = ['application/vnd.apache.parquet', 'application/x-ndjson'] as const;
+/** Every binary body type a route may declare: the task files, and import chunks. */
+const BINARY_TYPES = [...FILE_TYPES, 'application/octet-stream'];
 
 /** Routes that take a file body declare it: `config: { fileBody: true }`, or the types they take. */
 declare module 'fastify' {
@@ -25,7 +27,7 @@ const takes = (request: FastifyRequest, type: string) => acceptedTypes(request).
 
 export const contentTypesPlugin = fp(async (app: FastifyInstance) => {
   app.removeContentTypeParser('text/plain');
-  for (const type of FILE_TYPES) {
+  for (const type of BINARY_TYPES) {
     app.addContentTypeParser(type, { parseAs: 'buffer' }, (req, body, done) => {
       if (takes(req, type)) done(null, body);
       else done(unsupported(`${type} is not taken here; this route accepts ${acceptedTypes(req).join(' or ')}`), undefined);

@@ -27,7 +27,9 @@ function record(t: QnaTask, stage: Stage, complexity: Complexity | null): TaskRe
   return { id, type: 'swe_atlas_qna', stage, complexity, plannedRuns: null, qna: meta, rubric };
 }
 
-export async function importQnaFile(repos: Repos, competitionId: string, path: string, format: ImportFormat, options: ImportOptions): Promise<ImportCounts> {
+/** `beforeWrite` runs after the parse, just before the transaction: it may throw to store nothing. */
+export async function importQnaFile(repos: Repos, competitionId: string, path: string, format: ImportFormat, options: ImportOptions,
+  beforeWrite?: () => void): Promise<ImportCounts> {
   if (!repos.competitions.get(competitionId)) throw notFound(`competition ${competitionId} does not exist`);
   const parsed = await parseFileInWorker(path, format);
   if (!parsed.ok) {
@@ -37,6 +39,7 @@ export async function importQnaFile(repos: Repos, competitionId: string, path: s
     const more = parsed.more > 0 ? ` (${errors.length + parsed.more} problems, the first ${errors.length} listed)` : '';
     throw badRequest(`import rejected, nothing stored: ${detail}${more}`, errors);
   }
+  beforeWrite?.();
   return repos.transaction(() => {
     // The competition may have gone while the file was parsed.
     if (!repos.competitions.get(competitionId)) throw notFound(`competition ${competitionId} does not exist`);

@@ -5,6 +5,7 @@ import { isReady } from '../db/client.js';
 import { backupService } from './backup.js';
 import { changesService } from './changes.js';
 import { competitionsService } from './competitions.js';
+import { importSessionsService } from './importSessions.js';
 import { minersService } from './miners.js';
 import { runsService } from './runs.js';
 import { scoresService } from './scores.js';
@@ -26,6 +27,7 @@ export function createServices(repos: Repos, options: ServiceOptions = {}) {
     scores: scoresService(repos, options.observeScoring),
     changes: changesService(repos),
     backup: backupService(repos.db.$client),
+    imports: importSessionsService(repos),
     /** True when the database answers and every migration is applied. */
     ready: () => isReady(repos.db),
   };
