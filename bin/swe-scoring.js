@@ -1,0 +1,18 @@
+#!/usr/bin/env node
+// `npx swe-scoring <command>`: from a source checkout (tsx installed) the TypeScript under src/,
+// otherwise the compiled dist/ (npm run build).
+import { existsSync } from 'node:fs';
+
+const source = new URL('../src/cli/main.ts', import.meta.url);
+let main;
+if (existsSync(source)) {
+  try {
+    const { register } = await import('tsx/esm/api');
+    register();
+    ({ main } = await import(source.href));
+  } catch (e) {
+    if (e?.code !== 'ERR_MODULE_NOT_FOUND') throw e;
+  }
+}
+main ??= (await import(new URL('../dist/cli/main.js', import.meta.url).href)).main;
+process.exit(await main(process.argv.slice(2)));

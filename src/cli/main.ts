@@ -1,0 +1,68 @@
+// `swe-scoring <command>`: one command line for the server and its tools. Each command is a module
+// in src/cli/commands exporting {name, summary, help, run}.
+import { pathToFileURL } from 'node:url';
+import { PACKAGE_VERSION } from '../version.js';
+import { CliError, type Command } from './command.js';
+import { backupCommand } from './commands/backup.js';
+import { demoCommand } from './commands/demo.js';
+import { importCommand } from './commands/import.js';
+import { serveCommand } from './commands/serve.js';
+
+export const COMMANDS: Command[] = [serveCommand, importCommand, demoCommand, backupCommand];
+
+export function usage(): string {
+  const width = Math.max(...COMMANDS.map((c) => c.name.length));
+  return [
+    `swe-scoring ${PACKAGE_VERSION}: scoring server for competitions of software-engineering agents`,
+    '',
+    'Usage: swe-scoring <command> [options]     (from a clone: npx swe-scoring <command>, or npm start / npm run <command>)',
+    '',
+    'Commands:',
+    ...COMMANDS.map((c) => `  ${c.name.padEnd(width)}  ${c.summary}`),
+    '',
+    'swe-scoring <command> --help shows the options of each.',
+  ].join('\n');
+}
+
+export async function main(argv: string[]): Promise<number> {
+  const [name, ...rest] = argv;
+  if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
+    console.log(usage());
+    return name === undefined ? 2 : 0;
+  }
+  if (name === '--version' || name === '-v') {
+    console.log(PACKAGE_VERSION);
+    return 0;
+  }
+  const command = COMMANDS.find((c) => c.name === name);
+  if (!command) {
+    console.error(`swe-scoring: unknown command ${name}\n\n${usage()}`);
+    return 2;
+  }
+  if (rest.includes('--help') || rest.includes('-h')) {
+    console.log(command.help);
+    return 0;
+  }
+  try {
+    return await command.run(rest);
+  } catch (e) {
+    if (e instanceof CliError || (e as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
+      console.error(`${name} failed: ${(e as Error).message}`);
+      for (const line of e instanceof CliError ? e.lines : []) console.error(line);
+      if (!(e instanceof CliError)) console.error(`(swe-scoring ${name} --help lists the options)`);
+      return e instanceof CliError ? e.exitCode : 2;
+    }
+    throw e;
+  }
+}
+
+// Run when executed (node src/cli/main.ts, bin/swe-scoring.js), not when imported (tests).
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  main(process.argv.slice(2)).then(
+    (code) => process.exit(code),
+    (e: unknown) => {
+      console.error(e);
+      process.exit(1);
+    },
+  );
+}
