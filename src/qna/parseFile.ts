@@ -12,7 +12,8 @@ export type ParseFileResult = { ok: true; rows: number } | { ok: false; problems
 
 /** Problems kept; beyond this only their count. */
 const MAX_PROBLEMS = 1000;
-const BATCH = 256;
+/** Tasks per message to the main thread: small enough that receiving one never stalls it for long. */
+const BATCH = 64;
 
 export async function parseQnaFile(path: string, format: QnaImportFormat, onTasks: (tasks: QnaTask[]) => void): Promise<ParseFileResult> {
   if (format === 'parquet') {
