@@ -63,6 +63,19 @@ function addDiscriminators(doc: Json): void {
   }
 }
 
+/**
+ * A property that must never be sent (zod `never`, `not: {}`) is left out of the document: with
+ * `additionalProperties: false` it is refused all the same, and generators type it as absent
+ * rather than as `unknown`.
+ */
+function dropForbiddenProperties(doc: Json): void {
+  for (const schema of Object.values<Json>(doc.components?.schemas ?? {})) {
+    for (const [name, prop] of Object.entries<Json>(schema.properties ?? {})) {
+      if (prop.not && Object.keys(prop.not).length === 0) delete schema.properties[name];
+    }
+  }
+}
+
 export function transformObject(input: Parameters<typeof jsonSchemaTransformObject>[0]): Json {
   const doc = jsonSchemaTransformObject(input) as Json;
   for (const methods of Object.values<Json>(doc.paths ?? {})) {
@@ -86,5 +99,6 @@ export function transformObject(input: Parameters<typeof jsonSchemaTransformObje
   }
   pruneSchemas(doc);
   addDiscriminators(doc);
+  dropForbiddenProperties(doc);
   return doc;
 }

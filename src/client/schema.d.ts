@@ -598,8 +598,6 @@ export interface components {
              * @constant
              */
             kind: "baseline";
-            /** @description Never sent on a baseline run. */
-            minerHotkey?: unknown;
         } & (({
             /** @description Sent. */
             resolved: boolean;

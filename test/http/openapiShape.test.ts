@@ -17,7 +17,8 @@ describe('the committed OpenAPI document', () => {
       baseline: '#/components/schemas/BaselineRunInput', miner: '#/components/schemas/MinerRunInput' } });
     expect(schemas.MinerRunInput.required).toEqual(expect.arrayContaining(['kind', 'minerHotkey']));
     expect(schemas.BaselineRunInput.required).not.toContain('minerHotkey');
-    expect(schemas.BaselineRunInput.properties.minerHotkey.not).toEqual({});
+    expect(schemas.BaselineRunInput.properties).not.toHaveProperty('minerHotkey');
+    expect(schemas.BaselineRunInput.additionalProperties).toBe(false);
   });
 
   it('states "resolved unless rubricVotes" as an anyOf of required lists on both kinds', () => {
