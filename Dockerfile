@@ -21,6 +21,7 @@ WORKDIR /app
 COPY --from=build /app/package.json ./
 COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
+COPY bin ./bin
 COPY migrations ./migrations
 RUN mkdir -p /data && chown node:node /data
 USER node

@@ -1,14 +1,20 @@
 #!/usr/bin/env node
-// Starts the command line: the compiled dist/cli/main.js when `npm run build` has made it,
-// otherwise the TypeScript source through tsx (a dev dependency, present after `npm ci`).
+// `npx swe-scoring <command>`: from a source checkout (tsx installed) the TypeScript under src/,
+// otherwise the compiled dist/ (npm run build).
 import { existsSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
+import process from 'node:process';
+import { URL } from 'node:url';
 
-const compiled = new URL('../dist/cli/main.js', import.meta.url);
-if (existsSync(fileURLToPath(compiled))) {
-  await import(compiled.href);
-} else {
-  const { register } = await import('tsx/esm/api');
-  register();
-  await import(new URL('../src/cli/main.ts', import.meta.url).href);
+const source = new URL('../src/cli/main.ts', import.meta.url);
+let main;
+if (existsSync(source)) {
+  try {
+    const { register } = await import('tsx/esm/api');
+    register();
+    ({ main } = await import(source.href));
+  } catch (e) {
+    if (e?.code !== 'ERR_MODULE_NOT_FOUND') throw e;
+  }
 }
+main ??= (await import(new URL('../dist/cli/main.js', import.meta.url).href)).main;
+process.exit(await main(process.argv.slice(2)));

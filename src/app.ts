@@ -15,6 +15,7 @@ import { docsPlugin } from './plugins/docs.js';
 import { errorHandler, errorsPlugin } from './plugins/errors.js';
 import { createMetrics, metricsPlugin } from './plugins/metrics.js';
 import { shutdownPlugin } from './plugins/shutdown.js';
+import { strictQueryPlugin } from './plugins/strictQuery.js';
 import { routes } from './routes/index.js';
 
 export interface AppOptions {
@@ -57,11 +58,15 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     signer: options.signer,
   });
   app.decorate('services', services);
-  app.addHook('onClose', async () => services.changes.close());
+  app.addHook('onClose', async () => {
+    services.changes.close();
+    services.imports.close();
+  });
 
   await app.register(errorsPlugin);
   await app.register(shutdownPlugin);
   await app.register(contentTypesPlugin);
+  await app.register(strictQueryPlugin);
   await app.register(authPlugin, {
     adminToken: options.adminToken,
     readsRequireToken: options.readsRequireToken ?? false,

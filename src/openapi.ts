@@ -11,6 +11,7 @@ const IMPORT_PATH = '/v1/competitions/{competitionId}/tasks/import';
 const TEXT_RESPONSES: Record<string, string> = {
   '/metrics': 'text/plain',
   '/v1/competitions/{competitionId}/events': 'text/event-stream',
+  '/v1/admin/backup': 'application/vnd.sqlite3',
   '/v1/competitions/{competitionId}/snapshots/{seq}/input': 'application/x-ndjson',
 };
 
@@ -60,6 +61,36 @@ function pruneSchemas(doc: Json): void {
   for (const name of Object.keys(schemas)) if (!used.has(name)) delete schemas[name];
 }
 
+/**
+ * A `oneOf` whose every branch is a named object fixing the same property with `const` (a zod
+ * discriminated union) gets an OpenAPI `discriminator`, so generators emit a tagged union.
+ */
+function addDiscriminators(doc: Json): void {
+  const schemas: Json = doc.components?.schemas ?? {};
+  for (const schema of Object.values<Json>(schemas)) {
+    const refs: string[] = (schema.oneOf ?? []).map((b: Json) => b.$ref);
+    if (refs.length < 2 || refs.some((r) => typeof r !== 'string')) continue;
+    const branches = refs.map((r) => schemas[r.slice('#/components/schemas/'.length)] as Json | undefined);
+    const first = branches[0]?.properties ?? {};
+    const key = Object.keys(first).find((k) => branches.every((b) => b?.properties?.[k]?.const !== undefined && b.required?.includes(k)));
+    if (!key) continue;
+    schema.discriminator = { propertyName: key, mapping: Object.fromEntries(branches.map((b, i) => [b!.properties[key].const, refs[i]])) };
+  }
+}
+
+/**
+ * A property that must never be sent (zod `never`, `not: {}`) is left out of the document: with
+ * `additionalProperties: false` it is refused all the same, and generators type it as absent
+ * rather than as `unknown`.
+ */
+function dropForbiddenProperties(doc: Json): void {
+  for (const schema of Object.values<Json>(doc.components?.schemas ?? {})) {
+    for (const [name, prop] of Object.entries<Json>(schema.properties ?? {})) {
+      if (prop.not && Object.keys(prop.not).length === 0) delete schema.properties[name];
+    }
+  }
+}
+
 export function transformObject(input: Parameters<typeof jsonSchemaTransformObject>[0]): Json {
   const doc = jsonSchemaTransformObject(input) as Json;
   for (const methods of Object.values<Json>(doc.paths ?? {})) {
@@ -78,12 +109,15 @@ export function transformObject(input: Parameters<typeof jsonSchemaTransformObje
   }
   for (const [path, type] of Object.entries(TEXT_RESPONSES)) {
     const ok = doc.paths?.[path]?.get?.responses?.['200'];
-    if (ok) ok.content = { [type]: ok.content?.['application/json'] ?? { schema: { type: 'string' } } };
+    const schema = ok?.content?.['application/json']?.schema ?? { type: 'string' };
+    if (ok) ok.content = { [type]: { schema: type.startsWith('text/') ? schema : { ...schema, format: 'binary' } } };
   }
   for (const [path, content] of Object.entries(EXPORT_RESPONSES)) {
     const ok = doc.paths?.[path]?.get?.responses?.['200'];
     if (ok) ok.content = content;
   }
   pruneSchemas(doc);
+  addDiscriminators(doc);
+  dropForbiddenProperties(doc);
   return doc;
 }

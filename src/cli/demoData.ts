@@ -111,11 +111,11 @@ export function simulateRuns(task: DemoTask, runner: Runner, count = 5): RunInpu
   const pass = clamp(task.pass + runner.skill[task.group], 0.02, 0.98);
   return Array.from({ length: count }, (_, attemptNo): RunInput => {
     const scale = task.tokens * runner.tokens * (0.75 + 0.5 * r());
+    const who = runner.hotkey ? { kind: 'miner' as const, minerHotkey: runner.hotkey } : { kind: 'baseline' as const };
     const run: RunInput = {
       runId: `${name}.${task.id}.${attemptNo}`,
       taskId: task.id,
-      kind: runner.hotkey ? 'miner' : 'baseline',
-      ...(runner.hotkey ? { minerHotkey: runner.hotkey } : {}),
+      ...who,
       attemptNo,
       tokens: { input: Math.round(scale * 0.3), cachedInput: Math.round(scale * 0.7), output: Math.round(scale * 0.04) },
       timeTakenSeconds: Math.round(scale / 2500),

@@ -1,59 +1,69 @@
-// `swe-scoring <command>`: the package's command line (bin/swe-scoring.js starts it). Offline
-// commands run here; import, demo and serve are the existing scripts, started as they are.
-import { InputDocumentError } from '../snapshots/parseDocument.js';
-import { score } from './score.js';
-import { UsageError } from './usage.js';
-import { verify } from './verify.js';
+// `swe-scoring <command>`: one command line for the server and its tools. Each command is a module
+// in src/cli/commands exporting {name, summary, help, run}.
+import { pathToFileURL } from 'node:url';
+import { PACKAGE_VERSION } from '../version.js';
+import { CliError, type Command } from './command.js';
+import { backupCommand } from './commands/backup.js';
+import { demoCommand } from './commands/demo.js';
+import { importCommand } from './commands/import.js';
+import { serveCommand } from './commands/serve.js';
+import { scoreCommand, verifyCommand } from './commands/offline.js';
 
-const HELP = `Usage: swe-scoring <command> [options]
+export const COMMANDS: Command[] = [serveCommand, importCommand, demoCommand, backupCommand, scoreCommand, verifyCommand];
 
-Commands:
-  score <input.ndjson> [--stages a,b]          score an input document offline, print {leaderboard, weights}
-  verify <snapshot.json> <input.ndjson> [...]  check a snapshot's digest, hash, signature and weights
-  import --competition ID --file PATH [...]    load SWE-Atlas-QnA tasks into a competition
-  demo                                         start a server with a generated competition
-  serve                                        start the server (configuration from the environment)
-
-swe-scoring <command> --help describes each. score and verify need no server and no database.`;
-
-/** Scripts that run when imported; they read process.argv as if started directly. */
-const SCRIPTS: Record<string, string> = { import: './import.js', demo: './demo.js', serve: '../server.js' };
-
-async function main(argv: string[]): Promise<number> {
-  const [command, ...rest] = argv;
-  if (command === 'score') return score(rest);
-  if (command === 'verify') return verify(rest);
-  const script = command === undefined ? undefined : SCRIPTS[command];
-  if (script) {
-    process.argv = [process.argv[0] ?? 'node', command as string, ...rest];
-    await import(script);
-    return -1; // the script owns the process from here
-  }
-  if (command === undefined || command === '--help' || command === '-h' || command === 'help') {
-    console.log(HELP);
-    return command === undefined ? 2 : 0;
-  }
-  throw new UsageError(`unknown command ${command} (see swe-scoring --help)`);
+export function usage(): string {
+  const width = Math.max(...COMMANDS.map((c) => c.name.length));
+  return [
+    `swe-scoring ${PACKAGE_VERSION}: scoring server for competitions of software-engineering agents`,
+    '',
+    'Usage: swe-scoring <command> [options]     (from a clone: npx swe-scoring <command>, or npm start / npm run <command>)',
+    '',
+    'Commands:',
+    ...COMMANDS.map((c) => `  ${c.name.padEnd(width)}  ${c.summary}`),
+    '',
+    'swe-scoring <command> --help shows the options of each.',
+  ].join('\n');
 }
 
-main(process.argv.slice(2)).then(
-  (code) => {
-    if (code >= 0) process.exitCode = code;
-  },
-  (err: unknown) => {
-    const e = err as Error & { code?: string };
-    if (err instanceof UsageError || e.code?.startsWith('ERR_PARSE_ARGS')) {
-      console.error(`swe-scoring: ${e.message}`);
-      process.exitCode = 2;
-    } else if (err instanceof InputDocumentError) {
-      console.error(`swe-scoring: input: ${e.message}`);
-      process.exitCode = 1;
-    } else if (e.code === 'ENOENT' || e.code === 'EISDIR' || e.code === 'EACCES') {
-      console.error(`swe-scoring: ${e.message}`);
-      process.exitCode = 1;
-    } else {
-      console.error(err);
-      process.exitCode = 1;
+export async function main(argv: string[]): Promise<number> {
+  const [name, ...rest] = argv;
+  if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
+    console.log(usage());
+    return name === undefined ? 2 : 0;
+  }
+  if (name === '--version' || name === '-v') {
+    console.log(PACKAGE_VERSION);
+    return 0;
+  }
+  const command = COMMANDS.find((c) => c.name === name);
+  if (!command) {
+    console.error(`swe-scoring: unknown command ${name}\n\n${usage()}`);
+    return 2;
+  }
+  if (rest.includes('--help') || rest.includes('-h')) {
+    console.log(command.help);
+    return 0;
+  }
+  try {
+    return await command.run(rest);
+  } catch (e) {
+    if (e instanceof CliError || (e as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
+      console.error(`${name} failed: ${(e as Error).message}`);
+      for (const line of e instanceof CliError ? e.lines : []) console.error(line);
+      if (!(e instanceof CliError)) console.error(`(swe-scoring ${name} --help lists the options)`);
+      return e instanceof CliError ? e.exitCode : 2;
     }
-  },
-);
+    throw e;
+  }
+}
+
+// Run when executed (node src/cli/main.ts, bin/swe-scoring.js), not when imported (tests).
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  main(process.argv.slice(2)).then(
+    (code) => process.exit(code),
+    (e: unknown) => {
+      console.error(e);
+      process.exit(1);
+    },
+  );
+}

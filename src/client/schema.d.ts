@@ -576,6 +576,107 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/admin/backup": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Download a consistent backup of the database
+         * @description A SQLite file (`application/vnd.sqlite3`) copied with SQLite's backup API while the server keeps serving: it holds every write acknowledged before the request and each batch whole or not at all. To restore: stop the server, put the file at `DATABASE_PATH` (removing its `-wal` and `-shm`), start it.
+         */
+        get: operations["getBackup"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/competitions/{competitionId}/tasks/imports": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Open an import session for a task file of any size
+         * @description Then send the file in order with `PUT …/imports/{sessionId}/chunks/{n}` (each chunk up to 32 MiB, `application/octet-stream`), and `POST …/imports/{sessionId}/commit`. The commit validates every row and stores all or nothing, as the one-request import does. `DELETE …/imports/{sessionId}` cancels; a session idle for 15 minutes expires. At most 4 sessions are open at once.
+         */
+        post: operations["openImportSession"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/competitions/{competitionId}/tasks/imports/{sessionId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get an import session: chunks and bytes received */
+        get: operations["getImportSession"];
+        put?: never;
+        post?: never;
+        /**
+         * Cancel an import session: nothing is stored
+         * @description Deletes the uploaded bytes. A commit still parsing the file stores nothing and answers 409.
+         */
+        delete: operations["cancelImportSession"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/competitions/{competitionId}/tasks/imports/{sessionId}/chunks/{n}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Append the next chunk of the file
+         * @description Chunks go in order from 0. Resending the last chunk unchanged is a no-op (its answer was lost); any other number is a 409 naming the one expected.
+         */
+        put: operations["putImportChunk"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/competitions/{competitionId}/tasks/imports/{sessionId}/commit": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Parse and store the uploaded file, all or nothing
+         * @description Every row is validated; one bad row rejects the whole file with its row number and field, and nothing is stored. The session closes either way.
+         */
+        post: operations["commitImportSession"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -613,93 +714,6 @@ export interface components {
             finalStages?: components["schemas"]["StageInput"][];
             /** @description Make QnA reference answers and rubrics public in task reads. Default false: only the admin sees them. */
             revealAnswers?: boolean;
-        };
-        /** @description A validator to create. */
-        NewValidatorInput: {
-            /** @description Who runs the validator. */
-            name: string;
-            /** @description The validator's ss58 hotkey (sr25519). Given: it signs its requests (Epistula v2) and gets no API key. */
-            hotkey?: string;
-        };
-        /** @description A miner's standing. */
-        MinerStandingInput: {
-            /** @description Exclude the miner from ranks, contests and weights. */
-            excluded: boolean;
-            /** @description Why, for the record. */
-            reason?: string;
-        };
-        /** @description A validator's standing in a competition. */
-        ValidatorStandingChangeInput: {
-            /** @description Set the validator's runs aside: they take part in no score, weight or snapshot. */
-            excluded: boolean;
-            /** @description Why, for the record. */
-            reason?: string;
-        };
-        /** @description One judge vote. */
-        VoteInput: {
-            /**
-             * @description The judge's verdict on the criterion.
-             * @enum {string}
-             */
-            verdict: "YES" | "NO";
-            /** @description The judge's reasoning, up to 8,000 characters; kept with the run. */
-            reason?: string;
-            /** @description Quotes from the answer, up to 8,000 characters; kept with the run. */
-            evidence?: string;
-        };
-        /** @description The judge's votes on one criterion. */
-        CriterionVotesInput: {
-            /** @description The rubric criterion voted on. */
-            criterionId: string;
-            /** @description Exactly `judgeVotes` votes. */
-            votes: components["schemas"]["VoteInput"][];
-        };
-        /** @description Token counts of a run. */
-        TokensInput: {
-            /** @description Non-cached input tokens. */
-            input: number;
-            /** @description Cached input tokens; missing counts as 0. */
-            cachedInput?: number;
-            /** @description Output tokens. */
-            output: number;
-        };
-        /** @description One run result. */
-        RunResultInput: {
-            /** @description Client-chosen id, unique within the competition; makes retries safe. */
-            runId: string;
-            /** @description The task run. */
-            taskId: string;
-            /**
-             * @description Baseline (reference agent) or miner run.
-             * @enum {string}
-             */
-            kind: "baseline" | "miner";
-            /** @description The miner's hotkey: required for `miner`, absent for `baseline`. */
-            minerHotkey?: string;
-            /** @description Attempt number, from 0. */
-            attemptNo?: number;
-            /** @description Graded result; required unless `rubricVotes` are sent. */
-            resolved?: boolean;
-            /** @description Token counts; null or absent when unknown (then T is invalid). */
-            tokens?: components["schemas"]["TokensInput"] | null;
-            /** @description Wall time of the run in seconds. */
-            timeTakenSeconds?: number;
-            /** @description Agent steps taken. */
-            agentSteps?: number;
-            /** @description Judge votes for a QnA run, one entry per rubric criterion (SPEC 7). */
-            rubricVotes?: components["schemas"]["CriterionVotesInput"][];
-        };
-        /** @description A batch of run results. */
-        RunBatchInput: {
-            /** @description Up to 5,000 runs, stored atomically. */
-            runs: components["schemas"]["RunResultInput"][];
-        };
-        /** @description A snapshot to take. */
-        NewSnapshotInput: {
-            /** @description Stage set to score; default the competition's final stages. */
-            stages?: components["schemas"]["StageInput"][];
-            /** @description Why it was taken, kept in the snapshot. */
-            note?: string;
         };
         /** @description One rubric criterion. */
         RubricCriterionInput: {
@@ -766,6 +780,155 @@ export interface components {
         TaskUpsertInput: {
             /** @description Up to 5,000 tasks. */
             tasks: components["schemas"]["TaskSpecInput"][];
+        };
+        /** @description A task file to upload in chunks. */
+        NewImportSessionInput: {
+            /**
+             * @description `jsonl` (JSON Lines) or `parquet`.
+             * @enum {string}
+             */
+            format: "jsonl" | "parquet";
+            /** @description Stage of every imported task. Left out: stored tasks keep theirs, new ones get `evaluation`. */
+            stage?: components["schemas"]["StageInput"];
+            /** @description Complexity of every imported task (any case). Left out: stored tasks keep theirs, new ones get none. */
+            complexity?: components["schemas"]["ComplexityInput"];
+        };
+        /** @description A validator to create. */
+        NewValidatorInput: {
+            /** @description Who runs the validator. */
+            name: string;
+            /** @description The validator's ss58 hotkey (sr25519). Given: it signs its requests (Epistula v2) and gets no API key. */
+            hotkey?: string;
+        };
+        /** @description A miner's standing. */
+        MinerStandingInput: {
+            /** @description Exclude the miner from ranks, contests and weights. */
+            excluded: boolean;
+            /** @description Why, for the record. */
+            reason?: string;
+        };
+        /** @description A validator's standing in a competition. */
+        ValidatorStandingChangeInput: {
+            /** @description Set the validator's runs aside: they take part in no score, weight or snapshot. */
+            excluded: boolean;
+            /** @description Why, for the record. */
+            reason?: string;
+        };
+        /** @description One judge vote. */
+        VoteInput: {
+            /**
+             * @description The judge's verdict on the criterion.
+             * @enum {string}
+             */
+            verdict: "YES" | "NO";
+            /** @description The judge's reasoning, up to 8,000 characters; kept with the run. */
+            reason?: string;
+            /** @description Quotes from the answer, up to 8,000 characters; kept with the run. */
+            evidence?: string;
+        };
+        /** @description The judge's votes on one criterion. */
+        CriterionVotesInput: {
+            /** @description The rubric criterion voted on. */
+            criterionId: string;
+            /** @description Exactly `judgeVotes` votes. */
+            votes: components["schemas"]["VoteInput"][];
+        };
+        /** @description Token counts of a run. */
+        TokensInput: {
+            /** @description Non-cached input tokens. */
+            input: number;
+            /** @description Cached input tokens; missing counts as 0. */
+            cachedInput?: number;
+            /** @description Output tokens. */
+            output: number;
+        };
+        /** @description A baseline run result: no `minerHotkey`; `resolved` unless `rubricVotes` are sent. */
+        BaselineRunInput: {
+            /** @description Client-chosen id, unique within the competition; makes retries safe. */
+            runId: string;
+            /** @description The task run. */
+            taskId: string;
+            /** @description Attempt number, from 0. */
+            attemptNo?: number;
+            /** @description Graded result; required unless `rubricVotes` are sent. */
+            resolved?: boolean;
+            /** @description Token counts; null or absent when unknown (then T is invalid). */
+            tokens?: components["schemas"]["TokensInput"] | null;
+            /** @description Wall time of the run in seconds. */
+            timeTakenSeconds?: number;
+            /** @description Agent steps taken. */
+            agentSteps?: number;
+            /** @description Judge votes for a QnA run, one entry per rubric criterion (SPEC 7). */
+            rubricVotes?: components["schemas"]["CriterionVotesInput"][];
+            /**
+             * @description A run of the baseline (reference) agent.
+             * @constant
+             */
+            kind: "baseline";
+        } & (({
+            /** @description Sent. */
+            resolved: boolean;
+        } | {
+            /** @description Sent. */
+            rubricVotes: unknown[];
+        }) & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "baseline";
+        });
+        /** @description A miner run result: `minerHotkey` required; `resolved` unless `rubricVotes` are sent. */
+        MinerRunInput: {
+            /** @description Client-chosen id, unique within the competition; makes retries safe. */
+            runId: string;
+            /** @description The task run. */
+            taskId: string;
+            /** @description Attempt number, from 0. */
+            attemptNo?: number;
+            /** @description Graded result; required unless `rubricVotes` are sent. */
+            resolved?: boolean;
+            /** @description Token counts; null or absent when unknown (then T is invalid). */
+            tokens?: components["schemas"]["TokensInput"] | null;
+            /** @description Wall time of the run in seconds. */
+            timeTakenSeconds?: number;
+            /** @description Agent steps taken. */
+            agentSteps?: number;
+            /** @description Judge votes for a QnA run, one entry per rubric criterion (SPEC 7). */
+            rubricVotes?: components["schemas"]["CriterionVotesInput"][];
+            /**
+             * @description A run of a miner's agent.
+             * @constant
+             */
+            kind: "miner";
+            /** @description The miner's hotkey: required on a miner run. */
+            minerHotkey: string;
+        } & (({
+            /** @description Sent. */
+            resolved: boolean;
+        } | {
+            /** @description Sent. */
+            rubricVotes: unknown[];
+        }) & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "miner";
+        });
+        /** @description One run result, by `kind`: a baseline run or a miner run. */
+        RunResultInput: components["schemas"]["BaselineRunInput"] | components["schemas"]["MinerRunInput"];
+        /** @description A batch of run results. */
+        RunBatchInput: {
+            /** @description Up to 5,000 runs, stored atomically. */
+            runs: components["schemas"]["RunResultInput"][];
+        };
+        /** @description A snapshot to take. */
+        NewSnapshotInput: {
+            /** @description Stage set to score; default the competition's final stages. */
+            stages?: components["schemas"]["StageInput"][];
+            /** @description Why it was taken, kept in the snapshot. */
+            note?: string;
         };
         /**
          * @description Competition stage.
@@ -848,6 +1011,77 @@ export interface components {
         CompetitionList: {
             /** @description All competitions, by id. */
             competitions: components["schemas"]["Competition"][];
+        };
+        /** @description What a task upsert or import changed. */
+        TaskWriteResult: {
+            /** @description Tasks created. */
+            imported: number;
+            /** @description Existing tasks changed. */
+            updated: number;
+            /** @description Tasks sent exactly as stored. */
+            unchanged: number;
+        };
+        /** @description A task with its run counts. */
+        Task: {
+            /** @description Task identifier. */
+            id: string;
+            /**
+             * @description Task type.
+             * @enum {string}
+             */
+            type: "swebench_verified" | "swe_atlas_qna";
+            stage: components["schemas"]["Stage"];
+            /** @description Complexity group, or null. */
+            complexity: components["schemas"]["Complexity"] | null;
+            /** @description Planned repeat count, or null. */
+            plannedRuns: number | null;
+            /** @description Runs stored for the task, baseline and miner. */
+            runCount: number;
+            /** @description Baseline runs stored. */
+            baselineRuns: number;
+            /** @description Rubric criteria (0 for non-QnA tasks). */
+            criteriaCount: number;
+        };
+        /** @description The tasks of a competition. */
+        TaskList: {
+            /** @description Competition identifier. */
+            competitionId: string;
+            /** @description Tasks by id. */
+            tasks: components["schemas"]["Task"][];
+        };
+        /** @description An import session. */
+        ImportSession: {
+            /** @description Session id, for the chunk, commit and cancel requests. */
+            sessionId: string;
+            /** @description Competition the tasks go to. */
+            competitionId: string;
+            /**
+             * @description File format.
+             * @enum {string}
+             */
+            format: "jsonl" | "parquet";
+            /**
+             * @description `open` takes chunks; `committing` is being parsed and stored.
+             * @enum {string}
+             */
+            state: "open" | "committing" | "cancelled";
+            /** @description Chunks received; the next chunk number. */
+            receivedChunks: number;
+            /** @description Bytes received. */
+            receivedBytes: number;
+            /** @description When the session expires if no request comes (ISO 8601 UTC). */
+            expiresAt: string;
+        };
+        /** @description What a committed import stored. */
+        ImportCommit: {
+            /** @description The session, now closed. */
+            sessionId: string;
+            /** @description Tasks created. */
+            imported: number;
+            /** @description Existing tasks changed. */
+            updated: number;
+            /** @description Tasks sent exactly as stored. */
+            unchanged: number;
         };
         /** @description A validator (never its key). */
         Validator: {
@@ -1515,43 +1749,6 @@ export interface components {
         ScoreResult: {
             leaderboard: components["schemas"]["Leaderboard"];
             weights: components["schemas"]["Weights"];
-        };
-        /** @description What a task upsert or import changed. */
-        TaskWriteResult: {
-            /** @description Tasks created. */
-            imported: number;
-            /** @description Existing tasks changed. */
-            updated: number;
-            /** @description Tasks sent exactly as stored. */
-            unchanged: number;
-        };
-        /** @description A task with its run counts. */
-        Task: {
-            /** @description Task identifier. */
-            id: string;
-            /**
-             * @description Task type.
-             * @enum {string}
-             */
-            type: "swebench_verified" | "swe_atlas_qna";
-            stage: components["schemas"]["Stage"];
-            /** @description Complexity group, or null. */
-            complexity: components["schemas"]["Complexity"] | null;
-            /** @description Planned repeat count, or null. */
-            plannedRuns: number | null;
-            /** @description Runs stored for the task, baseline and miner. */
-            runCount: number;
-            /** @description Baseline runs stored. */
-            baselineRuns: number;
-            /** @description Rubric criteria (0 for non-QnA tasks). */
-            criteriaCount: number;
-        };
-        /** @description The tasks of a competition. */
-        TaskList: {
-            /** @description Competition identifier. */
-            competitionId: string;
-            /** @description Tasks by id. */
-            tasks: components["schemas"]["Task"][];
         };
     };
     responses: never;
@@ -3481,6 +3678,380 @@ export interface operations {
             };
             /** @description Not Found */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getBackup: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.sqlite3": string;
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    openImportSession: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Competition identifier. */
+                competitionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["NewImportSessionInput"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ImportSession"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getImportSession: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Competition identifier. */
+                competitionId: string;
+                /** @description Import session id. */
+                sessionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ImportSession"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    cancelImportSession: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Competition identifier. */
+                competitionId: string;
+                /** @description Import session id. */
+                sessionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ImportSession"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    putImportChunk: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Competition identifier. */
+                competitionId: string;
+                /** @description Import session id. */
+                sessionId: string;
+                /** @description Chunk number: 0, 1, 2, … in order. */
+                n: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ImportSession"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Payload Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unsupported Media Type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    commitImportSession: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Competition identifier. */
+                competitionId: string;
+                /** @description Import session id. */
+                sessionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ImportCommit"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };

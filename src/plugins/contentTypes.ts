@@ -1,21 +1,33 @@
 // Request body types. The task import takes files; everything else is JSON only: a file or text
-// sent to a JSON route is a 415, not a body of the wrong type.
-import type { FastifyInstance } from 'fastify';
+// sent to a JSON route is a 415 naming what the route takes, not a body of the wrong type.
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { unsupported } from '../errors.js';
 
 export const FILE_TYPES = ['application/vnd.apache.parquet', 'application/x-ndjson'] as const;
+/** Every binary body type a route may declare: the task files, and import chunks. */
+const BINARY_TYPES = [...FILE_TYPES, 'application/octet-stream'];
 
-/** Routes that take a file body declare it: `config: { fileBody: true }`. */
+/** Routes that take a file body declare it: `config: { fileBody: true }`, or the types they take. */
 declare module 'fastify' {
   interface FastifyContextConfig {
-    fileBody?: boolean;
+    fileBody?: boolean | readonly string[];
   }
   interface FastifyRequest {
     /** The body's bytes as received, for signature checks (Epistula signs the exact bytes). */
     rawBody?: Buffer;
   }
 }
+
+/** The body types a route takes, for a 415 that says what to send instead. */
+export function acceptedTypes(request: FastifyRequest): readonly string[] {
+  const declared = request.routeOptions.config?.fileBody;
+  if (declared === true) return FILE_TYPES;
+  if (Array.isArray(declared)) return declared;
+  return ['application/json'];
+}
+
+const takes = (request: FastifyRequest, type: string) => acceptedTypes(request).includes(type);
 
 export const contentTypesPlugin = fp(async (app: FastifyInstance) => {
   app.removeContentTypeParser('text/plain');
@@ -28,11 +40,11 @@ export const contentTypesPlugin = fp(async (app: FastifyInstance) => {
     // Fastify's JSON parser takes bytes as well as text.
     json(req, bytes as unknown as string, done);
   });
-  for (const type of FILE_TYPES) {
+  for (const type of BINARY_TYPES) {
     app.addContentTypeParser(type, { parseAs: 'buffer' }, (req, body, done) => {
       req.rawBody = body as Buffer;
-      if (req.routeOptions.config.fileBody) done(null, body);
-      else done(unsupported(`${type} is taken only by the task import; send application/json`), undefined);
+      if (takes(req, type)) done(null, body);
+      else done(unsupported(`${type} is not taken here; this route accepts ${acceptedTypes(req).join(' or ')}`), undefined);
     });
   }
 }, { name: 'content-types' });

@@ -6,8 +6,10 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import { jsonSchemaTransform } from 'fastify-type-provider-zod';
 import { transformObject } from '../openapi.js';
+import { PACKAGE_VERSION } from '../version.js';
 
-export const API_VERSION = '1.0.0';
+/** The document's version is the package's: one number to bump. */
+export const API_VERSION = PACKAGE_VERSION;
 
 export const docsPlugin = fp(async (app: FastifyInstance) => {
   await app.register(swagger, {
@@ -21,7 +23,9 @@ export const docsPlugin = fp(async (app: FastifyInstance) => {
           'dashboards read per-task scores, leaderboards and incentive weights. Rules: SPEC.md.',
         license: { name: 'UNLICENSED', identifier: 'UNLICENSED' },
       },
-      servers: [{ url: 'http://127.0.0.1:3000', description: 'Local server (default PORT and HOST)' }],
+      // Relative: /docs "Try it out" and generated clients given a base URL call the server that
+      // served the document, on whatever host and port it runs.
+      servers: [{ url: '/', description: 'The server serving this document' }],
       tags: [
         { name: 'competitions', description: 'Competition settings (admin writes).' },
         { name: 'tasks', description: 'Tasks and rubrics (admin writes).' },

@@ -5,6 +5,8 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import fp from 'fastify-plugin';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
 import { DomainError, type ErrorField, type ErrorKind } from '../errors.js';
+import { LIMITS } from '../schemas/common.js';
+import { acceptedTypes } from './contentTypes.js';
 
 const TITLES: Record<number, string> = {
   400: 'Invalid request',
@@ -59,6 +61,12 @@ export function fromDomainError(e: DomainError): Problem {
   return { status, slug: e.reason ?? slug, detail: e.detail, errors: e.errors };
 }
 
+/** zod says a missing field is of the wrong type ("expected string, received undefined"): say it is required. */
+function missing(message: string | undefined): string | undefined {
+  const m = message && /^Invalid input: expected (\w+), received undefined$/.exec(message);
+  return m ? `required (${m[1]})` : undefined;
+}
+
 function validationProblem(error: FastifyError & { validation: { instancePath: string; keyword: string; params: unknown; message?: string }[] }): Problem {
   const where = error.validationContext ?? 'body';
   const errors = error.validation.flatMap((v) => {
@@ -66,20 +74,36 @@ function validationProblem(error: FastifyError & { validation: { instancePath: s
     const keys = v.keyword === 'unrecognized_keys' ? ((v.params as { keys?: string[] }).keys ?? []) : [];
     // Name each unknown field where it is, not only the object holding it.
     if (keys.length > 0) return keys.map((k) => ({ path: `${path}/${k}`, message: 'unknown field' }));
-    return [{ path, message: v.message ?? 'invalid' }];
+    return [{ path, message: missing(v.message) ?? v.message ?? 'invalid' }];
   });
   const detail = errors.slice(0, 5).map((e) => `${e.path}: ${e.message}`).join('; ');
   return { status: 400, slug: 'validation', detail, errors };
+}
+
+const MIB = 1024 * 1024;
+
+/** A 413 states the limit, and where bigger files go. */
+function tooLarge(): string {
+  return `the request body is too large: the limit is ${LIMITS.bodyBytes} bytes (${LIMITS.bodyBytes / MIB} MiB). ` +
+    'Split run batches; send bigger task files through an import session (`swe-scoring import --url`).';
+}
+
+/** A 415 names what was sent and lists what the route takes. */
+function unsupportedType(request: FastifyRequest): string {
+  const sent = request.headers['content-type'];
+  const what = sent ? `content type ${sent.split(';')[0]} is not accepted here` : 'the request has a body but no Content-Type header';
+  return `unsupported media type: ${what}; send ${acceptedTypes(request).join(' or ')}`;
 }
 
 export function errorHandler(error: FastifyError, request: FastifyRequest, reply: FastifyReply): FastifyReply {
   if (error instanceof DomainError) return sendProblem(reply, fromDomainError(error));
   if (hasZodFastifySchemaValidationErrors(error)) return sendProblem(reply, validationProblem(error));
   const status = error.statusCode ?? 500;
+  if (status === 413) return sendProblem(reply, { status, slug: 'too-large', detail: tooLarge() });
+  if (status === 415) return sendProblem(reply, { status, slug: 'unsupported-media-type', detail: unsupportedType(request) });
   if (status >= 400 && status < 500) {
-    // Fastify's own client errors: invalid JSON, body too large, wrong content type.
-    const slug = status === 413 ? 'too-large' : status === 415 ? 'unsupported-media-type' : 'bad-request';
-    return sendProblem(reply, { status, slug, detail: error.message });
+    // Fastify's other client errors: invalid JSON, a broken percent-escape.
+    return sendProblem(reply, { status, slug: 'bad-request', detail: error.message });
   }
   request.log.error({ err: error }, 'request failed');
   return sendProblem(reply, { status: 500, slug: 'internal', detail: 'the server could not complete the request; it is logged' });

@@ -1,7 +1,9 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { adminRoutes } from './admin.js';
 import { competitionRoutes } from './competitions.js';
 import { eventRoutes } from './events.js';
 import { exportRoutes } from './exports.js';
+import { importRoutes } from './imports.js';
 import { minerRoutes } from './miners.js';
 import { operationRoutes } from './operations.js';
 import { runRoutes } from './runs.js';
@@ -23,6 +25,8 @@ export const routes: FastifyPluginAsyncZod = async (app) => {
       await v1.register(eventRoutes);
       await v1.register(snapshotRoutes);
       await v1.register(exportRoutes);
+      await v1.register(adminRoutes);
+      await v1.register(importRoutes);
     },
     { prefix: '/v1' },
   );

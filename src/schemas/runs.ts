@@ -29,33 +29,66 @@ export const TokensSchema = z
   .describe('Token counts of a run.');
 z.globalRegistry.add(TokensSchema, { id: 'Tokens', description: TokensSchema.description });
 
-export const RunInputSchema = z
+/** Fields every run carries, whatever its kind. */
+const runFields = {
+  runId: Id.describe('Client-chosen id, unique within the competition; makes retries safe.'),
+  taskId: Id.describe('The task run.'),
+  attemptNo: z.number().int().min(0).max(1_000_000).optional().describe('Attempt number, from 0.'),
+  resolved: z.boolean().optional().describe('Graded result; required unless `rubricVotes` are sent.'),
+  tokens: TokensSchema.nullable().optional().describe('Token counts; null or absent when unknown (then T is invalid).'),
+  timeTakenSeconds: z.number().min(0).max(1e9).optional().describe('Wall time of the run in seconds.'),
+  agentSteps: z.number().int().min(0).max(1e9).optional().describe('Agent steps taken.'),
+  rubricVotes: z
+    .array(CriterionVotesSchema)
+    .min(1)
+    .max(LIMITS.criteriaPerTask)
+    .optional()
+    .describe('Judge votes for a QnA run, one entry per rubric criterion (SPEC 7).'),
+};
+
+/**
+ * `resolved` or `rubricVotes` (or both): checked here, and stated in the OpenAPI document as an
+ * `allOf: [{anyOf}]` of the two `required` lists. Generators then type a run as its fields and
+ * (resolved | votes) present; a bare `anyOf` beside `properties` would make them a union instead.
+ */
+const RESOLVED_OR_VOTES = [{
+  anyOf: [
+    { type: 'object', required: ['resolved'], properties: { resolved: { type: 'boolean', description: 'Sent.' } }, description: 'A graded result.' },
+    { type: 'object', required: ['rubricVotes'], properties: { rubricVotes: { type: 'array', minItems: 1, description: 'Sent.' } },
+      description: 'Judge votes the server grades (QnA tasks).' },
+  ],
+}];
+function resolvedOrVotes(r: { resolved?: boolean; rubricVotes?: unknown }, ctx: z.core.$RefinementCtx) {
+  if (r.resolved === undefined && r.rubricVotes === undefined)
+    ctx.addIssue({ code: 'custom', path: ['resolved'], message: 'required unless rubricVotes are sent' });
+}
+
+export const BaselineRunSchema = z
   .strictObject({
-    runId: Id.describe('Client-chosen id, unique within the competition; makes retries safe.'),
-    taskId: Id.describe('The task run.'),
-    kind: z.enum(['baseline', 'miner']).describe('Baseline (reference agent) or miner run.'),
-    minerHotkey: Id.optional().describe('The miner\'s hotkey: required for `miner`, absent for `baseline`.'),
-    attemptNo: z.number().int().min(0).max(1_000_000).optional().describe('Attempt number, from 0.'),
-    resolved: z.boolean().optional().describe('Graded result; required unless `rubricVotes` are sent.'),
-    tokens: TokensSchema.nullable().optional().describe('Token counts; null or absent when unknown (then T is invalid).'),
-    timeTakenSeconds: z.number().min(0).max(1e9).optional().describe('Wall time of the run in seconds.'),
-    agentSteps: z.number().int().min(0).max(1e9).optional().describe('Agent steps taken.'),
-    rubricVotes: z
-      .array(CriterionVotesSchema)
-      .min(1)
-      .max(LIMITS.criteriaPerTask)
-      .optional()
-      .describe('Judge votes for a QnA run, one entry per rubric criterion (SPEC 7).'),
+    ...runFields,
+    kind: z.literal('baseline').describe('A run of the baseline (reference) agent.'),
+    minerHotkey: z.never({ error: 'must be absent for a baseline run' }).optional()
+      .describe('Never sent on a baseline run.'),
   })
-  .superRefine((r, ctx) => {
-    if (r.kind === 'miner' && r.minerHotkey === undefined)
-      ctx.addIssue({ code: 'custom', path: ['minerHotkey'], message: 'required for a miner run' });
-    if (r.kind === 'baseline' && r.minerHotkey !== undefined)
-      ctx.addIssue({ code: 'custom', path: ['minerHotkey'], message: 'must be absent for a baseline run' });
-    if (r.resolved === undefined && r.rubricVotes === undefined)
-      ctx.addIssue({ code: 'custom', path: ['resolved'], message: 'required unless rubricVotes are sent' });
+  .superRefine(resolvedOrVotes)
+  .describe('A baseline run result: no `minerHotkey`; `resolved` unless `rubricVotes` are sent.');
+z.globalRegistry.add(BaselineRunSchema, { id: 'BaselineRun', description: BaselineRunSchema.description, allOf: RESOLVED_OR_VOTES });
+
+export const MinerRunSchema = z
+  .strictObject({
+    ...runFields,
+    kind: z.literal('miner').describe('A run of a miner\'s agent.'),
+    minerHotkey: Id.describe('The miner\'s hotkey: required on a miner run.'),
   })
-  .describe('One run result.');
+  .superRefine(resolvedOrVotes)
+  .describe('A miner run result: `minerHotkey` required; `resolved` unless `rubricVotes` are sent.');
+z.globalRegistry.add(MinerRunSchema, { id: 'MinerRun', description: MinerRunSchema.description, allOf: RESOLVED_OR_VOTES });
+
+export const RunInputSchema = z
+  .discriminatedUnion('kind', [BaselineRunSchema, MinerRunSchema], {
+    error: (issue) => (issue.code === 'invalid_union' ? 'kind must be baseline or miner' : undefined),
+  })
+  .describe('One run result, by `kind`: a baseline run or a miner run.');
 z.globalRegistry.add(RunInputSchema, { id: 'RunResult', description: RunInputSchema.description });
 export type RunInput = z.infer<typeof RunInputSchema>;
 

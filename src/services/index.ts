@@ -6,6 +6,8 @@ import { auditService } from './audit.js';
 import { changesService } from './changes.js';
 import { competitionsService } from './competitions.js';
 import { exportsService } from './exports.js';
+import { backupService } from './backup.js';
+import { importSessionsService } from './importSessions.js';
 import { minersService } from './miners.js';
 import { runsService } from './runs.js';
 import { scoresService } from './scores.js';
@@ -40,6 +42,8 @@ export function createServices(repos: Repos, options: ServiceOptions = {}) {
     changes: changesService(repos),
     exports: exportsService(repos),
     signatures: signaturesService(repos, options.signatures),
+    backup: backupService(repos.db.$client),
+    imports: importSessionsService(repos, audit),
     /** True when the database answers and every migration is applied. */
     ready: () => isReady(repos.db),
   };

@@ -19,14 +19,32 @@ const problemText: Record<RubricProblem['kind'], string> = {
 };
 
 /**
- * A run's content in a fixed field order. A resent run id is compared with the stored run this
- * way, so nothing is computed for the (usual) new run. Votes keep the schema's key order both
- * when parsed and when read back from their stored JSON.
+ * A run's content, field by field in a fixed order. A resent run id is compared with the stored
+ * run this way, so nothing is computed for the (usual) new run. Votes keep the schema's key order
+ * both when parsed and when read back from their stored JSON.
  */
-function content(r: RunRecord): string {
+function content(r: RunRecord): Record<string, unknown> {
   const t = r.tokens;
-  return JSON.stringify([r.taskId, r.kind, r.minerHotkey, r.attemptNo, r.resolved, t ? [t.input, t.cachedInput, t.output] : null,
-    r.timeTakenSeconds, r.agentSteps, r.rubricVotes]);
+  return {
+    taskId: r.taskId, kind: r.kind, minerHotkey: r.minerHotkey, attemptNo: r.attemptNo, resolved: r.resolved,
+    tokens: t ? [t.input, t.cachedInput, t.output] : null, timeTakenSeconds: r.timeTakenSeconds, agentSteps: r.agentSteps,
+    rubricVotes: r.rubricVotes,
+  };
+}
+
+/** The fields whose values differ between the stored run and the one sent. */
+function differingFields(stored: RunRecord, sent: RunRecord): string[] {
+  const a = content(stored);
+  const b = content(sent);
+  return Object.keys(a).filter((k) => JSON.stringify(a[k]) !== JSON.stringify(b[k]));
+}
+
+/** Who stored a run, as a 409 says it: this same validator, another one by name and id, or the admin. */
+function storedBy(repos: Repos, id: string | null, sender: string | null): string {
+  if (id === null) return sender === null ? 'the admin (this same sender)' : 'the admin';
+  const name = repos.validators.get(id)?.name;
+  const who = `validator ${name === undefined ? id : `"${name}" (${id})`}`;
+  return id === sender ? `${who}, this same validator,` : `another ${who}`;
 }
 
 export function ingestRuns(repos: Repos, competitionId: string, runs: RunInput[], validatorId: string | null): IngestResult {
@@ -41,8 +59,13 @@ export function ingestRuns(repos: Repos, competitionId: string, runs: RunInput[]
     }
     const unknown = [...rubrics].filter(([, t]) => t === null).map(([id]) => id);
     if (unknown.length > 0) {
-      throw notFound(`unknown task ${listSome(unknown)} in competition ${competitionId}`,
-        unknown.map((id) => ({ path: `body/runs/taskId`, message: `task ${id} does not exist` })));
+      const missing = new Set(unknown);
+      const errors = runs.flatMap((r, i) => (missing.has(r.taskId)
+        ? [{ path: `body/runs/${i}/taskId`, message: `run ${r.runId}: task ${r.taskId} does not exist in competition ${competitionId}` }]
+        : []));
+      const first = errors.slice(0, 3).map((e) => `${e.path} (${e.message.split(':')[0]})`).join(', ');
+      throw notFound(`unknown task ${listSome(unknown)} in competition ${competitionId}; create it first (PUT .../tasks). ` +
+        `${errors.length} run(s) name it, first ${first}`, errors);
     }
 
     const invalid: ErrorField[] = [];
@@ -79,13 +102,19 @@ export function ingestRuns(repos: Repos, competitionId: string, runs: RunInput[]
     if (invalid.length > 0) throw unprocessable(invalid.slice(0, 20).map((e) => e.message).join('; '), invalid);
 
     const stored = repos.runs.existing(competitionId, records.map((r) => r.runId));
-    const conflicts = records.filter((r) => {
+    const conflicts: ErrorField[] = [];
+    records.forEach((r, i) => {
       const old = stored.get(r.runId);
-      return old !== undefined && content(old) !== content(r);
-    }).map((r) => r.runId);
+      if (old === undefined) return;
+      const fields = differingFields(old, r);
+      if (fields.length === 0) return;
+      conflicts.push({ path: `body/runs/${i}/runId`,
+        message: `run ${r.runId} was stored by ${storedBy(repos, old.validatorId, validatorId)} with different ${fields.join(', ')}` });
+    });
     if (conflicts.length > 0) {
-      throw conflict(`runId ${listSome(conflicts)} already stored with different content`,
-        conflicts.map((id) => ({ path: 'body/runs/runId', message: `run ${id} already stored with different content` })));
+      throw conflict(`${conflicts.length} run(s) already stored with different content, nothing stored: ` +
+        `${conflicts.slice(0, 3).map((e) => `${e.path}: ${e.message}`).join('; ')}${conflicts.length > 3 ? '; …' : ''}. ` +
+        'Send a new runId for a new result, or delete the stored run first.', conflicts);
     }
     const fresh = records.filter((r) => !stored.has(r.runId));
     repos.runs.insertMany(fresh, competition.tokenWeights, new Set(competition.excludedValidators));

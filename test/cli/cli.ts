@@ -1,14 +1,20 @@
-// Runs the command-line tools as a user does: a child process from the repository root.
-import { execFile } from 'node:child_process';
+// Runs the command line as a user does: a child process from the repository root.
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const ARGS = ['--import', 'tsx', 'src/cli/main.ts'];
 
-/** `node --import tsx src/cli/<script>.ts ...args`, with `env` added to this process's environment. */
-export function cli(script: string, args: string[], env: Record<string, string> = {}) {
+/** `swe-scoring <command> ...args` (node --import tsx src/cli/main.ts), with `env` added to this process's environment. */
+export function cli(command: string, args: string[], env: Record<string, string> = {}) {
   return new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
-    execFile(process.execPath, ['--import', 'tsx', `src/cli/${script}.ts`, ...args],
+    execFile(process.execPath, [...ARGS, command, ...args],
       { cwd: ROOT, env: { ...process.env, ...env }, timeout: 120_000 },
       (error, stdout, stderr) => resolve({ code: error ? ((error.code as number | undefined) ?? 1) : 0, stdout, stderr }));
   });
+}
+
+/** The same as a spawned process, for tests that signal it or read its output as it comes. */
+export function spawnCli(command: string, args: string[], env: Record<string, string> = {}): ChildProcess {
+  return spawn(process.execPath, [...ARGS, command, ...args], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
 }

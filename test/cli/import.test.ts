@@ -1,4 +1,4 @@
-// `npm run import` as a child process: into a temporary database file, and through a running server.
+// `swe-scoring import` as a child process: into a temporary database file, and through a running server.
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -11,7 +11,7 @@ const JSONL = fileURLToPath(new URL('../../fixtures/swe-atlas-qna/tasks.jsonl', 
 const dir = mkdtempSync(join(tmpdir(), 'swe-scoring-import-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-describe('npm run import', () => {
+describe('swe-scoring import', () => {
   const path = join(dir, 'import.db');
   beforeAll(async () => {
     const t = await testApp({ path });
@@ -48,21 +48,36 @@ describe('npm run import', () => {
     expect((await cli('import', ['--file', JSONL], {})).code).toBe(1);
   });
 
-  it('goes through a running server with --url and --token', async () => {
+  it('goes through a running server with --url, the token from --token-file or the environment, never --token', async () => {
     const t = await testApp();
     await seedCompetition(t, 'live');
     const url = await t.app.listen({ port: 0, host: '127.0.0.1' });
+    const tokenFile = join(dir, 'token');
+    writeFileSync(tokenFile, `${ADMIN_TOKEN}\n`, { mode: 0o600 });
     try {
-      const res = await cli('import', ['--competition', 'live', '--file', JSONL, '--complexity', 'Short', '--url', url, '--token', ADMIN_TOKEN], {});
+      const res = await cli('import', ['--competition', 'live', '--file', JSONL, '--complexity', 'Short', '--url', url, '--token-file', tokenFile], {});
       expect(res.code).toBe(0);
       expect(JSON.parse(res.stdout)).toEqual({ imported: 124, updated: 0, unchanged: 0 });
+      expect(res.stderr).toMatch(/^uploaded 2\.4 MiB of 2\.4 MiB \(100%\), 124 rows, .* ETA/m); // not a terminal: plain lines
       const tasks = (await t.call({ url: '/v1/competitions/live/tasks' })).body.tasks;
       expect(tasks.every((x: { complexity: string }) => x.complexity === 'short')).toBe(true);
-      const denied = await cli('import', ['--competition', 'live', '--file', JSONL, '--url', url, '--token', 'wrong-token-0123456789'], {});
+
+      // Again without --complexity, token from the environment, small chunks: nothing changes.
+      const again = await cli('import', ['--competition', 'live', '--file', JSONL, '--url', url, '--chunk-mib', '0.5'], { SCORING_ADMIN_TOKEN: ADMIN_TOKEN });
+      expect(JSON.parse(again.stdout)).toEqual({ imported: 0, updated: 0, unchanged: 124 });
+      expect((await t.call({ url: '/v1/competitions/live/tasks' })).body.tasks.every((x: { complexity: string }) => x.complexity === 'short')).toBe(true);
+
+      const wrong = join(dir, 'wrong-token');
+      writeFileSync(wrong, 'wrong-token-0123456789');
+      const denied = await cli('import', ['--competition', 'live', '--file', JSONL, '--url', url, '--token-file', wrong], {});
       expect(denied.code).toBe(1);
       expect(denied.stderr).toMatch(/401/);
+      const onArgv = await cli('import', ['--competition', 'live', '--file', JSONL, '--url', url, '--token', ADMIN_TOKEN], {});
+      expect(onArgv.code).toBe(1);
+      expect(onArgv.stderr).toContain('--token is no longer accepted');
+      expect(onArgv.stderr).toContain('--token-file');
     } finally {
       await t.close();
     }
-  });
+  }, 120_000);
 });

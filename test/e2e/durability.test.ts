@@ -98,7 +98,7 @@ describe('durability', { timeout: 120_000 }, () => {
     stored.forEach((got, i) => {
       const sent = sample[i]!;
       expect(got, sent.runId).toMatchObject({ runId: sent.runId, taskId: sent.taskId, kind: sent.kind, resolved: sent.resolved,
-        minerHotkey: sent.minerHotkey ?? null, attemptNo: sent.attemptNo, tokens: sent.tokens });
+        minerHotkey: sent.kind === 'miner' ? sent.minerHotkey : null, attemptNo: sent.attemptNo, tokens: sent.tokens });
     });
 
     // The same scores as the reference that never crashed.

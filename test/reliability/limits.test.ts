@@ -27,7 +27,7 @@ function checkDocument(doc: Doc) {
   expect(prop('Vote', 'reason')).toMatchObject({ type: 'string', maxLength: LIMITS.voteTextLength });
   expect(prop('Vote', 'evidence')).toMatchObject({ type: 'string', maxLength: LIMITS.voteTextLength });
   expect(prop('CriterionVotes', 'votes')).toMatchObject({ maxItems: LIMITS.maxJudgeVotes });
-  expect(prop('RunResult', 'rubricVotes')).toMatchObject({ maxItems: LIMITS.criteriaPerTask });
+  expect(prop('MinerRun', 'rubricVotes')).toMatchObject({ maxItems: LIMITS.criteriaPerTask });
   expect(prop('QnaContent', 'rubric')).toMatchObject({ maxItems: LIMITS.criteriaPerTask });
   expect(prop('NewValidator', 'name')).toMatchObject({ maxLength: LIMITS.nameLength });
   expect(prop('CompetitionSettings', 'name')).toMatchObject({ maxLength: LIMITS.nameLength });
@@ -36,7 +36,7 @@ function checkDocument(doc: Doc) {
     expect(prop('Tokens', field)).toMatchObject({ type: 'integer', minimum: 0, maximum: Number.MAX_SAFE_INTEGER });
   }
   for (const field of ['runId', 'taskId', 'minerHotkey']) {
-    expect(prop('RunResult', field)).toMatchObject({ maxLength: LIMITS.idLength, pattern: '^[A-Za-z0-9._:-]+$' });
+    expect(prop('MinerRun', field)).toMatchObject({ maxLength: LIMITS.idLength, pattern: '^[A-Za-z0-9._:-]+$' });
   }
   // Every path parameter of every route carries the 128-character cap.
   let params = 0;

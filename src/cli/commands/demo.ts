@@ -1,4 +1,4 @@
-// `npm run demo`: a reproducible demo server. Resets DATABASE_PATH (default ./data/demo.db), seeds
+// `swe-scoring demo` (`npm run demo`): a reproducible demo server. Resets DATABASE_PATH (default ./data/demo.db), seeds
 // competition `demo` through the app's own HTTP routes (so validation, grading and aggregates run
 // the real path), prints where to look, and serves until Ctrl-C. `--no-serve` seeds and exits.
 import { existsSync, readFileSync, rmSync } from 'node:fs';
@@ -6,13 +6,15 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import Database from 'better-sqlite3';
 import type { FastifyInstance } from 'fastify';
-import { buildApp } from '../app.js';
-import { loadConfig } from '../config.js';
-import { openDatabase } from '../db/client.js';
-import { complexityForRubricSize, parseQnaImport } from '../qna/index.js';
-import { BASELINE, MINERS, qnaTask, simulateRuns, sweTasks, type DemoTask } from './demoData.js';
+import { buildApp } from '../../app.js';
+import { loadConfig } from '../../config.js';
+import { openDatabase } from '../../db/client.js';
+import { complexityForRubricSize, parseQnaImport } from '../../qna/index.js';
+import { CliError, type Command } from '../command.js';
+import { BASELINE, MINERS, qnaTask, simulateRuns, sweTasks, type DemoTask } from '../demoData.js';
+import { portIsFree } from '../port.js';
 
-const QNA_FILE = fileURLToPath(new URL('../../fixtures/swe-atlas-qna/test-00000-of-00001.parquet', import.meta.url));
+const QNA_FILE = fileURLToPath(new URL('../../../fixtures/swe-atlas-qna/test-00000-of-00001.parquet', import.meta.url));
 const COMPETITION = 'demo';
 const SHOWCASE_TASK = '6905333b74f22949d97baa22'; // grafana/k6, the task with the two scale-corrected criteria
 
@@ -24,7 +26,7 @@ function resetDemoDatabase(path: string): void {
       const ids = probe.prepare('SELECT id FROM competitions').pluck().all();
       if (ids.some((id) => id !== COMPETITION)) throw new Error('other competitions');
     } catch {
-      throw new Error(`${path} is not a demo database; refusing to reset it. Point DATABASE_PATH at a demo file.`);
+      throw new CliError(`${path} is not a demo database; refusing to reset it. Point DATABASE_PATH at a demo file.`);
     } finally {
       probe.close();
     }
@@ -72,13 +74,29 @@ async function seed(app: FastifyInstance, adminToken: string, log: (line: string
   return tasks;
 }
 
-async function main(): Promise<void> {
-  const { values } = parseArgs({ options: { 'no-serve': { type: 'boolean' }, help: { type: 'boolean', short: 'h' } } });
-  if (values.help) {
-    console.log('Usage: npm run demo [-- --no-serve]\nResets DATABASE_PATH (default ./data/demo.db), seeds competition `demo`, serves on PORT/HOST until Ctrl-C.');
-    return;
-  }
+const HELP = `Usage: swe-scoring demo [--no-serve]     (npm run demo [-- --no-serve])
+
+Resets DATABASE_PATH (default ./data/demo.db; refuses a file holding other competitions), seeds
+competition \`demo\` through the real routes, prints the leaderboard, then serves on PORT/HOST and
+stays running until Ctrl-C. When PORT is not set and 3000 is taken (a server already running?),
+it serves on a free port and prints it.
+
+  --no-serve   seed, print the leaderboard and exit`;
+
+async function run(argv: string[]): Promise<number> {
+  const { values } = parseArgs({ args: argv, options: { 'no-serve': { type: 'boolean' } } });
   const config = loadConfig({ ...process.env, DATABASE_PATH: process.env.DATABASE_PATH || './data/demo.db' });
+  const serve = !values['no-serve'];
+  // Checked before seeding, so a taken port is said at once rather than after the work.
+  let port = config.port;
+  if (serve && !(await portIsFree(port, config.host))) {
+    if (process.env.PORT) {
+      throw new CliError(`port ${port} on ${config.host} is taken (is a server already running?). ` +
+        'Stop it, or pick another port: PORT=3001 npm run demo (PORT=0 picks a free one)');
+    }
+    console.log(`port ${port} is taken (is a server already running?): the demo will serve on a free port instead; set PORT=… to choose one`);
+    port = 0;
+  }
   resetDemoDatabase(config.databasePath);
   const db = openDatabase(config.databasePath);
   const app = await buildApp({ db, adminToken: config.adminToken, readsRequireToken: config.readsRequireToken, logger: { level: 'warn' } });
@@ -97,12 +115,19 @@ async function main(): Promise<void> {
       `${((m.resolveRate ?? 0) * 100).toFixed(0)}%`.padStart(8), m.incentive.finalWeight.toFixed(3).padStart(7)];
     console.log(cells.join(' '));
   }
-  if (values['no-serve']) return close();
+  if (!serve) {
+    await close();
+    return 0;
+  }
 
-  const address = await app.listen({ port: config.port, host: config.host });
+  const address = await app.listen({ port, host: config.host }).catch(async (e: NodeJS.ErrnoException) => {
+    await close();
+    if (e.code === 'EADDRINUSE') throw new CliError(`port ${port} was taken meanwhile; run again, or pick another: PORT=3001 npm run demo`);
+    throw e;
+  });
   const show = tasks.some((t) => t.id === SHOWCASE_TASK) ? SHOWCASE_TASK : tasks[0]!.id;
   const c = `${address}/v1/competitions/${COMPETITION}`;
-  console.log(`\nDemo server at ${address} (Ctrl-C to stop)
+  console.log(`\nDemo server at ${address} (stays running; Ctrl-C to stop)
   dashboard    ${address}/#/c/${COMPETITION}
   leaderboard  ${c}/leaderboard
   weights      ${c}/weights
@@ -110,18 +135,22 @@ async function main(): Promise<void> {
   a task       ${c}/tasks/${show}
   API docs     ${address}/docs
   admin token  ${config.adminTokenFile ?? 'from SCORING_ADMIN_TOKEN'}`);
-  let closing = false;
-  const stop = () => {
-    if (closing) return;
-    closing = true;
-    console.log('\nstopping: finishing requests, closing the database');
-    close().finally(() => process.exit(0));
-  };
-  process.on('SIGINT', stop);
-  process.on('SIGTERM', stop);
+  return new Promise<number>((resolve) => {
+    let closing = false;
+    const stop = () => {
+      if (closing) return;
+      closing = true;
+      console.log('\nstopping: finishing requests, closing the database');
+      close().finally(() => resolve(0));
+    };
+    process.on('SIGINT', stop);
+    process.on('SIGTERM', stop);
+  });
 }
 
-main().catch((err: unknown) => {
-  console.error(err instanceof Error ? err.message : err);
-  process.exit(1);
-});
+export const demoCommand: Command = {
+  name: 'demo',
+  summary: 'seed a demo competition and serve it (stays running; --no-serve seeds and exits)',
+  help: HELP,
+  run,
+};

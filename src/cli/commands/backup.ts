@@ -1,0 +1,47 @@
+// `swe-scoring backup --out FILE`: a consistent copy of DATABASE_PATH, safe while the server runs.
+import { existsSync, rmSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import Database from 'better-sqlite3';
+import { DEFAULT_DATABASE_PATH } from '../../config.js';
+import { backupDatabase } from '../../services/backup.js';
+import { CliError, type Command } from '../command.js';
+
+export const backupCommand: Command = {
+  name: 'backup',
+  summary: 'write a consistent copy of the database, safe while the server runs',
+  help: `Usage: swe-scoring backup --out FILE [--force]
+
+Copies DATABASE_PATH (default ${DEFAULT_DATABASE_PATH}) to FILE with SQLite's backup API: one
+consistent state holding every write acknowledged before the copy began, while the server keeps
+serving. The same copy is served by GET /v1/admin/backup (admin token).
+
+  --out FILE   where to write the copy; refused if it exists, unless --force
+  --force      overwrite FILE
+
+Restore: stop the server, copy FILE to DATABASE_PATH (delete any DATABASE_PATH-wal and -shm
+beside it), start the server.`,
+  async run(argv) {
+    const { values } = parseArgs({ args: argv, options: { out: { type: 'string' }, force: { type: 'boolean' } } });
+    if (!values.out) throw new CliError('--out FILE is required (see swe-scoring backup --help)');
+    const source = process.env.DATABASE_PATH || DEFAULT_DATABASE_PATH;
+    if (!existsSync(source)) throw new CliError(`no database at ${source}: set DATABASE_PATH`);
+    const out = resolve(values.out);
+    if (out === resolve(source)) throw new CliError('--out is the database itself');
+    if (existsSync(out) && !values.force) throw new CliError(`${values.out} exists; pass --force to overwrite it`);
+    if (!existsSync(dirname(out))) throw new CliError(`no folder ${dirname(out)}`);
+    for (const suffix of ['', '-wal', '-shm']) if (values.force) rmSync(out + suffix, { force: true });
+    // A connection of its own, read-only: the server's writes go on meanwhile (WAL).
+    const db = new Database(source, { readonly: true, fileMustExist: true });
+    const started = performance.now();
+    try {
+      db.pragma('busy_timeout = 5000');
+      const bytes = await backupDatabase(db, out, false);
+      console.log(JSON.stringify({ out, bytes }));
+      console.error(`backed up ${source} to ${values.out} (${(bytes / 1024 / 1024).toFixed(1)} MiB) in ${Math.round(performance.now() - started)} ms`);
+      return 0;
+    } finally {
+      db.close();
+    }
+  },
+};

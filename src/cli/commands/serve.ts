@@ -1,0 +1,21 @@
+// `swe-scoring serve`: the server (src/server.ts), configured from the environment.
+import type { Command } from '../command.js';
+
+export const serveCommand: Command = {
+  name: 'serve',
+  summary: 'run the server (stays running; Ctrl-C or SIGTERM stops it gracefully)',
+  help: `Usage: swe-scoring serve
+
+Runs the HTTP server until Ctrl-C or SIGTERM: in-flight requests finish, then the database closes.
+Settings come from the environment (README, "Configuration"):
+  PORT (3000), HOST (127.0.0.1), DATABASE_PATH (./data/swe-scoring.db), SCORING_ADMIN_TOKEN
+  (generated into admin-token beside the database when unset), SCORING_READS_REQUIRE_TOKEN, LOG_LEVEL.`,
+  async run(argv) {
+    if (argv.length > 0) {
+      console.error(`serve takes no arguments (got ${argv.join(' ')}); settings come from the environment, see swe-scoring serve --help`);
+      return 2;
+    }
+    await import('../../server.js'); // listens, and exits the process itself on SIGTERM / SIGINT
+    return new Promise<number>(() => {});
+  },
+};

@@ -1,0 +1,83 @@
+// Parses and validates an import file on disk without holding its text: JSON Lines is read in
+// chunks and checked a line at a time (constant memory besides the tasks); Parquet needs the
+// whole file (its footer is at the end). Tasks go to `onTasks` in batches as they are validated;
+// the caller stores them only when the whole file turned out valid.
+import { createReadStream, readFileSync } from 'node:fs';
+import { parseQnaImport, type QnaImportFormat } from './parseImport.js';
+import type { QnaProblem } from './problems.js';
+import type { QnaTask } from './types.js';
+import { validateQnaRows } from './validateRows.js';
+
+export type ParseFileResult = { ok: true; rows: number } | { ok: false; problems: QnaProblem[]; more: number };
+
+/** Problems kept; beyond this only their count. */
+const MAX_PROBLEMS = 1000;
+/** Tasks per message to the main thread: small enough that receiving one never stalls it for long. */
+const BATCH = 64;
+
+export async function parseQnaFile(path: string, format: QnaImportFormat, onTasks: (tasks: QnaTask[]) => void): Promise<ParseFileResult> {
+  if (format === 'parquet') {
+    const parsed = await parseQnaImport(readFileSync(path), 'parquet');
+    if (!parsed.ok) return { ok: false, problems: parsed.problems.slice(0, MAX_PROBLEMS), more: Math.max(0, parsed.problems.length - MAX_PROBLEMS) };
+    for (let i = 0; i < parsed.tasks.length; i += BATCH) onTasks(parsed.tasks.slice(i, i + BATCH));
+    return { ok: true, rows: parsed.tasks.length };
+  }
+  return parseJsonLinesFile(path, onTasks);
+}
+
+async function parseJsonLinesFile(path: string, onTasks: (tasks: QnaTask[]) => void): Promise<ParseFileResult> {
+  const problems: QnaProblem[] = [];
+  let more = 0;
+  const problem = (p: QnaProblem) => (problems.length < MAX_PROBLEMS ? problems.push(p) : more++);
+  const firstLineOf = new Map<string, number>();
+  let batch: QnaTask[] = [];
+  let rows = 0;
+  let lineNo = 0;
+
+  const line = (raw: string) => {
+    lineNo++;
+    const text = lineNo === 1 ? raw.replace(/^\uFEFF/, '') : raw;
+    if (text.trim() === '') return;
+    rows++;
+    let value: unknown;
+    try {
+      value = JSON.parse(text);
+    } catch (error) {
+      return problem({ row: lineNo, field: 'line', message: `not valid JSON (${(error as Error).message})` });
+    }
+    if (value === null || typeof value !== 'object' || Array.isArray(value)) return problem({ row: lineNo, field: 'line', message: 'expected a JSON object' });
+    const row = value as Record<string, unknown>;
+    const checked = validateQnaRows([row]);
+    if (!checked.ok) for (const p of checked.problems) problem({ ...p, row: lineNo });
+    const id = row['task_id'];
+    if (typeof id === 'string') {
+      const first = firstLineOf.get(id);
+      if (first === undefined) firstLineOf.set(id, lineNo);
+      else problem({ row: lineNo, field: 'task_id', message: `repeats the task_id of line ${first}` });
+    }
+    // Once anything is wrong nothing will be stored: stop handing tasks on, keep checking.
+    if (checked.ok && problems.length === 0) {
+      batch.push(checked.tasks[0]!);
+      if (batch.length === BATCH) (onTasks(batch), (batch = []));
+    }
+  };
+
+  const decoder = new TextDecoder('utf-8', { fatal: true });
+  let rest = '';
+  try {
+    for await (const chunk of createReadStream(path, { highWaterMark: 1 << 20 })) {
+      const lines = (rest + decoder.decode(chunk as Buffer, { stream: true })).split('\n');
+      rest = lines.pop()!;
+      for (const l of lines) line(l.endsWith('\r') ? l.slice(0, -1) : l);
+    }
+    rest += decoder.decode();
+  } catch (error) {
+    if (!(error instanceof TypeError)) throw error;
+    return { ok: false, problems: [{ row: lineNo + 1, field: 'file', message: 'is not valid UTF-8 text' }], more: 0 };
+  }
+  if (rest !== '') line(rest.endsWith('\r') ? rest.slice(0, -1) : rest);
+  if (problems.length > 0) return { ok: false, problems, more };
+  if (rows === 0) return { ok: false, problems: [{ row: null, field: 'file', message: 'holds no rows' }], more: 0 };
+  if (batch.length > 0) onTasks(batch);
+  return { ok: true, rows };
+}

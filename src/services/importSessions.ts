@@ -1,0 +1,128 @@
+// Import sessions: a task file of any size reaches a running server in chunks. Chunks are spooled
+// to a temporary file in order; the commit parses it (in a worker thread) and stores every task in
+// one transaction, or nothing. Cancelling deletes the file; a session left idle expires.
+import { createHash, randomUUID } from 'node:crypto';
+import { appendFileSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Repos } from '../db/repos.js';
+import type { AuditService } from './audit.js';
+import type { Principal } from './principal.js';
+import { badRequest, conflict, notFound } from '../errors.js';
+import { auditImport, importQnaFile, type ImportCounts, type ImportFormat, type ImportOptions } from './importTasks.js';
+
+export const IMPORT_SESSIONS = {
+  /** A session with no request for this long is deleted. */
+  idleMs: 15 * 60_000,
+  /** Open sessions at once, over every competition. */
+  maxOpen: 4,
+  /** Largest file a session takes. */
+  maxBytes: 16 * 1024 ** 3,
+};
+
+interface Session {
+  id: string;
+  competitionId: string;
+  format: ImportFormat;
+  options: ImportOptions;
+  dir: string;
+  file: string;
+  chunks: number;
+  bytes: number;
+  /** Digest of the last chunk, so a resent chunk (its answer lost) is recognized. */
+  lastChunk: string | null;
+  lastActivity: number;
+  state: 'open' | 'committing' | 'cancelled';
+}
+
+export function importSessionsService(repos: Repos, audit: AuditService, settings = IMPORT_SESSIONS, now: () => number = Date.now) {
+  const sessions = new Map<string, Session>();
+  const view = (s: Session) => ({
+    sessionId: s.id, competitionId: s.competitionId, format: s.format, state: s.state, receivedChunks: s.chunks,
+    receivedBytes: s.bytes, expiresAt: new Date(s.lastActivity + settings.idleMs).toISOString(),
+  });
+  const drop = (s: Session) => {
+    sessions.delete(s.id);
+    rmSync(s.dir, { recursive: true, force: true });
+  };
+  function find(competitionId: string, id: string): Session {
+    const s = sessions.get(id);
+    if (!s || s.competitionId !== competitionId) {
+      throw notFound(`no import session ${id} in competition ${competitionId}: it was committed, cancelled or expired after ${settings.idleMs / 60_000} idle minutes`);
+    }
+    s.lastActivity = now();
+    return s;
+  }
+  const open = (s: Session, doing: string) => {
+    if (s.state !== 'open') throw conflict(`import session ${s.id} is ${s.state === 'committing' ? 'being committed' : 'cancelled'}; it takes no ${doing}`);
+  };
+  /** Deletes sessions idle past the limit; the server calls it every minute. */
+  function sweep(): void {
+    for (const s of sessions.values()) if (s.state === 'open' && now() - s.lastActivity > settings.idleMs) drop(s);
+  }
+  const timer = setInterval(sweep, 60_000);
+  timer.unref();
+
+  return {
+    open(competitionId: string, format: ImportFormat, options: ImportOptions) {
+      if (!repos.competitions.get(competitionId)) throw notFound(`competition ${competitionId} does not exist`);
+      sweep();
+      if (sessions.size >= settings.maxOpen) {
+        throw conflict(`${sessions.size} import sessions are open (at most ${settings.maxOpen}); commit or cancel one, or wait ${settings.idleMs / 60_000} minutes for an idle one to expire`);
+      }
+      const dir = mkdtempSync(join(tmpdir(), 'swe-scoring-import-'));
+      const s: Session = { id: randomUUID(), competitionId, format, options, dir, file: join(dir, `upload.${format}`), chunks: 0, bytes: 0,
+        lastChunk: null, lastActivity: now(), state: 'open' };
+      appendFileSync(s.file, new Uint8Array(0));
+      sessions.set(s.id, s);
+      return view(s);
+    },
+
+    get: (competitionId: string, id: string) => view(find(competitionId, id)),
+
+    /** Appends chunk `n` (0, 1, 2, …). Resending the last chunk as it was is a no-op; any other order is a 409. */
+    append(competitionId: string, id: string, n: number, bytes: Uint8Array) {
+      const s = find(competitionId, id);
+      open(s, 'chunks');
+      const digest = createHash('sha256').update(bytes).digest('hex');
+      if (n === s.chunks - 1 && digest === s.lastChunk) return view(s);
+      if (n !== s.chunks) throw conflict(`chunk ${n} is out of order: import session ${id} expects chunk ${s.chunks} next (${s.bytes} bytes received)`);
+      if (s.bytes + bytes.length > settings.maxBytes) throw badRequest(`import session ${id} would exceed ${settings.maxBytes} bytes, the largest file a session takes`);
+      appendFileSync(s.file, bytes);
+      s.chunks++;
+      s.bytes += bytes.length;
+      s.lastChunk = digest;
+      return view(s);
+    },
+
+    /** Parses and stores the whole file; nothing is stored if any row is bad or the session is cancelled meanwhile. */
+    async commit(competitionId: string, id: string, who: Principal): Promise<ImportCounts & { sessionId: string }> {
+      const s = find(competitionId, id);
+      open(s, 'commit');
+      if (s.bytes === 0) throw badRequest(`import session ${id} has received no bytes; send chunks first`);
+      s.state = 'committing';
+      try {
+        const counts = await importQnaFile(repos, competitionId, s.file, s.format, s.options, () => {
+          if (s.state === 'cancelled') throw conflict(`import session ${id} was cancelled while it was being parsed; nothing stored`);
+        }, auditImport(audit, who, competitionId, s.format, s.options));
+        return { sessionId: id, ...counts };
+      } finally {
+        drop(s);
+      }
+    },
+
+    /** Cancels a session: its file is deleted; a commit still parsing it stores nothing. */
+    cancel(competitionId: string, id: string) {
+      const s = find(competitionId, id);
+      if (s.state === 'committing') s.state = 'cancelled';
+      else drop(s);
+      return { ...view(s), state: 'cancelled' as const };
+    },
+
+    /** Stops the expiry timer and deletes every session's file (server shutdown). */
+    close(): void {
+      clearInterval(timer);
+      for (const s of sessions.values()) if (s.state === 'open') drop(s);
+    },
+  };
+}

@@ -1,0 +1,55 @@
+// One command line: `swe-scoring <command>` with --help on each, and the demo's taken port.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { ADMIN_TOKEN } from '../support/app.js';
+import { cli } from './cli.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'swe-scoring-commands-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+describe('swe-scoring', () => {
+  it('lists its commands with --help', async () => {
+    const res = await cli('--help', []);
+    expect(res.code).toBe(0);
+    for (const name of ['serve', 'import', 'demo', 'backup']) expect(res.stdout).toMatch(new RegExp(`^  ${name} +\\S`, 'm'));
+  });
+
+  it.each([
+    ['serve', /stays running|until Ctrl-C/],
+    ['import', /--token-file FILE/],
+    ['demo', /--no-serve/],
+    ['backup', /--out FILE/],
+  ])('%s --help prints its usage and exits 0', async (name, mention) => {
+    const res = await cli(name, ['--help']);
+    expect(res.code).toBe(0);
+    expect(res.stdout).toMatch(new RegExp(`^Usage: swe-scoring ${name}`));
+    expect(res.stdout).toMatch(mention);
+  });
+
+  it('an unknown command or option exits 2 and says so', async () => {
+    const unknown = await cli('scroe', []);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toContain('unknown command scroe');
+    const option = await cli('backup', ['--outt', 'x']);
+    expect(option.code).toBe(2);
+    expect(option.stderr).toMatch(/backup failed: .*--outt/);
+  });
+
+  it('demo: a taken PORT is said at once, with how to pick another', async () => {
+    const blocker = createServer();
+    await new Promise<void>((r) => blocker.listen(0, '127.0.0.1', r));
+    const port = (blocker.address() as { port: number }).port;
+    try {
+      const res = await cli('demo', [], { PORT: String(port), DATABASE_PATH: join(dir, 'demo.db'), SCORING_ADMIN_TOKEN: ADMIN_TOKEN });
+      expect(res.code).toBe(1);
+      expect(res.stderr).toContain(`port ${port} on 127.0.0.1 is taken`);
+      expect(res.stderr).toContain('PORT=3001 npm run demo');
+      expect(res.stdout).not.toContain('seeded'); // said before any seeding
+    } finally {
+      blocker.close();
+    }
+  });
+});

@@ -1,0 +1,138 @@
+// Import sessions: chunks in order, commit all or nothing, cancel and expiry delete the upload,
+// and an import without complexity keeps the stored values.
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { importSessionsService } from '../../src/services/importSessions.js';
+import { auditService } from '../../src/services/audit.js';
+import { admin, seedCompetition, testApp, type TestApp } from '../support/app.js';
+
+const JSONL = readFileSync(fileURLToPath(new URL('../../fixtures/swe-atlas-qna/tasks.jsonl', import.meta.url)));
+const base = '/v1/competitions/c/tasks/imports';
+const scratch = mkdtempSync(join(tmpdir(), 'swe-scoring-sessions-test-'));
+const savedTmp = process.env.TMPDIR;
+let t: TestApp;
+beforeEach(async () => {
+  // Session files go to os.tmpdir(): a folder of this test's own, to see them come and go.
+  process.env.TMPDIR = scratch;
+  t = await testApp();
+  await seedCompetition(t, 'c');
+});
+afterEach(async () => {
+  await t.close();
+  if (savedTmp === undefined) delete process.env.TMPDIR;
+  else process.env.TMPDIR = savedTmp;
+});
+afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+
+const openSession = async (body: Record<string, unknown> = { format: 'jsonl' }) => {
+  const res = await t.call({ method: 'POST', url: base, headers: admin, payload: body });
+  expect(res.status).toBe(201);
+  return res.body.sessionId as string;
+};
+const chunk = (sid: string, n: number | string, bytes: Buffer) =>
+  t.call({ method: 'PUT', url: `${base}/${sid}/chunks/${n}`, headers: { ...admin, 'content-type': 'application/octet-stream' }, payload: bytes });
+const thirds = (b: Buffer) => [b.subarray(0, 1_000_001), b.subarray(1_000_001, 2_000_003), b.subarray(2_000_003)];
+const uploads = () => readdirSync(scratch).filter((n) => n.startsWith('swe-scoring-import-'));
+const tasks = async () => (await t.call({ url: '/v1/competitions/c/tasks' })).body.tasks as { id: string; complexity: string | null; stage: string }[];
+
+describe('import sessions', () => {
+  it('take chunks in order (a resent last chunk is a no-op) and commit them all at once', async () => {
+    const sid = await openSession({ format: 'jsonl', complexity: 'Long', stage: 'screener_2' });
+    const [a, b, c] = thirds(JSONL);
+    expect((await chunk(sid, 0, a!)).body).toMatchObject({ receivedChunks: 1, receivedBytes: a!.length, state: 'open' });
+    const skipped = await chunk(sid, 2, c!);
+    expect(skipped.status).toBe(409);
+    expect(skipped.body.detail).toContain('expects chunk 1 next');
+    expect((await chunk(sid, 1, b!)).status).toBe(200);
+    expect((await chunk(sid, 1, b!)).body).toMatchObject({ receivedChunks: 2 }); // its answer was lost: resent
+    expect((await chunk(sid, 2, c!)).body).toMatchObject({ receivedChunks: 3, receivedBytes: JSONL.length });
+    expect(await tasks()).toEqual([]); // nothing before the commit
+    const done = await t.call({ method: 'POST', url: `${base}/${sid}/commit`, headers: admin });
+    expect(done.body).toEqual({ sessionId: sid, imported: 124, updated: 0, unchanged: 0 });
+    expect((await tasks()).every((x) => x.complexity === 'long' && x.stage === 'screener_2')).toBe(true);
+    expect(uploads()).toEqual([]);
+    expect((await t.call({ method: 'GET', url: `${base}/${sid}`, headers: admin })).status).toBe(404);
+  });
+
+  it('an import without complexity or stage keeps the stored ones', async () => {
+    const first = await openSession({ format: 'jsonl', complexity: 'short', stage: 'screener_1' });
+    await chunk(first, 0, JSONL);
+    await t.call({ method: 'POST', url: `${base}/${first}/commit`, headers: admin });
+    const again = await openSession();
+    await chunk(again, 0, JSONL);
+    const res = await t.call({ method: 'POST', url: `${base}/${again}/commit`, headers: admin });
+    expect(res.body).toMatchObject({ imported: 0, updated: 0, unchanged: 124 });
+    expect((await tasks()).every((x) => x.complexity === 'short' && x.stage === 'screener_1')).toBe(true);
+  });
+
+  it('a bad row rejects the whole file, names the line, stores nothing and closes the session', async () => {
+    const lines = JSONL.toString('utf8').trimEnd().split('\n');
+    lines[99] = JSON.stringify({ ...JSON.parse(lines[99]!), repository_base_commit: 'xyz' });
+    const sid = await openSession();
+    await chunk(sid, 0, Buffer.from(lines.join('\n')));
+    const res = await t.call({ method: 'POST', url: `${base}/${sid}/commit`, headers: admin });
+    expect(res.status).toBe(400);
+    expect(res.body.detail).toMatch(/nothing stored: row 100\/repository_base_commit/);
+    expect(await tasks()).toEqual([]);
+    expect(uploads()).toEqual([]);
+  });
+
+  it('cancel deletes the upload; a later commit is a 404 that says why', async () => {
+    const sid = await openSession();
+    await chunk(sid, 0, JSONL.subarray(0, 1000));
+    expect(uploads()).toHaveLength(1);
+    expect((await t.call({ method: 'DELETE', url: `${base}/${sid}`, headers: admin })).body).toMatchObject({ state: 'cancelled' });
+    expect(uploads()).toEqual([]);
+    const late = await t.call({ method: 'POST', url: `${base}/${sid}/commit`, headers: admin });
+    expect(late.status).toBe(404);
+    expect(late.body.detail).toMatch(/committed, cancelled or expired/);
+  });
+
+  it('cancel while the commit is parsing: the commit stores nothing and says so', async () => {
+    const sid = await openSession();
+    await chunk(sid, 0, JSONL);
+    const commit = t.call({ method: 'POST', url: `${base}/${sid}/commit`, headers: admin });
+    while ((await t.call({ method: 'GET', url: `${base}/${sid}`, headers: admin })).body.state !== 'committing') await new Promise((r) => setImmediate(r));
+    expect((await t.call({ method: 'DELETE', url: `${base}/${sid}`, headers: admin })).body.state).toBe('cancelled');
+    const res = await commit;
+    expect(res.status).toBe(409);
+    expect(res.body.detail).toContain('cancelled while it was being parsed; nothing stored');
+    expect(await tasks()).toEqual([]);
+    expect(uploads()).toEqual([]);
+  });
+
+  it('refuses wrong chunk types, bad chunk numbers, unknown competitions, non-admins, and too many open sessions', async () => {
+    const sid = await openSession();
+    const typed = await t.call({ method: 'PUT', url: `${base}/${sid}/chunks/0`, headers: { ...admin, 'content-type': 'application/x-ndjson' }, payload: '{}' });
+    expect(typed.status).toBe(415);
+    expect(typed.body.detail).toContain('application/octet-stream');
+    expect((await chunk(sid, '01', JSONL)).status).toBe(400);
+    expect((await t.call({ method: 'POST', url: '/v1/competitions/nope/tasks/imports', headers: admin, payload: { format: 'jsonl' } })).status).toBe(404);
+    expect((await t.call({ method: 'POST', url: base, payload: { format: 'jsonl' } })).status).toBe(401);
+    for (let i = 0; i < 3; i++) await openSession();
+    const full = await t.call({ method: 'POST', url: base, headers: admin, payload: { format: 'jsonl' } });
+    expect(full.status).toBe(409);
+    expect(full.body.detail).toContain('at most 4');
+  });
+});
+
+it('a session idle past the limit expires and its upload is deleted', async () => {
+  let clock = 0;
+  const service = importSessionsService(t.repos, auditService(t.repos), { idleMs: 1000, maxOpen: 1, maxBytes: 1 << 20 }, () => clock);
+  const first = service.open('c', 'jsonl', {});
+  service.append('c', first.sessionId, 0, JSONL.subarray(0, 10));
+  clock = 900;
+  expect(service.get('c', first.sessionId).receivedBytes).toBe(10); // a request renews it
+  clock = 1800; // 900 ms idle: alive, and the only slot is taken
+  expect(() => service.open('c', 'jsonl', {})).toThrow(/at most 1/);
+  clock = 2000; // 1,100 ms idle: swept when the next session opens
+  const second = service.open('c', 'jsonl', {});
+  expect(() => service.get('c', first.sessionId)).toThrow(/expired/);
+  expect(uploads()).toHaveLength(1);
+  expect(() => service.append('c', second.sessionId, 0, Buffer.alloc(2 << 20))).toThrow(/would exceed 1048576 bytes/);
+  service.close();
+  expect(uploads()).toEqual([]);
+});
