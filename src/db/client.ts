@@ -15,7 +15,7 @@ export const MIGRATIONS_FOLDER = fileURLToPath(new URL('../../migrations', impor
 export function openDatabase(path: string): Db {
   if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
   const sqlite = new Database(path);
-  // WAL persists in the file; the rest must be set on every connection (STACK.md).
+  // WAL persists in the file; the rest must be set on every connection.
   sqlite.pragma('journal_mode = WAL');
   // FULL: the WAL is fsynced at every commit, so an acknowledged write survives a power cut,
   // not only a process crash (NORMAL in WAL mode may lose the last commits on power loss).
