@@ -2,6 +2,7 @@
 // rubric as a JSON string). Field names in problems are these column names, because
 // that is what the person fixing the file sees.
 import { z } from 'zod';
+import { commitField, criterionIdField, matching, qnaText, repositoryField, string } from './fields.js';
 import {
   CRITERION_CHANGES,
   MAX_FIELD_LENGTH,
@@ -14,23 +15,11 @@ import {
 const typeError = (expected: string) => (issue: { input: unknown }) =>
   issue.input === undefined || issue.input === null ? 'is required' : `must be ${expected}`;
 
-const string = () => z.string({ error: typeError('a string') });
-
-/** Non-blank text up to `max` characters; kept verbatim (no trimming). */
-const text = (max: number) =>
-  string()
-    .max(max, { error: `must be at most ${max} characters` })
-    .refine((s) => s.trim() !== '', { error: 'must not be empty' });
-
-const matching = (pattern: RegExp, what: string) => string().regex(pattern, { error: `must be ${what}` });
-
-// GitHub owner/name; "." and ".." are refused as either part so the value can never act
-// as a path segment that climbs out of a directory or URL.
-const REPOSITORY = /^(?!\.\.?\/)[A-Za-z0-9_.-]+\/(?!\.\.?$)[A-Za-z0-9_.-]+$/;
+const text = qnaText;
 
 const criterionSchema = z.object(
   {
-    id: matching(/^[0-9a-f]{32}$/, '32 lowercase hex characters'),
+    id: criterionIdField(),
     title: text(MAX_TITLE_LENGTH),
     annotations: z.object(
       {
@@ -82,10 +71,8 @@ export const qnaRowSchema = z.object({
   task_id: matching(/^[0-9a-f]{24}$/, '24 lowercase hex characters'),
   prompt: text(MAX_PROMPT_LENGTH),
   reference_answer: text(MAX_REFERENCE_ANSWER_LENGTH),
-  repository_url: matching(REPOSITORY, 'a GitHub owner/name').max(MAX_FIELD_LENGTH, {
-    error: `must be at most ${MAX_FIELD_LENGTH} characters`,
-  }),
-  repository_base_commit: matching(/^[0-9a-f]{40}$/, '40 lowercase hex characters'),
+  repository_url: repositoryField(),
+  repository_base_commit: commitField(),
   language: z.enum(QNA_LANGUAGES, { error: typeError(`one of ${QNA_LANGUAGES.join(', ')}`) }),
   category: text(MAX_FIELD_LENGTH),
   rubric: rubricSchema,

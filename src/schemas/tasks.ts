@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import { ComplexitySchema, Id, LIMITS, StageSchema } from './common.js';
+import { commitField, criterionIdField, qnaText, repositoryField } from '../qna/fields.js';
+import { MAX_FIELD_LENGTH, MAX_PROMPT_LENGTH, MAX_REFERENCE_ANSWER_LENGTH, MAX_TITLE_LENGTH } from '../qna/types.js';
 
-const Hex = (n: number) => new RegExp(`^[0-9a-f]{${n}}$`);
 
 /** Labels are accepted case-insensitively with surrounding spaces trimmed (API.md). */
 export const trimLowerCase = (v: unknown): unknown => (typeof v === 'string' ? v.trim().toLowerCase() : v);
@@ -11,8 +12,8 @@ export const ComplexityInput = z.preprocess(trimLowerCase, ComplexitySchema);
 
 export const CriterionInputSchema = z
   .strictObject({
-    id: z.string().regex(Hex(32), 'must be 32 lowercase hex characters').describe('Criterion id, 32 hex.'),
-    title: z.string().min(1).max(4000).describe('The criterion text the judge grades.'),
+    id: criterionIdField().describe('Criterion id, 32 hex.'),
+    title: qnaText(MAX_TITLE_LENGTH).describe('The criterion text the judge grades.'),
     type: z
       .enum(['positive', 'negative', 'positive hli verifier', 'negative hli verifier'])
       .describe('Polarity: a negative criterion is met when the verdict is NO.'),
@@ -29,13 +30,13 @@ z.globalRegistry.add(CriterionInputSchema, { id: 'RubricCriterion', description:
 
 export const QnaInputSchema = z
   .strictObject({
-    prompt: z.string().min(1).max(200_000).describe('The question presented to the agent.'),
-    referenceAnswer: z.string().min(1).max(200_000).describe('Expert-written reference answer.'),
-    repositoryUrl: z.string().regex(/^[A-Za-z0-9_.-]+\/[A-Za-z0-9_.-]+$/, 'must be owner/name').max(512).describe('GitHub repository, owner/name.'),
-    repositoryBaseCommit: z.string().regex(Hex(40), 'must be 40 lowercase hex characters').describe('Pinned commit SHA.'),
+    prompt: qnaText(MAX_PROMPT_LENGTH).describe('The question presented to the agent.'),
+    referenceAnswer: qnaText(MAX_REFERENCE_ANSWER_LENGTH).describe('Expert-written reference answer.'),
+    repositoryUrl: repositoryField().describe('GitHub repository, owner/name.'),
+    repositoryBaseCommit: commitField().describe('Pinned commit SHA.'),
     language: z.enum(['go', 'python', 'c', 'ts']).describe('Repository language.'),
-    category: z.string().min(1).max(512).describe('Task category.'),
-    dockerImage: z.string().min(1).max(512).describe('Docker image with the repository at /app.'),
+    category: qnaText(MAX_FIELD_LENGTH).describe('Task category.'),
+    dockerImage: qnaText(MAX_FIELD_LENGTH).describe('Docker image with the repository at /app.'),
     rubric: z
       .array(CriterionInputSchema)
       .min(1)

@@ -86,3 +86,17 @@ describe('tasks sent without QnA content', () => {
     expect(view.criteria.map((c: { id: string }) => c.id)).toEqual([hex(32, 'e')]);
   });
 });
+
+describe('one QnA validator for the JSON upsert and the file import', () => {
+  it.each([
+    ['repositoryUrl', '../..', /owner\/name/],
+    ['repositoryUrl', 'grafana/..', /owner\/name/],
+    ['prompt', '   ', /must not be empty/],
+    ['referenceAnswer', '\n\t', /must not be empty/],
+  ])('PUT tasks refuses %s %j, as the import does', async (field, value, message) => {
+    const res = await put([{ id: 'q', type: 'swe_atlas_qna', qna: { ...qna([{ id: hex(32, 'e'), type: 'positive' }]), [field]: value } }]);
+    expect(res.status).toBe(400);
+    const error = (res.body.errors as { path: string; message: string }[]).find((e) => e.path.endsWith(`/qna/${field}`));
+    expect(error?.message).toMatch(message);
+  });
+});
