@@ -5,7 +5,17 @@ import { defineConfig } from 'eslint/config';
 import tseslint from 'typescript-eslint';
 
 export default defineConfig(
-  { ignores: ['dist/', 'coverage/', 'node_modules/', 'src/client/schema.d.ts'] },
+  // Build outputs and generated code are not ours to lint.
+  {
+    ignores: [
+      'dist/',
+      'web/dist/',
+      'coverage/',
+      'node_modules/',
+      'src/client/schema.d.ts',
+      'test/generators/*/client/',
+    ],
+  },
   js.configs.recommended,
   tseslint.configs.recommendedTypeChecked,
   {

@@ -3,7 +3,14 @@
 import { jsonSchemaTransformObject } from 'fastify-type-provider-zod';
 import { STATUS_CODES } from 'node:http';
 
-type Json = Record<string, any>;
+/** The document is walked structurally: every node is `unknown` until these narrow it. */
+type Json = Record<string, unknown>;
+const isObj = (x: unknown): x is Json => typeof x === 'object' && x !== null && !Array.isArray(x);
+/** The object at `x`, or a fresh empty one (reads find nothing, writes go nowhere) when it is not one. */
+const obj = (x: unknown): Json => (isObj(x) ? x : {});
+const arr = (x: unknown): unknown[] => (Array.isArray(x) ? x : []);
+/** `x[k1][k2]…`, or undefined where a step is not an object. */
+const at = (x: unknown, ...keys: string[]): unknown => keys.reduce<unknown>((node, k) => obj(node)[k], x);
 
 const IMPORT_PATH = '/v1/competitions/{competitionId}/tasks/import';
 
@@ -30,11 +37,12 @@ const EXPORT_RESPONSES: Record<string, Json> = {
 };
 
 /** Errors are problem+json; every response gets a real description. */
-function describeResponses(op: Json): void {
-  for (const [status, response] of Object.entries<Json>(op.responses ?? {})) {
+function describeResponses(op: unknown): void {
+  for (const [status, response] of Object.entries(obj(obj(op).responses))) {
+    if (!isObj(response)) continue;
     response.description = STATUS_CODES[Number(status)] ?? 'Response';
-    const json = response.content?.['application/json'];
-    if (json?.schema?.$ref === '#/components/schemas/Problem') {
+    const json = at(response, 'content', 'application/json');
+    if (at(json, 'schema', '$ref') === '#/components/schemas/Problem') {
       response.content = { 'application/problem+json': json };
     }
   }
@@ -42,7 +50,7 @@ function describeResponses(op: Json): void {
 
 /** Drops component schemas that nothing references (each zod schema yields input and output forms). */
 function pruneSchemas(doc: Json): void {
-  const schemas: Json = doc.components?.schemas ?? {};
+  const schemas = obj(at(doc, 'components', 'schemas'));
   const used = new Set<string>();
   const visit = (node: unknown): void => {
     if (Array.isArray(node)) return node.forEach(visit);
@@ -66,15 +74,21 @@ function pruneSchemas(doc: Json): void {
  * discriminated union) gets an OpenAPI `discriminator`, so generators emit a tagged union.
  */
 function addDiscriminators(doc: Json): void {
-  const schemas: Json = doc.components?.schemas ?? {};
-  for (const schema of Object.values<Json>(schemas)) {
-    const refs: string[] = (schema.oneOf ?? []).map((b: Json) => b.$ref);
-    if (refs.length < 2 || refs.some((r) => typeof r !== 'string')) continue;
-    const branches = refs.map((r) => schemas[r.slice('#/components/schemas/'.length)] as Json | undefined);
-    const first = branches[0]?.properties ?? {};
-    const key = Object.keys(first).find((k) => branches.every((b) => b?.properties?.[k]?.const !== undefined && b.required?.includes(k)));
+  const schemas = obj(at(doc, 'components', 'schemas'));
+  for (const schema of Object.values(schemas)) {
+    if (!isObj(schema)) continue;
+    const refs = arr(schema.oneOf).map((b) => obj(b).$ref);
+    if (refs.length < 2 || !refs.every((r): r is string => typeof r === 'string')) continue;
+    const branches = refs.map((r) => schemas[r.slice('#/components/schemas/'.length)]);
+    const first = obj(at(branches[0], 'properties'));
+    const key = Object.keys(first).find((k) =>
+      branches.every((b) => at(b, 'properties', k, 'const') !== undefined && arr(obj(b).required).includes(k)),
+    );
     if (!key) continue;
-    schema.discriminator = { propertyName: key, mapping: Object.fromEntries(branches.map((b, i) => [b!.properties[key].const, refs[i]])) };
+    schema.discriminator = {
+      propertyName: key,
+      mapping: Object.fromEntries(branches.map((b, i) => [String(at(b, 'properties', key, 'const')), refs[i]])),
+    };
   }
 }
 
@@ -84,20 +98,25 @@ function addDiscriminators(doc: Json): void {
  * rather than as `unknown`.
  */
 function dropForbiddenProperties(doc: Json): void {
-  for (const schema of Object.values<Json>(doc.components?.schemas ?? {})) {
-    for (const [name, prop] of Object.entries<Json>(schema.properties ?? {})) {
-      if (prop.not && Object.keys(prop.not).length === 0) delete schema.properties[name];
+  for (const schema of Object.values(obj(at(doc, 'components', 'schemas')))) {
+    const properties = obj(obj(schema).properties);
+    for (const [name, prop] of Object.entries(properties)) {
+      const not = obj(prop).not;
+      if (isObj(not) && Object.keys(not).length === 0) delete properties[name];
     }
   }
 }
 
-export function transformObject(input: Parameters<typeof jsonSchemaTransformObject>[0]): Json {
-  const doc = jsonSchemaTransformObject(input) as Json;
-  for (const methods of Object.values<Json>(doc.paths ?? {})) {
-    for (const op of Object.values<Json>(methods)) describeResponses(op);
+export function transformObject(
+  input: Parameters<typeof jsonSchemaTransformObject>[0],
+): ReturnType<typeof jsonSchemaTransformObject> {
+  const result = jsonSchemaTransformObject(input);
+  const doc = obj(result);
+  for (const methods of Object.values(obj(doc.paths))) {
+    for (const op of Object.values(obj(methods))) describeResponses(op);
   }
-  const importOp = doc.paths?.[IMPORT_PATH]?.post;
-  if (importOp) {
+  const importOp = at(doc, 'paths', IMPORT_PATH, 'post');
+  if (isObj(importOp)) {
     importOp.requestBody = {
       required: true,
       description: 'SWE-Atlas-QnA-AA rows: one UTF-8 string column per field, `rubric` a JSON array as a string.',
@@ -108,16 +127,17 @@ export function transformObject(input: Parameters<typeof jsonSchemaTransformObje
     };
   }
   for (const [path, type] of Object.entries(TEXT_RESPONSES)) {
-    const ok = doc.paths?.[path]?.get?.responses?.['200'];
-    const schema = ok?.content?.['application/json']?.schema ?? { type: 'string' };
-    if (ok) ok.content = { [type]: { schema: type.startsWith('text/') ? schema : { ...schema, format: 'binary' } } };
+    const ok = at(doc, 'paths', path, 'get', 'responses', '200');
+    if (!isObj(ok)) continue;
+    const schema = at(ok, 'content', 'application/json', 'schema') ?? { type: 'string' };
+    ok.content = { [type]: { schema: type.startsWith('text/') ? schema : { ...obj(schema), format: 'binary' } } };
   }
   for (const [path, content] of Object.entries(EXPORT_RESPONSES)) {
-    const ok = doc.paths?.[path]?.get?.responses?.['200'];
-    if (ok) ok.content = content;
+    const ok = at(doc, 'paths', path, 'get', 'responses', '200');
+    if (isObj(ok)) ok.content = content;
   }
   pruneSchemas(doc);
   addDiscriminators(doc);
   dropForbiddenProperties(doc);
-  return doc;
+  return result;
 }
