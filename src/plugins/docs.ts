@@ -39,15 +39,13 @@ export const docsPlugin = fp(async (app: FastifyInstance) => {
       components: {
         securitySchemes: {
           adminToken: { type: 'http', scheme: 'bearer', description: 'The admin token (SCORING_ADMIN_TOKEN).' },
-          validatorKey: { type: 'http', scheme: 'bearer', description: 'A validator key from POST /v1/validators.' },
-          epistula: {
-            type: 'apiKey',
-            in: 'header',
-            name: 'Epistula-Request-Signature',
+          validatorKey: {
+            type: 'http',
+            scheme: 'bearer',
             description:
-              'Epistula v2: a validator created with a hotkey signs each request with it (sr25519, context `substrate`) ' +
-              'over `{sha256 hex of the body}.{uuid}.{timestamp}.{signedFor}`, sent with the headers Epistula-Version (2), ' +
-              'Epistula-Timestamp (Unix ms), Epistula-Uuid, Epistula-Signed-By (ss58) and Epistula-Signed-For. See README.',
+              'A validator key from POST /v1/validators. A validator created with a hotkey signs each request instead ' +
+              '(Epistula v2: headers Epistula-Version, -Timestamp, -Uuid, -Signed-By, -Signed-For and -Request-Signature, ' +
+              'sr25519 over `{sha256 hex of the body}.{uuid}.{timestamp}.{signedFor}`; README "Trust"), with the same rights.',
           },
         },
       },
