@@ -90,7 +90,7 @@ async function main() {
     log(`server RSS after ingest: ${idle?.toFixed(0)} MB; exporting...`);
     for (const [what, format] of [['runs', 'ndjson'], ['runs', 'csv'], ['runs', 'parquet'], ['tasks', 'ndjson'], ['tasks', 'csv']] as const) {
       const d = await download(`${url}/v1/competitions/${C}/${what}/export?format=${format}`, server.pid, format === 'parquet', what === 'tasks' && format === 'csv');
-      const rows = d.file ? Number(parquetMetadata(d.file.buffer.slice(d.file.byteOffset, d.file.byteOffset + d.file.byteLength) as ArrayBuffer).num_rows)
+      const rows = d.file ? Number(parquetMetadata(d.file.buffer.slice(d.file.byteOffset, d.file.byteOffset + d.file.byteLength)).num_rows)
         : d.lines - (format === 'csv' ? 1 : 0);
       const expected = what === 'runs' ? total : c.tasks.length;
       if (rows !== expected) throw new Error(`${what} ${format}: ${rows} rows, expected ${expected}`);

@@ -46,7 +46,10 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     // ones must reach the schemas, whose 400 names the parameter.
     routerOptions: { maxParamLength: 1024 },
     // Router errors (a broken percent-escape, a parameter over that cap) leave as problem+json too.
-    frameworkErrors: errorHandler,
+    // The handler sends the reply itself; the router ignores what this returns.
+    frameworkErrors: (error, request, reply) => {
+      void errorHandler(error, request, reply);
+    },
   }).withTypeProvider<ZodTypeProvider>();
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
@@ -71,7 +74,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     adminToken: options.adminToken,
     readsRequireToken: options.readsRequireToken ?? false,
     validatorByKey: services.validators.authenticate,
-    authenticateSigned: services.signatures.authenticate,
+    authenticateSigned: (request) => services.signatures.authenticate(request),
   });
   await app.register(metricsPlugin, { metrics });
   await app.register(docsPlugin);

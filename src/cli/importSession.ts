@@ -38,7 +38,7 @@ export function parquetRows(file: string): number | null {
   try {
     const buf = Buffer.alloc(tail);
     readSync(fd, buf, 0, tail, size - tail);
-    return Number(parquetMetadata(buf.buffer.slice(buf.byteOffset, buf.byteOffset + tail) as ArrayBuffer).num_rows);
+    return Number(parquetMetadata(buf.buffer.slice(buf.byteOffset, buf.byteOffset + tail)).num_rows);
   } catch {
     return null;
   } finally {

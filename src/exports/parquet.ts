@@ -33,7 +33,7 @@ function columns(page: RunExportRow[]): ColumnSource[] {
     const int64 = TYPES[name][0] === 'INT64';
     const data = page.map((r) => {
       const v = c === 7 ? r[7] === 1 : r[c]!;
-      return int64 && v !== null ? BigInt(v as number) : v;
+      return int64 && v !== null ? BigInt(v) : v;
     });
     return { name, data };
   });
@@ -49,9 +49,10 @@ export function* runsParquet(pages: RunPages): Generator<Uint8Array> {
   };
   const pq = new ParquetWriter({ writer, schema: RUNS_PARQUET_SCHEMA, codec: 'SNAPPY', createdBy: 'swe-scoring' });
   for (const page of pages) {
-    pq.write({ columnData: columns(page), rowGroupSize: page.length });
+    // A ByteWriter has no flush(), so write() and finish() run synchronously and return nothing to await.
+    void pq.write({ columnData: columns(page), rowGroupSize: page.length });
     yield take();
   }
-  pq.finish();
+  void pq.finish();
   yield take();
 }

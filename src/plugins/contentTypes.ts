@@ -23,7 +23,7 @@ declare module 'fastify' {
 export function acceptedTypes(request: FastifyRequest): readonly string[] {
   const declared = request.routeOptions.config?.fileBody;
   if (declared === true) return FILE_TYPES;
-  if (Array.isArray(declared)) return declared;
+  if (declared) return declared;
   return ['application/json'];
 }
 
@@ -37,8 +37,8 @@ export const contentTypesPlugin = fp(async (app: FastifyInstance) => {
   app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (req, body, done) => {
     const bytes = body as Buffer;
     req.rawBody = bytes;
-    // Fastify's JSON parser takes bytes as well as text.
-    json(req, bytes as unknown as string, done);
+    // Fastify's JSON parser takes bytes as well as text; it answers through `done`, returning nothing.
+    void json(req, bytes as unknown as string, done);
   });
   for (const type of BINARY_TYPES) {
     app.addContentTypeParser(type, { parseAs: 'buffer' }, (req, body, done) => {

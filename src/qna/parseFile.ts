@@ -58,7 +58,10 @@ async function parseJsonLinesFile(path: string, onTasks: (tasks: QnaTask[]) => v
     // Once anything is wrong nothing will be stored: stop handing tasks on, keep checking.
     if (checked.ok && problems.length === 0) {
       batch.push(checked.tasks[0]!);
-      if (batch.length === BATCH) (onTasks(batch), (batch = []));
+      if (batch.length === BATCH) {
+        onTasks(batch);
+        batch = [];
+      }
     }
   };
 

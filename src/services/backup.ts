@@ -11,7 +11,7 @@ export interface BackupFile {
   path: string;
   bytes: number;
   /** Deletes the file and its temporary folder. */
-  remove(): void;
+  remove: () => void;
 }
 
 /** Pages copied per step on the server's connection: 1,000 pages (about 4 MB), then the event loop runs. */

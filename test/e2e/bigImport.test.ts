@@ -48,7 +48,7 @@ describe('a 200 MB import through a running server', { timeout: 600_000 }, () =>
     const reads = (async () => {
       while (reading) {
         const t0 = performance.now();
-        expect((await fetch(`${server!.baseUrl}/readyz`)).status).toBe(200);
+        expect((await fetch(`${server.baseUrl}/readyz`)).status).toBe(200);
         slowestRead = Math.max(slowestRead, performance.now() - t0);
         await new Promise((r) => setTimeout(r, 200));
       }

@@ -7,6 +7,7 @@ import { parseArgs } from 'node:util';
 import Database from 'better-sqlite3';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../app.js';
+import type { components } from '../../client/index.js';
 import { loadConfig } from '../../config.js';
 import { openDatabase } from '../../db/client.js';
 import { complexityForRubricSize, parseQnaImport } from '../../qna/index.js';
@@ -17,6 +18,9 @@ import { portIsFree } from '../port.js';
 const QNA_FILE = fileURLToPath(new URL('../../../fixtures/swe-atlas-qna/test-00000-of-00001.parquet', import.meta.url));
 const COMPETITION = 'demo';
 const SHOWCASE_TASK = '6905333b74f22949d97baa22'; // grafana/k6, the task with the two scale-corrected criteria
+
+/** Response bodies, typed from the generated client (the routes' own schemas). */
+type Schemas = components['schemas'];
 
 /** DATABASE_PATH may point at real data: wipe only a file that holds nothing but the demo. */
 function resetDemoDatabase(path: string): void {
@@ -35,32 +39,32 @@ function resetDemoDatabase(path: string): void {
 }
 
 async function seed(app: FastifyInstance, adminToken: string, log: (line: string) => void) {
-  const send = async (method: 'PUT' | 'POST', url: string, payload: unknown, token = adminToken, type = 'application/json') => {
+  const send = async <T>(method: 'PUT' | 'POST', url: string, payload: unknown, token = adminToken, type = 'application/json'): Promise<T> => {
     const res = await app.inject({ method, url, payload: payload as string, headers: { authorization: `Bearer ${token}`, 'content-type': type } });
     if (res.statusCode >= 300) throw new Error(`${method} ${url}: ${res.statusCode} ${res.body.slice(0, 400)}`);
-    return res.json();
+    return res.json<T>();
   };
   const base = `/v1/competitions/${COMPETITION}`;
-  await send('PUT', base, { name: 'Demo: SWE-Atlas QnA and SWE-bench-style tasks', burnRatio: 0.2, judgeVotes: 5 });
-  const { apiKey } = await send('POST', '/v1/validators', { name: 'demo validator' });
+  await send<Schemas['Competition']>('PUT', base, { name: 'Demo: SWE-Atlas QnA and SWE-bench-style tasks', burnRatio: 0.2, judgeVotes: 5 });
+  const { apiKey } = await send<Schemas['ValidatorCreated']>('POST', '/v1/validators', { name: 'demo validator' });
 
   const tasks: DemoTask[] = [];
   if (existsSync(QNA_FILE)) {
     const file = readFileSync(QNA_FILE);
-    const imported = await send('POST', `${base}/tasks/import`, file, adminToken, 'application/vnd.apache.parquet');
+    const imported = await send<Schemas['TaskWriteResult']>('POST', `${base}/tasks/import`, file, adminToken, 'application/vnd.apache.parquet');
     // The import route sets one complexity for the whole file; here each task gets its own,
     // from its rubric size, by re-sending the same content with a complexity.
     const parsed = await parseQnaImport(new Uint8Array(file), 'parquet');
     if (!parsed.ok) throw new Error(`${QNA_FILE}: ${JSON.stringify(parsed.problems.slice(0, 3))}`);
     const specs = parsed.tasks.map(({ id, ...qna }) => ({ id, type: 'swe_atlas_qna', complexity: complexityForRubricSize(qna.rubric.length), qna }));
-    await send('PUT', `${base}/tasks`, { tasks: specs });
+    await send<Schemas['TaskWriteResult']>('PUT', `${base}/tasks`, { tasks: specs });
     for (const s of specs) tasks.push(qnaTask(s.id, s.complexity!, s.qna.rubric));
     log(`QnA tasks: ${imported.imported} imported from ${QNA_FILE}, complexity by rubric size`);
   } else {
     log(`QnA data not found at ${QNA_FILE}; continuing with the SWE-bench-style tasks only`);
   }
   const swe = sweTasks(20);
-  await send('PUT', `${base}/tasks`, {
+  await send<Schemas['TaskWriteResult']>('PUT', `${base}/tasks`, {
     tasks: swe.map((t) => ({ id: t.id, type: 'swebench_verified', complexity: t.group, plannedRuns: 5 })),
   });
   tasks.push(...swe);
@@ -68,7 +72,7 @@ async function seed(app: FastifyInstance, adminToken: string, log: (line: string
   let runs = 0;
   for (const task of tasks) {
     const batch = [BASELINE, ...MINERS].flatMap((runner) => simulateRuns(task, runner, 5));
-    runs += (await send('POST', `${base}/runs`, { runs: batch }, apiKey)).accepted;
+    runs += (await send<Schemas['RunBatchResult']>('POST', `${base}/runs`, { runs: batch }, apiKey)).accepted;
   }
   log(`${tasks.length} tasks (${tasks.length - swe.length} QnA, ${swe.length} SWE-bench-style), ${runs} runs from the baseline and ${MINERS.length} miners`);
   return tasks;
@@ -108,7 +112,7 @@ async function run(argv: string[]): Promise<number> {
   const started = performance.now();
   const tasks = await seed(app, config.adminToken, (line) => console.log(line));
   console.log(`seeded ${config.databasePath} in ${((performance.now() - started) / 1000).toFixed(1)} s`);
-  const board = (await app.inject({ url: `/v1/competitions/${COMPETITION}/leaderboard` })).json();
+  const board = (await app.inject({ url: `/v1/competitions/${COMPETITION}/leaderboard` })).json<Schemas['Leaderboard']>();
   console.log('\nrank  hotkey           score   resolve  weight');
   for (const m of board.miners) {
     const cells = [String(m.rank ?? '-').padEnd(5), m.hotkey.padEnd(16), (m.normalizedScore ?? 0).toFixed(3).padStart(6),
@@ -141,7 +145,8 @@ async function run(argv: string[]): Promise<number> {
       if (closing) return;
       closing = true;
       console.log('\nstopping: finishing requests, closing the database');
-      close().finally(() => resolve(0));
+      // A signal handler cannot be awaited: resolve once the close settles, whichever way.
+      void close().finally(() => resolve(0));
     };
     process.on('SIGINT', stop);
     process.on('SIGTERM', stop);
