@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launch, type Browser } from './browser.js';
 import { row } from './expect.js';
 import { startTestServer, type TestServer } from './server.js';
+import type { Json } from '../support/json.js';
 
 let server: TestServer;
 let browser: Browser;
@@ -26,7 +27,7 @@ describe('live leaderboard', () => {
     const { page, errors } = await browser.page();
     await page.goto(`${server.baseUrl}/#/c/demo`);
     await page.locator('#leaderboard tbody tr').first().waitFor();
-    await page.evaluate(() => ((window as any).notReloaded = true));
+    await page.evaluate(() => ((window as Json).notReloaded = true));
     // The page subscribes: the badge turns "live" once the stream is open.
     await page.locator('[data-live="live"]').waitFor({ timeout: 5_000 });
 
@@ -42,7 +43,7 @@ describe('live leaderboard', () => {
     await newRow.waitFor({ timeout: 5_000 });
     expect((await newRow.locator('[data-col="rank"]').innerText()).trim()).toBe(String(entry.rank));
     expect(await page.locator('#leaderboard tbody tr').count()).toBe(board.miners.length);
-    expect(await page.evaluate(() => (window as any).notReloaded)).toBe(true);
+    expect(await page.evaluate(() => (window as Json).notReloaded)).toBe(true);
     expect(errors).toEqual([]);
   });
 });

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launch, type Browser } from './browser.js';
 import { row, s3 } from './expect.js';
 import { startTestServer, type TestServer } from './server.js';
+import type { Json } from '../support/json.js';
 
 let server: TestServer;
 let browser: Browser;
@@ -32,7 +33,7 @@ describe('clicks, back button and deep links', () => {
     const board = await server.get('/v1/competitions/demo/leaderboard');
     const top = board.miners[0].hotkey;
     await page.goto(`${server.baseUrl}/#/c/demo`);
-    await page.evaluate(() => ((window as any).sameDocument = true));
+    await page.evaluate(() => ((window as Json).sameDocument = true));
     await row(page.locator('#leaderboard'), top).getByRole('link', { name: top }).click();
     await page.locator('#miner-tasks tbody tr').first().waitFor();
     expect(await hash()).toBe(`#/c/demo/miners/${top}`);
@@ -51,7 +52,7 @@ describe('clicks, back button and deep links', () => {
     await page.goBack();
     await page.locator('#leaderboard').waitFor();
     expect(await hash()).toBe('#/c/demo');
-    expect(await page.evaluate(() => (window as any).sameDocument)).toBe(true);
+    expect(await page.evaluate(() => (window as Json).sameDocument)).toBe(true);
   });
 
   it('a deep link with a stage set opens that page with those stages, read with them', async () => {
@@ -94,7 +95,7 @@ describe('sorting and searching, kept in the URL', () => {
     expect(await page.locator('th:has(button[data-sort="sn"])').getAttribute('aria-sort')).toBe('ascending');
     expect(await hash()).toBe('#/c/demo?sort=sn&dir=asc');
     const keys = await page.locator('#leaderboard tbody tr').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-key')));
-    expect(keys).toEqual(board.miners.filter((m: any) => m.normalizedScore !== null).reverse().map((m: any) => m.hotkey));
+    expect(keys).toEqual(board.miners.filter((m: Json) => m.normalizedScore !== null).reverse().map((m: Json) => m.hotkey));
     await page.reload();
     await page.locator('#leaderboard tbody tr').first().waitFor();
     expect(await page.locator('th:has(button[data-sort="sn"])').getAttribute('aria-sort')).toBe('ascending');

@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launch, type Browser } from './browser.js';
 import { expectCell, pct, row, s3, sn } from './expect.js';
 import { startTestServer, type TestServer } from './server.js';
+import type { Json } from '../support/json.js';
 
 const SHOTS = fileURLToPath(new URL('../../docs/screenshots/', import.meta.url));
 const QNA_TASK = '6905333b74f22949d97baa22';
@@ -49,7 +50,7 @@ describe('pages show the API numbers', () => {
     await open('#/c/demo', '#leaderboard tbody tr');
     const table = page.locator('#leaderboard');
     expect(await table.locator('tbody tr').count()).toBe(board.miners.length);
-    expect(await table.locator('tbody tr').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-key')))).toEqual(board.miners.map((m: any) => m.hotkey));
+    expect(await table.locator('tbody tr').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-key')))).toEqual(board.miners.map((m: Json) => m.hotkey));
     for (const m of board.miners) {
       const r = row(table, m.hotkey);
       await expectCell(r.locator('[data-col="rank"]'), String(m.rank ?? '–'));
@@ -103,7 +104,7 @@ describe('pages show the API numbers', () => {
     const [w, board] = await Promise.all([server.get(`${C}/weights`), server.get(`${C}/leaderboard`)]);
     await open('#/c/demo/weights', '#weights-ranked tbody tr');
     const table = page.locator('#weights-ranked');
-    for (const m of board.miners.filter((x: any) => x.rank !== null)) {
+    for (const m of board.miners.filter((x: Json) => x.rank !== null)) {
       await expectCell(row(table, m.hotkey).locator('[data-col="weight"]'), pct(w.finalWeights[m.hotkey] ?? 0), w.finalWeights[m.hotkey] ?? 0);
     }
     expect(await table.locator('tfoot').innerText()).toContain(pct(w.burnWeight));
@@ -118,7 +119,7 @@ describe('pages show the API numbers', () => {
       }
     }
     // The demo's point: rank 3 wins nothing, rank 4 wins elements and is paid.
-    const byRank = (r: number) => board.miners.find((m: any) => m.rank === r).hotkey;
+    const byRank = (r: number) => board.miners.find((m: Json) => m.rank === r).hotkey;
     expect(await row(table, byRank(3)).innerText()).toContain('none');
     expect(w.finalWeights[byRank(4)]).toBeGreaterThan(0);
     await page.screenshot({ path: `${SHOTS}weights.png`, fullPage: true });

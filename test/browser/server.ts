@@ -5,10 +5,11 @@ import { join } from 'node:path';
 import { inject } from 'vitest';
 import { SERVER_ADMIN_TOKEN as ADMIN_TOKEN, startServer, type ServerProcess } from '../support/serverProcess.js';
 import { tempDir } from '../support/tempDir.js';
+import type { Json } from '../support/json.js';
 
 export interface TestServer extends ServerProcess {
-  get<T = any>(path: string): Promise<T>;
-  send(method: 'PUT' | 'POST', path: string, body: unknown): Promise<any>;
+  get<T = Json>(path: string): Promise<T>;
+  send(method: 'PUT' | 'POST', path: string, body: unknown): Promise<Json>;
   close(): Promise<void>;
 }
 

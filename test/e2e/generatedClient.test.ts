@@ -17,7 +17,7 @@ const bin = (name: string) => `${ROOT}/node_modules/.bin/${name}`;
 
 /** What the flow returns, as far as these assertions read it. */
 interface FlowModule {
-  validatorFlow(baseUrl: string, token: string, parquet: string): Promise<{
+  validatorFlow: (baseUrl: string, token: string, parquet: string) => Promise<{
     imported: unknown;
     posted: unknown;
     conflict: { status: number; error: unknown };

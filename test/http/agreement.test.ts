@@ -3,6 +3,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { admin, testApp, type TestApp } from '../support/app.js';
 import { createValidators, postRuns, setupCompetition, type Validator } from './trustKit.js';
+import type { Json } from '../support/json.js';
 
 let t: TestApp;
 afterEach(async () => t?.close());
@@ -10,7 +11,7 @@ afterEach(async () => t?.close());
 const miner = (runId: string, taskId: string, hotkey: string, resolved: boolean) => ({ runId, taskId, kind: 'miner', minerHotkey: hotkey, resolved });
 const baseline = (runId: string, taskId: string, resolved: boolean) => ({ runId, taskId, kind: 'baseline', resolved });
 
-async function table(): Promise<Map<string, any>> {
+async function table(): Promise<Map<string, Json>> {
   const res = await t.call({ method: 'GET', url: '/v1/competitions/c/validators' });
   expect(res.status, JSON.stringify(res.body)).toBe(200);
   return new Map(res.body.validators.map((v: { id: string }) => [v.id, v]));

@@ -4,6 +4,7 @@ import { readFileSync } from 'node:fs';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { admin, testApp, type TestApp } from '../support/app.js';
 import { createValidators, postRuns, qna, setupCompetition, type Validator } from './trustKit.js';
+import type { Json } from '../support/json.js';
 
 const JSONL = readFileSync(new URL('../../fixtures/swe-atlas-qna/tasks.jsonl', import.meta.url), 'utf8').split('\n').slice(0, 2).join('\n');
 
@@ -14,7 +15,7 @@ interface Entry {
   action: string;
   competitionId: string | null;
   target: string;
-  summary: Record<string, any>;
+  summary: Record<string, Json>;
 }
 
 let t: TestApp;
@@ -32,9 +33,11 @@ async function entries(query = ''): Promise<Entry[]> {
   return res.body.entries;
 }
 const last = async () => (await entries('?limit=1000')).at(-1)!;
+/** The request's URL for a failure message (inject also takes it as an object). */
+const urlOf = (req: Parameters<TestApp['call']>[0]) => (typeof req.url === 'string' ? req.url : JSON.stringify(req.url));
 const ok = async (req: Parameters<TestApp['call']>[0]) => {
   const res = await t.call(req);
-  expect(res.status, `${req.method} ${req.url}: ${JSON.stringify(res.body)}`).toBeLessThan(300);
+  expect(res.status, `${req.method} ${urlOf(req)}: ${JSON.stringify(res.body)}`).toBeLessThan(300);
   return res.body;
 };
 
@@ -67,7 +70,7 @@ it('records every admin write with actor, time, action, target and summary', asy
   for (const [req, expected] of steps) {
     await ok(req);
     const e = await last();
-    expect(e, String(req.url)).toMatchObject({ actor: { kind: 'admin', id: null }, ...expected });
+    expect(e, urlOf(req)).toMatchObject({ actor: { kind: 'admin', id: null }, ...expected });
     expect(Date.parse(e.at)).toBeGreaterThanOrEqual(start);
     expect(Date.parse(e.at)).toBeLessThanOrEqual(Date.now() + 1000);
   }

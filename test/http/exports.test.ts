@@ -111,7 +111,7 @@ describe('tasks export', () => {
     const res = await get('/v1/competitions/c/tasks/export?format=csv');
     expect(res.headers['content-type']).toBe('text/csv; charset=utf-8; header=present');
     const rows = csvObjects(res.body);
-    const text = (v: unknown) => (v === null ? '' : typeof v === 'object' ? JSON.stringify(v) : String(v));
+    const text = (v: string | number | object | null) => (v === null ? '' : typeof v === 'object' ? JSON.stringify(v) : String(v));
     expect(rows).toEqual(publicTasks().map((task) => Object.fromEntries(Object.entries(task).map(([k, v]) => [k, text(v)]))));
     expect(rows[0]!.prompt).toBe(`Why? ${TRICKY}`);
     expect(res.body).not.toContain('SECRET');

@@ -1,6 +1,6 @@
 // Import sessions: chunks in order, commit all or nothing, cancel and expiry delete the upload,
 // and an import without complexity keeps the stored values.
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';

@@ -3,11 +3,11 @@
 // server and the package's version.
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import type { Json } from '../support/json.js';
 
-type Json = Record<string, any>;
-const doc = JSON.parse(readFileSync(new URL('../../openapi/openapi.json', import.meta.url), 'utf8')) as Json;
+const doc: Json = JSON.parse(readFileSync(new URL('../../openapi/openapi.json', import.meta.url), 'utf8'));
 const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
-const schemas = doc.components.schemas as Json;
+const schemas: Json = doc.components.schemas;
 
 describe('the committed OpenAPI document', () => {
   it('types a run as a union discriminated by kind', () => {

@@ -6,6 +6,7 @@ import { encodeSs58 } from '../../src/signatures/ss58.js';
 import { admin, testApp, type TestApp } from '../support/app.js';
 import { dumpAll } from '../support/dbDump.js';
 import { ALICE, BOB, SERVER } from '../signatures/fixtures.js';
+import type { Json } from '../support/json.js';
 
 let t: TestApp;
 afterEach(async () => t?.close());
@@ -32,7 +33,7 @@ const signedPost = (key: EpistulaKeypair, payload: string, opts: { uuid?: string
 const runCount = () => t.db.$client.prepare('SELECT count(*) FROM runs').pluck().get() as number;
 
 /** A 401 problem of this reason, naming this header, with the database unchanged. */
-async function expectRefused(send: () => Promise<{ status: number; body: any; headers: Record<string, unknown> }>, reason: string, header: string) {
+async function expectRefused(send: () => Promise<{ status: number; body: Json; headers: Record<string, unknown> }>, reason: string, header: string) {
   const before = dumpAll(t.db.$client);
   const res = await send();
   expect(res.status, JSON.stringify(res.body)).toBe(401);

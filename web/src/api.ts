@@ -5,9 +5,7 @@ export const api = createScoringClient(location.origin);
 
 type S = components['schemas'];
 export type Competition = S['Competition'];
-type Leaderboard = S['Leaderboard'];
 export type LeaderboardEntry = S['LeaderboardEntry'];
-type MinerDetail = S['MinerDetail'];
 export type MinerTaskScore = S['MinerTaskScore'];
 export type TaskDetail = S['TaskDetail'];
 export type Weights = S['Weights'];
@@ -25,7 +23,7 @@ export class ApiError extends Error {
 export async function read<T>(call: Promise<{ data?: T; error?: unknown; response: Response }>): Promise<T> {
   const { data, error, response } = await call;
   if (response.ok && data !== undefined) return data;
-  throw new ApiError(response.status, (error ?? undefined) as Problem | undefined);
+  throw new ApiError(response.status, (error ?? undefined));
 }
 
 /** The `stages` query of every score read: absent means the competition's final stages. */

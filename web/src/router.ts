@@ -44,7 +44,10 @@ export function href(parts: string[], query: Record<string, string | null | unde
 /** Changes the query of the current page in place (no new history entry): sort, search. */
 export function replaceQuery(changes: Record<string, string | null>): void {
   const { query } = parse(location.hash);
-  for (const [k, v] of Object.entries(changes)) (v ? query.set(k, v) : query.delete(k));
+  for (const [k, v] of Object.entries(changes)) {
+    if (v) query.set(k, v);
+    else query.delete(k);
+  }
   const [path = ''] = location.hash.split('?');
   const s = query.toString();
   history.replaceState(history.state, '', `${path || '#/'}${s ? `?${s}` : ''}`);
