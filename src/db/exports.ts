@@ -58,5 +58,3 @@ export function exportsRepo(db: Db) {
     criteria: (competitionId: string, first: string, last: string) => criteria.all(competitionId, first, last) as CriterionExportRow[],
   };
 }
-
-export type ExportsRepo = ReturnType<typeof exportsRepo>;
