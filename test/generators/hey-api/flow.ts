@@ -6,11 +6,15 @@ import { createClient } from './client/client/index.js';
 import * as sdk from './client/sdk.gen.js';
 import type { RunResultInput } from './client/types.gen.js';
 
+// prettier-ignore keeps each of these on one line: @ts-expect-error covers the next line that is not a comment.
 // @ts-expect-error a miner run without minerHotkey
+// prettier-ignore
 export const noHotkey: RunResultInput = { runId: 'x', taskId: 't', kind: 'miner', resolved: true };
 // @ts-expect-error a baseline run with a minerHotkey
+// prettier-ignore
 export const baselineHotkey: RunResultInput = { runId: 'x', taskId: 't', kind: 'baseline', minerHotkey: 'm', resolved: true };
 // @ts-expect-error neither resolved nor rubricVotes
+// prettier-ignore
 export const ungraded: RunResultInput = { runId: 'x', taskId: 't', kind: 'baseline' };
 
 export async function validatorFlow(baseUrl: string, adminToken: string, parquetFile: string) {
