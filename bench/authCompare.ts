@@ -25,10 +25,22 @@ export interface AuthCompare {
 
 async function competition(url: string, admin: string, id: string, c: Competition): Promise<void> {
   const token = { token: admin };
-  await call(url, `/v1/competitions/${id}`, { ...token, method: 'PUT', body: JSON.stringify({ name: id, tokenWeights: { input: 1, cachedInput: 0.1, output: 3 } }) });
-  await call(url, `/v1/competitions/${id}/tasks`, { ...token, method: 'PUT', body: JSON.stringify({ tasks: sweTaskInputs(c) }) });
+  await call(url, `/v1/competitions/${id}`, {
+    ...token,
+    method: 'PUT',
+    body: JSON.stringify({ name: id, tokenWeights: { input: 1, cachedInput: 0.1, output: 3 } }),
+  });
+  await call(url, `/v1/competitions/${id}/tasks`, {
+    ...token,
+    method: 'PUT',
+    body: JSON.stringify({ tasks: sweTaskInputs(c) }),
+  });
   for (const imp of c.qnaImports) {
-    await call(url, `/v1/competitions/${id}/tasks/import?complexity=${imp.complexity}`, { ...token, body: imp.body, contentType: 'application/x-ndjson' });
+    await call(url, `/v1/competitions/${id}/tasks/import?complexity=${imp.complexity}`, {
+      ...token,
+      body: imp.body,
+      contentType: 'application/x-ndjson',
+    });
   }
 }
 
@@ -52,12 +64,25 @@ async function phase(send: Send, id: string, bodies: string[], counts: number[],
 }
 
 /** Ingest rates by mode; the server's signature window must cover a whole phase for the presigned mode. */
-export async function compareAuth(url: string, admin: string, c: Competition, bodies: string[], counts: number[], clients: number): Promise<AuthCompare> {
+export async function compareAuth(
+  url: string,
+  admin: string,
+  c: Competition,
+  bodies: string[],
+  counts: number[],
+  clients: number,
+): Promise<AuthCompare> {
   const ids = { bearer: 'auth-bearer', signed: 'auth-signed', presigned: 'auth-presigned' };
   for (const id of Object.values(ids)) await competition(url, admin, id, c);
-  const { apiKey } = await callJson<{ apiKey: string }>(url, '/v1/validators', { token: admin, body: JSON.stringify({ name: 'bench-bearer' }) });
+  const { apiKey } = await callJson<{ apiKey: string }>(url, '/v1/validators', {
+    token: admin,
+    body: JSON.stringify({ name: 'bench-bearer' }),
+  });
   const key = keypairFromSeed(new Uint8Array(32).fill(42));
-  await call(url, '/v1/validators', { token: admin, body: JSON.stringify({ name: 'bench-signer', hotkey: key.address }) });
+  await call(url, '/v1/validators', {
+    token: admin,
+    body: JSON.stringify({ name: 'bench-signer', hotkey: key.address }),
+  });
 
   const post = (path: string, body: string, headers: Record<string, string>) =>
     fetch(`${url}${path}`, { method: 'POST', body, headers: { 'content-type': 'application/json', ...headers } });
@@ -70,10 +95,20 @@ export async function compareAuth(url: string, admin: string, c: Competition, bo
     },
   };
   const half = Math.ceil(bodies.length / 2);
-  const parts = [{ bodies: bodies.slice(0, half), counts: counts.slice(0, half) }, { bodies: bodies.slice(half), counts: counts.slice(half) }];
+  const parts = [
+    { bodies: bodies.slice(0, half), counts: counts.slice(0, half) },
+    { bodies: bodies.slice(half), counts: counts.slice(half) },
+  ];
   const seconds = { bearer: 0, signed: 0, presigned: 0 };
   // A B C C B A over the two halves: drift as the database grows falls on every mode alike.
-  const order = [['bearer', 0], ['presigned', 0], ['signed', 0], ['signed', 1], ['presigned', 1], ['bearer', 1]] as const;
+  const order = [
+    ['bearer', 0],
+    ['presigned', 0],
+    ['signed', 0],
+    ['signed', 1],
+    ['presigned', 1],
+    ['bearer', 1],
+  ] as const;
   for (const [mode, p] of order) {
     const send = await modes[mode](parts[p]!.bodies);
     seconds[mode] += await phase(send, ids[mode], parts[p]!.bodies, parts[p]!.counts, clients);
@@ -82,7 +117,12 @@ export async function compareAuth(url: string, admin: string, c: Competition, bo
   const rate = (m: keyof typeof seconds) => Math.round(runs / seconds[m]);
   const r3 = (x: number) => Math.round(x * 1000) / 1000;
   return {
-    batches: bodies.length, runsPerMode: runs, bearerRunsPerSecond: rate('bearer'), signedRunsPerSecond: rate('signed'),
-    presignedRunsPerSecond: rate('presigned'), ratio: r3(rate('signed') / rate('bearer')), serverRatio: r3(rate('presigned') / rate('bearer')),
+    batches: bodies.length,
+    runsPerMode: runs,
+    bearerRunsPerSecond: rate('bearer'),
+    signedRunsPerSecond: rate('signed'),
+    presignedRunsPerSecond: rate('presigned'),
+    ratio: r3(rate('signed') / rate('bearer')),
+    serverRatio: r3(rate('presigned') / rate('bearer')),
   };
 }

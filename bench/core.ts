@@ -5,7 +5,13 @@ import { pathToFileURL } from 'node:url';
 import { mulberry32 } from '../test/support/prng.js';
 import { percentile } from './measure.js';
 import { scoreCompetition } from '../src/scoring/index.js';
-import type { CompetitionInput, CompetitionScores, Complexity, MinerTaskSummary, ScoringTask } from '../src/scoring/index.js';
+import type {
+  CompetitionInput,
+  CompetitionScores,
+  Complexity,
+  MinerTaskSummary,
+  ScoringTask,
+} from '../src/scoring/index.js';
 
 const RUNS = 5;
 const GROUPS: Complexity[] = ['short', 'medium', 'long'];
@@ -96,8 +102,14 @@ function measure(label: string, iterations: number, run: () => CompetitionScores
   times.sort((a, b) => a - b);
   cpu.sort((a, b) => a - b);
   const ms = (v: number): number => Math.round(v * 1000) / 1000;
-  const line = { medianMs: ms(percentile(times, 0.5)), p95Ms: ms(percentile(times, 0.95)), cpuMedianMs: ms(percentile(cpu, 0.5)) };
-  console.log(`${label}: ${iterations} calls, median ${line.medianMs} ms, p95 ${line.p95Ms} ms (CPU median ${line.cpuMedianMs} ms)`);
+  const line = {
+    medianMs: ms(percentile(times, 0.5)),
+    p95Ms: ms(percentile(times, 0.95)),
+    cpuMedianMs: ms(percentile(cpu, 0.5)),
+  };
+  console.log(
+    `${label}: ${iterations} calls, median ${line.medianMs} ms, p95 ${line.p95Ms} ms (CPU median ${line.cpuMedianMs} ms)`,
+  );
   return { mode: label, ...line, checksum };
 }
 
@@ -107,7 +119,9 @@ function main(): void {
   const entries = input.minerTasks.length;
   console.log(`scoreCompetition over ${entries} (task, miner) entries`);
   // What the server computes on a cold leaderboard or weights read: per-miner sums only.
-  const leaderboard = measure('leaderboard and weights', iterations, () => scoreCompetition(input, { keepTasks: false }));
+  const leaderboard = measure('leaderboard and weights', iterations, () =>
+    scoreCompetition(input, { keepTasks: false }),
+  );
   // The same with every miner's per-task breakdown kept (about 77,000 task-score objects).
   const breakdowns = measure('with every breakdown kept', iterations, () => scoreCompetition(input));
   console.log(JSON.stringify({ bench: 'core', entries, iterations, results: [leaderboard, breakdowns] }));

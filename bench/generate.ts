@@ -69,7 +69,9 @@ export function buildCompetition(size: Size, seed: number): Competition {
     }
   }
   // Real SWE-Atlas rows, a seeded choice of them, qnaPerGroup per complexity group.
-  const lines = readFileSync(QNA_FILE, 'utf8').split('\n').filter((l) => l.trim() !== '');
+  const lines = readFileSync(QNA_FILE, 'utf8')
+    .split('\n')
+    .filter((l) => l.trim() !== '');
   const order = lines.map((_, i) => i);
   for (let i = order.length - 1; i > 0; i--) {
     const j = Math.floor(rand() * (i + 1));
@@ -93,7 +95,13 @@ export function buildCompetition(size: Size, seed: number): Competition {
     const base = 0.35 + 1.2 * rand();
     // Specialists: a miner may be strong on short tasks and weak on long ones.
     const skill = GROUPS.map(() => base * (0.75 + 0.5 * rand()));
-    miners.push({ hotkey, skill, thrift: 0.5 + 1.3 * rand(), crashRate: 0.005 + 0.03 * rand(), reportsCached: rand() > 0.1 });
+    miners.push({
+      hotkey,
+      skill,
+      thrift: 0.5 + 1.3 * rand(),
+      crashRate: 0.005 + 0.03 * rand(),
+      reportsCached: rand() > 0.1,
+    });
   }
   const excluded = [7, 42].filter((i) => i < miners.length).map((i) => miners[i]!.hotkey);
   return { tasks, miners, excluded, qnaImports, seed, size };
@@ -103,7 +111,13 @@ export function buildCompetition(size: Size, seed: number): Competition {
 export function sweTaskInputs(c: Competition) {
   return c.tasks
     .filter((t) => t.type === 'swebench_verified')
-    .map((t) => ({ id: t.id, type: t.type, stage: 'evaluation', complexity: GROUPS[t.group], plannedRuns: c.size.runsPerSide }));
+    .map((t) => ({
+      id: t.id,
+      type: t.type,
+      stage: 'evaluation',
+      complexity: GROUPS[t.group],
+      plannedRuns: c.size.runsPerSide,
+    }));
 }
 
 export interface Run {
@@ -147,7 +161,11 @@ function votesFor(task: BenchTask, resolved: boolean, rand: () => number): NonNu
   });
 }
 
-const INPUT = [[20_000, 400_000], [100_000, 1_000_000], [300_000, 2_000_000]] as const;
+const INPUT = [
+  [20_000, 400_000],
+  [100_000, 1_000_000],
+  [300_000, 2_000_000],
+] as const;
 
 function makeRun(task: BenchTask, who: BenchMiner | null, attemptNo: number, rand: () => number): Run {
   const g = task.group;
@@ -167,7 +185,11 @@ function makeRun(task: BenchTask, who: BenchMiner | null, attemptNo: number, ran
   }
   const id = who ? `m:${who.hotkey}:${task.id}:${attemptNo}` : `b:${task.id}:${attemptNo}`;
   const run: Run = {
-    runId: id, taskId: task.id, kind: who ? 'miner' : 'baseline', attemptNo, tokens,
+    runId: id,
+    taskId: task.id,
+    kind: who ? 'miner' : 'baseline',
+    attemptNo,
+    tokens,
     timeTakenSeconds: Math.round((60 + rand() * 900 * (1 + g)) * 10) / 10,
     agentSteps: Math.floor(10 + rand() * 100 * (1 + g)),
   };

@@ -48,7 +48,9 @@ export async function call(baseUrl: string, path: string, c: Call = {}): Promise
     res = await fetch(`${baseUrl}${path}`, { method, headers, body: c.body });
   } catch (err) {
     const cause = (err as { cause?: { code?: string; message?: string } }).cause;
-    throw new RequestFailed(`${method} ${path}: ${(err as Error).message} (${cause?.code ?? cause?.message ?? 'no cause'})`);
+    throw new RequestFailed(
+      `${method} ${path}: ${(err as Error).message} (${cause?.code ?? cause?.message ?? 'no cause'})`,
+    );
   }
   const text = await res.text();
   if (!(c.expect ?? [200, 201]).includes(res.status)) {
@@ -80,7 +82,12 @@ export interface Floor extends Stats {
  * `GROUP BY task_id, miner_hotkey` scan with counts, resolved sums and weighted token sums under
  * the SPEC 2 validity rule, on its own read-only connection; one warm-up, then `repeats` timed.
  */
-export function floorScan(dbPath: string, competitionId: string, w: { input: number; cachedInput: number; output: number }, repeats = 5): Floor {
+export function floorScan(
+  dbPath: string,
+  competitionId: string,
+  w: { input: number; cachedInput: number; output: number },
+  repeats = 5,
+): Floor {
   const db = new Database(dbPath, { readonly: true });
   try {
     const weighted = 'tokens_input * @wi + coalesce(tokens_cached_input, 0) * @wc + tokens_output * @wo';
@@ -92,7 +99,7 @@ export function floorScan(dbPath: string, competitionId: string, w: { input: num
       FROM runs WHERE competition_id = @id GROUP BY task_id, miner_hotkey`;
     const scan = db.prepare(sql).raw();
     const params = { id: competitionId, wi: w.input, wc: w.cachedInput, wo: w.output };
-    const rows = (db.prepare('SELECT count(*) FROM runs WHERE competition_id = ?').pluck().get(competitionId) as number);
+    const rows = db.prepare('SELECT count(*) FROM runs WHERE competition_id = ?').pluck().get(competitionId) as number;
     let groups = scan.all(params).length;
     const times: number[] = [];
     for (let i = 0; i < repeats; i++) {
@@ -100,7 +107,9 @@ export function floorScan(dbPath: string, competitionId: string, w: { input: num
       groups = scan.all(params).length;
       times.push(performance.now() - start);
     }
-    const plan = (db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(params) as { detail: string }[]).map((p) => p.detail).join('; ');
+    const plan = (db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(params) as { detail: string }[])
+      .map((p) => p.detail)
+      .join('; ');
     return { ...stats(times), groups, rows, plan };
   } finally {
     db.close();

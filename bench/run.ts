@@ -30,12 +30,20 @@ interface Args {
 }
 
 function parseCli(): Args {
-  const { values } = parseArgs({ options: { size: { type: 'string', default: 'reference' }, seed: { type: 'string', default: '1' }, 'auth-batches': { type: 'string', default: '40' } } });
-  if (values.size !== 'reference' && values.size !== 'small') throw new Error(`--size must be reference or small, got ${values.size}`);
+  const { values } = parseArgs({
+    options: {
+      size: { type: 'string', default: 'reference' },
+      seed: { type: 'string', default: '1' },
+      'auth-batches': { type: 'string', default: '40' },
+    },
+  });
+  if (values.size !== 'reference' && values.size !== 'small')
+    throw new Error(`--size must be reference or small, got ${values.size}`);
   const seed = Number(values.seed);
   if (!Number.isInteger(seed)) throw new Error(`--seed must be an integer, got ${values.seed}`);
   const authBatches = Number(values['auth-batches']);
-  if (!Number.isInteger(authBatches) || authBatches < 0) throw new Error(`--auth-batches must be a non-negative integer, got ${values['auth-batches']}`);
+  if (!Number.isInteger(authBatches) || authBatches < 0)
+    throw new Error(`--auth-batches must be a non-negative integer, got ${values['auth-batches']}`);
   return { size: values.size, seed, authBatches };
 }
 
@@ -44,17 +52,36 @@ const log = (msg: string) => console.log(`[bench] ${msg}`);
 async function setup(server: ServerProcess, c: Competition): Promise<string> {
   const url = server.baseUrl;
   const admin = { token: ADMIN };
-  await call(url, `/v1/competitions/${COMPETITION}`, { ...admin, method: 'PUT', body: JSON.stringify({ name: 'Benchmark', burnRatio: 0.1, tokenWeights: WEIGHTS }) });
-  await call(url, `/v1/competitions/${COMPETITION}/tasks`, { ...admin, method: 'PUT', body: JSON.stringify({ tasks: sweTaskInputs(c) }) });
+  await call(url, `/v1/competitions/${COMPETITION}`, {
+    ...admin,
+    method: 'PUT',
+    body: JSON.stringify({ name: 'Benchmark', burnRatio: 0.1, tokenWeights: WEIGHTS }),
+  });
+  await call(url, `/v1/competitions/${COMPETITION}/tasks`, {
+    ...admin,
+    method: 'PUT',
+    body: JSON.stringify({ tasks: sweTaskInputs(c) }),
+  });
   for (const imp of c.qnaImports) {
-    const res = await callJson<{ imported: number }>(url, `/v1/competitions/${COMPETITION}/tasks/import?complexity=${imp.complexity}`,
-      { ...admin, body: imp.body, contentType: 'application/x-ndjson' });
-    if (res.imported !== c.size.qnaPerGroup) throw new Error(`QnA import of ${imp.complexity}: imported ${res.imported}, expected ${c.size.qnaPerGroup}`);
+    const res = await callJson<{ imported: number }>(
+      url,
+      `/v1/competitions/${COMPETITION}/tasks/import?complexity=${imp.complexity}`,
+      { ...admin, body: imp.body, contentType: 'application/x-ndjson' },
+    );
+    if (res.imported !== c.size.qnaPerGroup)
+      throw new Error(`QnA import of ${imp.complexity}: imported ${res.imported}, expected ${c.size.qnaPerGroup}`);
   }
   for (const hotkey of c.excluded) {
-    await call(url, `/v1/competitions/${COMPETITION}/miners/${hotkey}`, { ...admin, method: 'PUT', body: JSON.stringify({ excluded: true, reason: 'benchmark: copied weights' }) });
+    await call(url, `/v1/competitions/${COMPETITION}/miners/${hotkey}`, {
+      ...admin,
+      method: 'PUT',
+      body: JSON.stringify({ excluded: true, reason: 'benchmark: copied weights' }),
+    });
   }
-  const v = await callJson<{ apiKey: string }>(url, '/v1/validators', { ...admin, body: JSON.stringify({ name: 'bench-validator' }) });
+  const v = await callJson<{ apiKey: string }>(url, '/v1/validators', {
+    ...admin,
+    body: JSON.stringify({ name: 'bench-validator' }),
+  });
   return v.apiKey;
 }
 
@@ -64,8 +91,13 @@ async function ingest(url: string, key: string, bodies: string[], counts: number
     while (next < bodies.length) {
       const i = next++;
       try {
-        const r = await callJson<{ accepted: number; duplicates: number }>(url, `/v1/competitions/${COMPETITION}/runs`, { token: key, body: bodies[i]! });
-        if (r.accepted !== counts[i]) throw new Error(`batch ${i}: accepted ${r.accepted} of ${counts[i]} (duplicates ${r.duplicates})`);
+        const r = await callJson<{ accepted: number; duplicates: number }>(
+          url,
+          `/v1/competitions/${COMPETITION}/runs`,
+          { token: key, body: bodies[i]! },
+        );
+        if (r.accepted !== counts[i])
+          throw new Error(`batch ${i}: accepted ${r.accepted} of ${counts[i]} (duplicates ${r.duplicates})`);
       } catch (err) {
         next = bodies.length; // the other clients stop too
         throw err;
@@ -98,14 +130,27 @@ async function shape(url: string, c: Competition) {
     for (const t of d.tasks) zones[t.zone] = (zones[t.zone] ?? 0) + 1;
   }
   const lb = await callJson<{ miners: { rank: number | null }[] }>(url, `/v1/competitions/${COMPETITION}/leaderboard`);
-  const w = await callJson<{ finalWeights: Record<string, number>; burnWeight: number }>(url, `/v1/competitions/${COMPETITION}/weights`);
+  const w = await callJson<{ finalWeights: Record<string, number>; burnWeight: number }>(
+    url,
+    `/v1/competitions/${COMPETITION}/weights`,
+  );
   const winners = Object.values(w.finalWeights).filter((x) => x > 0).length;
-  return { zones, ranked: lb.miners.filter((m) => m.rank !== null).length, weightWinners: winners, burnWeight: w.burnWeight };
+  return {
+    zones,
+    ranked: lb.miners.filter((m) => m.rank !== null).length,
+    weightWinners: winners,
+    burnWeight: w.burnWeight,
+  };
 }
 
 async function warm(url: string, seconds: number) {
-  const r = await autocannon({ url: `${url}/v1/competitions/${COMPETITION}/leaderboard`, connections: 32, duration: seconds });
-  if (r.errors > 0 || r.non2xx > 0 || r.timeouts > 0) throw new Error(`warm load: ${r.errors} errors, ${r.non2xx} non-2xx, ${r.timeouts} timeouts`);
+  const r = await autocannon({
+    url: `${url}/v1/competitions/${COMPETITION}/leaderboard`,
+    connections: 32,
+    duration: seconds,
+  });
+  if (r.errors > 0 || r.non2xx > 0 || r.timeouts > 0)
+    throw new Error(`warm load: ${r.errors} errors, ${r.non2xx} non-2xx, ${r.timeouts} timeouts`);
   return {
     requestsPerSecond: Math.round(r.requests.average),
     totalRequests: r.requests.total,
@@ -153,7 +198,11 @@ function printTable(r: Result, floor: Floor & { databaseMb: number }, ratio: num
     ['cold leaderboard median / p95', `${cold.leaderboard.medianMs} / ${cold.leaderboard.p95Ms} ms`, 'median < 100 ms'],
     ['cold weights median / p95', `${cold.weights.medianMs} / ${cold.weights.p95Ms} ms`, ''],
     ['cold miner median / p95', `${cold.miner.medianMs} / ${cold.miner.p95Ms} ms`, ''],
-    ['floor: GROUP BY scan median', `${floor.medianMs} ms`, `${floor.rows} runs -> ${floor.groups} groups, db ${floor.databaseMb} MB`],
+    [
+      'floor: GROUP BY scan median',
+      `${floor.medianMs} ms`,
+      `${floor.rows} runs -> ${floor.groups} groups, db ${floor.databaseMb} MB`,
+    ],
     ['cold leaderboard / floor', String(ratio), '<= 0.5'],
     ['warm leaderboard', `${w.requestsPerSecond} req/s`, '>= 5000 req/s'],
     ['warm p50 / p99', `${w.p50Ms} / ${w.p99Ms} ms`, 'p99 < 10 ms'],
@@ -161,15 +210,24 @@ function printTable(r: Result, floor: Floor & { databaseMb: number }, ratio: num
   ];
   if (r.auth) {
     const a = r.auth;
-    rows.push(['ingest bearer / signed / presigned', `${a.bearerRunsPerSecond} / ${a.signedRunsPerSecond} / ${a.presignedRunsPerSecond} runs/s`,
-      `signed >= 0.95 x bearer: ${a.ratio}, server only ${a.serverRatio} (${a.batches} batches each)`]);
+    rows.push([
+      'ingest bearer / signed / presigned',
+      `${a.bearerRunsPerSecond} / ${a.signedRunsPerSecond} / ${a.presignedRunsPerSecond} runs/s`,
+      `signed >= 0.95 x bearer: ${a.ratio}, server only ${a.serverRatio} (${a.batches} batches each)`,
+    ]);
   }
   const m = r.machine;
   console.log(`\nswe-scoring benchmark, size ${r.size}, seed ${r.seed} (${r.command}), ${r.date}`);
-  console.log(`machine: ${m.os}, ${m.cpu} x ${m.cores}, ${m.memoryGb} GB, node ${m.node}, load average at start ${m.loadAverageAtStart}\n`);
+  console.log(
+    `machine: ${m.os}, ${m.cpu} x ${m.cores}, ${m.memoryGb} GB, node ${m.node}, load average at start ${m.loadAverageAtStart}\n`,
+  );
   const width = [0, 1, 2].map((i) => Math.max(...rows.map((row) => row[i]!.length)));
   for (const row of rows) console.log(`  ${row[0].padEnd(width[0]!)}  ${row[1].padStart(width[1]!)}  ${row[2]}`);
-  console.log(`  server RSS by phase (max sampled, MB): ${Object.entries(mem.maxSampledRssMbByPhase).map(([k, v]) => `${k} ${v}`).join(', ')}`);
+  console.log(
+    `  server RSS by phase (max sampled, MB): ${Object.entries(mem.maxSampledRssMbByPhase)
+      .map(([k, v]) => `${k} ${v}`)
+      .join(', ')}`,
+  );
 }
 
 async function main(): Promise<void> {
@@ -184,7 +242,9 @@ async function main(): Promise<void> {
   const authBodies = bodies.slice(0, args.authBatches);
   const authCounts = counts.slice(0, args.authBatches);
   const mb = bodies.reduce((s, b) => s + b.length, 0) / 1e6;
-  log(`${total} runs in ${bodies.length} batches (${mb.toFixed(0)} MB of JSON) in ${((performance.now() - t) / 1000).toFixed(1)} s`);
+  log(
+    `${total} runs in ${bodies.length} batches (${mb.toFixed(0)} MB of JSON) in ${((performance.now() - t) / 1000).toFixed(1)} s`,
+  );
 
   const extraArgs = (process.env.BENCH_SERVER_NODE_ARGS ?? '').split(' ').filter(Boolean);
   const tmp = tempDir('bench');
@@ -193,7 +253,12 @@ async function main(): Promise<void> {
   const onExit = () => (process.env.BENCH_KEEP_DB ? undefined : tmp.remove());
   process.once('exit', onExit);
   // Presigned batches wait for their phase: the server accepts their timestamps for longer.
-  const server = await startServer({ dbPath, adminToken: ADMIN, nodeArgs: extraArgs, env: { SCORING_SIGNATURE_WINDOW_MS: process.env.SCORING_SIGNATURE_WINDOW_MS ?? String(BENCH_SIGNATURE_WINDOW_MS) } });
+  const server = await startServer({
+    dbPath,
+    adminToken: ADMIN,
+    nodeArgs: extraArgs,
+    env: { SCORING_SIGNATURE_WINDOW_MS: process.env.SCORING_SIGNATURE_WINDOW_MS ?? String(BENCH_SIGNATURE_WINDOW_MS) },
+  });
   const rss = rssSampler(server.pid);
   const url = server.baseUrl;
   try {
@@ -218,7 +283,9 @@ async function main(): Promise<void> {
         weights: await coldReads(url, key, c, `${base}/weights`, 2000),
         miner: await coldReads(url, key, c, `${base}/miners/${c.miners[0]!.hotkey}`, 3000),
       };
-      log(`cold reads (median): leaderboard ${cold.leaderboard.medianMs} ms, weights ${cold.weights.medianMs} ms, miner ${cold.miner.medianMs} ms`);
+      log(
+        `cold reads (median): leaderboard ${cold.leaderboard.medianMs} ms, weights ${cold.weights.medianMs} ms, miner ${cold.miner.medianMs} ms`,
+      );
       rss.phase('shape');
       const sh = await shape(url, c);
       log(`shape: ${JSON.stringify(sh)}`);
@@ -231,14 +298,32 @@ async function main(): Promise<void> {
         rss.phase('auth');
         log(`bearer vs signed ingest: ${authBodies.length} batches each, into two fresh competitions...`);
         auth = await compareAuth(url, ADMIN, c, authBodies, authCounts, CLIENTS);
-        log(`bearer ${auth.bearerRunsPerSecond}, signed ${auth.signedRunsPerSecond}, presigned ${auth.presignedRunsPerSecond} runs/s (ratios ${auth.ratio}, ${auth.serverRatio})`);
+        log(
+          `bearer ${auth.bearerRunsPerSecond}, signed ${auth.signedRunsPerSecond}, presigned ${auth.presignedRunsPerSecond} runs/s (ratios ${auth.ratio}, ${auth.serverRatio})`,
+        );
       }
       result = {
-        date: new Date().toISOString(), command: `npm run bench -- --size ${args.size} --seed ${args.seed}`,
-        machine: started, size: args.size, seed: args.seed,
-        data: { miners: c.miners.length, tasks: c.tasks.length, qnaTasks: c.tasks.filter((x) => x.type === 'swe_atlas_qna').length, runs: total, requestMb: Math.round(mb) },
-        ingest: { runs: total, seconds: Math.round(seconds * 100) / 100, runsPerSecond: ingestRate, clients: CLIENTS, batchSize: BATCH },
-        cold, warm: warmRes,
+        date: new Date().toISOString(),
+        command: `npm run bench -- --size ${args.size} --seed ${args.seed}`,
+        machine: started,
+        size: args.size,
+        seed: args.seed,
+        data: {
+          miners: c.miners.length,
+          tasks: c.tasks.length,
+          qnaTasks: c.tasks.filter((x) => x.type === 'swe_atlas_qna').length,
+          runs: total,
+          requestMb: Math.round(mb),
+        },
+        ingest: {
+          runs: total,
+          seconds: Math.round(seconds * 100) / 100,
+          runsPerSecond: ingestRate,
+          clients: CLIENTS,
+          batchSize: BATCH,
+        },
+        cold,
+        warm: warmRes,
         memory: { peakRssMb: peak === null ? null : Math.round(peak), maxSampledRssMbByPhase: rss.sampledMb() },
         shape: sh,
         ...(auth ? { auth } : {}),

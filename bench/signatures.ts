@@ -50,5 +50,7 @@ for (const [label, body] of bodies) {
     return `${name} ${perOp(once, rounds).toFixed(0).padStart(5)} µs`;
   });
   const hashUs = perOp(() => createHash('sha256').update(body).digest('hex'), rounds);
-  console.log(`${label.padEnd(28)} per verify: ${results.join(', ')} (of which sha256 of the body ${hashUs.toFixed(0)} µs)`);
+  console.log(
+    `${label.padEnd(28)} per verify: ${results.join(', ')} (of which sha256 of the body ${hashUs.toFixed(0)} µs)`,
+  );
 }

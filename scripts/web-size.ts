@@ -14,7 +14,9 @@ if (!existsSync(DIST)) {
   console.error('web/dist is missing: run `npm run build:web` first');
   process.exit(1);
 }
-const files = readdirSync(DIST, { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.js')).sort();
+const files = readdirSync(DIST, { recursive: true, encoding: 'utf8' })
+  .filter((f) => f.endsWith('.js'))
+  .sort();
 if (files.length === 0) {
   console.error('web/dist holds no JavaScript: is the build broken?');
   process.exit(1);

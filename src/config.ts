@@ -36,7 +36,8 @@ export function loadConfig(env: Env = process.env): Config {
     throw new Error('SCORING_ADMIN_TOKEN must be at least 16 characters');
   }
   const port = env.PORT ? Number(env.PORT) : 3000;
-  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`PORT must be an integer 0..65535, got ${env.PORT}`);
+  if (!Number.isInteger(port) || port < 0 || port > 65535)
+    throw new Error(`PORT must be an integer 0..65535, got ${env.PORT}`);
   const admin = env.SCORING_ADMIN_TOKEN
     ? { token: env.SCORING_ADMIN_TOKEN, file: null, generated: false }
     : adminTokenFromFile(databasePath);
@@ -50,7 +51,12 @@ export function loadConfig(env: Env = process.env): Config {
     logLevel: env.LOG_LEVEL || 'info',
     readsRequireToken: parseBool(env.SCORING_READS_REQUIRE_TOKEN ?? 'false', 'SCORING_READS_REQUIRE_TOKEN'),
     serverHotkey: serverHotkey(env.SCORING_SERVER_HOTKEY),
-    signatureWindowMs: parseInteger(env.SCORING_SIGNATURE_WINDOW_MS ?? '8000', 'SCORING_SIGNATURE_WINDOW_MS', 0, 600_000),
+    signatureWindowMs: parseInteger(
+      env.SCORING_SIGNATURE_WINDOW_MS ?? '8000',
+      'SCORING_SIGNATURE_WINDOW_MS',
+      0,
+      600_000,
+    ),
     signingKeyPath: env.SCORING_SIGNING_KEY_PATH || join(dataDir(databasePath), 'signing-key.pem'),
     snapshotIntervalMs: parseDuration(env.SCORING_SNAPSHOT_INTERVAL, 'SCORING_SNAPSHOT_INTERVAL'),
   };
@@ -62,12 +68,14 @@ export function parseDuration(value: string | undefined, name: string): number |
   const m = /^(\d+)(ms|s|m|h)?$/.exec(value.trim());
   const unit = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 }[(m?.[2] ?? 'ms') as 'ms' | 's' | 'm' | 'h'];
   const ms = m ? Number(m[1]) * unit : NaN;
-  if (!Number.isSafeInteger(ms) || ms < 1000) throw new Error(`${name} must be a duration of at least 1s such as 90s, 10m or 2h, got ${value}`);
+  if (!Number.isSafeInteger(ms) || ms < 1000)
+    throw new Error(`${name} must be a duration of at least 1s such as 90s, 10m or 2h, got ${value}`);
   return ms;
 }
 
 /** The folder beside the database where the server keeps its token and key files. */
-const dataDir = (databasePath: string) => (databasePath === ':memory:' ? resolve('./data') : dirname(resolve(databasePath)));
+const dataDir = (databasePath: string) =>
+  databasePath === ':memory:' ? resolve('./data') : dirname(resolve(databasePath));
 
 function serverHotkey(value: string | undefined): string | null {
   if (!value) return null;
@@ -78,7 +86,8 @@ function serverHotkey(value: string | undefined): string | null {
 
 function parseInteger(value: string, name: string, min: number, max: number): number {
   const n = Number(value);
-  if (!/^\d+$/.test(value) || n < min || n > max) throw new Error(`${name} must be an integer from ${min} to ${max}, got ${value}`);
+  if (!/^\d+$/.test(value) || n < min || n > max)
+    throw new Error(`${name} must be an integer from ${min} to ${max}, got ${value}`);
   return n;
 }
 

@@ -8,14 +8,7 @@ export interface ErrorField {
 }
 
 export type ErrorKind =
-  | 'invalid'
-  | 'unauthorized'
-  | 'forbidden'
-  | 'not_found'
-  | 'conflict'
-  | 'unprocessable'
-  | 'unsupported'
-  | 'unavailable';
+  'invalid' | 'unauthorized' | 'forbidden' | 'not_found' | 'conflict' | 'unprocessable' | 'unsupported' | 'unavailable';
 
 export class DomainError extends Error {
   constructor(
@@ -35,7 +28,8 @@ export const unauthorized = (detail: string, reason?: string, errors?: ErrorFiel
 export const forbidden = (detail: string) => new DomainError('forbidden', detail);
 export const notFound = (detail: string, errors?: ErrorField[]) => new DomainError('not_found', detail, errors);
 export const conflict = (detail: string, errors?: ErrorField[]) => new DomainError('conflict', detail, errors);
-export const unprocessable = (detail: string, errors?: ErrorField[]) => new DomainError('unprocessable', detail, errors);
+export const unprocessable = (detail: string, errors?: ErrorField[]) =>
+  new DomainError('unprocessable', detail, errors);
 export const unsupported = (detail: string) => new DomainError('unsupported', detail);
 export const unavailable = (detail: string) => new DomainError('unavailable', detail);
 

@@ -21,16 +21,22 @@ async function main(): Promise<void> {
     const what = config.adminTokenGenerated ? 'generated the admin token into' : 'read the admin token from';
     app.log.info({ file: config.adminTokenFile }, `${what} this file (mode 0600)`);
   }
-  app.log.info({ file: config.signingKeyPath }, key.generated ? 'generated the snapshot-signing key (mode 0600)' : 'read the snapshot-signing key');
+  app.log.info(
+    { file: config.signingKeyPath },
+    key.generated ? 'generated the snapshot-signing key (mode 0600)' : 'read the snapshot-signing key',
+  );
   // Periodic snapshots of the competitions that changed since their last one.
-  const schedule = config.snapshotIntervalMs === null ? null : setInterval(() => {
-    try {
-      const taken = app.services.snapshots.takeChanged();
-      if (taken > 0) app.log.info({ taken }, 'periodic snapshots taken');
-    } catch (err) {
-      app.log.error({ err }, 'periodic snapshot failed');
-    }
-  }, config.snapshotIntervalMs);
+  const schedule =
+    config.snapshotIntervalMs === null
+      ? null
+      : setInterval(() => {
+          try {
+            const taken = app.services.snapshots.takeChanged();
+            if (taken > 0) app.log.info({ taken }, 'periodic snapshots taken');
+          } catch (err) {
+            app.log.error({ err }, 'periodic snapshot failed');
+          }
+        }, config.snapshotIntervalMs);
   schedule?.unref();
 
   let closing = false;

@@ -7,7 +7,8 @@ import { dirname } from 'node:path';
 import type { Signer } from './services/snapshots.js';
 
 function signer(privateKey: KeyObject): Signer {
-  if (privateKey.asymmetricKeyType !== 'ed25519') throw new Error(`the signing key is ${privateKey.asymmetricKeyType}, not ed25519`);
+  if (privateKey.asymmetricKeyType !== 'ed25519')
+    throw new Error(`the signing key is ${privateKey.asymmetricKeyType}, not ed25519`);
   const publicKeyPem = createPublicKey(privateKey).export({ type: 'spki', format: 'pem' }).toString();
   return { privateKey, publicKeyPem };
 }

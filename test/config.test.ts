@@ -40,6 +40,8 @@ describe('configuration from the environment', () => {
   });
 
   it('reads SCORING_READS_REQUIRE_TOKEN as a boolean', () => {
-    expect(loadConfig({ SCORING_ADMIN_TOKEN: 'x'.repeat(20), SCORING_READS_REQUIRE_TOKEN: 'true' }).readsRequireToken).toBe(true);
+    expect(
+      loadConfig({ SCORING_ADMIN_TOKEN: 'x'.repeat(20), SCORING_READS_REQUIRE_TOKEN: 'true' }).readsRequireToken,
+    ).toBe(true);
   });
 });

@@ -34,8 +34,18 @@ function preloadCharts(): Plugin {
     transformIndexHtml: {
       order: 'post',
       handler(_html, ctx) {
-        const chunk = Object.values(ctx.bundle ?? {}).find((c) => c.type === 'chunk' && c.isDynamicEntry && /uPlot/i.test(c.fileName));
-        return chunk ? [{ tag: 'link', attrs: { rel: 'modulepreload', crossorigin: '', href: `/${chunk.fileName}` }, injectTo: 'head' }] : [];
+        const chunk = Object.values(ctx.bundle ?? {}).find(
+          (c) => c.type === 'chunk' && c.isDynamicEntry && /uPlot/i.test(c.fileName),
+        );
+        return chunk
+          ? [
+              {
+                tag: 'link',
+                attrs: { rel: 'modulepreload', crossorigin: '', href: `/${chunk.fileName}` },
+                injectTo: 'head',
+              },
+            ]
+          : [];
       },
     },
   };

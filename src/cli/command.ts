@@ -11,7 +11,11 @@ export interface Command {
 }
 
 export class CliError extends Error {
-  constructor(message: string, readonly lines: string[] = [], readonly exitCode = 1) {
+  constructor(
+    message: string,
+    readonly lines: string[] = [],
+    readonly exitCode = 1,
+  ) {
     super(message);
   }
 }

@@ -38,8 +38,11 @@ export interface Runner {
 
 export const BASELINE: Runner = { hotkey: null, skill: { short: 0, medium: 0, long: 0 }, tokens: 1 };
 
-const miner = (hotkey: string, short: number, medium: number, long: number, tokens: number): Runner =>
-  ({ hotkey, skill: { short, medium, long }, tokens });
+const miner = (hotkey: string, short: number, medium: number, long: number, tokens: number): Runner => ({
+  hotkey,
+  skill: { short, medium, long },
+  tokens,
+});
 
 /** Different trade-offs so the leaderboard and the group layers have something to show. */
 export const MINERS: Runner[] = [
@@ -53,8 +56,18 @@ export const MINERS: Runner[] = [
   miner('struggler', -0.2, -0.25, -0.25, 1.3),
 ];
 
-const REPOS = ['django/django', 'sympy/sympy', 'astropy/astropy', 'scikit-learn/scikit-learn', 'matplotlib/matplotlib',
-  'pytest-dev/pytest', 'sphinx-doc/sphinx', 'psf/requests', 'pydata/xarray', 'pylint-dev/pylint'];
+const REPOS = [
+  'django/django',
+  'sympy/sympy',
+  'astropy/astropy',
+  'scikit-learn/scikit-learn',
+  'matplotlib/matplotlib',
+  'pytest-dev/pytest',
+  'sphinx-doc/sphinx',
+  'psf/requests',
+  'pydata/xarray',
+  'pylint-dev/pylint',
+];
 const PASS: Record<Complexity, number> = { short: 0.8, medium: 0.55, long: 0.3 };
 const TOKENS: Record<Complexity, number> = { short: 150_000, medium: 400_000, long: 900_000 };
 
@@ -64,22 +77,38 @@ export function sweTasks(perGroup = 20): DemoTask[] {
   const ids = new Set<string>();
   const tasks: DemoTask[] = [];
   for (const group of ['short', 'medium', 'long'] as const) {
-    for (let made = 0; made < perGroup; ) {
+    for (let made = 0; made < perGroup;) {
       const [owner, name] = REPOS[Math.floor(r() * REPOS.length)]!.split('/');
       const id = `${owner}__${name}-${1000 + Math.floor(r() * 24000)}`;
       if (ids.has(id)) continue;
       ids.add(id);
       made++;
-      tasks.push({ id, group, pass: clamp(PASS[group] + (r() - 0.5) * 0.4, 0.05, 0.95), tokens: TOKENS[group] * (0.7 + 0.6 * r()), rubric: null });
+      tasks.push({
+        id,
+        group,
+        pass: clamp(PASS[group] + (r() - 0.5) * 0.4, 0.05, 0.95),
+        tokens: TOKENS[group] * (0.7 + 0.6 * r()),
+        rubric: null,
+      });
     }
   }
   return tasks;
 }
 
 /** A QnA task for the simulation: harder with more criteria, as its complexity group says. */
-export function qnaTask(id: string, group: Complexity, rubric: { id: string; type: 'positive' | 'negative' }[]): DemoTask {
+export function qnaTask(
+  id: string,
+  group: Complexity,
+  rubric: { id: string; type: 'positive' | 'negative' }[],
+): DemoTask {
   const r = rng('qna-task', id);
-  return { id, group, pass: clamp(PASS[group] - 0.05 + (r() - 0.5) * 0.4, 0.05, 0.9), tokens: 1.5 * TOKENS[group] * (0.7 + 0.6 * r()), rubric };
+  return {
+    id,
+    group,
+    pass: clamp(PASS[group] - 0.05 + (r() - 0.5) * 0.4, 0.05, 0.9),
+    tokens: 1.5 * TOKENS[group] * (0.7 + 0.6 * r()),
+    rubric,
+  };
 }
 
 /**
@@ -117,7 +146,11 @@ export function simulateRuns(task: DemoTask, runner: Runner, count = 5): RunInpu
       taskId: task.id,
       ...who,
       attemptNo,
-      tokens: { input: Math.round(scale * 0.3), cachedInput: Math.round(scale * 0.7), output: Math.round(scale * 0.04) },
+      tokens: {
+        input: Math.round(scale * 0.3),
+        cachedInput: Math.round(scale * 0.7),
+        output: Math.round(scale * 0.04),
+      },
       timeTakenSeconds: Math.round(scale / 2500),
       agentSteps: Math.round(scale / 12_000),
     };

@@ -25,7 +25,10 @@ export interface SessionUpload {
 
 /** Thrown when Ctrl-C stopped the import; `stored` says whether the server had already stored it. */
 export class Cancelled extends Error {
-  constructor(readonly sessionId: string | null, readonly stored: Counts | null) {
+  constructor(
+    readonly sessionId: string | null,
+    readonly stored: Counts | null,
+  ) {
     super('cancelled');
   }
 }
@@ -46,13 +49,28 @@ export function parquetRows(file: string): number | null {
   }
 }
 
-export async function uploadInSession(o: SessionUpload, bar: Progress, cancel: AbortSignal): Promise<Counts & { sessionId: string }> {
+export async function uploadInSession(
+  o: SessionUpload,
+  bar: Progress,
+  cancel: AbortSignal,
+): Promise<Counts & { sessionId: string }> {
   const base = `${o.url.replace(/\/+$/, '')}/v1/competitions/${encodeURIComponent(o.competitionId)}/tasks/imports`;
   const auth = { authorization: `Bearer ${o.token}` };
-  async function call<T>(method: string, url: string, body?: BodyInit, type = 'application/json', signal: AbortSignal | null = cancel): Promise<T> {
+  async function call<T>(
+    method: string,
+    url: string,
+    body?: BodyInit,
+    type = 'application/json',
+    signal: AbortSignal | null = cancel,
+  ): Promise<T> {
     let res: Response;
     try {
-      res = await fetch(url, { method, headers: body === undefined ? auth : { ...auth, 'content-type': type }, body, signal });
+      res = await fetch(url, {
+        method,
+        headers: body === undefined ? auth : { ...auth, 'content-type': type },
+        body,
+        signal,
+      });
     } catch (e) {
       if (cancel.aborted) throw e;
       throw new CliError(`cannot reach ${o.url}: ${(e as Error).message}`);
@@ -60,12 +78,17 @@ export async function uploadInSession(o: SessionUpload, bar: Progress, cancel: A
     const json = (await res.json().catch(() => ({}))) as T & { detail?: string; errors?: ErrorField[] };
     if (!res.ok) {
       const errors = json.errors ?? [];
-      throw new CliError(`${res.status}: ${json.detail ?? res.statusText}`, errors.length > 5 ? errors.map((e) => `  ${e.path}: ${e.message}`) : []);
+      throw new CliError(
+        `${res.status}: ${json.detail ?? res.statusText}`,
+        errors.length > 5 ? errors.map((e) => `  ${e.path}: ${e.message}`) : [],
+      );
     }
     return json;
   }
 
-  const options = Object.fromEntries(Object.entries({ format: o.format, stage: o.stage, complexity: o.complexity }).filter(([, v]) => v !== undefined));
+  const options = Object.fromEntries(
+    Object.entries({ format: o.format, stage: o.stage, complexity: o.complexity }).filter(([, v]) => v !== undefined),
+  );
   const session = await call<{ sessionId: string }>('POST', base, JSON.stringify(options));
   const sid = session.sessionId;
   const remove = () => call('DELETE', `${base}/${sid}`, undefined, undefined, null).catch(() => undefined);
@@ -82,7 +105,8 @@ export async function uploadInSession(o: SessionUpload, bar: Progress, cancel: A
           break;
         } catch (e) {
           // A dropped connection: resend (the server takes a resent last chunk once).
-          if (cancel.aborted || e instanceof CliError && !e.message.startsWith('cannot reach') || attempt === 3) throw e;
+          if (cancel.aborted || (e instanceof CliError && !e.message.startsWith('cannot reach')) || attempt === 3)
+            throw e;
           await new Promise((r) => setTimeout(r, 500 * attempt));
         }
       }
@@ -110,7 +134,13 @@ export async function uploadInSession(o: SessionUpload, bar: Progress, cancel: A
   };
   cancel.addEventListener('abort', onCancel, { once: true });
   try {
-    const counts = await call<Counts & { sessionId: string }>('POST', `${base}/${sid}/commit`, undefined, undefined, null);
+    const counts = await call<Counts & { sessionId: string }>(
+      'POST',
+      `${base}/${sid}/commit`,
+      undefined,
+      undefined,
+      null,
+    );
     if (cancelled) throw new Cancelled(sid, counts);
     return counts;
   } catch (e) {

@@ -9,7 +9,14 @@ import { importCommand } from './commands/import.js';
 import { serveCommand } from './commands/serve.js';
 import { scoreCommand, verifyCommand } from './commands/offline.js';
 
-export const COMMANDS: Command[] = [serveCommand, importCommand, demoCommand, backupCommand, scoreCommand, verifyCommand];
+export const COMMANDS: Command[] = [
+  serveCommand,
+  importCommand,
+  demoCommand,
+  backupCommand,
+  scoreCommand,
+  verifyCommand,
+];
 
 export function usage(): string {
   const width = Math.max(...COMMANDS.map((c) => c.name.length));

@@ -15,7 +15,11 @@ function duration(s: number): string {
   return `${Math.floor(s / 60)}m${String(Math.ceil(s % 60)).padStart(2, '0')}s`;
 }
 
-export function progress(total: number, out: NodeJS.WriteStream = process.stderr, now: () => number = () => performance.now()): Progress {
+export function progress(
+  total: number,
+  out: NodeJS.WriteStream = process.stderr,
+  now: () => number = () => performance.now(),
+): Progress {
   const tty = out.isTTY === true;
   const started = now();
   let last = -Infinity;
@@ -25,7 +29,10 @@ export function progress(total: number, out: NodeJS.WriteStream = process.stderr
     const rate = secs > 0 ? bytes / secs : 0;
     const eta = rate > 0 ? (total - bytes) / rate : Infinity;
     const pct = total > 0 ? Math.floor((100 * bytes) / total) : 100;
-    return { pct, text: `${mib(bytes)} of ${mib(total)} (${pct}%), ${rows.toLocaleString('en-US')} rows, ${mib(rate)}/s, ETA ${duration(eta)}` };
+    return {
+      pct,
+      text: `${mib(bytes)} of ${mib(total)} (${pct}%), ${rows.toLocaleString('en-US')} rows, ${mib(rate)}/s, ETA ${duration(eta)}`,
+    };
   };
   return {
     update(bytes, rows) {

@@ -13,7 +13,8 @@ export interface EpistulaKeypair {
 
 function bytesOf(input: Uint8Array | string, length: number, what: string): Uint8Array {
   const bytes = typeof input === 'string' ? hexToBytes(input.replace(/^0x/i, '')) : input;
-  if (!(bytes instanceof Uint8Array) || bytes.length !== length) throw new RangeError(`${what} must be ${length} bytes (or ${length * 2} hex digits)`);
+  if (!(bytes instanceof Uint8Array) || bytes.length !== length)
+    throw new RangeError(`${what} must be ${length} bytes (or ${length * 2} hex digits)`);
   return bytes;
 }
 

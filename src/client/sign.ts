@@ -29,7 +29,13 @@ const toKeypair = (key: SigningKey): EpistulaKeypair =>
   typeof key === 'string' || key instanceof Uint8Array ? keypairFromSecretKey(key) : key;
 
 /** The six (or five, without `signedFor`) Epistula headers for one request. */
-export function signRequest({ key, body, signedFor, now = Date.now(), uuid = globalThis.crypto.randomUUID() }: SignRequestInput): Record<string, string> {
+export function signRequest({
+  key,
+  body,
+  signedFor,
+  now = Date.now(),
+  uuid = globalThis.crypto.randomUUID(),
+}: SignRequestInput): Record<string, string> {
   const keypair = toKeypair(key);
   const bytes = typeof body === 'string' ? utf8ToBytes(body) : (body ?? new Uint8Array());
   const timestamp = String(Math.trunc(now));

@@ -57,8 +57,13 @@ export function aggregateWriter(db: Db) {
     }
     for (const { d, tokens: t, ...s } of sums.values()) {
       const params = {
-        ...s, tokenCount: t.count, input: t.input, cached: t.cached, output: t.output,
-        competitionId: d.competitionId, taskId: d.taskId,
+        ...s,
+        tokenCount: t.count,
+        input: t.input,
+        cached: t.cached,
+        output: t.output,
+        competitionId: d.competitionId,
+        taskId: d.taskId,
       };
       if (d.kind === 'baseline') {
         baselineUpdate.run(params);
@@ -89,17 +94,21 @@ export function rebuildAggregates(db: Db, competitionId: string, w: TokenWeights
   const params = { id: competitionId, ...tokenWeightParams(w) };
   emitWrite(db, { competitionId, kind: 'rebuild' });
   c.prepare('DELETE FROM miner_tasks WHERE competition_id = @id').run({ id: competitionId });
-  c.prepare(`
+  c.prepare(
+    `
     INSERT INTO miner_tasks (competition_id, task_id, hotkey, runs, resolved, token_count, input_sum, cached_sum, output_sum)
     SELECT competition_id, task_id, miner_hotkey, ${tokenSumsSql()}
-    FROM runs WHERE competition_id = @id AND kind = 'miner' AND ${countedSql} GROUP BY task_id, miner_hotkey`).run(params);
-  c.prepare(`
+    FROM runs WHERE competition_id = @id AND kind = 'miner' AND ${countedSql} GROUP BY task_id, miner_hotkey`,
+  ).run(params);
+  c.prepare(
+    `
     UPDATE tasks SET (baseline_runs, baseline_resolved, baseline_token_count, baseline_input_sum,
       baseline_cached_sum, baseline_output_sum) = (
       SELECT ${tokenSumsSql()}
       FROM runs r WHERE r.competition_id = tasks.competition_id AND r.task_id = tasks.id AND r.kind = 'baseline'
         AND ${countedSql})
-    WHERE competition_id = @id`).run(params);
+    WHERE competition_id = @id`,
+  ).run(params);
   rebuildCriterionStats(db, competitionId);
   rebuildMiners(db, competitionId);
 }
@@ -113,11 +122,14 @@ function rebuildMiners(db: Db, competitionId: string): void {
   const c = db.$client;
   const counted = `SELECT miner_hotkey FROM runs WHERE competition_id = @id AND kind = 'miner' AND ${countedSql}
     UNION SELECT miner_hotkey FROM deleted_runs WHERE competition_id = @id AND kind = 'miner' AND ${countedSql}`;
-  c.prepare(`DELETE FROM miners WHERE competition_id = @id AND excluded = 0 AND reason IS NULL
+  c.prepare(
+    `DELETE FROM miners WHERE competition_id = @id AND excluded = 0 AND reason IS NULL
     AND hotkey NOT IN (${counted})
-    AND hotkey NOT IN (SELECT target FROM audit_log WHERE competition_id = @id AND action IN ('miner.exclude', 'miner.include'))`)
-    .run({ id: competitionId });
-  c.prepare(`INSERT OR IGNORE INTO miners (competition_id, hotkey) SELECT @id, miner_hotkey FROM (${counted})`).run({ id: competitionId });
+    AND hotkey NOT IN (SELECT target FROM audit_log WHERE competition_id = @id AND action IN ('miner.exclude', 'miner.include'))`,
+  ).run({ id: competitionId });
+  c.prepare(`INSERT OR IGNORE INTO miners (competition_id, hotkey) SELECT @id, miner_hotkey FROM (${counted})`).run({
+    id: competitionId,
+  });
 }
 
 /** Recomputes the per-criterion graded, met and split counts from the counted runs' gradings. */

@@ -28,17 +28,27 @@ export function auditRepo(db: Db) {
   const c = db.$client;
   const insert = c.prepare(`INSERT INTO audit_log (actor_kind, actor_id, action, competition_id, target, summary)
     VALUES (?, ?, ?, ?, ?, ?)`);
-  const list = c.prepare(`SELECT * FROM audit_log WHERE seq > @after AND (@competitionId IS NULL OR competition_id = @competitionId)
+  const list =
+    c.prepare(`SELECT * FROM audit_log WHERE seq > @after AND (@competitionId IS NULL OR competition_id = @competitionId)
     ORDER BY seq LIMIT @limit`);
   return {
     append(e: NewAuditEntry): void {
       insert.run(e.actor.kind, e.actor.id, e.action, e.competitionId, e.target, JSON.stringify(e.summary));
     },
     list(filter: { competitionId?: string; after?: number; limit: number }): AuditEntry[] {
-      const rows = list.all({ after: filter.after ?? 0, competitionId: filter.competitionId ?? null, limit: filter.limit }) as Row[];
+      const rows = list.all({
+        after: filter.after ?? 0,
+        competitionId: filter.competitionId ?? null,
+        limit: filter.limit,
+      }) as Row[];
       return rows.map((r) => ({
-        seq: r.seq, at: r.at, actor: { kind: r.actor_kind, id: r.actor_id }, action: r.action,
-        competitionId: r.competition_id, target: r.target, summary: JSON.parse(r.summary) as Record<string, unknown>,
+        seq: r.seq,
+        at: r.at,
+        actor: { kind: r.actor_kind, id: r.actor_id },
+        action: r.action,
+        competitionId: r.competition_id,
+        target: r.target,
+        summary: JSON.parse(r.summary) as Record<string, unknown>,
       }));
     },
   };

@@ -44,7 +44,9 @@ export function isReady(db: Db): boolean {
 let cachedMigrationCount: number | undefined;
 function migrationCount(): number {
   if (cachedMigrationCount === undefined) {
-    const journal = JSON.parse(readFileSync(`${MIGRATIONS_FOLDER}/meta/_journal.json`, 'utf8')) as { entries: unknown[] };
+    const journal = JSON.parse(readFileSync(`${MIGRATIONS_FOLDER}/meta/_journal.json`, 'utf8')) as {
+      entries: unknown[];
+    };
     cachedMigrationCount = journal.entries.length;
   }
   return cachedMigrationCount;

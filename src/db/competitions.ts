@@ -56,7 +56,9 @@ export function competitionsRepo(db: Db) {
     FROM tasks WHERE competition_id = ? AND stage IN (SELECT value FROM json_each(?))`);
 
   const excludedStmt = db.$client
-    .prepare('SELECT validator_id FROM competition_validators WHERE competition_id = ? AND excluded = 1 ORDER BY validator_id')
+    .prepare(
+      'SELECT validator_id FROM competition_validators WHERE competition_id = ? AND excluded = 1 ORDER BY validator_id',
+    )
     .pluck();
   const excludedValidators = (id: string) => excludedStmt.all(id) as string[];
 
@@ -68,7 +70,12 @@ export function competitionsRepo(db: Db) {
   return {
     get,
     list(): CompetitionSettings[] {
-      return db.select().from(competitions).orderBy(competitions.id).all().map((r) => toSettings(r, excludedValidators(r.id)));
+      return db
+        .select()
+        .from(competitions)
+        .orderBy(competitions.id)
+        .all()
+        .map((r) => toSettings(r, excludedValidators(r.id)));
     },
     counts(id: string): { tasks: number; miners: number; runs: number } {
       return countsStmt.get({ id }) as { tasks: number; miners: number; runs: number };
@@ -103,7 +110,9 @@ export function competitionsRepo(db: Db) {
             rebuildAggregates(db, id, w);
           }
         } else {
-          tx.insert(competitions).values({ id, ...values }).run();
+          tx.insert(competitions)
+            .values({ id, ...values })
+            .run();
         }
         emitWrite(db, { competitionId: id, kind: 'settings' });
         return { competition: get(id)!, created: !before };

@@ -6,22 +6,45 @@ import type { Db } from './client.js';
 
 /** A run as exported, in column order (src/exports/runColumns.ts); `criteria` is the stored JSON text. */
 export type RunExportRow = [
-  seq: number, runId: string, taskId: string, kind: string, minerHotkey: string | null, validatorId: string | null,
-  attemptNo: number | null, resolved: 0 | 1, tokensInput: number | null, tokensCachedInput: number | null,
-  tokensOutput: number | null, timeTakenSeconds: number | null, agentSteps: number | null, createdAt: string,
+  seq: number,
+  runId: string,
+  taskId: string,
+  kind: string,
+  minerHotkey: string | null,
+  validatorId: string | null,
+  attemptNo: number | null,
+  resolved: 0 | 1,
+  tokensInput: number | null,
+  tokensCachedInput: number | null,
+  tokensOutput: number | null,
+  timeTakenSeconds: number | null,
+  agentSteps: number | null,
+  createdAt: string,
   criteria: string | null,
 ];
 
 /** A task as exported: its columns and its QnA content as stored (JSON text). */
 export type TaskExportRow = [
-  id: string, type: string, stage: string, complexity: string | null, plannedRuns: number | null, runCount: number,
-  baselineRuns: number, qna: string | null,
+  id: string,
+  type: string,
+  stage: string,
+  complexity: string | null,
+  plannedRuns: number | null,
+  runCount: number,
+  baselineRuns: number,
+  qna: string | null,
 ];
 
 /** A rubric criterion as stored, in position order. */
 export type CriterionExportRow = [
-  taskId: string, position: number, id: string, title: string, type: string, importance: string,
-  originalTitle: string, change: string | null,
+  taskId: string,
+  position: number,
+  id: string,
+  title: string,
+  type: string,
+  importance: string,
+  originalTitle: string,
+  change: string | null,
 ];
 
 const RUN_COLUMNS = `seq, run_id, task_id, kind, miner_hotkey, validator_id, attempt_no, resolved, tokens_input,
@@ -35,16 +58,28 @@ export function exportsRepo(db: Db) {
   // (the runs' rowid; deleted_runs_seq), and SQLite merges the two without a sort. `NOT INDEXED`
   // keeps the planner off the (competition, run id) index, which would sort the whole competition
   // on every page.
-  const runPage = c.prepare(`SELECT ${RUN_COLUMNS} FROM runs NOT INDEXED
+  const runPage = c
+    .prepare(
+      `SELECT ${RUN_COLUMNS} FROM runs NOT INDEXED
       WHERE competition_id = @id AND seq > @after AND seq <= @upTo
     UNION ALL
     SELECT ${RUN_COLUMNS} FROM deleted_runs INDEXED BY deleted_runs_seq
       WHERE competition_id = @id AND seq > @after AND seq <= @upTo AND deleted_seq > @upTo
-    ORDER BY seq LIMIT @limit`).raw();
-  const taskPage = c.prepare(`SELECT id, type, stage, complexity, planned_runs, run_count, baseline_runs, qna
-    FROM tasks WHERE competition_id = ? AND id > ? ORDER BY id LIMIT ?`).raw();
-  const criteria = c.prepare(`SELECT task_id, position, id, title, type, importance, original_title, change
-    FROM task_criteria WHERE competition_id = ? AND task_id >= ? AND task_id <= ? ORDER BY task_id, position`).raw();
+    ORDER BY seq LIMIT @limit`,
+    )
+    .raw();
+  const taskPage = c
+    .prepare(
+      `SELECT id, type, stage, complexity, planned_runs, run_count, baseline_runs, qna
+    FROM tasks WHERE competition_id = ? AND id > ? ORDER BY id LIMIT ?`,
+    )
+    .raw();
+  const criteria = c
+    .prepare(
+      `SELECT task_id, position, id, title, type, importance, original_title, change
+    FROM task_criteria WHERE competition_id = ? AND task_id >= ? AND task_id <= ? ORDER BY task_id, position`,
+    )
+    .raw();
 
   return {
     /** The run sequence now: every run stored so far, and every deletion, has a number <= this. */
@@ -53,8 +88,10 @@ export function exportsRepo(db: Db) {
     runPage: (competitionId: string, after: number, upTo: number, limit: number) =>
       runPage.all({ id: competitionId, after, upTo, limit }) as RunExportRow[],
     /** Up to `limit` tasks with id > `after`, in id order (byte order of the ids). */
-    taskPage: (competitionId: string, after: string, limit: number) => taskPage.all(competitionId, after, limit) as TaskExportRow[],
+    taskPage: (competitionId: string, after: string, limit: number) =>
+      taskPage.all(competitionId, after, limit) as TaskExportRow[],
     /** The criteria of the tasks with `first <= id <= last`, by task then position. */
-    criteria: (competitionId: string, first: string, last: string) => criteria.all(competitionId, first, last) as CriterionExportRow[],
+    criteria: (competitionId: string, first: string, last: string) =>
+      criteria.all(competitionId, first, last) as CriterionExportRow[],
   };
 }

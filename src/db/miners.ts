@@ -9,7 +9,13 @@ export type MinerRow = typeof miners.$inferSelect;
 export function minersRepo(db: Db) {
   return {
     get(competitionId: string, hotkey: string): MinerRow | null {
-      return db.select().from(miners).where(and(eq(miners.competitionId, competitionId), eq(miners.hotkey, hotkey))).get() ?? null;
+      return (
+        db
+          .select()
+          .from(miners)
+          .where(and(eq(miners.competitionId, competitionId), eq(miners.hotkey, hotkey)))
+          .get() ?? null
+      );
     },
     list(competitionId: string): MinerRow[] {
       return db.select().from(miners).where(eq(miners.competitionId, competitionId)).orderBy(asc(miners.hotkey)).all();

@@ -83,7 +83,8 @@ const fromRow = (r: RunRow): StoredRun => ({
 });
 
 /** True when the run's validator is excluded: the run enters no aggregate. */
-const isExcludedRun = (r: RunRecord, excluded: ReadonlySet<string>) => r.validatorId !== null && excluded.has(r.validatorId);
+const isExcludedRun = (r: RunRecord, excluded: ReadonlySet<string>) =>
+  r.validatorId !== null && excluded.has(r.validatorId);
 
 export function runsRepo(db: Db) {
   const c = db.$client;
@@ -114,12 +115,19 @@ export function runsRepo(db: Db) {
 
   /** Adds or removes the runs' criterion grades, summed per criterion: one update each. */
   function criteriaStats(records: RunRecord[], sign: 1 | -1): void {
-    const sums = new Map<string, { competitionId: string; taskId: string; id: string; sign: number; met: number; split: number }>();
+    const sums = new Map<
+      string,
+      { competitionId: string; taskId: string; id: string; sign: number; met: number; split: number }
+    >();
     for (const r of records) {
       for (const g of r.criteria ?? []) {
         const key = `${r.taskId}\u0000${g.criterionId}`;
         let s = sums.get(key);
-        if (!s) sums.set(key, (s = { competitionId: r.competitionId, taskId: r.taskId, id: g.criterionId, sign: 0, met: 0, split: 0 }));
+        if (!s)
+          sums.set(
+            key,
+            (s = { competitionId: r.competitionId, taskId: r.taskId, id: g.criterionId, sign: 0, met: 0, split: 0 }),
+          );
         s.sign += sign;
         if (g.met) s.met += sign;
         if (g.split) s.split += sign;
@@ -145,8 +153,13 @@ export function runsRepo(db: Db) {
     /** Runs in sequence order (oldest first) after `after`, filtered. */
     list(competitionId: string, f: RunFilter): StoredRun[] {
       const rows = list.all({
-        competitionId, after: f.after ?? 0, limit: f.limit, validatorId: f.validatorId ?? null,
-        minerHotkey: f.minerHotkey ?? null, taskId: f.taskId ?? null, kind: f.kind ?? null,
+        competitionId,
+        after: f.after ?? 0,
+        limit: f.limit,
+        validatorId: f.validatorId ?? null,
+        minerHotkey: f.minerHotkey ?? null,
+        taskId: f.taskId ?? null,
+        kind: f.kind ?? null,
       }) as RunRow[];
       return rows.map(fromRow);
     },
@@ -157,9 +170,23 @@ export function runsRepo(db: Db) {
     insertMany(records: RunRecord[], w: TokenWeights, excluded: ReadonlySet<string> = new Set()): void {
       for (const r of records) {
         // Positional: no parameter object per run on the hottest path.
-        insert.run(r.competitionId, r.runId, r.taskId, r.kind, r.minerHotkey, r.validatorId, r.attemptNo, r.resolved ? 1 : 0,
-          r.tokens?.input ?? null, r.tokens?.cachedInput ?? null, r.tokens?.output ?? null, r.timeTakenSeconds, r.agentSteps,
-          r.rubricVotes ? JSON.stringify(r.rubricVotes) : null, r.criteria ? JSON.stringify(r.criteria) : null);
+        insert.run(
+          r.competitionId,
+          r.runId,
+          r.taskId,
+          r.kind,
+          r.minerHotkey,
+          r.validatorId,
+          r.attemptNo,
+          r.resolved ? 1 : 0,
+          r.tokens?.input ?? null,
+          r.tokens?.cachedInput ?? null,
+          r.tokens?.output ?? null,
+          r.timeTakenSeconds,
+          r.agentSteps,
+          r.rubricVotes ? JSON.stringify(r.rubricVotes) : null,
+          r.criteria ? JSON.stringify(r.criteria) : null,
+        );
       }
       const counted = excluded.size === 0 ? records : records.filter((r) => !isExcludedRun(r, excluded));
       // Only counted runs make a miner known: an excluded validator's runs must not put a miner on the leaderboard.

@@ -22,8 +22,12 @@ export const competitions = sqliteTable('competitions', {
   finalStages: text('final_stages', { mode: 'json' }).$type<string[]>().notNull(),
   /** When true, public task reads show QnA reference answers and rubrics (API.md 1.1). */
   revealAnswers: integer('reveal_answers', { mode: 'boolean' }).notNull().default(false),
-  createdAt: text('created_at').notNull().default(sql`(strftime('%Y-%m-%dT%H:%M:%fZ','now'))`),
-  updatedAt: text('updated_at').notNull().default(sql`(strftime('%Y-%m-%dT%H:%M:%fZ','now'))`),
+  createdAt: text('created_at')
+    .notNull()
+    .default(sql`(strftime('%Y-%m-%dT%H:%M:%fZ','now'))`),
+  updatedAt: text('updated_at')
+    .notNull()
+    .default(sql`(strftime('%Y-%m-%dT%H:%M:%fZ','now'))`),
 });
 
 export const tasks = sqliteTable(
@@ -69,7 +73,9 @@ export const taskCriteria = sqliteTable(
   },
   (t) => [
     primaryKey({ columns: [t.competitionId, t.taskId, t.id] }),
-    foreignKey({ columns: [t.competitionId, t.taskId], foreignColumns: [tasks.competitionId, tasks.id] }).onDelete('cascade'),
+    foreignKey({ columns: [t.competitionId, t.taskId], foreignColumns: [tasks.competitionId, tasks.id] }).onDelete(
+      'cascade',
+    ),
   ],
 );
 
@@ -81,7 +87,9 @@ export const validators = sqliteTable('validators', {
   /** A signing validator's ss58 hotkey as given, and its sr25519 public key (hex), by which it is found. */
   hotkey: text('hotkey'),
   publicKey: text('public_key').unique(),
-  createdAt: text('created_at').notNull().default(sql`(strftime('%Y-%m-%dT%H:%M:%fZ','now'))`),
+  createdAt: text('created_at')
+    .notNull()
+    .default(sql`(strftime('%Y-%m-%dT%H:%M:%fZ','now'))`),
   revokedAt: text('revoked_at'),
 });
 
@@ -118,7 +126,9 @@ const runColumns = () => ({
   agentSteps: integer('agent_steps'),
   rubricVotes: text('rubric_votes', { mode: 'json' }),
   grading: text('grading', { mode: 'json' }),
-  createdAt: text('created_at').notNull().default(sql`(strftime('%Y-%m-%dT%H:%M:%fZ','now'))`),
+  createdAt: text('created_at')
+    .notNull()
+    .default(sql`(strftime('%Y-%m-%dT%H:%M:%fZ','now'))`),
 });
 
 // The run sequence is the rowid (INTEGER PRIMARY KEY): the same two B-trees as before (the table
@@ -141,9 +151,14 @@ export const deletedRuns = sqliteTable(
   {
     ...runColumns(),
     deletedSeq: integer('deleted_seq').notNull(),
-    deletedAt: text('deleted_at').notNull().default(sql`(strftime('%Y-%m-%dT%H:%M:%fZ','now'))`),
+    deletedAt: text('deleted_at')
+      .notNull()
+      .default(sql`(strftime('%Y-%m-%dT%H:%M:%fZ','now'))`),
   },
-  (t) => [primaryKey({ columns: [t.competitionId, t.deletedSeq] }), index('deleted_runs_seq').on(t.competitionId, t.seq)],
+  (t) => [
+    primaryKey({ columns: [t.competitionId, t.deletedSeq] }),
+    index('deleted_runs_seq').on(t.competitionId, t.seq),
+  ],
 );
 
 export const minerTasks = sqliteTable(
@@ -173,7 +188,9 @@ export const competitionValidators = sqliteTable(
     validatorId: text('validator_id').notNull(),
     excluded: integer('excluded', { mode: 'boolean' }).notNull().default(false),
     reason: text('reason'),
-    updatedAt: text('updated_at').notNull().default(sql`(strftime('%Y-%m-%dT%H:%M:%fZ','now'))`),
+    updatedAt: text('updated_at')
+      .notNull()
+      .default(sql`(strftime('%Y-%m-%dT%H:%M:%fZ','now'))`),
   },
   (t) => [primaryKey({ columns: [t.competitionId, t.validatorId] })],
 );
@@ -195,7 +212,9 @@ export const auditLog = sqliteTable(
   'audit_log',
   {
     seq: integer('seq').primaryKey({ autoIncrement: true }),
-    at: text('at').notNull().default(sql`(strftime('%Y-%m-%dT%H:%M:%fZ','now'))`),
+    at: text('at')
+      .notNull()
+      .default(sql`(strftime('%Y-%m-%dT%H:%M:%fZ','now'))`),
     actorKind: text('actor_kind').notNull(),
     actorId: text('actor_id'),
     action: text('action').notNull(),

@@ -22,12 +22,18 @@ interface Mirror {
 
 export function scoringInputRepo(db: Db) {
   const c = db.$client;
-  const taskRows = c.prepare(`SELECT id, stage, complexity, planned_runs, baseline_runs, baseline_resolved,
+  const taskRows = c
+    .prepare(
+      `SELECT id, stage, complexity, planned_runs, baseline_runs, baseline_resolved,
       baseline_token_count, baseline_input_sum, baseline_cached_sum, baseline_output_sum
-    FROM tasks WHERE competition_id = ?`).raw();
+    FROM tasks WHERE competition_id = ?`,
+    )
+    .raw();
   const columns = 'task_id, hotkey, runs, resolved, token_count, input_sum, cached_sum, output_sum';
   const minerTaskRows = c.prepare(`SELECT ${columns} FROM miner_tasks WHERE competition_id = ?`).raw();
-  const minerTaskRow = c.prepare(`SELECT ${columns} FROM miner_tasks WHERE competition_id = ? AND task_id = ? AND hotkey = ?`).raw();
+  const minerTaskRow = c
+    .prepare(`SELECT ${columns} FROM miner_tasks WHERE competition_id = ? AND task_id = ? AND hotkey = ?`)
+    .raw();
   const minerRows = c.prepare('SELECT hotkey, excluded FROM miners WHERE competition_id = ?').raw();
   const mirrors = new Map<string, Mirror>();
   writeListeners(db).add((event) => {
@@ -48,7 +54,10 @@ export function scoringInputRepo(db: Db) {
       runs: r[2] as number,
       resolved: r[3] as number,
       tokenCount: r[4] as number,
-      tokenSum: weightedSum({ count: r[4] as number, input: r[5] as number, cached: r[6] as number, output: r[7] as number }, w),
+      tokenSum: weightedSum(
+        { count: r[4] as number, input: r[5] as number, cached: r[6] as number, output: r[7] as number },
+        w,
+      ),
     });
     // Inside a write transaction the rows may not be committed yet: read them, keep nothing.
     if (c.inTransaction) return (minerTaskRows.all(competitionId) as unknown[][]).map(entry);
@@ -76,7 +85,10 @@ export function scoringInputRepo(db: Db) {
 
   return {
     /** The scoring input; the returned arrays are shared between reads and must not be mutated. */
-    load(competitionId: string, w: TokenWeights): { tasks: ScoringTask[]; miners: ScoringMiner[]; minerTasks: MinerTaskSummary[] } {
+    load(
+      competitionId: string,
+      w: TokenWeights,
+    ): { tasks: ScoringTask[]; miners: ScoringMiner[]; minerTasks: MinerTaskSummary[] } {
       const tasks = (taskRows.all(competitionId) as unknown[][]).map((r): ScoringTask => ({
         id: r[0] as string,
         stage: r[1] as Stage,
@@ -86,10 +98,16 @@ export function scoringInputRepo(db: Db) {
           runs: r[4] as number,
           resolved: r[5] as number,
           resolvedTokenCount: r[6] as number,
-          resolvedTokenSum: weightedSum({ count: r[6] as number, input: r[7] as number, cached: r[8] as number, output: r[9] as number }, w),
+          resolvedTokenSum: weightedSum(
+            { count: r[6] as number, input: r[7] as number, cached: r[8] as number, output: r[9] as number },
+            w,
+          ),
         },
       }));
-      const miners = (minerRows.all(competitionId) as unknown[][]).map((r) => ({ hotkey: r[0] as string, excluded: r[1] === 1 }));
+      const miners = (minerRows.all(competitionId) as unknown[][]).map((r) => ({
+        hotkey: r[0] as string,
+        excluded: r[1] === 1,
+      }));
       return { tasks, miners, minerTasks: minerTasks(competitionId, w) };
     },
   };

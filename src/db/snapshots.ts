@@ -29,16 +29,31 @@ export interface InputRunRow {
 const PAGE = 2000;
 
 const RUN_COLUMNS = `run_id, task_id, kind, miner_hotkey, resolved, tokens_input, tokens_cached_input, tokens_output, validator_id`;
-type RawRun = [string, string, 'baseline' | 'miner', string | null, number, number | null, number | null, number | null, string | null];
+type RawRun = [
+  string,
+  string,
+  'baseline' | 'miner',
+  string | null,
+  number,
+  number | null,
+  number | null,
+  number | null,
+  string | null,
+];
 const toInputRun = (r: RawRun): InputRunRow => ({
-  runId: r[0], taskId: r[1], kind: r[2], minerHotkey: r[3], resolved: r[4] === 1,
+  runId: r[0],
+  taskId: r[1],
+  kind: r[2],
+  minerHotkey: r[3],
+  resolved: r[4] === 1,
   tokens: r[5] === null || r[7] === null ? null : { input: r[5], cachedInput: r[6], output: r[7] },
   validatorId: r[8],
 });
 
 export function snapshotsRepo(db: Db) {
   const c = db.$client;
-  const columns = 'competition_id AS competitionId, seq, taken_at AS takenAt, run_seq AS runSeq, document, input_head AS inputHead, hash';
+  const columns =
+    'competition_id AS competitionId, seq, taken_at AS takenAt, run_seq AS runSeq, document, input_head AS inputHead, hash';
   const latest = c.prepare(`SELECT ${columns} FROM snapshots WHERE competition_id = ? ORDER BY seq DESC LIMIT 1`);
   const one = c.prepare(`SELECT ${columns} FROM snapshots WHERE competition_id = ? AND seq = ?`);
   const page = c.prepare(`SELECT ${columns} FROM snapshots WHERE competition_id = ? AND seq > ? ORDER BY seq LIMIT ?`);
@@ -48,19 +63,35 @@ export function snapshotsRepo(db: Db) {
   // In run id order through the (competition, run id) index, a page at a time: no sort, and no
   // statement left open between pages (the connection is shared with writes, which an open
   // iterator would block).
-  const liveRuns = c.prepare(`SELECT ${RUN_COLUMNS} FROM runs INDEXED BY runs_competition_run
+  const liveRuns = c
+    .prepare(
+      `SELECT ${RUN_COLUMNS} FROM runs INDEXED BY runs_competition_run
     WHERE competition_id = @id AND run_id > @after AND seq <= @upTo
       AND (validator_id IS NULL OR validator_id NOT IN (SELECT value FROM json_each(@excluded)))
-    ORDER BY run_id LIMIT @limit`).raw();
-  const deletedRuns = c.prepare(`SELECT ${RUN_COLUMNS} FROM deleted_runs
+    ORDER BY run_id LIMIT @limit`,
+    )
+    .raw();
+  const deletedRuns = c
+    .prepare(
+      `SELECT ${RUN_COLUMNS} FROM deleted_runs
     WHERE competition_id = @id AND seq <= @upTo AND deleted_seq > @upTo
       AND (validator_id IS NULL OR validator_id NOT IN (SELECT value FROM json_each(@excluded)))
-    ORDER BY run_id`).raw();
+    ORDER BY run_id`,
+    )
+    .raw();
 
-  const countLive = c.prepare(`SELECT count(*) FROM runs INDEXED BY runs_competition_run
-    WHERE competition_id = @id AND seq <= @upTo AND (validator_id IS NULL OR validator_id NOT IN (SELECT value FROM json_each(@excluded)))`).pluck();
-  const countDeleted = c.prepare(`SELECT count(*) FROM deleted_runs WHERE competition_id = @id AND seq <= @upTo AND deleted_seq > @upTo
-      AND (validator_id IS NULL OR validator_id NOT IN (SELECT value FROM json_each(@excluded)))`).pluck();
+  const countLive = c
+    .prepare(
+      `SELECT count(*) FROM runs INDEXED BY runs_competition_run
+    WHERE competition_id = @id AND seq <= @upTo AND (validator_id IS NULL OR validator_id NOT IN (SELECT value FROM json_each(@excluded)))`,
+    )
+    .pluck();
+  const countDeleted = c
+    .prepare(
+      `SELECT count(*) FROM deleted_runs WHERE competition_id = @id AND seq <= @upTo AND deleted_seq > @upTo
+      AND (validator_id IS NULL OR validator_id NOT IN (SELECT value FROM json_each(@excluded)))`,
+    )
+    .pluck();
 
   return {
     /** How many runs `inputRuns` gives for the same arguments. */
@@ -70,7 +101,8 @@ export function snapshotsRepo(db: Db) {
     },
     latest: (competitionId: string) => (latest.get(competitionId) as SnapshotRow | undefined) ?? null,
     get: (competitionId: string, seq: number) => (one.get(competitionId, seq) as SnapshotRow | undefined) ?? null,
-    list: (competitionId: string, after: number, limit: number) => page.all(competitionId, after, limit) as SnapshotRow[],
+    list: (competitionId: string, after: number, limit: number) =>
+      page.all(competitionId, after, limit) as SnapshotRow[],
     insert: (row: SnapshotRow) => void insert.run(row),
     /** The run sequence now: every run stored so far has seq <= this. */
     runSeq: () => runSeq.get() as number,

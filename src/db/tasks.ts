@@ -42,12 +42,27 @@ export interface TaskRecord {
 export type TaskRow = typeof tasks.$inferSelect;
 
 const toCriterion = (c: typeof taskCriteria.$inferSelect): CriterionRecord => ({
-  id: c.id, title: c.title, type: c.type as Polarity, importance: c.importance, originalTitle: c.originalTitle, change: c.change,
+  id: c.id,
+  title: c.title,
+  type: c.type as Polarity,
+  importance: c.importance,
+  originalTitle: c.originalTitle,
+  change: c.change,
 });
 const rubricKey = (r: CriterionRecord[]) =>
   JSON.stringify(r.map((c) => [c.id, c.title, c.type, c.importance, c.originalTitle, c.change]));
 const qnaKey = (q: QnaMeta | null) =>
-  q ? JSON.stringify([q.prompt, q.referenceAnswer, q.repositoryUrl, q.repositoryBaseCommit, q.language, q.category, q.dockerImage]) : 'null';
+  q
+    ? JSON.stringify([
+        q.prompt,
+        q.referenceAnswer,
+        q.repositoryUrl,
+        q.repositoryBaseCommit,
+        q.language,
+        q.category,
+        q.dockerImage,
+      ])
+    : 'null';
 
 export function tasksRepo(db: Db) {
   // Prepared once: run ingestion looks up every task of a batch, and building and preparing the
@@ -55,7 +70,12 @@ export function tasksRepo(db: Db) {
   const criteriaQuery = db
     .select()
     .from(taskCriteria)
-    .where(and(eq(taskCriteria.competitionId, sql.placeholder('competitionId')), eq(taskCriteria.taskId, sql.placeholder('taskId'))))
+    .where(
+      and(
+        eq(taskCriteria.competitionId, sql.placeholder('competitionId')),
+        eq(taskCriteria.taskId, sql.placeholder('taskId')),
+      ),
+    )
     .orderBy(asc(taskCriteria.position))
     .prepare();
   const getQuery = db
@@ -73,9 +93,13 @@ export function tasksRepo(db: Db) {
   }
 
   function writeCriteria(competitionId: string, t: TaskRecord): void {
-    db.delete(taskCriteria).where(and(eq(taskCriteria.competitionId, competitionId), eq(taskCriteria.taskId, t.id))).run();
+    db.delete(taskCriteria)
+      .where(and(eq(taskCriteria.competitionId, competitionId), eq(taskCriteria.taskId, t.id)))
+      .run();
     t.rubric.forEach((c, position) => {
-      db.insert(taskCriteria).values({ competitionId, taskId: t.id, position, ...c }).run();
+      db.insert(taskCriteria)
+        .values({ competitionId, taskId: t.id, position, ...c })
+        .run();
     });
   }
 
@@ -102,12 +126,21 @@ export function tasksRepo(db: Db) {
         for (const sent of records) {
           const before = get(competitionId, sent.id);
           const oldRubric = before ? criteria(competitionId, sent.id).map(toCriterion) : [];
-          const t = sent.keepContent && before?.type === sent.type
-            ? { ...sent, qna: before.qna as QnaMeta | null, rubric: oldRubric }
-            : sent;
-          const values = { type: t.type, stage: t.stage, complexity: t.complexity, plannedRuns: t.plannedRuns, qna: t.qna };
+          const t =
+            sent.keepContent && before?.type === sent.type
+              ? { ...sent, qna: before.qna as QnaMeta | null, rubric: oldRubric }
+              : sent;
+          const values = {
+            type: t.type,
+            stage: t.stage,
+            complexity: t.complexity,
+            plannedRuns: t.plannedRuns,
+            qna: t.qna,
+          };
           if (!before) {
-            db.insert(tasks).values({ competitionId, id: t.id, ...values }).run();
+            db.insert(tasks)
+              .values({ competitionId, id: t.id, ...values })
+              .run();
             writeCriteria(competitionId, t);
             result.imported++;
             continue;
@@ -118,13 +151,20 @@ export function tasksRepo(db: Db) {
             continue;
           }
           const same =
-            !rubricChanged && before.type === t.type && before.stage === t.stage && before.complexity === t.complexity &&
-            before.plannedRuns === t.plannedRuns && qnaKey(before.qna as QnaMeta | null) === qnaKey(t.qna);
+            !rubricChanged &&
+            before.type === t.type &&
+            before.stage === t.stage &&
+            before.complexity === t.complexity &&
+            before.plannedRuns === t.plannedRuns &&
+            qnaKey(before.qna as QnaMeta | null) === qnaKey(t.qna);
           if (same) {
             result.unchanged++;
             continue;
           }
-          db.update(tasks).set(values).where(and(eq(tasks.competitionId, competitionId), eq(tasks.id, t.id))).run();
+          db.update(tasks)
+            .set(values)
+            .where(and(eq(tasks.competitionId, competitionId), eq(tasks.id, t.id)))
+            .run();
           if (rubricChanged) writeCriteria(competitionId, t);
           result.updated++;
         }

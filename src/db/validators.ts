@@ -16,25 +16,35 @@ const KEY = /^swv_([0-9a-f]{32})_([A-Za-z0-9_-]{43})$/;
 export function validatorsRepo(db: Db) {
   // Per (task, miner or baseline, validator) run counts over the tasks in some stages: a scan of
   // the competition's runs, read for the agreement table (SPEC 10) only.
-  const pairRunsStmt = db.$client.prepare(`SELECT r.task_id, CASE WHEN r.kind = 'baseline' THEN NULL ELSE r.miner_hotkey END,
+  const pairRunsStmt = db.$client
+    .prepare(
+      `SELECT r.task_id, CASE WHEN r.kind = 'baseline' THEN NULL ELSE r.miner_hotkey END,
       r.validator_id, count(*), sum(r.resolved)
     FROM runs r JOIN tasks t ON t.competition_id = r.competition_id AND t.id = r.task_id
     WHERE r.competition_id = ? AND r.validator_id IS NOT NULL AND t.stage IN (SELECT value FROM json_each(?))
     GROUP BY r.task_id, r.kind, r.miner_hotkey, r.validator_id
-    ORDER BY r.task_id, r.kind, r.miner_hotkey, r.validator_id`).raw();
-  const get = (id: string): ValidatorRow | null => db.select().from(validators).where(eq(validators.id, id)).get() ?? null;
+    ORDER BY r.task_id, r.kind, r.miner_hotkey, r.validator_id`,
+    )
+    .raw();
+  const get = (id: string): ValidatorRow | null =>
+    db.select().from(validators).where(eq(validators.id, id)).get() ?? null;
 
   return {
     get,
     /** Creates a bearer-key validator, or a signing one when `signer` is given (then no key). */
-    create(name: string, signer?: { hotkey: string; publicKey: string }): { validator: ValidatorRow; apiKey: string | null } {
+    create(
+      name: string,
+      signer?: { hotkey: string; publicKey: string },
+    ): { validator: ValidatorRow; apiKey: string | null } {
       const id = randomUUID().replaceAll('-', '');
       if (signer) {
         db.insert(validators).values({ id, name, hotkey: signer.hotkey, publicKey: signer.publicKey }).run();
         return { validator: get(id)!, apiKey: null };
       }
       const secret = randomBytes(32).toString('base64url');
-      db.insert(validators).values({ id, name, keyHash: sha256(secret).toString('hex') }).run();
+      db.insert(validators)
+        .values({ id, name, keyHash: sha256(secret).toString('hex') })
+        .run();
       return { validator: get(id)!, apiKey: `swv_${id}_${secret}` };
     },
     list(): ValidatorRow[] {
@@ -64,16 +74,40 @@ export function validatorsRepo(db: Db) {
     },
     /** Run counts per (task, miner; null for the baseline, validator) in the given stages. */
     pairRuns(competitionId: string, stages: readonly string[]): ValidatorPairRuns[] {
-      const rows = pairRunsStmt.all(competitionId, JSON.stringify(stages)) as [string, string | null, string, number, number][];
-      return rows.map(([taskId, hotkey, validatorId, runs, resolved]) => ({ taskId, hotkey, validatorId, runs, resolved }));
+      const rows = pairRunsStmt.all(competitionId, JSON.stringify(stages)) as [
+        string,
+        string | null,
+        string,
+        number,
+        number,
+      ][];
+      return rows.map(([taskId, hotkey, validatorId, runs, resolved]) => ({
+        taskId,
+        hotkey,
+        validatorId,
+        runs,
+        resolved,
+      }));
     },
     /** Every validator's recorded standing in a competition (validators never excluded have none). */
     standings(competitionId: string): ValidatorStanding[] {
-      return db.select().from(competitionValidators).where(eq(competitionValidators.competitionId, competitionId)).all();
+      return db
+        .select()
+        .from(competitionValidators)
+        .where(eq(competitionValidators.competitionId, competitionId))
+        .all();
     },
     /** Records a validator's exclusion in a competition; returns the standing before (null if none). */
-    setExcluded(competitionId: string, validatorId: string, excluded: boolean, reason: string | null): ValidatorStanding | null {
-      const where = and(eq(competitionValidators.competitionId, competitionId), eq(competitionValidators.validatorId, validatorId));
+    setExcluded(
+      competitionId: string,
+      validatorId: string,
+      excluded: boolean,
+      reason: string | null,
+    ): ValidatorStanding | null {
+      const where = and(
+        eq(competitionValidators.competitionId, competitionId),
+        eq(competitionValidators.validatorId, validatorId),
+      );
       const before = db.select().from(competitionValidators).where(where).get() ?? null;
       db.insert(competitionValidators)
         .values({ competitionId, validatorId, excluded, reason })

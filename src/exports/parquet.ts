@@ -11,15 +11,28 @@ type Physical = 'INT32' | 'INT64' | 'DOUBLE' | 'BOOLEAN' | 'STRING';
 
 /** Parquet type of each column, and whether it may be null; `criteria` is JSON text (UTF-8 string). */
 const TYPES: Record<(typeof RUN_COLUMNS)[number], [Physical, boolean]> = {
-  seq: ['INT64', false], runId: ['STRING', false], taskId: ['STRING', false], kind: ['STRING', false],
-  minerHotkey: ['STRING', true], validatorId: ['STRING', true], attemptNo: ['INT32', true], resolved: ['BOOLEAN', false],
-  tokensInput: ['INT64', true], tokensCachedInput: ['INT64', true], tokensOutput: ['INT64', true],
-  timeTakenSeconds: ['DOUBLE', true], agentSteps: ['INT64', true], createdAt: ['STRING', false], criteria: ['STRING', true],
+  seq: ['INT64', false],
+  runId: ['STRING', false],
+  taskId: ['STRING', false],
+  kind: ['STRING', false],
+  minerHotkey: ['STRING', true],
+  validatorId: ['STRING', true],
+  attemptNo: ['INT32', true],
+  resolved: ['BOOLEAN', false],
+  tokensInput: ['INT64', true],
+  tokensCachedInput: ['INT64', true],
+  tokensOutput: ['INT64', true],
+  timeTakenSeconds: ['DOUBLE', true],
+  agentSteps: ['INT64', true],
+  createdAt: ['STRING', false],
+  criteria: ['STRING', true],
 };
 
 function element(name: string, [type, nullable]: [Physical, boolean]): SchemaElement {
   const repetition_type = nullable ? 'OPTIONAL' : 'REQUIRED';
-  return type === 'STRING' ? { name, type: 'BYTE_ARRAY', converted_type: 'UTF8', repetition_type } : { name, type, repetition_type };
+  return type === 'STRING'
+    ? { name, type: 'BYTE_ARRAY', converted_type: 'UTF8', repetition_type }
+    : { name, type, repetition_type };
 }
 
 export const RUNS_PARQUET_SCHEMA: SchemaElement[] = [

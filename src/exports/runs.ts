@@ -5,8 +5,21 @@ import type { RunExportRow } from '../db/exports.js';
 import { csvRecord } from './csv.js';
 
 export const RUN_COLUMNS = [
-  'seq', 'runId', 'taskId', 'kind', 'minerHotkey', 'validatorId', 'attemptNo', 'resolved', 'tokensInput',
-  'tokensCachedInput', 'tokensOutput', 'timeTakenSeconds', 'agentSteps', 'createdAt', 'criteria',
+  'seq',
+  'runId',
+  'taskId',
+  'kind',
+  'minerHotkey',
+  'validatorId',
+  'attemptNo',
+  'resolved',
+  'tokensInput',
+  'tokensCachedInput',
+  'tokensOutput',
+  'timeTakenSeconds',
+  'agentSteps',
+  'createdAt',
+  'criteria',
 ] as const;
 
 /** Where to read runs from: pages of rows in seq order (src/services/exports.ts). */
@@ -17,16 +30,44 @@ const oneLine = (json: string) => (json.includes('\n') ? JSON.stringify(JSON.par
 
 export function ndjsonRun(r: RunExportRow): string {
   const line = JSON.stringify({
-    seq: r[0], runId: r[1], taskId: r[2], kind: r[3], minerHotkey: r[4], validatorId: r[5], attemptNo: r[6],
-    resolved: r[7] === 1, tokensInput: r[8], tokensCachedInput: r[9], tokensOutput: r[10], timeTakenSeconds: r[11],
-    agentSteps: r[12], createdAt: r[13], criteria: null,
+    seq: r[0],
+    runId: r[1],
+    taskId: r[2],
+    kind: r[3],
+    minerHotkey: r[4],
+    validatorId: r[5],
+    attemptNo: r[6],
+    resolved: r[7] === 1,
+    tokensInput: r[8],
+    tokensCachedInput: r[9],
+    tokensOutput: r[10],
+    timeTakenSeconds: r[11],
+    agentSteps: r[12],
+    createdAt: r[13],
+    criteria: null,
   });
   // The stored criteria are JSON already: spliced in for the trailing `null}`, not parsed and re-serialized.
   return r[14] === null ? `${line}\n` : `${line.slice(0, -5)}${oneLine(r[14])}}\n`;
 }
 
 export function csvRun(r: RunExportRow): string {
-  return csvRecord([r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7] === 1, r[8], r[9], r[10], r[11], r[12], r[13], r[14]]);
+  return csvRecord([
+    r[0],
+    r[1],
+    r[2],
+    r[3],
+    r[4],
+    r[5],
+    r[6],
+    r[7] === 1,
+    r[8],
+    r[9],
+    r[10],
+    r[11],
+    r[12],
+    r[13],
+    r[14],
+  ]);
 }
 
 export function* runLines(pages: RunPages, format: 'ndjson' | 'csv'): Generator<string> {

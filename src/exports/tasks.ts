@@ -12,7 +12,15 @@ export interface TaskPage {
   criteria: CriterionExportRow[];
 }
 
-const QNA_FIELDS = ['prompt', 'referenceAnswer', 'repositoryUrl', 'repositoryBaseCommit', 'language', 'category', 'dockerImage'] as const;
+const QNA_FIELDS = [
+  'prompt',
+  'referenceAnswer',
+  'repositoryUrl',
+  'repositoryBaseCommit',
+  'language',
+  'category',
+  'dockerImage',
+] as const;
 
 export function taskColumns(reveal: boolean): string[] {
   const qna = reveal ? QNA_FIELDS : QNA_FIELDS.filter((f) => f !== 'referenceAnswer');

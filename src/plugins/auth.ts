@@ -75,7 +75,8 @@ export function authenticator({ adminToken, readsRequireToken, validatorByKey, a
 
   function allow(access: Access, who: Principal | null | undefined): void {
     if (access === 'public' && !readsRequireToken) return;
-    if (who === undefined) throw unauthorized('an Authorization: Bearer token or an Epistula signature is required', 'signature-missing');
+    if (who === undefined)
+      throw unauthorized('an Authorization: Bearer token or an Epistula signature is required', 'signature-missing');
     if (who === null) throw unauthorized('the bearer token is malformed, unknown or revoked');
     if (access === 'admin' && who.kind !== 'admin') throw forbidden('this route needs the admin token');
   }
@@ -110,15 +111,18 @@ export function authenticator({ adminToken, readsRequireToken, validatorByKey, a
   };
 }
 
-export const authPlugin = fp(async (app: FastifyInstance, options: AuthOptions) => {
-  app.decorateRequest('principal', null);
-  app.decorateRequest('signaturePending', false);
-  app.addHook('onRoute', (route: RouteOptions) => {
-    if (!route.schema || route.schema.hide) return;
-    route.schema.security = SECURITY[accessOf(route.url, route.config?.access)];
-  });
-  const auth = authenticator(options);
-  app.addHook('onRequest', auth.onRequest);
-  // preValidation: after the body is read (and kept as bytes, src/plugins/contentTypes.ts), before the schema sees it.
-  app.addHook('preValidation', auth.afterBody);
-}, { name: 'auth' });
+export const authPlugin = fp(
+  async (app: FastifyInstance, options: AuthOptions) => {
+    app.decorateRequest('principal', null);
+    app.decorateRequest('signaturePending', false);
+    app.addHook('onRoute', (route: RouteOptions) => {
+      if (!route.schema || route.schema.hide) return;
+      route.schema.security = SECURITY[accessOf(route.url, route.config?.access)];
+    });
+    const auth = authenticator(options);
+    app.addHook('onRequest', auth.onRequest);
+    // preValidation: after the body is read (and kept as bytes, src/plugins/contentTypes.ts), before the schema sees it.
+    app.addHook('preValidation', auth.afterBody);
+  },
+  { name: 'auth' },
+);

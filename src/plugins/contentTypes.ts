@@ -29,22 +29,29 @@ export function acceptedTypes(request: FastifyRequest): readonly string[] {
 
 const takes = (request: FastifyRequest, type: string) => acceptedTypes(request).includes(type);
 
-export const contentTypesPlugin = fp(async (app: FastifyInstance) => {
-  app.removeContentTypeParser('text/plain');
-  // JSON as Fastify parses it (prototype poisoning refused), with the bytes kept beside it.
-  const json = app.getDefaultJsonParser('error', 'error');
-  app.removeContentTypeParser('application/json');
-  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (req, body, done) => {
-    const bytes = body as Buffer;
-    req.rawBody = bytes;
-    // Fastify's JSON parser takes bytes as well as text; it answers through `done`, returning nothing.
-    void json(req, bytes as unknown as string, done);
-  });
-  for (const type of BINARY_TYPES) {
-    app.addContentTypeParser(type, { parseAs: 'buffer' }, (req, body, done) => {
-      req.rawBody = body as Buffer;
-      if (takes(req, type)) done(null, body);
-      else done(unsupported(`${type} is not taken here; this route accepts ${acceptedTypes(req).join(' or ')}`), undefined);
+export const contentTypesPlugin = fp(
+  async (app: FastifyInstance) => {
+    app.removeContentTypeParser('text/plain');
+    // JSON as Fastify parses it (prototype poisoning refused), with the bytes kept beside it.
+    const json = app.getDefaultJsonParser('error', 'error');
+    app.removeContentTypeParser('application/json');
+    app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (req, body, done) => {
+      const bytes = body as Buffer;
+      req.rawBody = bytes;
+      // Fastify's JSON parser takes bytes as well as text; it answers through `done`, returning nothing.
+      void json(req, bytes as unknown as string, done);
     });
-  }
-}, { name: 'content-types' });
+    for (const type of BINARY_TYPES) {
+      app.addContentTypeParser(type, { parseAs: 'buffer' }, (req, body, done) => {
+        req.rawBody = body as Buffer;
+        if (takes(req, type)) done(null, body);
+        else
+          done(
+            unsupported(`${type} is not taken here; this route accepts ${acceptedTypes(req).join(' or ')}`),
+            undefined,
+          );
+      });
+    }
+  },
+  { name: 'content-types' },
+);

@@ -12,8 +12,15 @@ import type { FastifyPluginAsync, FastifyReply } from 'fastify';
 export const DASHBOARD_DIR = fileURLToPath(new URL('../../web/dist/', import.meta.url));
 
 const CSP = [
-  "default-src 'self'", "script-src 'self'", "style-src 'self' 'unsafe-inline'", "img-src 'self' data:",
-  "connect-src 'self'", "object-src 'none'", "base-uri 'none'", "form-action 'none'", "frame-ancestors 'none'",
+  "default-src 'self'",
+  "script-src 'self'",
+  "style-src 'self' 'unsafe-inline'",
+  "img-src 'self' data:",
+  "connect-src 'self'",
+  "object-src 'none'",
+  "base-uri 'none'",
+  "form-action 'none'",
+  "frame-ancestors 'none'",
 ].join('; ');
 
 function setHeaders(reply: FastifyReply, path: string): void {
@@ -43,8 +50,10 @@ const dashboard: FastifyPluginAsync<DashboardOptions> = async (app, options) => 
         type: 'urn:swe-scoring:problem:dashboard-not-built',
         title: 'Dashboard not built',
         status: 503,
-        detail: 'the dashboard has not been built (web/dist is missing): run `npm run build:web`, or start the server with `npm start`, which builds it',
-      }));
+        detail:
+          'the dashboard has not been built (web/dist is missing): run `npm run build:web`, or start the server with `npm start`, which builds it',
+      }),
+    );
     return;
   }
   await app.register(fastifyStatic, {

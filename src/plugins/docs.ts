@@ -11,48 +11,51 @@ import { PACKAGE_VERSION } from '../version.js';
 /** The document's version is the package's: one number to bump. */
 export const API_VERSION = PACKAGE_VERSION;
 
-export const docsPlugin = fp(async (app: FastifyInstance) => {
-  await app.register(swagger, {
-    openapi: {
-      openapi: '3.1.0',
-      info: {
-        title: 'swe-scoring',
-        version: API_VERSION,
-        description:
-          'Scoring server for competitions of software-engineering agents: validators post run results, ' +
-          'dashboards read per-task scores, leaderboards and incentive weights. Rules: SPEC.md.',
-        license: { name: 'UNLICENSED', identifier: 'UNLICENSED' },
-      },
-      // Relative: /docs "Try it out" and generated clients given a base URL call the server that
-      // served the document, on whatever host and port it runs.
-      servers: [{ url: '/', description: 'The server serving this document' }],
-      tags: [
-        { name: 'competitions', description: 'Competition settings (admin writes).' },
-        { name: 'tasks', description: 'Tasks and rubrics (admin writes).' },
-        { name: 'validators', description: 'Validator keys (admin).' },
-        { name: 'miners', description: 'Miners and their breakdowns.' },
-        { name: 'runs', description: 'Run results (validators).' },
-        { name: 'scores', description: 'Leaderboard and weights (public reads).' },
-        { name: 'snapshots', description: 'Signed snapshots, their inputs, history and offline scoring.' },
-        { name: 'operations', description: 'Health, readiness, metrics.' },
-      ],
-      components: {
-        securitySchemes: {
-          adminToken: { type: 'http', scheme: 'bearer', description: 'The admin token (SCORING_ADMIN_TOKEN).' },
-          validatorKey: {
-            type: 'http',
-            scheme: 'bearer',
-            description:
-              'A validator key from POST /v1/validators. A validator created with a hotkey signs each request instead ' +
-              '(Epistula v2: headers Epistula-Version, -Timestamp, -Uuid, -Signed-By, -Signed-For and -Request-Signature, ' +
-              'sr25519 over `{sha256 hex of the body}.{uuid}.{timestamp}.{signedFor}`; README "Trust"), with the same rights.',
+export const docsPlugin = fp(
+  async (app: FastifyInstance) => {
+    await app.register(swagger, {
+      openapi: {
+        openapi: '3.1.0',
+        info: {
+          title: 'swe-scoring',
+          version: API_VERSION,
+          description:
+            'Scoring server for competitions of software-engineering agents: validators post run results, ' +
+            'dashboards read per-task scores, leaderboards and incentive weights. Rules: SPEC.md.',
+          license: { name: 'UNLICENSED', identifier: 'UNLICENSED' },
+        },
+        // Relative: /docs "Try it out" and generated clients given a base URL call the server that
+        // served the document, on whatever host and port it runs.
+        servers: [{ url: '/', description: 'The server serving this document' }],
+        tags: [
+          { name: 'competitions', description: 'Competition settings (admin writes).' },
+          { name: 'tasks', description: 'Tasks and rubrics (admin writes).' },
+          { name: 'validators', description: 'Validator keys (admin).' },
+          { name: 'miners', description: 'Miners and their breakdowns.' },
+          { name: 'runs', description: 'Run results (validators).' },
+          { name: 'scores', description: 'Leaderboard and weights (public reads).' },
+          { name: 'snapshots', description: 'Signed snapshots, their inputs, history and offline scoring.' },
+          { name: 'operations', description: 'Health, readiness, metrics.' },
+        ],
+        components: {
+          securitySchemes: {
+            adminToken: { type: 'http', scheme: 'bearer', description: 'The admin token (SCORING_ADMIN_TOKEN).' },
+            validatorKey: {
+              type: 'http',
+              scheme: 'bearer',
+              description:
+                'A validator key from POST /v1/validators. A validator created with a hotkey signs each request instead ' +
+                '(Epistula v2: headers Epistula-Version, -Timestamp, -Uuid, -Signed-By, -Signed-For and -Request-Signature, ' +
+                'sr25519 over `{sha256 hex of the body}.{uuid}.{timestamp}.{signedFor}`; README "Trust"), with the same rights.',
+            },
           },
         },
       },
-    },
-    transform: jsonSchemaTransform,
-    transformObject,
-  });
-  await app.register(swaggerUi, { routePrefix: '/docs', staticCSP: true });
-  app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
-}, { name: 'docs' });
+      transform: jsonSchemaTransform,
+      transformObject,
+    });
+    await app.register(swaggerUi, { routePrefix: '/docs', staticCSP: true });
+    app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+  },
+  { name: 'docs' },
+);

@@ -67,7 +67,9 @@ function missing(message: string | undefined): string | undefined {
   return m ? `required (${m[1]})` : undefined;
 }
 
-function validationProblem(error: FastifyError & { validation: { instancePath: string; keyword: string; params: unknown; message?: string }[] }): Problem {
+function validationProblem(
+  error: FastifyError & { validation: { instancePath: string; keyword: string; params: unknown; message?: string }[] },
+): Problem {
   const where = error.validationContext ?? 'body';
   const errors = error.validation.flatMap((v) => {
     const path = `${where}${v.instancePath}`.replace(/\/$/, '');
@@ -76,7 +78,10 @@ function validationProblem(error: FastifyError & { validation: { instancePath: s
     if (keys.length > 0) return keys.map((k) => ({ path: `${path}/${k}`, message: 'unknown field' }));
     return [{ path, message: missing(v.message) ?? v.message ?? 'invalid' }];
   });
-  const detail = errors.slice(0, 5).map((e) => `${e.path}: ${e.message}`).join('; ');
+  const detail = errors
+    .slice(0, 5)
+    .map((e) => `${e.path}: ${e.message}`)
+    .join('; ');
   return { status: 400, slug: 'validation', detail, errors };
 }
 
@@ -84,14 +89,18 @@ const MIB = 1024 * 1024;
 
 /** A 413 states the limit, and where bigger files go. */
 function tooLarge(): string {
-  return `the request body is too large: the limit is ${LIMITS.bodyBytes} bytes (${LIMITS.bodyBytes / MIB} MiB). ` +
-    'Split run batches; send bigger task files through an import session (`swe-scoring import --url`).';
+  return (
+    `the request body is too large: the limit is ${LIMITS.bodyBytes} bytes (${LIMITS.bodyBytes / MIB} MiB). ` +
+    'Split run batches; send bigger task files through an import session (`swe-scoring import --url`).'
+  );
 }
 
 /** A 415 names what was sent and lists what the route takes. */
 function unsupportedType(request: FastifyRequest): string {
   const sent = request.headers['content-type'];
-  const what = sent ? `content type ${sent.split(';')[0]} is not accepted here` : 'the request has a body but no Content-Type header';
+  const what = sent
+    ? `content type ${sent.split(';')[0]} is not accepted here`
+    : 'the request has a body but no Content-Type header';
   return `unsupported media type: ${what}; send ${acceptedTypes(request).join(' or ')}`;
 }
 
@@ -100,21 +109,33 @@ export function errorHandler(error: FastifyError, request: FastifyRequest, reply
   if (hasZodFastifySchemaValidationErrors(error)) return sendProblem(reply, validationProblem(error));
   const status = error.statusCode ?? 500;
   if (status === 413) return sendProblem(reply, { status, slug: 'too-large', detail: tooLarge() });
-  if (status === 415) return sendProblem(reply, { status, slug: 'unsupported-media-type', detail: unsupportedType(request) });
+  if (status === 415)
+    return sendProblem(reply, { status, slug: 'unsupported-media-type', detail: unsupportedType(request) });
   if (status >= 400 && status < 500) {
     // Fastify's other client errors: invalid JSON, a broken percent-escape.
     return sendProblem(reply, { status, slug: 'bad-request', detail: error.message });
   }
   request.log.error({ err: error }, 'request failed');
-  return sendProblem(reply, { status: 500, slug: 'internal', detail: 'the server could not complete the request; it is logged' });
+  return sendProblem(reply, {
+    status: 500,
+    slug: 'internal',
+    detail: 'the server could not complete the request; it is logged',
+  });
 }
 
 export function notFoundHandler(request: FastifyRequest, reply: FastifyReply): FastifyReply {
-  return sendProblem(reply, { status: 404, slug: 'not-found', detail: `no route ${request.method} ${request.url.split('?')[0]}` });
+  return sendProblem(reply, {
+    status: 404,
+    slug: 'not-found',
+    detail: `no route ${request.method} ${request.url.split('?')[0]}`,
+  });
 }
 
 /** Installs the handlers on the root instance, so every route and router error goes through them. */
-export const errorsPlugin = fp(async (app: FastifyInstance) => {
-  app.setErrorHandler(errorHandler);
-  app.setNotFoundHandler(notFoundHandler);
-}, { name: 'errors' });
+export const errorsPlugin = fp(
+  async (app: FastifyInstance) => {
+    app.setErrorHandler(errorHandler);
+    app.setNotFoundHandler(notFoundHandler);
+  },
+  { name: 'errors' },
+);

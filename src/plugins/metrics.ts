@@ -23,7 +23,7 @@ export function createMetrics() {
     }),
     scoreComputation: new Histogram({
       name: 'scoring_computation_seconds',
-      help: 'Time to load aggregates and compute one competition\'s scores.',
+      help: "Time to load aggregates and compute one competition's scores.",
       buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1],
       registers: [registry],
     }),
@@ -39,10 +39,16 @@ declare module 'fastify' {
 }
 
 /** Decorates the app with its metrics and times every request by route and status. */
-export const metricsPlugin = fp(async (app: FastifyInstance, { metrics }: { metrics: Metrics }) => {
-  app.decorate('metrics', metrics);
-  app.addHook('onResponse', async (request, reply) => {
-    const route = request.routeOptions.url ?? 'unmatched';
-    metrics.requestDuration.observe({ method: request.method, route, status: String(reply.statusCode) }, reply.elapsedTime / 1000);
-  });
-}, { name: 'metrics' });
+export const metricsPlugin = fp(
+  async (app: FastifyInstance, { metrics }: { metrics: Metrics }) => {
+    app.decorate('metrics', metrics);
+    app.addHook('onResponse', async (request, reply) => {
+      const route = request.routeOptions.url ?? 'unmatched';
+      metrics.requestDuration.observe(
+        { method: request.method, route, status: String(reply.statusCode) },
+        reply.elapsedTime / 1000,
+      );
+    });
+  },
+  { name: 'metrics' },
+);

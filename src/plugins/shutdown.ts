@@ -6,17 +6,20 @@ import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import { unavailable } from '../errors.js';
 
-export const shutdownPlugin = fp(async (app: FastifyInstance) => {
-  let closing = false;
-  app.addHook('preClose', async () => {
-    closing = true;
-  });
-  // Fastify's own 503 while closing is not problem+json (return503OnClosing is off); this is.
-  app.addHook('onRequest', async () => {
-    if (closing) throw unavailable('the server is shutting down; retry shortly');
-  });
-  app.addHook('onSend', async (_request, reply, payload) => {
-    if (closing) reply.header('connection', 'close');
-    return payload;
-  });
-}, { name: 'shutdown' });
+export const shutdownPlugin = fp(
+  async (app: FastifyInstance) => {
+    let closing = false;
+    app.addHook('preClose', async () => {
+      closing = true;
+    });
+    // Fastify's own 503 while closing is not problem+json (return503OnClosing is off); this is.
+    app.addHook('onRequest', async () => {
+      if (closing) throw unavailable('the server is shutting down; retry shortly');
+    });
+    app.addHook('onSend', async (_request, reply, payload) => {
+      if (closing) reply.header('connection', 'close');
+      return payload;
+    });
+  },
+  { name: 'shutdown' },
+);

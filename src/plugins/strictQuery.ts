@@ -7,10 +7,13 @@ import { z } from 'zod';
 
 const NoQuery = z.strictObject({});
 
-export const strictQueryPlugin = fp(async (app: FastifyInstance) => {
-  app.addHook('onRoute', (route: RouteOptions) => {
-    if (!route.url.startsWith('/v1/') || route.method === 'HEAD') return;
-    route.schema ??= {};
-    route.schema.querystring ??= NoQuery;
-  });
-}, { name: 'strict-query' });
+export const strictQueryPlugin = fp(
+  async (app: FastifyInstance) => {
+    app.addHook('onRoute', (route: RouteOptions) => {
+      if (!route.url.startsWith('/v1/') || route.method === 'HEAD') return;
+      route.schema ??= {};
+      route.schema.querystring ??= NoQuery;
+    });
+  },
+  { name: 'strict-query' },
+);

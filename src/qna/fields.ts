@@ -21,6 +21,8 @@ export const matching = (pattern: RegExp, what: string) => string().regex(patter
 const REPOSITORY = /^(?!\.\.?\/)[A-Za-z0-9_.-]+\/(?!\.\.?$)[A-Za-z0-9_.-]+$/;
 
 export const repositoryField = () =>
-  matching(REPOSITORY, 'a GitHub owner/name').max(MAX_FIELD_LENGTH, { error: `must be at most ${MAX_FIELD_LENGTH} characters` });
+  matching(REPOSITORY, 'a GitHub owner/name').max(MAX_FIELD_LENGTH, {
+    error: `must be at most ${MAX_FIELD_LENGTH} characters`,
+  });
 export const commitField = () => matching(/^[0-9a-f]{40}$/, '40 lowercase hex characters');
 export const criterionIdField = () => matching(/^[0-9a-f]{32}$/, '32 lowercase hex characters');

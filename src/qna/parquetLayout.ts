@@ -15,7 +15,9 @@ export function checkParquetLayout(metadata: FileMetaData): number {
   if (new Set(leafNames).size !== leafNames.length) throw new Error('the schema repeats a column name');
   const expected = [...leafNames].sort().join('\n');
   // A flat column stores one value (or null) per row, so its value count must be the row count.
-  const flat = new Set(leaves.filter((l) => l.path.length === 1 && l.element.repetition_type !== 'REPEATED').map((l) => l.path[0]));
+  const flat = new Set(
+    leaves.filter((l) => l.path.length === 1 && l.element.repetition_type !== 'REPEATED').map((l) => l.path[0]),
+  );
 
   let rows = 0n;
   for (const [index, group] of metadata.row_groups.entries()) {
@@ -25,11 +27,14 @@ export function checkParquetLayout(metadata: FileMetaData): number {
     // chunk whose column the schema lacks; chunks already started are never awaited, and one
     // that fails escapes as an unhandled rejection, which ends a Node process.
     const chunks = group.columns.map((chunk) => chunk.meta_data?.path_in_schema.join('.') ?? '');
-    if (chunks.sort().join('\n') !== expected) throw new Error(`row group ${index}: column chunks do not match the schema`);
+    if (chunks.sort().join('\n') !== expected)
+      throw new Error(`row group ${index}: column chunks do not match the schema`);
     for (const chunk of group.columns) {
       const path = chunk.meta_data?.path_in_schema ?? [];
       if (path.length === 1 && flat.has(path[0]) && chunk.meta_data?.num_values !== groupRows) {
-        throw new Error(`row group ${index}: column ${path[0]} holds ${chunk.meta_data?.num_values} values for ${groupRows} rows`);
+        throw new Error(
+          `row group ${index}: column ${path[0]} holds ${chunk.meta_data?.num_values} values for ${groupRows} rows`,
+        );
       }
     }
     rows += groupRows;

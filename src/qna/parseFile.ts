@@ -15,10 +15,19 @@ const MAX_PROBLEMS = 1000;
 /** Tasks per message to the main thread: small enough that receiving one never stalls it for long. */
 const BATCH = 64;
 
-export async function parseQnaFile(path: string, format: QnaImportFormat, onTasks: (tasks: QnaTask[]) => void): Promise<ParseFileResult> {
+export async function parseQnaFile(
+  path: string,
+  format: QnaImportFormat,
+  onTasks: (tasks: QnaTask[]) => void,
+): Promise<ParseFileResult> {
   if (format === 'parquet') {
     const parsed = await parseQnaImport(readFileSync(path), 'parquet');
-    if (!parsed.ok) return { ok: false, problems: parsed.problems.slice(0, MAX_PROBLEMS), more: Math.max(0, parsed.problems.length - MAX_PROBLEMS) };
+    if (!parsed.ok)
+      return {
+        ok: false,
+        problems: parsed.problems.slice(0, MAX_PROBLEMS),
+        more: Math.max(0, parsed.problems.length - MAX_PROBLEMS),
+      };
     for (let i = 0; i < parsed.tasks.length; i += BATCH) onTasks(parsed.tasks.slice(i, i + BATCH));
     return { ok: true, rows: parsed.tasks.length };
   }
@@ -45,7 +54,8 @@ async function parseJsonLinesFile(path: string, onTasks: (tasks: QnaTask[]) => v
     } catch (error) {
       return problem({ row: lineNo, field: 'line', message: `not valid JSON (${(error as Error).message})` });
     }
-    if (value === null || typeof value !== 'object' || Array.isArray(value)) return problem({ row: lineNo, field: 'line', message: 'expected a JSON object' });
+    if (value === null || typeof value !== 'object' || Array.isArray(value))
+      return problem({ row: lineNo, field: 'line', message: 'expected a JSON object' });
     const row = value as Record<string, unknown>;
     const checked = validateQnaRows([row]);
     if (!checked.ok) for (const p of checked.problems) problem({ ...p, row: lineNo });

@@ -16,14 +16,26 @@ interface Job {
   resolve(p: ParsedFile): void;
   reject(e: Error): void;
 }
-type Message = { id: number; tasks?: QnaTask[]; done?: { ok: boolean; problems?: QnaProblem[]; more?: number }; failed?: string };
+type Message = {
+  id: number;
+  tasks?: QnaTask[];
+  done?: { ok: boolean; problems?: QnaProblem[]; more?: number };
+  failed?: string;
+};
 
 function startWorker(): Worker {
   const entry = new URL(`./parseWorker${import.meta.url.endsWith('.ts') ? '.ts' : '.js'}`, import.meta.url);
   if (entry.pathname.endsWith('.js')) return new Worker(entry);
   // The ESM build of tsx's API, found beside the CommonJS one that require.resolve names.
-  const tsx = pathToFileURL(createRequire(import.meta.url).resolve('tsx/esm/api').replace(/\.cjs$/, '.mjs')).href;
-  return new Worker(`import(${JSON.stringify(tsx)}).then((m) => { m.register(); return import(${JSON.stringify(entry.href)}); });`, { eval: true });
+  const tsx = pathToFileURL(
+    createRequire(import.meta.url)
+      .resolve('tsx/esm/api')
+      .replace(/\.cjs$/, '.mjs'),
+  ).href;
+  return new Worker(
+    `import(${JSON.stringify(tsx)}).then((m) => { m.register(); return import(${JSON.stringify(entry.href)}); });`,
+    { eval: true },
+  );
 }
 
 let worker: Worker | null = null;

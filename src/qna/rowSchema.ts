@@ -31,7 +31,9 @@ const criterionSchema = z.object(
       { error: typeError('an object') },
     ),
     // Scale's upstream rows have neither key: missing means "unchanged".
-    original_title: string().max(MAX_TITLE_LENGTH, { error: `must be at most ${MAX_TITLE_LENGTH} characters` }).nullish(),
+    original_title: string()
+      .max(MAX_TITLE_LENGTH, { error: `must be at most ${MAX_TITLE_LENGTH} characters` })
+      .nullish(),
     change: z.enum(CRITERION_CHANGES, { error: typeError(`null or one of ${CRITERION_CHANGES.join(', ')}`) }).nullish(),
   },
   { error: typeError('an object') },
@@ -49,7 +51,13 @@ const criteriaSchema = z
         if (typeof id !== 'string') return;
         const first = seen.get(id);
         if (first === undefined) seen.set(id, index);
-        else ctx.addIssue({ code: 'custom', input: id, path: [index, 'id'], message: `repeats the id of rubric[${first}]` });
+        else
+          ctx.addIssue({
+            code: 'custom',
+            input: id,
+            path: [index, 'id'],
+            message: `repeats the id of rubric[${first}]`,
+          });
       });
     },
     // Run even when another criterion failed, so a duplicate id is not hidden by a typo.

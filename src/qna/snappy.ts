@@ -17,8 +17,10 @@ export function snappyDecompress(input: Uint8Array, outputLength: number): Uint8
     declared += (byte & 0x7f) * 2 ** shift;
     if (byte < 0x80) break;
   }
-  if (declared !== outputLength) throw new Error(`snappy: block holds ${declared} bytes, page header says ${outputLength}`);
-  if (outputLength > input.length * MAX_EXPANSION) throw new Error(`snappy: ${input.length} bytes cannot expand to ${outputLength}`);
+  if (declared !== outputLength)
+    throw new Error(`snappy: block holds ${declared} bytes, page header says ${outputLength}`);
+  if (outputLength > input.length * MAX_EXPANSION)
+    throw new Error(`snappy: ${input.length} bytes cannot expand to ${outputLength}`);
 
   const output = new Uint8Array(outputLength);
   let out = 0;

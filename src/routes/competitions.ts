@@ -5,40 +5,53 @@ import { CompetitionInputSchema, CompetitionListSchema, CompetitionSchema } from
 export const competitionRoutes: FastifyPluginAsyncZod = async (app) => {
   const { competitions } = app.services;
 
-  app.put('/competitions/:competitionId', {
-    config: { access: 'admin' },
-    schema: {
-      tags: ['competitions'],
-      operationId: 'putCompetition',
-      summary: 'Create or update a competition',
-      description: 'Fields left out keep their stored value, or their default on creation. Changing token weights recomputes every aggregate.',
-      params: CompetitionParams,
-      body: CompetitionInputSchema,
-      response: { 200: CompetitionSchema, 201: CompetitionSchema, ...problems(400, 401, 403) },
+  app.put(
+    '/competitions/:competitionId',
+    {
+      config: { access: 'admin' },
+      schema: {
+        tags: ['competitions'],
+        operationId: 'putCompetition',
+        summary: 'Create or update a competition',
+        description:
+          'Fields left out keep their stored value, or their default on creation. Changing token weights recomputes every aggregate.',
+        params: CompetitionParams,
+        body: CompetitionInputSchema,
+        response: { 200: CompetitionSchema, 201: CompetitionSchema, ...problems(400, 401, 403) },
+      },
     },
-  }, async (request, reply) => {
-    const { created, competition } = competitions.put(request.params.competitionId, request.body, request.principal!);
-    return reply.code(created ? 201 : 200).send(competition);
-  });
+    async (request, reply) => {
+      const { created, competition } = competitions.put(request.params.competitionId, request.body, request.principal!);
+      return reply.code(created ? 201 : 200).send(competition);
+    },
+  );
 
-  app.get('/competitions', {
-    config: { access: 'public' },
-    schema: {
-      tags: ['competitions'],
-      operationId: 'listCompetitions',
-      summary: 'List competitions',
-      response: { 200: CompetitionListSchema, ...problems(401) },
+  app.get(
+    '/competitions',
+    {
+      config: { access: 'public' },
+      schema: {
+        tags: ['competitions'],
+        operationId: 'listCompetitions',
+        summary: 'List competitions',
+        response: { 200: CompetitionListSchema, ...problems(401) },
+      },
     },
-  }, async () => ({ competitions: competitions.list() }));
+    async () => ({ competitions: competitions.list() }),
+  );
 
-  app.get('/competitions/:competitionId', {
-    config: { access: 'public' },
-    schema: {
-      tags: ['competitions'],
-      operationId: 'getCompetition',
-      summary: 'Get a competition',
-      params: CompetitionParams,
-      response: { 200: CompetitionSchema, ...problems(401, 404) },
+  app.get(
+    '/competitions/:competitionId',
+    {
+      config: { access: 'public' },
+      schema: {
+        tags: ['competitions'],
+        operationId: 'getCompetition',
+        summary: 'Get a competition',
+        params: CompetitionParams,
+        response: { 200: CompetitionSchema, ...problems(401, 404) },
+      },
     },
-  }, async (request) => competitions.get(request.params.competitionId));
+    async (request) => competitions.get(request.params.competitionId),
+  );
 };

@@ -14,40 +14,44 @@ export const eventRoutes: FastifyPluginAsyncZod = async (app) => {
     for (const res of open) res.end();
   });
 
-  app.get('/competitions/:competitionId/events', {
-    config: { access: 'public' },
-    schema: {
-      tags: ['scores'],
-      operationId: 'getEvents',
-      summary: 'Server-Sent Events: a notice after each write to the competition',
-      description:
-        'A `text/event-stream`. On connect and after each acknowledged write (coalesced, at most one per 250 ms): ' +
-        '`event: scores` with `data: {"version": N}`; re-read what you show. A comment line every 15 s keeps the ' +
-        'connection open. Versions count writes since the server started.',
-      params: CompetitionParams,
-      response: { 200: z.string().describe('An event stream.'), ...problems(401, 404) },
+  app.get(
+    '/competitions/:competitionId/events',
+    {
+      config: { access: 'public' },
+      schema: {
+        tags: ['scores'],
+        operationId: 'getEvents',
+        summary: 'Server-Sent Events: a notice after each write to the competition',
+        description:
+          'A `text/event-stream`. On connect and after each acknowledged write (coalesced, at most one per 250 ms): ' +
+          '`event: scores` with `data: {"version": N}`; re-read what you show. A comment line every 15 s keeps the ' +
+          'connection open. Versions count writes since the server started.',
+        params: CompetitionParams,
+        response: { 200: z.string().describe('An event stream.'), ...problems(401, 404) },
+      },
     },
-  }, async (request, reply) => {
-    const { competitionId } = request.params;
-    competitions.require(competitionId);
-    const res = reply.raw;
-    reply.hijack();
-    res.writeHead(200, {
-      'content-type': 'text/event-stream; charset=utf-8',
-      'cache-control': 'no-cache',
-      connection: 'keep-alive',
-      'x-accel-buffering': 'no',
-    });
-    const send = (version: number) => res.write(`event: scores\ndata: ${JSON.stringify({ version })}\n\n`);
-    res.write('retry: 3000\n\n');
-    send(changes.version(competitionId));
-    const unsubscribe = changes.subscribe(competitionId, send);
-    const heartbeat = setInterval(() => res.write(': keep-alive\n\n'), HEARTBEAT_MS);
-    open.add(res);
-    res.on('close', () => {
-      open.delete(res);
-      clearInterval(heartbeat);
-      unsubscribe();
-    });
-  });
+    async (request, reply) => {
+      const { competitionId } = request.params;
+      competitions.require(competitionId);
+      const res = reply.raw;
+      reply.hijack();
+      res.writeHead(200, {
+        'content-type': 'text/event-stream; charset=utf-8',
+        'cache-control': 'no-cache',
+        connection: 'keep-alive',
+        'x-accel-buffering': 'no',
+      });
+      const send = (version: number) => res.write(`event: scores\ndata: ${JSON.stringify({ version })}\n\n`);
+      res.write('retry: 3000\n\n');
+      send(changes.version(competitionId));
+      const unsubscribe = changes.subscribe(competitionId, send);
+      const heartbeat = setInterval(() => res.write(': keep-alive\n\n'), HEARTBEAT_MS);
+      open.add(res);
+      res.on('close', () => {
+        open.delete(res);
+        clearInterval(heartbeat);
+        unsubscribe();
+      });
+    },
+  );
 };

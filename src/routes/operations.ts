@@ -4,40 +4,52 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 const Status = z.object({ status: z.string().describe('`ok` or `unavailable`.') }).describe('Service status.');
 
 export const operationRoutes: FastifyPluginAsyncZod = async (app) => {
-  app.get('/healthz', {
-    config: { access: 'open' },
-    schema: {
-      tags: ['operations'],
-      operationId: 'getHealth',
-      summary: 'Liveness: the process is up',
-      response: { 200: Status },
+  app.get(
+    '/healthz',
+    {
+      config: { access: 'open' },
+      schema: {
+        tags: ['operations'],
+        operationId: 'getHealth',
+        summary: 'Liveness: the process is up',
+        response: { 200: Status },
+      },
     },
-  }, async () => ({ status: 'ok' }));
+    async () => ({ status: 'ok' }),
+  );
 
-  app.get('/readyz', {
-    config: { access: 'open' },
-    schema: {
-      tags: ['operations'],
-      operationId: 'getReadiness',
-      summary: 'Readiness: the database answers and its migrations are applied',
-      response: { 200: Status, 503: Status },
+  app.get(
+    '/readyz',
+    {
+      config: { access: 'open' },
+      schema: {
+        tags: ['operations'],
+        operationId: 'getReadiness',
+        summary: 'Readiness: the database answers and its migrations are applied',
+        response: { 200: Status, 503: Status },
+      },
     },
-  }, async (_request, reply) => {
-    const ready = app.services.ready();
-    return reply.code(ready ? 200 : 503).send({ status: ready ? 'ok' : 'unavailable' });
-  });
+    async (_request, reply) => {
+      const ready = app.services.ready();
+      return reply.code(ready ? 200 : 503).send({ status: ready ? 'ok' : 'unavailable' });
+    },
+  );
 
-  app.get('/metrics', {
-    config: { access: 'open' },
-    schema: {
-      tags: ['operations'],
-      operationId: 'getMetrics',
-      summary: 'Prometheus metrics',
-      description: 'Request durations by route, runs ingested, score computation time, process metrics.',
-      response: { 200: z.string().describe('Prometheus text exposition format.') },
+  app.get(
+    '/metrics',
+    {
+      config: { access: 'open' },
+      schema: {
+        tags: ['operations'],
+        operationId: 'getMetrics',
+        summary: 'Prometheus metrics',
+        description: 'Request durations by route, runs ingested, score computation time, process metrics.',
+        response: { 200: z.string().describe('Prometheus text exposition format.') },
+      },
     },
-  }, async (_request, reply) => {
-    const text = await app.metrics.registry.metrics();
-    return reply.type(app.metrics.registry.contentType).send(text);
-  });
+    async (_request, reply) => {
+      const text = await app.metrics.registry.metrics();
+      return reply.type(app.metrics.registry.contentType).send(text);
+    },
+  );
 };

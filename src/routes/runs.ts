@@ -1,64 +1,88 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { CompetitionParams, problems } from '../schemas/common.js';
-import { RunBatchResultSchema, RunBatchSchema, RunListQuery, RunPageSchema, RunParams, RunSchema } from '../schemas/runs.js';
+import {
+  RunBatchResultSchema,
+  RunBatchSchema,
+  RunListQuery,
+  RunPageSchema,
+  RunParams,
+  RunSchema,
+} from '../schemas/runs.js';
 
 export const runRoutes: FastifyPluginAsyncZod = async (app) => {
   const { runs } = app.services;
 
-  app.post('/competitions/:competitionId/runs', {
-    config: { access: 'validator' },
-    schema: {
-      tags: ['runs'],
-      operationId: 'postRuns',
-      summary: 'Submit a batch of run results',
-      description:
-        'Up to 5,000 runs, stored atomically: a rejected batch stores nothing. Idempotent by `runId`: a run ' +
-        'identical to the stored one is a duplicate; different content is a 409 naming the ids. Unknown task: 404. ' +
-        'Votes that do not match the task\'s rubric (SPEC 7): 422 naming the run and criterion.',
-      params: CompetitionParams,
-      body: RunBatchSchema,
-      response: { 200: RunBatchResultSchema, ...problems(400, 401, 403, 404, 409, 413, 415, 422) },
+  app.post(
+    '/competitions/:competitionId/runs',
+    {
+      config: { access: 'validator' },
+      schema: {
+        tags: ['runs'],
+        operationId: 'postRuns',
+        summary: 'Submit a batch of run results',
+        description:
+          'Up to 5,000 runs, stored atomically: a rejected batch stores nothing. Idempotent by `runId`: a run ' +
+          'identical to the stored one is a duplicate; different content is a 409 naming the ids. Unknown task: 404. ' +
+          "Votes that do not match the task's rubric (SPEC 7): 422 naming the run and criterion.",
+        params: CompetitionParams,
+        body: RunBatchSchema,
+        response: { 200: RunBatchResultSchema, ...problems(400, 401, 403, 404, 409, 413, 415, 422) },
+      },
     },
-  }, async (request) => {
-    const result = runs.ingest(request.params.competitionId, request.body.runs, request.principal!);
-    app.metrics.runsIngested.inc(result.accepted);
-    return result;
-  });
+    async (request) => {
+      const result = runs.ingest(request.params.competitionId, request.body.runs, request.principal!);
+      app.metrics.runsIngested.inc(result.accepted);
+      return result;
+    },
+  );
 
-  app.get('/competitions/:competitionId/runs', {
-    config: { access: 'public' },
-    schema: {
-      tags: ['runs'],
-      operationId: 'listRuns',
-      summary: 'List stored runs',
-      description: 'Oldest first, filtered by validator, miner, task or kind; page with `nextCursor`, which stays valid while runs are added.',
-      params: CompetitionParams,
-      querystring: RunListQuery,
-      response: { 200: RunPageSchema, ...problems(400, 401, 404) },
+  app.get(
+    '/competitions/:competitionId/runs',
+    {
+      config: { access: 'public' },
+      schema: {
+        tags: ['runs'],
+        operationId: 'listRuns',
+        summary: 'List stored runs',
+        description:
+          'Oldest first, filtered by validator, miner, task or kind; page with `nextCursor`, which stays valid while runs are added.',
+        params: CompetitionParams,
+        querystring: RunListQuery,
+        response: { 200: RunPageSchema, ...problems(400, 401, 404) },
+      },
     },
-  }, async (request) => runs.list(request.params.competitionId, request.query));
+    async (request) => runs.list(request.params.competitionId, request.query),
+  );
 
-  app.get('/competitions/:competitionId/runs/:runId', {
-    config: { access: 'public' },
-    schema: {
-      tags: ['runs'],
-      operationId: 'getRun',
-      summary: 'Get a stored run',
-      description: 'With per-criterion grading for QnA runs sent with votes.',
-      params: RunParams,
-      response: { 200: RunSchema, ...problems(401, 404) },
+  app.get(
+    '/competitions/:competitionId/runs/:runId',
+    {
+      config: { access: 'public' },
+      schema: {
+        tags: ['runs'],
+        operationId: 'getRun',
+        summary: 'Get a stored run',
+        description: 'With per-criterion grading for QnA runs sent with votes.',
+        params: RunParams,
+        response: { 200: RunSchema, ...problems(401, 404) },
+      },
     },
-  }, async (request) => runs.get(request.params.competitionId, request.params.runId));
+    async (request) => runs.get(request.params.competitionId, request.params.runId),
+  );
 
-  app.delete('/competitions/:competitionId/runs/:runId', {
-    config: { access: 'validator' },
-    schema: {
-      tags: ['runs'],
-      operationId: 'deleteRun',
-      summary: 'Delete a run',
-      description: 'The admin may delete any run; a validator only the runs it sent (403 otherwise).',
-      params: RunParams,
-      response: { 200: RunSchema, ...problems(401, 403, 404) },
+  app.delete(
+    '/competitions/:competitionId/runs/:runId',
+    {
+      config: { access: 'validator' },
+      schema: {
+        tags: ['runs'],
+        operationId: 'deleteRun',
+        summary: 'Delete a run',
+        description: 'The admin may delete any run; a validator only the runs it sent (403 otherwise).',
+        params: RunParams,
+        response: { 200: RunSchema, ...problems(401, 403, 404) },
+      },
     },
-  }, async (request) => runs.delete(request.params.competitionId, request.params.runId, request.principal!));
+    async (request) => runs.delete(request.params.competitionId, request.params.runId, request.principal!),
+  );
 };

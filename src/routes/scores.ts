@@ -6,31 +6,39 @@ import { sendBody } from './sendBody.js';
 export const scoreRoutes: FastifyPluginAsyncZod = async (app) => {
   const { scores } = app.services;
 
-  app.get('/competitions/:competitionId/leaderboard', {
-    config: { access: 'public' },
-    schema: {
-      tags: ['scores'],
-      operationId: 'getLeaderboard',
-      summary: 'Get the leaderboard',
-      description: 'Reflects every write acknowledged before the request.',
-      params: CompetitionParams,
-      querystring: StagesQuery,
-      response: { 200: LeaderboardSchema, ...problems(400, 401, 404) },
+  app.get(
+    '/competitions/:competitionId/leaderboard',
+    {
+      config: { access: 'public' },
+      schema: {
+        tags: ['scores'],
+        operationId: 'getLeaderboard',
+        summary: 'Get the leaderboard',
+        description: 'Reflects every write acknowledged before the request.',
+        params: CompetitionParams,
+        querystring: StagesQuery,
+        response: { 200: LeaderboardSchema, ...problems(400, 401, 404) },
+      },
     },
-  }, async (request, reply) =>
-    sendBody(request, reply, scores.leaderboard(request.params.competitionId, request.query.stages)));
+    async (request, reply) =>
+      sendBody(request, reply, scores.leaderboard(request.params.competitionId, request.query.stages)),
+  );
 
-  app.get('/competitions/:competitionId/weights', {
-    config: { access: 'public' },
-    schema: {
-      tags: ['scores'],
-      operationId: 'getWeights',
-      summary: 'Get the incentive weights',
-      description: 'Groups, layers with their winners, raw and final weights, and the burn weight (SPEC 6).',
-      params: CompetitionParams,
-      querystring: StagesQuery,
-      response: { 200: WeightsSchema, ...problems(400, 401, 404) },
+  app.get(
+    '/competitions/:competitionId/weights',
+    {
+      config: { access: 'public' },
+      schema: {
+        tags: ['scores'],
+        operationId: 'getWeights',
+        summary: 'Get the incentive weights',
+        description: 'Groups, layers with their winners, raw and final weights, and the burn weight (SPEC 6).',
+        params: CompetitionParams,
+        querystring: StagesQuery,
+        response: { 200: WeightsSchema, ...problems(400, 401, 404) },
+      },
     },
-  }, async (request, reply) =>
-    sendBody(request, reply, scores.weights(request.params.competitionId, request.query.stages)));
+    async (request, reply) =>
+      sendBody(request, reply, scores.weights(request.params.competitionId, request.query.stages)),
+  );
 };

@@ -2,8 +2,16 @@ import { z } from 'zod';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { CompetitionParams, Id, problems } from '../schemas/common.js';
 import {
-  IdentitySchema, MinerHistorySchema, PageQuery, ScoreQuery, ScoreResultSchema, SnapshotInputSchema, SnapshotListSchema,
-  SnapshotParams, SnapshotSchema, WeightsHistorySchema,
+  IdentitySchema,
+  MinerHistorySchema,
+  PageQuery,
+  ScoreQuery,
+  ScoreResultSchema,
+  SnapshotInputSchema,
+  SnapshotListSchema,
+  SnapshotParams,
+  SnapshotSchema,
+  WeightsHistorySchema,
 } from '../schemas/snapshots.js';
 import { RULES_VERSION } from '../scoring/index.js';
 import { textBody } from '../services/body.js';
@@ -13,129 +21,168 @@ export const snapshotRoutes: FastifyPluginAsyncZod = async (app) => {
   const { snapshots, score } = app.services;
   const base = '/competitions/:competitionId/snapshots';
 
-  app.post(base, {
-    config: { access: 'admin' },
-    schema: {
-      tags: ['snapshots'],
-      operationId: 'takeSnapshot',
-      summary: 'Take a snapshot of the scores',
-      description: 'Freezes the leaderboard and weights with their exact input, chained to the previous snapshot and signed.',
-      params: CompetitionParams,
-      body: SnapshotInputSchema,
-      response: { 201: SnapshotSchema, ...problems(400, 401, 403, 404) },
+  app.post(
+    base,
+    {
+      config: { access: 'admin' },
+      schema: {
+        tags: ['snapshots'],
+        operationId: 'takeSnapshot',
+        summary: 'Take a snapshot of the scores',
+        description:
+          'Freezes the leaderboard and weights with their exact input, chained to the previous snapshot and signed.',
+        params: CompetitionParams,
+        body: SnapshotInputSchema,
+        response: { 201: SnapshotSchema, ...problems(400, 401, 403, 404) },
+      },
     },
-  }, async (request, reply) => {
-    const document = snapshots.take(request.params.competitionId, request.body ?? {}, request.principal!);
-    return sendBody(request, reply.code(201), textBody(document));
-  });
+    async (request, reply) => {
+      const document = snapshots.take(request.params.competitionId, request.body ?? {}, request.principal!);
+      return sendBody(request, reply.code(201), textBody(document));
+    },
+  );
 
-  app.get(base, {
-    config: { access: 'public' },
-    schema: {
-      tags: ['snapshots'],
-      operationId: 'listSnapshots',
-      summary: 'List snapshots',
-      description: 'Oldest first, without their leaderboard and weights.',
-      params: CompetitionParams,
-      querystring: PageQuery,
-      response: { 200: SnapshotListSchema, ...problems(400, 401, 404) },
+  app.get(
+    base,
+    {
+      config: { access: 'public' },
+      schema: {
+        tags: ['snapshots'],
+        operationId: 'listSnapshots',
+        summary: 'List snapshots',
+        description: 'Oldest first, without their leaderboard and weights.',
+        params: CompetitionParams,
+        querystring: PageQuery,
+        response: { 200: SnapshotListSchema, ...problems(400, 401, 404) },
+      },
     },
-  }, async (request) => snapshots.list(request.params.competitionId, request.query.cursor, request.query.limit) as never);
+    async (request) => snapshots.list(request.params.competitionId, request.query.cursor, request.query.limit) as never,
+  );
 
-  app.get(`${base}/latest`, {
-    config: { access: 'public' },
-    schema: {
-      tags: ['snapshots'],
-      operationId: 'getLatestSnapshot',
-      summary: 'Get the latest snapshot',
-      params: CompetitionParams,
-      response: { 200: SnapshotSchema, ...problems(401, 404) },
+  app.get(
+    `${base}/latest`,
+    {
+      config: { access: 'public' },
+      schema: {
+        tags: ['snapshots'],
+        operationId: 'getLatestSnapshot',
+        summary: 'Get the latest snapshot',
+        params: CompetitionParams,
+        response: { 200: SnapshotSchema, ...problems(401, 404) },
+      },
     },
-  }, async (request, reply) => sendBody(request, reply, textBody(snapshots.get(request.params.competitionId, 'latest'))));
+    async (request, reply) => sendBody(request, reply, textBody(snapshots.get(request.params.competitionId, 'latest'))),
+  );
 
-  app.get(`${base}/:seq`, {
-    config: { access: 'public' },
-    schema: {
-      tags: ['snapshots'],
-      operationId: 'getSnapshot',
-      summary: 'Get a snapshot',
-      description: 'Served as stored: its bytes are what `hash` covers (after canonicalization).',
-      params: SnapshotParams,
-      response: { 200: SnapshotSchema, ...problems(400, 401, 404) },
+  app.get(
+    `${base}/:seq`,
+    {
+      config: { access: 'public' },
+      schema: {
+        tags: ['snapshots'],
+        operationId: 'getSnapshot',
+        summary: 'Get a snapshot',
+        description: 'Served as stored: its bytes are what `hash` covers (after canonicalization).',
+        params: SnapshotParams,
+        response: { 200: SnapshotSchema, ...problems(400, 401, 404) },
+      },
     },
-  }, async (request, reply) => sendBody(request, reply, textBody(snapshots.get(request.params.competitionId, request.params.seq))));
+    async (request, reply) =>
+      sendBody(request, reply, textBody(snapshots.get(request.params.competitionId, request.params.seq))),
+  );
 
-  app.get(`${base}/:seq/input`, {
-    config: { access: 'public' },
-    schema: {
-      tags: ['snapshots'],
-      operationId: 'getSnapshotInput',
-      summary: 'Get a snapshot\'s input document',
-      description:
-        'NDJSON, exactly as the competition stood when the snapshot was taken, whatever happened after: line 1 ' +
-        '`{"competition": …}`, then `{"task": …}` lines by task id, then `{"run": …}` lines by run id (docs/CANONICAL_JSON.md). ' +
-        'Its SHA-256 is the snapshot\'s `inputDigest`; `swe-scoring score` or `verify` recompute the scores from it.',
-      params: SnapshotParams,
-      response: { 200: z.string().describe('The input document.'), ...problems(400, 401, 404) },
+  app.get(
+    `${base}/:seq/input`,
+    {
+      config: { access: 'public' },
+      schema: {
+        tags: ['snapshots'],
+        operationId: 'getSnapshotInput',
+        summary: "Get a snapshot's input document",
+        description:
+          'NDJSON, exactly as the competition stood when the snapshot was taken, whatever happened after: line 1 ' +
+          '`{"competition": …}`, then `{"task": …}` lines by task id, then `{"run": …}` lines by run id (docs/CANONICAL_JSON.md). ' +
+          "Its SHA-256 is the snapshot's `inputDigest`; `swe-scoring score` or `verify` recompute the scores from it.",
+        params: SnapshotParams,
+        response: { 200: z.string().describe('The input document.'), ...problems(400, 401, 404) },
+      },
     },
-  }, async (request, reply) => {
-    const { competitionId, seq } = request.params;
-    const stream = snapshots.input(competitionId, seq);
-    return reply
-      .type('application/x-ndjson; charset=utf-8')
-      .header('content-disposition', `attachment; filename="${competitionId}-snapshot-${seq}-input.ndjson"`)
-      .send(stream as never);
-  });
+    async (request, reply) => {
+      const { competitionId, seq } = request.params;
+      const stream = snapshots.input(competitionId, seq);
+      return reply
+        .type('application/x-ndjson; charset=utf-8')
+        .header('content-disposition', `attachment; filename="${competitionId}-snapshot-${seq}-input.ndjson"`)
+        .send(stream as never);
+    },
+  );
 
-  app.get('/competitions/:competitionId/miners/:hotkey/history', {
-    config: { access: 'public' },
-    schema: {
-      tags: ['snapshots'],
-      operationId: 'getMinerHistory',
-      summary: 'A miner\'s rank, score and weight across snapshots',
-      params: CompetitionParams.extend({ hotkey: Id.describe('Miner hotkey.') }),
-      querystring: PageQuery,
-      response: { 200: MinerHistorySchema, ...problems(400, 401, 404) },
+  app.get(
+    '/competitions/:competitionId/miners/:hotkey/history',
+    {
+      config: { access: 'public' },
+      schema: {
+        tags: ['snapshots'],
+        operationId: 'getMinerHistory',
+        summary: "A miner's rank, score and weight across snapshots",
+        params: CompetitionParams.extend({ hotkey: Id.describe('Miner hotkey.') }),
+        querystring: PageQuery,
+        response: { 200: MinerHistorySchema, ...problems(400, 401, 404) },
+      },
     },
-  }, async (request) => {
-    const { competitionId, hotkey } = request.params;
-    return snapshots.minerHistory(competitionId, hotkey, request.query.cursor, request.query.limit);
-  });
+    async (request) => {
+      const { competitionId, hotkey } = request.params;
+      return snapshots.minerHistory(competitionId, hotkey, request.query.cursor, request.query.limit);
+    },
+  );
 
-  app.get('/competitions/:competitionId/weights/history', {
-    config: { access: 'public' },
-    schema: {
-      tags: ['snapshots'],
-      operationId: 'getWeightsHistory',
-      summary: 'Final weights across snapshots',
-      params: CompetitionParams,
-      querystring: PageQuery,
-      response: { 200: WeightsHistorySchema, ...problems(400, 401, 404) },
+  app.get(
+    '/competitions/:competitionId/weights/history',
+    {
+      config: { access: 'public' },
+      schema: {
+        tags: ['snapshots'],
+        operationId: 'getWeightsHistory',
+        summary: 'Final weights across snapshots',
+        params: CompetitionParams,
+        querystring: PageQuery,
+        response: { 200: WeightsHistorySchema, ...problems(400, 401, 404) },
+      },
     },
-  }, async (request) => snapshots.weightsHistory(request.params.competitionId, request.query.cursor, request.query.limit));
+    async (request) =>
+      snapshots.weightsHistory(request.params.competitionId, request.query.cursor, request.query.limit),
+  );
 
-  app.get('/identity', {
-    config: { access: 'public' },
-    schema: {
-      tags: ['snapshots'],
-      operationId: 'getIdentity',
-      summary: 'The server\'s snapshot-signing key',
-      response: { 200: IdentitySchema, ...problems(401) },
+  app.get(
+    '/identity',
+    {
+      config: { access: 'public' },
+      schema: {
+        tags: ['snapshots'],
+        operationId: 'getIdentity',
+        summary: "The server's snapshot-signing key",
+        response: { 200: IdentitySchema, ...problems(401) },
+      },
     },
-  }, async () => ({ publicKey: snapshots.publicKeyPem, algorithm: 'ed25519' as const, rulesVersion: RULES_VERSION }));
+    async () => ({ publicKey: snapshots.publicKeyPem, algorithm: 'ed25519' as const, rulesVersion: RULES_VERSION }),
+  );
 
-  app.post('/score', {
-    config: { access: 'public', fileBody: true },
-    schema: {
-      tags: ['snapshots'],
-      operationId: 'scoreDocument',
-      summary: 'Score an input document without storing anything',
-      description:
-        'Body: an input document (`application/x-ndjson`, the format of GET …/snapshots/{seq}/input), within the ' +
-        'body limit. Returns the leaderboard and weights the scoring core computes from it; a malformed document is ' +
-        'a 400 naming the line and field.',
-      querystring: ScoreQuery,
-      response: { 200: ScoreResultSchema, ...problems(400, 401, 413, 415) },
+  app.post(
+    '/score',
+    {
+      config: { access: 'public', fileBody: true },
+      schema: {
+        tags: ['snapshots'],
+        operationId: 'scoreDocument',
+        summary: 'Score an input document without storing anything',
+        description:
+          'Body: an input document (`application/x-ndjson`, the format of GET …/snapshots/{seq}/input), within the ' +
+          'body limit. Returns the leaderboard and weights the scoring core computes from it; a malformed document is ' +
+          'a 400 naming the line and field.',
+        querystring: ScoreQuery,
+        response: { 200: ScoreResultSchema, ...problems(400, 401, 413, 415) },
+      },
     },
-  }, async (request) => score(Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0), request.query.stages));
+    async (request) => score(Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0), request.query.stages),
+  );
 };

@@ -3,98 +3,145 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { CompetitionParams, Id, StagesQuery, problems } from '../schemas/common.js';
 import { sendBody } from './sendBody.js';
 import {
-  AuditPageSchema, CompetitionValidatorListSchema, ValidatorCreatedSchema, ValidatorInputSchema, ValidatorListSchema,
-  ValidatorSchema, ValidatorStandingInputSchema, ValidatorStandingSchema,
+  AuditPageSchema,
+  CompetitionValidatorListSchema,
+  ValidatorCreatedSchema,
+  ValidatorInputSchema,
+  ValidatorListSchema,
+  ValidatorSchema,
+  ValidatorStandingInputSchema,
+  ValidatorStandingSchema,
 } from '../schemas/admin.js';
 
 export const validatorRoutes: FastifyPluginAsyncZod = async (app) => {
   const { validators, scores, audit } = app.services;
 
-  app.post('/validators', {
-    config: { access: 'admin' },
-    schema: {
-      tags: ['validators'],
-      operationId: 'createValidator',
-      summary: 'Create a validator and its key',
-      description:
-        'With `hotkey` (ss58), the validator signs its requests with that key (Epistula v2) and gets no API key. ' +
-        'Without, the key is in this response only; the server keeps its SHA-256 hash. A hotkey already registered is a 409.',
-      body: ValidatorInputSchema,
-      response: { 201: ValidatorCreatedSchema, ...problems(400, 401, 403, 409) },
+  app.post(
+    '/validators',
+    {
+      config: { access: 'admin' },
+      schema: {
+        tags: ['validators'],
+        operationId: 'createValidator',
+        summary: 'Create a validator and its key',
+        description:
+          'With `hotkey` (ss58), the validator signs its requests with that key (Epistula v2) and gets no API key. ' +
+          'Without, the key is in this response only; the server keeps its SHA-256 hash. A hotkey already registered is a 409.',
+        body: ValidatorInputSchema,
+        response: { 201: ValidatorCreatedSchema, ...problems(400, 401, 403, 409) },
+      },
     },
-  }, async (request, reply) => reply.code(201).send(validators.create(request.body, request.principal!)));
+    async (request, reply) => reply.code(201).send(validators.create(request.body, request.principal!)),
+  );
 
-  app.get('/validators', {
-    config: { access: 'admin' },
-    schema: {
-      tags: ['validators'],
-      operationId: 'listValidators',
-      summary: 'List validators',
-      response: { 200: ValidatorListSchema, ...problems(401, 403) },
+  app.get(
+    '/validators',
+    {
+      config: { access: 'admin' },
+      schema: {
+        tags: ['validators'],
+        operationId: 'listValidators',
+        summary: 'List validators',
+        response: { 200: ValidatorListSchema, ...problems(401, 403) },
+      },
     },
-  }, async () => ({ validators: validators.list() }));
+    async () => ({ validators: validators.list() }),
+  );
 
-  app.delete('/validators/:id', {
-    config: { access: 'admin' },
-    schema: {
-      tags: ['validators'],
-      operationId: 'revokeValidator',
-      summary: 'Revoke a validator\'s key',
-      description: 'The validator\'s runs stay; its key stops working at once.',
-      params: z.object({ id: Id.describe('Validator id.') }),
-      response: { 200: ValidatorSchema, ...problems(400, 401, 403, 404) },
+  app.delete(
+    '/validators/:id',
+    {
+      config: { access: 'admin' },
+      schema: {
+        tags: ['validators'],
+        operationId: 'revokeValidator',
+        summary: "Revoke a validator's key",
+        description: "The validator's runs stay; its key stops working at once.",
+        params: z.object({ id: Id.describe('Validator id.') }),
+        response: { 200: ValidatorSchema, ...problems(400, 401, 403, 404) },
+      },
     },
-  }, async (request) => validators.revoke(request.params.id, request.principal!));
+    async (request) => validators.revoke(request.params.id, request.principal!),
+  );
 
-  app.get('/competitions/:competitionId/validators', {
-    config: { access: 'public' },
-    schema: {
-      tags: ['validators'],
-      operationId: 'listCompetitionValidators',
-      summary: 'Per-validator activity and agreement in a competition',
-      description:
-        'For each validator that sent runs (or is excluded): its runs, miners, tasks, resolve rate, and how its ' +
-        'resolve rate compares with the other counted validators\' on the (task, miner) pairs they share (SPEC 10). ' +
-        'Flagged: at least 10 shared pairs and a mean difference of 0.2 or more.',
-      params: CompetitionParams,
-      querystring: StagesQuery,
-      response: { 200: CompetitionValidatorListSchema, ...problems(400, 401, 404) },
+  app.get(
+    '/competitions/:competitionId/validators',
+    {
+      config: { access: 'public' },
+      schema: {
+        tags: ['validators'],
+        operationId: 'listCompetitionValidators',
+        summary: 'Per-validator activity and agreement in a competition',
+        description:
+          'For each validator that sent runs (or is excluded): its runs, miners, tasks, resolve rate, and how its ' +
+          "resolve rate compares with the other counted validators' on the (task, miner) pairs they share (SPEC 10). " +
+          'Flagged: at least 10 shared pairs and a mean difference of 0.2 or more.',
+        params: CompetitionParams,
+        querystring: StagesQuery,
+        response: { 200: CompetitionValidatorListSchema, ...problems(400, 401, 404) },
+      },
     },
-  }, async (request, reply) =>
-    sendBody(request, reply, scores.validators(request.params.competitionId, request.query.stages)));
+    async (request, reply) =>
+      sendBody(request, reply, scores.validators(request.params.competitionId, request.query.stages)),
+  );
 
-  app.put('/competitions/:competitionId/validators/:validatorId', {
-    config: { access: 'admin' },
-    schema: {
-      tags: ['validators'],
-      operationId: 'putCompetitionValidator',
-      summary: 'Exclude or include a validator\'s runs in a competition',
-      description:
-        'An excluded validator\'s runs stay stored and listed but take part in no score, weight or snapshot, exactly ' +
-        'as if never sent, until it is included again.',
-      params: CompetitionParams.extend({ validatorId: Id.describe('Validator id.') }),
-      body: ValidatorStandingInputSchema,
-      response: { 200: ValidatorStandingSchema, 201: ValidatorStandingSchema, ...problems(400, 401, 403, 404) },
+  app.put(
+    '/competitions/:competitionId/validators/:validatorId',
+    {
+      config: { access: 'admin' },
+      schema: {
+        tags: ['validators'],
+        operationId: 'putCompetitionValidator',
+        summary: "Exclude or include a validator's runs in a competition",
+        description:
+          "An excluded validator's runs stay stored and listed but take part in no score, weight or snapshot, exactly " +
+          'as if never sent, until it is included again.',
+        params: CompetitionParams.extend({ validatorId: Id.describe('Validator id.') }),
+        body: ValidatorStandingInputSchema,
+        response: { 200: ValidatorStandingSchema, 201: ValidatorStandingSchema, ...problems(400, 401, 403, 404) },
+      },
     },
-  }, async (request, reply) => {
-    const { competitionId, validatorId } = request.params;
-    const { created, standing } = validators.setStanding(competitionId, validatorId, request.body, request.principal!);
-    return reply.code(created ? 201 : 200).send(standing);
-  });
+    async (request, reply) => {
+      const { competitionId, validatorId } = request.params;
+      const { created, standing } = validators.setStanding(
+        competitionId,
+        validatorId,
+        request.body,
+        request.principal!,
+      );
+      return reply.code(created ? 201 : 200).send(standing);
+    },
+  );
 
-  app.get('/audit', {
-    config: { access: 'admin' },
-    schema: {
-      tags: ['validators'],
-      operationId: 'listAudit',
-      summary: 'The audit log',
-      description: 'Every admin write and every run deletion, oldest first: who, when, what, and a summary (a deleted run\'s whole content). Append-only.',
-      querystring: z.strictObject({
-        competition: Id.optional().describe('Only entries about this competition.'),
-        limit: z.coerce.number().int().min(1).max(1000).default(100).describe('Entries per page, 1 to 1,000; default 100.'),
-        cursor: z.string().max(32).optional().describe('`nextCursor` of the previous page.'),
+  app.get(
+    '/audit',
+    {
+      config: { access: 'admin' },
+      schema: {
+        tags: ['validators'],
+        operationId: 'listAudit',
+        summary: 'The audit log',
+        description:
+          "Every admin write and every run deletion, oldest first: who, when, what, and a summary (a deleted run's whole content). Append-only.",
+        querystring: z.strictObject({
+          competition: Id.optional().describe('Only entries about this competition.'),
+          limit: z.coerce
+            .number()
+            .int()
+            .min(1)
+            .max(1000)
+            .default(100)
+            .describe('Entries per page, 1 to 1,000; default 100.'),
+          cursor: z.string().max(32).optional().describe('`nextCursor` of the previous page.'),
+        }),
+        response: { 200: AuditPageSchema, ...problems(400, 401, 403) },
+      },
+    },
+    async (request) =>
+      audit.list({
+        competitionId: request.query.competition,
+        cursor: request.query.cursor,
+        limit: request.query.limit,
       }),
-      response: { 200: AuditPageSchema, ...problems(400, 401, 403) },
-    },
-  }, async (request) => audit.list({ competitionId: request.query.competition, cursor: request.query.cursor, limit: request.query.limit }));
+  );
 };

@@ -8,7 +8,9 @@ export const ValidatorInputSchema = z
       .string()
       .max(64)
       .optional()
-      .describe('The validator\'s ss58 hotkey (sr25519). Given: it signs its requests (Epistula v2) and gets no API key.'),
+      .describe(
+        "The validator's ss58 hotkey (sr25519). Given: it signs its requests (Epistula v2) and gets no API key.",
+      ),
   })
   .describe('A validator to create.');
 z.globalRegistry.add(ValidatorInputSchema, { id: 'NewValidator', description: ValidatorInputSchema.description });
@@ -28,9 +30,14 @@ export const ValidatorCreatedSchema = ValidatorSchema.extend({
   apiKey: z
     .string()
     .optional()
-    .describe('The validator\'s key, for a validator created without a hotkey. Shown this once: only its hash is stored.'),
+    .describe(
+      "The validator's key, for a validator created without a hotkey. Shown this once: only its hash is stored.",
+    ),
 }).describe('A new validator and its key.');
-z.globalRegistry.add(ValidatorCreatedSchema, { id: 'ValidatorCreated', description: ValidatorCreatedSchema.description });
+z.globalRegistry.add(ValidatorCreatedSchema, {
+  id: 'ValidatorCreated',
+  description: ValidatorCreatedSchema.description,
+});
 
 export const ValidatorListSchema = z
   .object({ validators: z.array(ValidatorSchema).describe('Validators, oldest first.') })
@@ -42,7 +49,7 @@ export const MinerInputSchema = z
     excluded: z.boolean().describe('Exclude the miner from ranks, contests and weights.'),
     reason: z.string().max(LIMITS.reasonLength).optional().describe('Why, for the record.'),
   })
-  .describe('A miner\'s standing.');
+  .describe("A miner's standing.");
 z.globalRegistry.add(MinerInputSchema, { id: 'MinerStanding', description: MinerInputSchema.description });
 
 export const MinerSchema = z
@@ -52,16 +59,19 @@ export const MinerSchema = z
     excluded: z.boolean().describe('Whether the miner is excluded.'),
     reason: z.string().nullable().describe('Why, or null.'),
   })
-  .describe('A miner\'s standing.');
+  .describe("A miner's standing.");
 z.globalRegistry.add(MinerSchema, { id: 'Miner', description: MinerSchema.description });
 
 export const ValidatorStandingInputSchema = z
   .strictObject({
-    excluded: z.boolean().describe('Set the validator\'s runs aside: they take part in no score, weight or snapshot.'),
+    excluded: z.boolean().describe("Set the validator's runs aside: they take part in no score, weight or snapshot."),
     reason: z.string().max(LIMITS.reasonLength).optional().describe('Why, for the record.'),
   })
-  .describe('A validator\'s standing in a competition.');
-z.globalRegistry.add(ValidatorStandingInputSchema, { id: 'ValidatorStandingChange', description: ValidatorStandingInputSchema.description });
+  .describe("A validator's standing in a competition.");
+z.globalRegistry.add(ValidatorStandingInputSchema, {
+  id: 'ValidatorStandingChange',
+  description: ValidatorStandingInputSchema.description,
+});
 
 export const ValidatorStandingSchema = z
   .object({
@@ -70,19 +80,25 @@ export const ValidatorStandingSchema = z
     excluded: z.boolean().describe('Whether its runs are set aside.'),
     reason: z.string().nullable().describe('Why, or null.'),
   })
-  .describe('A validator\'s standing in a competition.');
-z.globalRegistry.add(ValidatorStandingSchema, { id: 'ValidatorStanding', description: ValidatorStandingSchema.description });
+  .describe("A validator's standing in a competition.");
+z.globalRegistry.add(ValidatorStandingSchema, {
+  id: 'ValidatorStanding',
+  description: ValidatorStandingSchema.description,
+});
 
 export const AgreementSchema = z
   .object({
-    sharedPairs: z.number().int().describe('(task, miner) pairs, baseline included, that this and another counted validator both ran.'),
+    sharedPairs: z
+      .number()
+      .int()
+      .describe('(task, miner) pairs, baseline included, that this and another counted validator both ran.'),
     resolveRateDelta: z
       .number()
       .nullable()
-      .describe('Mean over shared pairs of (own resolve rate - the others\' pooled rate); null without a shared pair.'),
+      .describe("Mean over shared pairs of (own resolve rate - the others' pooled rate); null without a shared pair."),
     flagged: z.boolean().describe('sharedPairs >= 10 and |resolveRateDelta| >= 0.2 (SPEC 10).'),
   })
-  .describe('How a validator\'s reports compare with the others\' (SPEC 10).');
+  .describe("How a validator's reports compare with the others' (SPEC 10).");
 z.globalRegistry.add(AgreementSchema, { id: 'Agreement', description: AgreementSchema.description });
 
 export const CompetitionValidatorSchema = z
@@ -99,8 +115,11 @@ export const CompetitionValidatorSchema = z
     resolveRate: z.number().nullable().describe('Resolved runs / runs; null without runs.'),
     agreement: AgreementSchema,
   })
-  .describe('A validator\'s activity and agreement in one competition.');
-z.globalRegistry.add(CompetitionValidatorSchema, { id: 'CompetitionValidator', description: CompetitionValidatorSchema.description });
+  .describe("A validator's activity and agreement in one competition.");
+z.globalRegistry.add(CompetitionValidatorSchema, {
+  id: 'CompetitionValidator',
+  description: CompetitionValidatorSchema.description,
+});
 
 export const CompetitionValidatorListSchema = z
   .object({
@@ -109,7 +128,10 @@ export const CompetitionValidatorListSchema = z
     validators: z.array(CompetitionValidatorSchema).describe('Every validator that sent runs, or is excluded, by id.'),
   })
   .describe('Per-validator activity and agreement (SPEC 10).');
-z.globalRegistry.add(CompetitionValidatorListSchema, { id: 'CompetitionValidatorList', description: CompetitionValidatorListSchema.description });
+z.globalRegistry.add(CompetitionValidatorListSchema, {
+  id: 'CompetitionValidatorList',
+  description: CompetitionValidatorListSchema.description,
+});
 
 export const AuditEntrySchema = z
   .object({
@@ -124,7 +146,9 @@ export const AuditEntrySchema = z
     action: z.string().describe('What was done, e.g. `competition.put`, `run.delete`.'),
     competitionId: z.string().nullable().describe('The competition concerned, if any.'),
     target: z.string().describe('What was acted on.'),
-    summary: z.record(z.string(), z.unknown()).describe('The change: new values, counts, or a deleted run\'s whole content.'),
+    summary: z
+      .record(z.string(), z.unknown())
+      .describe("The change: new values, counts, or a deleted run's whole content."),
   })
   .describe('One audit log entry.');
 z.globalRegistry.add(AuditEntrySchema, { id: 'AuditEntry', description: AuditEntrySchema.description });

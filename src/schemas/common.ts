@@ -73,10 +73,13 @@ export const StagesParam = z
     if (raw === undefined || raw.replaceAll(',', '').trim() === '') return undefined;
     const stages = parseStages(raw);
     if (stages) return stages;
-    const bad = raw.split(',').map((s) => s.trim()).filter((s) => s !== '' && !isStage(s.toLowerCase()));
+    const bad = raw
+      .split(',')
+      .map((s) => s.trim())
+      .filter((s) => s !== '' && !isStage(s.toLowerCase()));
     ctx.addIssue({ code: 'custom', message: `unknown stage ${bad.join(', ')}; stages are ${STAGES.join(', ')}` });
     return z.NEVER;
   })
-  .describe('Comma-separated stages to score, e.g. `screener_2,evaluation`. Default: the competition\'s `finalStages`.');
+  .describe("Comma-separated stages to score, e.g. `screener_2,evaluation`. Default: the competition's `finalStages`.");
 
 export const StagesQuery = z.strictObject({ stages: StagesParam });

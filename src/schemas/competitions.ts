@@ -35,10 +35,15 @@ export const CompetitionInputSchema = z
     revealAnswers: z
       .boolean()
       .optional()
-      .describe('Make QnA reference answers and rubrics public in task reads. Default false: only the admin sees them.'),
+      .describe(
+        'Make QnA reference answers and rubrics public in task reads. Default false: only the admin sees them.',
+      ),
   })
   .describe('Settings of a competition.');
-z.globalRegistry.add(CompetitionInputSchema, { id: 'CompetitionSettings', description: CompetitionInputSchema.description });
+z.globalRegistry.add(CompetitionInputSchema, {
+  id: 'CompetitionSettings',
+  description: CompetitionInputSchema.description,
+});
 
 export const CompetitionSchema = z
   .object({

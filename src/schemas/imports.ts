@@ -6,18 +6,27 @@ import { CompetitionParams, Id, LIMITS, StageSchema } from './common.js';
 export const ImportSessionInputSchema = z
   .strictObject({
     format: z.enum(['jsonl', 'parquet']).describe('`jsonl` (JSON Lines) or `parquet`.'),
-    stage: StageSchema.optional().describe('Stage of every imported task. Left out: stored tasks keep theirs, new ones get `evaluation`.'),
-    complexity: ComplexityInput.optional().describe('Complexity of every imported task (any case). Left out: stored tasks keep theirs, new ones get none.'),
+    stage: StageSchema.optional().describe(
+      'Stage of every imported task. Left out: stored tasks keep theirs, new ones get `evaluation`.',
+    ),
+    complexity: ComplexityInput.optional().describe(
+      'Complexity of every imported task (any case). Left out: stored tasks keep theirs, new ones get none.',
+    ),
   })
   .describe('A task file to upload in chunks.');
-z.globalRegistry.add(ImportSessionInputSchema, { id: 'NewImportSession', description: ImportSessionInputSchema.description });
+z.globalRegistry.add(ImportSessionInputSchema, {
+  id: 'NewImportSession',
+  description: ImportSessionInputSchema.description,
+});
 
 export const ImportSessionSchema = z
   .object({
     sessionId: z.string().describe('Session id, for the chunk, commit and cancel requests.'),
     competitionId: z.string().describe('Competition the tasks go to.'),
     format: z.enum(['jsonl', 'parquet']).describe('File format.'),
-    state: z.enum(['open', 'committing', 'cancelled']).describe('`open` takes chunks; `committing` is being parsed and stored.'),
+    state: z
+      .enum(['open', 'committing', 'cancelled'])
+      .describe('`open` takes chunks; `committing` is being parsed and stored.'),
     receivedChunks: z.number().int().describe('Chunks received; the next chunk number.'),
     receivedBytes: z.number().int().describe('Bytes received.'),
     expiresAt: z.string().describe('When the session expires if no request comes (ISO 8601 UTC).'),
@@ -37,6 +46,11 @@ z.globalRegistry.add(ImportCommitSchema, { id: 'ImportCommit', description: Impo
 
 export const SessionParams = CompetitionParams.extend({ sessionId: Id.describe('Import session id.') });
 export const ChunkParams = SessionParams.extend({
-  n: z.string().min(1).max(LIMITS.idLength).regex(/^(0|[1-9][0-9]{0,6})$/, 'must be a chunk number: 0, 1, 2, …')
-    .transform(Number).describe('Chunk number: 0, 1, 2, … in order.'),
+  n: z
+    .string()
+    .min(1)
+    .max(LIMITS.idLength)
+    .regex(/^(0|[1-9][0-9]{0,6})$/, 'must be a chunk number: 0, 1, 2, …')
+    .transform(Number)
+    .describe('Chunk number: 0, 1, 2, … in order.'),
 });

@@ -5,8 +5,8 @@ const VoteText = z.string().max(LIMITS.voteTextLength);
 
 export const VoteSchema = z
   .strictObject({
-    verdict: z.enum(['YES', 'NO']).describe('The judge\'s verdict on the criterion.'),
-    reason: VoteText.optional().describe('The judge\'s reasoning, up to 8,000 characters; kept with the run.'),
+    verdict: z.enum(['YES', 'NO']).describe("The judge's verdict on the criterion."),
+    reason: VoteText.optional().describe("The judge's reasoning, up to 8,000 characters; kept with the run."),
     evidence: VoteText.optional().describe('Quotes from the answer, up to 8,000 characters; kept with the run.'),
   })
   .describe('One judge vote.');
@@ -17,7 +17,7 @@ export const CriterionVotesSchema = z
     criterionId: z.string().min(1).max(LIMITS.idLength).describe('The rubric criterion voted on.'),
     votes: z.array(VoteSchema).min(1).max(LIMITS.maxJudgeVotes).describe('Exactly `judgeVotes` votes.'),
   })
-  .describe('The judge\'s votes on one criterion.');
+  .describe("The judge's votes on one criterion.");
 z.globalRegistry.add(CriterionVotesSchema, { id: 'CriterionVotes', description: CriterionVotesSchema.description });
 
 export const TokensSchema = z
@@ -51,13 +51,24 @@ const runFields = {
  * `allOf: [{anyOf}]` of the two `required` lists. Generators then type a run as its fields and
  * (resolved | votes) present; a bare `anyOf` beside `properties` would make them a union instead.
  */
-const RESOLVED_OR_VOTES = [{
-  anyOf: [
-    { type: 'object', required: ['resolved'], properties: { resolved: { type: 'boolean', description: 'Sent.' } }, description: 'A graded result.' },
-    { type: 'object', required: ['rubricVotes'], properties: { rubricVotes: { type: 'array', minItems: 1, description: 'Sent.' } },
-      description: 'Judge votes the server grades (QnA tasks).' },
-  ],
-}];
+const RESOLVED_OR_VOTES = [
+  {
+    anyOf: [
+      {
+        type: 'object',
+        required: ['resolved'],
+        properties: { resolved: { type: 'boolean', description: 'Sent.' } },
+        description: 'A graded result.',
+      },
+      {
+        type: 'object',
+        required: ['rubricVotes'],
+        properties: { rubricVotes: { type: 'array', minItems: 1, description: 'Sent.' } },
+        description: 'Judge votes the server grades (QnA tasks).',
+      },
+    ],
+  },
+];
 function resolvedOrVotes(r: { resolved?: boolean; rubricVotes?: unknown }, ctx: z.core.$RefinementCtx) {
   if (r.resolved === undefined && r.rubricVotes === undefined)
     ctx.addIssue({ code: 'custom', path: ['resolved'], message: 'required unless rubricVotes are sent' });
@@ -67,22 +78,32 @@ export const BaselineRunSchema = z
   .strictObject({
     ...runFields,
     kind: z.literal('baseline').describe('A run of the baseline (reference) agent.'),
-    minerHotkey: z.never({ error: 'must be absent for a baseline run' }).optional()
+    minerHotkey: z
+      .never({ error: 'must be absent for a baseline run' })
+      .optional()
       .describe('Never sent on a baseline run.'),
   })
   .superRefine(resolvedOrVotes)
   .describe('A baseline run result: no `minerHotkey`; `resolved` unless `rubricVotes` are sent.');
-z.globalRegistry.add(BaselineRunSchema, { id: 'BaselineRun', description: BaselineRunSchema.description, allOf: RESOLVED_OR_VOTES });
+z.globalRegistry.add(BaselineRunSchema, {
+  id: 'BaselineRun',
+  description: BaselineRunSchema.description,
+  allOf: RESOLVED_OR_VOTES,
+});
 
 export const MinerRunSchema = z
   .strictObject({
     ...runFields,
-    kind: z.literal('miner').describe('A run of a miner\'s agent.'),
-    minerHotkey: Id.describe('The miner\'s hotkey: required on a miner run.'),
+    kind: z.literal('miner').describe("A run of a miner's agent."),
+    minerHotkey: Id.describe("The miner's hotkey: required on a miner run."),
   })
   .superRefine(resolvedOrVotes)
   .describe('A miner run result: `minerHotkey` required; `resolved` unless `rubricVotes` are sent.');
-z.globalRegistry.add(MinerRunSchema, { id: 'MinerRun', description: MinerRunSchema.description, allOf: RESOLVED_OR_VOTES });
+z.globalRegistry.add(MinerRunSchema, {
+  id: 'MinerRun',
+  description: MinerRunSchema.description,
+  allOf: RESOLVED_OR_VOTES,
+});
 
 export const RunInputSchema = z
   .discriminatedUnion('kind', [BaselineRunSchema, MinerRunSchema], {
@@ -99,7 +120,8 @@ export const RunBatchSchema = z
   .superRefine((b, ctx) => {
     const seen = new Set<string>();
     b.runs.forEach((r, i) => {
-      if (seen.has(r.runId)) ctx.addIssue({ code: 'custom', path: ['runs', i, 'runId'], message: `runId ${r.runId} repeated in the batch` });
+      if (seen.has(r.runId))
+        ctx.addIssue({ code: 'custom', path: ['runs', i, 'runId'], message: `runId ${r.runId} repeated in the batch` });
       seen.add(r.runId);
     });
   })
@@ -145,7 +167,10 @@ export const RunSchema = z
       })
       .nullable()
       .describe('Token counts as sent.'),
-    weightedTokens: z.number().nullable().describe('Weighted count under the competition\'s weights; null when invalid or zero.'),
+    weightedTokens: z
+      .number()
+      .nullable()
+      .describe("Weighted count under the competition's weights; null when invalid or zero."),
     timeTakenSeconds: z.number().nullable().describe('Wall time in seconds.'),
     agentSteps: z.number().int().nullable().describe('Agent steps.'),
     criteria: z.array(CriterionGradeSchema).nullable().describe('Per-criterion grading, for runs sent with votes.'),
@@ -155,11 +180,14 @@ export const RunSchema = z
   .describe('A stored run.');
 z.globalRegistry.add(RunSchema, { id: 'Run', description: RunSchema.description });
 
-export const RunParams = z.object({ competitionId: Id.describe('Competition identifier.'), runId: Id.describe('Run identifier.') });
+export const RunParams = z.object({
+  competitionId: Id.describe('Competition identifier.'),
+  runId: Id.describe('Run identifier.'),
+});
 
 export const RunListQuery = z.strictObject({
   validator: Id.optional().describe('Only runs sent by this validator id.'),
-  miner: Id.optional().describe('Only this miner\'s runs.'),
+  miner: Id.optional().describe("Only this miner's runs."),
   task: Id.optional().describe('Only runs on this task.'),
   kind: z.enum(['baseline', 'miner']).optional().describe('Only baseline or only miner runs.'),
   limit: z.coerce.number().int().min(1).max(1000).default(100).describe('Runs per page, 1 to 1,000; default 100.'),
@@ -169,7 +197,10 @@ export const RunListQuery = z.strictObject({
 export const RunPageSchema = z
   .object({
     runs: z.array(RunSchema).describe('Runs in storage order, oldest first.'),
-    nextCursor: z.string().nullable().describe('Pass as `cursor` for the next page; null at the end. Stays valid while runs are added.'),
+    nextCursor: z
+      .string()
+      .nullable()
+      .describe('Pass as `cursor` for the next page; null at the end. Stays valid while runs are added.'),
   })
   .describe('A page of stored runs.');
 z.globalRegistry.add(RunPageSchema, { id: 'RunPage', description: RunPageSchema.description });

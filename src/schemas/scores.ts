@@ -32,7 +32,7 @@ export const LeaderboardEntrySchema = z
     hardBoost: Score('B_H'),
     taskCounts: TaskCountsSchema,
     groupScores: GroupScoresSchema,
-    runs: z.number().int().describe('The miner\'s runs in the chosen stages.'),
+    runs: z.number().int().describe("The miner's runs in the chosen stages."),
     resolvedRuns: z.number().int().describe('Of those, resolved.'),
     resolveRate: z.number().nullable().describe('Task Resolve Rate: resolved runs / runs (SPEC 7); null without runs.'),
     incentive: z
@@ -43,7 +43,10 @@ export const LeaderboardEntrySchema = z
       .describe('Incentive weight.'),
   })
   .describe('One miner on the leaderboard.');
-z.globalRegistry.add(LeaderboardEntrySchema, { id: 'LeaderboardEntry', description: LeaderboardEntrySchema.description });
+z.globalRegistry.add(LeaderboardEntrySchema, {
+  id: 'LeaderboardEntry',
+  description: LeaderboardEntrySchema.description,
+});
 
 export const BaselineRateSchema = z
   .object({
@@ -72,13 +75,13 @@ export const MinerTaskScoreSchema = z
     taskId: z.string().describe('Task identifier.'),
     stage: StageSchema,
     complexity: ComplexitySchema.nullable().describe('Complexity group, or null.'),
-    runs: z.number().int().describe('The miner\'s runs on the task.'),
+    runs: z.number().int().describe("The miner's runs on the task."),
     x: z.number().int().describe('Resolved baseline runs.'),
     y: z.number().int().describe('Resolved miner runs.'),
     n: z.number().int().describe('Run count n (SPEC 3).'),
     threshold: z.number().int().describe('Penalty threshold t = floor(0.8x).'),
     baselineTokens: z.number().nullable().describe('T_B, mean weighted tokens of resolved baseline runs.'),
-    minerTokens: z.number().nullable().describe('T_A, mean weighted tokens of the miner\'s runs.'),
+    minerTokens: z.number().nullable().describe("T_A, mean weighted tokens of the miner's runs."),
     r: z.number().describe('Compression term, in [-2, 2].'),
     zone: Zone,
     pool: Pool,
@@ -86,20 +89,20 @@ export const MinerTaskScoreSchema = z
     weight: z.number().nullable().describe('x^(1/3) for main tasks, else null.'),
     hardBoostContribution: z.number().nullable().describe('h = max(0, s) for hard tasks, else null.'),
   })
-  .describe('One miner\'s score on one task.');
+  .describe("One miner's score on one task.");
 z.globalRegistry.add(MinerTaskScoreSchema, { id: 'MinerTaskScore', description: MinerTaskScoreSchema.description });
 
 export const MinerDetailSchema = LeaderboardEntrySchema.extend({
   competitionId: z.string().describe('Competition identifier.'),
   stages: z.array(StageSchema).describe('Stages scored.'),
   tasks: z.array(MinerTaskScoreSchema).describe('Per-task breakdown, by task id.'),
-}).describe('A miner\'s leaderboard entry and per-task breakdown.');
+}).describe("A miner's leaderboard entry and per-task breakdown.");
 z.globalRegistry.add(MinerDetailSchema, { id: 'MinerDetail', description: MinerDetailSchema.description });
 
 export const TaskMinerScoreSchema = z
   .object({
     hotkey: z.string().describe('Miner hotkey.'),
-    runs: z.number().int().describe('The miner\'s runs on the task.'),
+    runs: z.number().int().describe("The miner's runs on the task."),
     y: z.number().int().describe('Resolved miner runs.'),
     minerTokens: z.number().nullable().describe('T_A.'),
     r: z.number().describe('Compression term.'),
@@ -113,8 +116,14 @@ z.globalRegistry.add(TaskMinerScoreSchema, { id: 'TaskMinerScore', description: 
 export const CriterionStatsSchema = z
   .object({
     position: z.number().int().describe('0-based position in the rubric.'),
-    id: z.string().optional().describe('Criterion id; left out of public reads unless the competition reveals answers.'),
-    title: z.string().optional().describe('Criterion text; left out of public reads unless the competition reveals answers.'),
+    id: z
+      .string()
+      .optional()
+      .describe('Criterion id; left out of public reads unless the competition reveals answers.'),
+    title: z
+      .string()
+      .optional()
+      .describe('Criterion text; left out of public reads unless the competition reveals answers.'),
     type: z.enum(['positive', 'negative']).describe('Polarity.'),
     change: z.string().nullable().describe('Kind of rewording, or null.'),
     graded: z.number().int().describe('Runs graded on this criterion from votes.'),
@@ -134,14 +143,18 @@ export const TaskDetailSchema = z
     complexity: ComplexitySchema.nullable().describe('Complexity group, or null.'),
     plannedRuns: z.number().int().nullable().describe('Planned repeat count.'),
     inStages: z.boolean().describe('Whether the task is in the chosen stages (otherwise `miners` is empty).'),
-    answersRevealed: z.boolean().describe('Whether this read shows the answer key (reference answer, criterion ids and titles).'),
+    answersRevealed: z
+      .boolean()
+      .describe('Whether this read shows the answer key (reference answer, criterion ids and titles).'),
     qna: z
       .object({
         prompt: z.string().describe('The question presented to the agent.'),
         referenceAnswer: z
           .string()
           .optional()
-          .describe('Expert-written reference answer; left out of public reads unless the competition reveals answers.'),
+          .describe(
+            'Expert-written reference answer; left out of public reads unless the competition reveals answers.',
+          ),
         repositoryUrl: z.string().describe('GitHub repository, owner/name.'),
         repositoryBaseCommit: z.string().describe('Pinned commit SHA.'),
         language: z.string().describe('Repository language.'),

@@ -19,7 +19,7 @@ const snapshotFields = {
       judgeVotes: z.number().int().describe('Judge votes per criterion.'),
       finalStages: z.array(StageSchema).describe('Final stages.'),
     })
-    .describe('The competition\'s settings at the time.'),
+    .describe("The competition's settings at the time."),
   excluded: z
     .object({
       miners: z.array(z.string()).describe('Excluded miners.'),
@@ -29,8 +29,14 @@ const snapshotFields = {
   note: z.string().nullable().describe('The note given when it was taken, if any.'),
   inputDigest: Hex64.describe('SHA-256 (hex) of the input document (GET …/snapshots/{seq}/input).'),
   previousHash: Hex64.nullable().describe('`hash` of the snapshot before; null for the first.'),
-  hash: Hex64.describe('SHA-256 (hex) of this snapshot\'s canonical JSON without `hash` and `signature` (docs/CANONICAL_JSON.md).'),
-  signature: z.string().describe('The server\'s Ed25519 signature of the 64 ASCII hex digits of `hash`, standard base64 (key: GET /v1/identity).'),
+  hash: Hex64.describe(
+    "SHA-256 (hex) of this snapshot's canonical JSON without `hash` and `signature` (docs/CANONICAL_JSON.md).",
+  ),
+  signature: z
+    .string()
+    .describe(
+      "The server's Ed25519 signature of the 64 ASCII hex digits of `hash`, standard base64 (key: GET /v1/identity).",
+    ),
 };
 
 export const SnapshotHeadSchema = z.object(snapshotFields).describe('A snapshot without its leaderboard and weights.');
@@ -51,7 +57,12 @@ z.globalRegistry.add(SnapshotListSchema, { id: 'SnapshotList', description: Snap
 
 export const SnapshotInputSchema = z
   .strictObject({
-    stages: z.array(StageSchema).min(1).max(3).optional().describe('Stage set to score; default the competition\'s final stages.'),
+    stages: z
+      .array(StageSchema)
+      .min(1)
+      .max(3)
+      .optional()
+      .describe("Stage set to score; default the competition's final stages."),
     note: z.string().max(2000).optional().describe('Why it was taken, kept in the snapshot.'),
   })
   .describe('A snapshot to take.');
@@ -111,7 +122,7 @@ export const IdentitySchema = z
     algorithm: z.literal('ed25519').describe('Signature algorithm.'),
     rulesVersion: z.string().describe('Version of the scoring rules this server computes.'),
   })
-  .describe('The server\'s signing identity.');
+  .describe("The server's signing identity.");
 z.globalRegistry.add(IdentitySchema, { id: 'Identity', description: IdentitySchema.description });
 
 export const ScoreResultSchema = z

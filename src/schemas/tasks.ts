@@ -3,7 +3,6 @@ import { ComplexitySchema, Id, LIMITS, StageSchema } from './common.js';
 import { commitField, criterionIdField, qnaText, repositoryField } from '../qna/fields.js';
 import { MAX_FIELD_LENGTH, MAX_PROMPT_LENGTH, MAX_REFERENCE_ANSWER_LENGTH, MAX_TITLE_LENGTH } from '../qna/types.js';
 
-
 /** Labels are accepted case-insensitively with surrounding spaces trimmed (API.md). */
 export const trimLowerCase = (v: unknown): unknown => (typeof v === 'string' ? v.trim().toLowerCase() : v);
 
@@ -18,7 +17,7 @@ export const CriterionInputSchema = z
       .enum(['positive', 'negative', 'positive hli verifier', 'negative hli verifier'])
       .describe('Polarity: a negative criterion is met when the verdict is NO.'),
     importance: z.literal('must have').describe('Always `must have`.'),
-    originalTitle: z.string().max(4000).optional().describe('Scale\'s original text; default the title.'),
+    originalTitle: z.string().max(4000).optional().describe("Scale's original text; default the title."),
     change: z
       .enum(['stability', 'precision', 'scale-correction'])
       .nullable()
@@ -58,10 +57,12 @@ export const TaskInputSchema = z
     ),
   })
   .superRefine((t, ctx) => {
-    if (t.qna && t.type !== 'swe_atlas_qna') ctx.addIssue({ code: 'custom', path: ['qna'], message: 'only swe_atlas_qna tasks carry qna' });
+    if (t.qna && t.type !== 'swe_atlas_qna')
+      ctx.addIssue({ code: 'custom', path: ['qna'], message: 'only swe_atlas_qna tasks carry qna' });
     const seen = new Set<string>();
     t.qna?.rubric.forEach((c, i) => {
-      if (seen.has(c.id)) ctx.addIssue({ code: 'custom', path: ['qna', 'rubric', i, 'id'], message: `criterion id ${c.id} repeated` });
+      if (seen.has(c.id))
+        ctx.addIssue({ code: 'custom', path: ['qna', 'rubric', i, 'id'], message: `criterion id ${c.id} repeated` });
       seen.add(c.id);
     });
   })
@@ -75,7 +76,8 @@ export const TaskUpsertSchema = z
   .superRefine((b, ctx) => {
     const seen = new Set<string>();
     b.tasks.forEach((t, i) => {
-      if (seen.has(t.id)) ctx.addIssue({ code: 'custom', path: ['tasks', i, 'id'], message: `task id ${t.id} repeated in the request` });
+      if (seen.has(t.id))
+        ctx.addIssue({ code: 'custom', path: ['tasks', i, 'id'], message: `task id ${t.id} repeated in the request` });
       seen.add(t.id);
     });
   })
@@ -97,7 +99,7 @@ export const CriterionSchema = z
     title: z.string().describe('Criterion text.'),
     type: z.enum(['positive', 'negative']).describe('Polarity.'),
     importance: z.string().describe('Importance, `must have`.'),
-    originalTitle: z.string().describe('Scale\'s original text.'),
+    originalTitle: z.string().describe("Scale's original text."),
     change: z.string().nullable().describe('Kind of rewording, or null.'),
   })
   .describe('A rubric criterion as stored.');
@@ -118,6 +120,9 @@ export const TaskSchema = z
 z.globalRegistry.add(TaskSchema, { id: 'Task', description: TaskSchema.description });
 
 export const TaskListSchema = z
-  .object({ competitionId: z.string().describe('Competition identifier.'), tasks: z.array(TaskSchema).describe('Tasks by id.') })
+  .object({
+    competitionId: z.string().describe('Competition identifier.'),
+    tasks: z.array(TaskSchema).describe('Tasks by id.'),
+  })
   .describe('The tasks of a competition.');
 z.globalRegistry.add(TaskListSchema, { id: 'TaskList', description: TaskListSchema.description });

@@ -43,7 +43,12 @@ export function aggregateRuns(
   for (const run of runs) {
     let t: Totals;
     if (run.kind === 'baseline') t = entry(baseline, run.taskId, noTotals);
-    else if (run.hotkey) t = entry(entry(miner, run.taskId, () => new Map<string, Totals>()), run.hotkey, noTotals);
+    else if (run.hotkey)
+      t = entry(
+        entry(miner, run.taskId, () => new Map<string, Totals>()),
+        run.hotkey,
+        noTotals,
+      );
     else continue;
     t.runs += 1;
     if (run.resolved) t.resolved += 1;

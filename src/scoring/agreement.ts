@@ -57,7 +57,8 @@ export function agreement(rows: readonly ValidatorPairRuns[], excluded: Readonly
   for (const id of [...sums.keys()].sort(ascending)) {
     const { shared, delta } = sums.get(id)!;
     const resolveRateDelta = shared > 0 ? delta / shared : null;
-    const flagged = shared >= AGREEMENT_MIN_SHARED && resolveRateDelta !== null && Math.abs(resolveRateDelta) >= AGREEMENT_MIN_DELTA;
+    const flagged =
+      shared >= AGREEMENT_MIN_SHARED && resolveRateDelta !== null && Math.abs(resolveRateDelta) >= AGREEMENT_MIN_DELTA;
     out.set(id, { sharedPairs: shared, resolveRateDelta, flagged });
   }
   return out;

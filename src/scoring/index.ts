@@ -14,14 +14,7 @@ export {
   type TokenRun,
   type TokenSums,
 } from './tokenSums.js';
-export {
-  taskInputs,
-  meanTokens,
-  compressionRatio,
-  taskRuns,
-  threshold,
-  type RunTotals,
-} from './taskInputs.js';
+export { taskInputs, meanTokens, compressionRatio, taskRuns, threshold, type RunTotals } from './taskInputs.js';
 export { taskZone, taskPool, zoneScore } from './zoneScore.js';
 export { taskScore, taskScorer } from './taskScore.js';
 export { minerAggregate, type ScoredTask } from './minerAggregate.js';
@@ -35,5 +28,11 @@ export { gradeRubric } from './gradeRubric.js';
 export { resolveRate } from './resolveRate.js';
 export { DEFAULT_FINAL_STAGES, isStage, normalizeStages, parseStages, tasksInStages } from './stages.js';
 export { scoreCompetition } from './scoreCompetition.js';
-export { agreement, AGREEMENT_MIN_DELTA, AGREEMENT_MIN_SHARED, type Agreement, type ValidatorPairRuns } from './agreement.js';
+export {
+  agreement,
+  AGREEMENT_MIN_DELTA,
+  AGREEMENT_MIN_SHARED,
+  type Agreement,
+  type ValidatorPairRuns,
+} from './agreement.js';
 export { RULES_VERSION } from './rulesVersion.js';

@@ -42,10 +42,15 @@ function minerScore(m: MinerTasks): MinerScore {
 export function scoreCompetition(input: CompetitionInput, options: { keepTasks?: boolean } = {}): CompetitionScores {
   const stages = STAGES.filter((s) => input.stages.includes(s));
   const tasks = tasksInStages(input.tasks, stages).sort((a, b) => ascending(a.id, b.id));
-  const scored = [...scoreTasks(tasks, input.miners, input.minerTasks, options.keepTasks ?? true).values()].map(minerScore);
+  const scored = [...scoreTasks(tasks, input.miners, input.minerTasks, options.keepTasks ?? true).values()].map(
+    minerScore,
+  );
 
   const miners = rank(scored).map(({ item, rank: r }) => ((item.rank = r), item));
-  const weights = incentives(miners.filter((m) => !m.excluded), input.burnRatio);
+  const weights = incentives(
+    miners.filter((m) => !m.excluded),
+    input.burnRatio,
+  );
   for (const m of miners) {
     // hasOwn: a hotkey such as `constructor` must not read Object.prototype.
     if (!Object.hasOwn(weights.rawWeights, m.hotkey)) continue;

@@ -65,7 +65,18 @@ export function scoreTasks(
   const add = (hotkey: string, excluded: boolean): State => {
     const [sums, groups] = [emptySums(), emptyGroupSums()];
     const tasks: TaskScore[] = [];
-    const s: State = { hotkey, excluded, tasks, runs: 0, resolved: 0, sums, groups, filled: 0, last: null, pending: null };
+    const s: State = {
+      hotkey,
+      excluded,
+      tasks,
+      runs: 0,
+      resolved: 0,
+      sums,
+      groups,
+      filled: 0,
+      last: null,
+      pending: null,
+    };
     states.set(hotkey, s);
     return s;
   };

@@ -36,10 +36,7 @@ export function parseStages(
 }
 
 /** SPEC 8: only tasks in the chosen stages enter sections 3 to 6. */
-export function tasksInStages<T extends { stage: Stage }>(
-  tasks: readonly T[],
-  stages: readonly Stage[],
-): T[] {
+export function tasksInStages<T extends { stage: Stage }>(tasks: readonly T[], stages: readonly Stage[]): T[] {
   const chosen = new Set<Stage>(stages);
   return tasks.filter((task) => chosen.has(task.stage));
 }

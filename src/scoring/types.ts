@@ -186,8 +186,7 @@ export type RubricProblem =
   | { kind: 'vote_count'; criterionId: string; expected: number; actual: number };
 
 export type RubricGrade =
-  | { ok: true; resolved: boolean; criteria: CriterionGrade[] }
-  | { ok: false; problem: RubricProblem };
+  { ok: true; resolved: boolean; criteria: CriterionGrade[] } | { ok: false; problem: RubricProblem };
 
 // Additions (backward compatible): inputs of the helpers that start from raw runs and from
 // miner scores rather than from the storage layer's pre-aggregated sums.

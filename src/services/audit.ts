@@ -11,17 +11,30 @@ export const actorOf = (who: Principal): AuditEntry['actor'] =>
 /** Cursors are the last sequence number seen, as decimal text. */
 export function parseCursor(cursor: string | undefined, name = 'cursor'): number {
   if (cursor === undefined) return 0;
-  if (!/^\d{1,15}$/.test(cursor)) throw badRequest(`${name} must be a cursor from a previous page`, [{ path: `querystring/${name}`, message: 'not a cursor' }]);
+  if (!/^\d{1,15}$/.test(cursor))
+    throw badRequest(`${name} must be a cursor from a previous page`, [
+      { path: `querystring/${name}`, message: 'not a cursor' },
+    ]);
   return Number(cursor);
 }
 
 export function auditService(repos: Repos) {
   return {
-    record(who: Principal, action: string, competitionId: string | null, target: string, summary: Record<string, unknown>): void {
+    record(
+      who: Principal,
+      action: string,
+      competitionId: string | null,
+      target: string,
+      summary: Record<string, unknown>,
+    ): void {
       repos.audit.append({ actor: actorOf(who), action, competitionId, target, summary });
     },
     list(filter: { competitionId?: string; cursor?: string; limit: number }) {
-      const entries = repos.audit.list({ competitionId: filter.competitionId, after: parseCursor(filter.cursor), limit: filter.limit });
+      const entries = repos.audit.list({
+        competitionId: filter.competitionId,
+        after: parseCursor(filter.cursor),
+        limit: filter.limit,
+      });
       const last = entries.at(-1);
       return { entries, nextCursor: entries.length === filter.limit && last ? String(last.seq) : null };
     },

@@ -40,7 +40,8 @@ export interface ExportBody {
   runSeq?: number;
 }
 
-const fileName = (competitionId: string, what: string, format: string) => `${competitionId.replaceAll(':', '_')}-${what}.${format}`;
+const fileName = (competitionId: string, what: string, format: string) =>
+  `${competitionId.replaceAll(':', '_')}-${what}.${format}`;
 
 export function exportsService(repos: Repos, pages = { runs: RUN_PAGE, parquet: PARQUET_ROW_GROUP, tasks: TASK_PAGE }) {
   function competition(id: string) {
@@ -75,10 +76,16 @@ export function exportsService(repos: Repos, pages = { runs: RUN_PAGE, parquet: 
     runs(competitionId: string, format: RunExportFormat): ExportBody {
       competition(competitionId);
       const runSeq = repos.exports.runSeq();
-      const chunks = format === 'parquet'
-        ? runsParquet(runPages(competitionId, runSeq, pages.parquet))
-        : chunked(runLines(runPages(competitionId, runSeq, pages.runs), format));
-      return { stream: byteStream(chunks), contentType: EXPORT_CONTENT_TYPES[format], filename: fileName(competitionId, 'runs', format), runSeq };
+      const chunks =
+        format === 'parquet'
+          ? runsParquet(runPages(competitionId, runSeq, pages.parquet))
+          : chunked(runLines(runPages(competitionId, runSeq, pages.runs), format));
+      return {
+        stream: byteStream(chunks),
+        contentType: EXPORT_CONTENT_TYPES[format],
+        filename: fileName(competitionId, 'runs', format),
+        runSeq,
+      };
     },
 
     /** Every task in id order; the answer key only for the admin or when the competition reveals it. */

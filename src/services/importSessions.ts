@@ -35,11 +35,21 @@ interface Session {
   state: 'open' | 'committing' | 'cancelled';
 }
 
-export function importSessionsService(repos: Repos, audit: AuditService, settings = IMPORT_SESSIONS, now: () => number = Date.now) {
+export function importSessionsService(
+  repos: Repos,
+  audit: AuditService,
+  settings = IMPORT_SESSIONS,
+  now: () => number = Date.now,
+) {
   const sessions = new Map<string, Session>();
   const view = (s: Session) => ({
-    sessionId: s.id, competitionId: s.competitionId, format: s.format, state: s.state, receivedChunks: s.chunks,
-    receivedBytes: s.bytes, expiresAt: new Date(s.lastActivity + settings.idleMs).toISOString(),
+    sessionId: s.id,
+    competitionId: s.competitionId,
+    format: s.format,
+    state: s.state,
+    receivedChunks: s.chunks,
+    receivedBytes: s.bytes,
+    expiresAt: new Date(s.lastActivity + settings.idleMs).toISOString(),
   });
   const drop = (s: Session) => {
     sessions.delete(s.id);
@@ -48,13 +58,18 @@ export function importSessionsService(repos: Repos, audit: AuditService, setting
   function find(competitionId: string, id: string): Session {
     const s = sessions.get(id);
     if (!s || s.competitionId !== competitionId) {
-      throw notFound(`no import session ${id} in competition ${competitionId}: it was committed, cancelled or expired after ${settings.idleMs / 60_000} idle minutes`);
+      throw notFound(
+        `no import session ${id} in competition ${competitionId}: it was committed, cancelled or expired after ${settings.idleMs / 60_000} idle minutes`,
+      );
     }
     s.lastActivity = now();
     return s;
   }
   const open = (s: Session, doing: string) => {
-    if (s.state !== 'open') throw conflict(`import session ${s.id} is ${s.state === 'committing' ? 'being committed' : 'cancelled'}; it takes no ${doing}`);
+    if (s.state !== 'open')
+      throw conflict(
+        `import session ${s.id} is ${s.state === 'committing' ? 'being committed' : 'cancelled'}; it takes no ${doing}`,
+      );
   };
   /** Deletes sessions idle past the limit; the server calls it every minute. */
   function sweep(): void {
@@ -68,11 +83,24 @@ export function importSessionsService(repos: Repos, audit: AuditService, setting
       if (!repos.competitions.get(competitionId)) throw notFound(`competition ${competitionId} does not exist`);
       sweep();
       if (sessions.size >= settings.maxOpen) {
-        throw conflict(`${sessions.size} import sessions are open (at most ${settings.maxOpen}); commit or cancel one, or wait ${settings.idleMs / 60_000} minutes for an idle one to expire`);
+        throw conflict(
+          `${sessions.size} import sessions are open (at most ${settings.maxOpen}); commit or cancel one, or wait ${settings.idleMs / 60_000} minutes for an idle one to expire`,
+        );
       }
       const dir = mkdtempSync(join(tmpdir(), 'swe-scoring-import-'));
-      const s: Session = { id: randomUUID(), competitionId, format, options, dir, file: join(dir, `upload.${format}`), chunks: 0, bytes: 0,
-        lastChunk: null, lastActivity: now(), state: 'open' };
+      const s: Session = {
+        id: randomUUID(),
+        competitionId,
+        format,
+        options,
+        dir,
+        file: join(dir, `upload.${format}`),
+        chunks: 0,
+        bytes: 0,
+        lastChunk: null,
+        lastActivity: now(),
+        state: 'open',
+      };
       appendFileSync(s.file, new Uint8Array(0));
       sessions.set(s.id, s);
       return view(s);
@@ -86,8 +114,14 @@ export function importSessionsService(repos: Repos, audit: AuditService, setting
       open(s, 'chunks');
       const digest = createHash('sha256').update(bytes).digest('hex');
       if (n === s.chunks - 1 && digest === s.lastChunk) return view(s);
-      if (n !== s.chunks) throw conflict(`chunk ${n} is out of order: import session ${id} expects chunk ${s.chunks} next (${s.bytes} bytes received)`);
-      if (s.bytes + bytes.length > settings.maxBytes) throw badRequest(`import session ${id} would exceed ${settings.maxBytes} bytes, the largest file a session takes`);
+      if (n !== s.chunks)
+        throw conflict(
+          `chunk ${n} is out of order: import session ${id} expects chunk ${s.chunks} next (${s.bytes} bytes received)`,
+        );
+      if (s.bytes + bytes.length > settings.maxBytes)
+        throw badRequest(
+          `import session ${id} would exceed ${settings.maxBytes} bytes, the largest file a session takes`,
+        );
       appendFileSync(s.file, bytes);
       s.chunks++;
       s.bytes += bytes.length;
@@ -102,9 +136,18 @@ export function importSessionsService(repos: Repos, audit: AuditService, setting
       if (s.bytes === 0) throw badRequest(`import session ${id} has received no bytes; send chunks first`);
       s.state = 'committing';
       try {
-        const counts = await importQnaFile(repos, competitionId, s.file, s.format, s.options, () => {
-          if (s.state === 'cancelled') throw conflict(`import session ${id} was cancelled while it was being parsed; nothing stored`);
-        }, auditImport(audit, who, competitionId, s.format, s.options));
+        const counts = await importQnaFile(
+          repos,
+          competitionId,
+          s.file,
+          s.format,
+          s.options,
+          () => {
+            if (s.state === 'cancelled')
+              throw conflict(`import session ${id} was cancelled while it was being parsed; nothing stored`);
+          },
+          auditImport(audit, who, competitionId, s.format, s.options),
+        );
         return { sessionId: id, ...counts };
       } finally {
         drop(s);

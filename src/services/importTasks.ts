@@ -30,23 +30,38 @@ function record(t: QnaTask, stage: Stage, complexity: Complexity | null): TaskRe
 }
 
 /** Records an import that changed something in the audit log, inside its transaction. */
-export const auditImport = (audit: AuditService, who: Principal, competitionId: string, format: ImportFormat, options: ImportOptions) =>
+export const auditImport =
+  (audit: AuditService, who: Principal, competitionId: string, format: ImportFormat, options: ImportOptions) =>
   (counts: ImportCounts) => {
-    if (counts.imported + counts.updated > 0) audit.record(who, 'tasks.import', competitionId, `${format} file`, { ...counts, format, ...options });
+    if (counts.imported + counts.updated > 0)
+      audit.record(who, 'tasks.import', competitionId, `${format} file`, { ...counts, format, ...options });
   };
 
 /**
  * `beforeWrite` runs after the parse, just before the transaction: it may throw to store nothing.
  * `afterWrite` runs inside the transaction, with what was stored (the audit entry).
  */
-export async function importQnaFile(repos: Repos, competitionId: string, path: string, format: ImportFormat, options: ImportOptions,
-  beforeWrite?: () => void, afterWrite?: (counts: ImportCounts) => void): Promise<ImportCounts> {
+export async function importQnaFile(
+  repos: Repos,
+  competitionId: string,
+  path: string,
+  format: ImportFormat,
+  options: ImportOptions,
+  beforeWrite?: () => void,
+  afterWrite?: (counts: ImportCounts) => void,
+): Promise<ImportCounts> {
   if (!repos.competitions.get(competitionId)) throw notFound(`competition ${competitionId} does not exist`);
   const parsed = await parseFileInWorker(path, format);
   if (!parsed.ok) {
     // A whole-file problem (unreadable Parquet, no rows) has no row to name.
-    const errors = parsed.problems.map((p) => ({ path: p.row === null ? p.field : `row ${p.row}/${p.field}`, message: p.message }));
-    const detail = errors.slice(0, 5).map((e) => `${e.path}: ${e.message}`).join('; ');
+    const errors = parsed.problems.map((p) => ({
+      path: p.row === null ? p.field : `row ${p.row}/${p.field}`,
+      message: p.message,
+    }));
+    const detail = errors
+      .slice(0, 5)
+      .map((e) => `${e.path}: ${e.message}`)
+      .join('; ');
     const more = parsed.more > 0 ? ` (${errors.length + parsed.more} problems, the first ${errors.length} listed)` : '';
     throw badRequest(`import rejected, nothing stored: ${detail}${more}`, errors);
   }
@@ -67,8 +82,14 @@ export async function importQnaFile(repos: Repos, competitionId: string, path: s
 }
 
 /** The same from bytes in memory (the one-request import route): spooled to a temporary file first. */
-export async function importQnaBytes(repos: Repos, competitionId: string, body: Uint8Array, format: ImportFormat, options: ImportOptions,
-  afterWrite?: (counts: ImportCounts) => void) {
+export async function importQnaBytes(
+  repos: Repos,
+  competitionId: string,
+  body: Uint8Array,
+  format: ImportFormat,
+  options: ImportOptions,
+  afterWrite?: (counts: ImportCounts) => void,
+) {
   const dir = mkdtempSync(join(tmpdir(), 'swe-scoring-import-'));
   try {
     const path = join(dir, `upload.${format}`);

@@ -13,7 +13,7 @@ export interface IngestResult {
 
 const problemText: Record<RubricProblem['kind'], string> = {
   missing: 'has no votes',
-  unknown: 'is not in the task\'s rubric',
+  unknown: "is not in the task's rubric",
   repeated: 'is voted on more than once',
   vote_count: 'has the wrong number of votes',
 };
@@ -26,8 +26,14 @@ const problemText: Record<RubricProblem['kind'], string> = {
 function content(r: RunRecord): Record<string, unknown> {
   const t = r.tokens;
   return {
-    taskId: r.taskId, kind: r.kind, minerHotkey: r.minerHotkey, attemptNo: r.attemptNo, resolved: r.resolved,
-    tokens: t ? [t.input, t.cachedInput, t.output] : null, timeTakenSeconds: r.timeTakenSeconds, agentSteps: r.agentSteps,
+    taskId: r.taskId,
+    kind: r.kind,
+    minerHotkey: r.minerHotkey,
+    attemptNo: r.attemptNo,
+    resolved: r.resolved,
+    tokens: t ? [t.input, t.cachedInput, t.output] : null,
+    timeTakenSeconds: r.timeTakenSeconds,
+    agentSteps: r.agentSteps,
     rubricVotes: r.rubricVotes,
   };
 }
@@ -47,7 +53,12 @@ function storedBy(repos: Repos, id: string | null, sender: string | null): strin
   return id === sender ? `${who}, this same validator,` : `another ${who}`;
 }
 
-export function ingestRuns(repos: Repos, competitionId: string, runs: RunInput[], validatorId: string | null): IngestResult {
+export function ingestRuns(
+  repos: Repos,
+  competitionId: string,
+  runs: RunInput[],
+  validatorId: string | null,
+): IngestResult {
   return repos.transaction(() => {
     const competition = repos.competitions.get(competitionId);
     if (!competition) throw notFound(`competition ${competitionId} does not exist`);
@@ -55,17 +66,33 @@ export function ingestRuns(repos: Repos, competitionId: string, runs: RunInput[]
     const rubrics = new Map<string, { type: string; criteria: Criterion[] } | null>();
     for (const id of new Set(runs.map((r) => r.taskId))) {
       const task = repos.tasks.get(competitionId, id);
-      rubrics.set(id, task ? { type: task.type, criteria: repos.tasks.criteria(competitionId, id) as Criterion[] } : null);
+      rubrics.set(
+        id,
+        task ? { type: task.type, criteria: repos.tasks.criteria(competitionId, id) as Criterion[] } : null,
+      );
     }
     const unknown = [...rubrics].filter(([, t]) => t === null).map(([id]) => id);
     if (unknown.length > 0) {
       const missing = new Set(unknown);
-      const errors = runs.flatMap((r, i) => (missing.has(r.taskId)
-        ? [{ path: `body/runs/${i}/taskId`, message: `run ${r.runId}: task ${r.taskId} does not exist in competition ${competitionId}` }]
-        : []));
-      const first = errors.slice(0, 3).map((e) => `${e.path} (${e.message.split(':')[0]})`).join(', ');
-      throw notFound(`unknown task ${listSome(unknown)} in competition ${competitionId}; create it first (PUT .../tasks). ` +
-        `${errors.length} run(s) name it, first ${first}`, errors);
+      const errors = runs.flatMap((r, i) =>
+        missing.has(r.taskId)
+          ? [
+              {
+                path: `body/runs/${i}/taskId`,
+                message: `run ${r.runId}: task ${r.taskId} does not exist in competition ${competitionId}`,
+              },
+            ]
+          : [],
+      );
+      const first = errors
+        .slice(0, 3)
+        .map((e) => `${e.path} (${e.message.split(':')[0]})`)
+        .join(', ');
+      throw notFound(
+        `unknown task ${listSome(unknown)} in competition ${competitionId}; create it first (PUT .../tasks). ` +
+          `${errors.length} run(s) name it, first ${first}`,
+        errors,
+      );
     }
 
     const invalid: ErrorField[] = [];
@@ -76,15 +103,24 @@ export function ingestRuns(repos: Repos, competitionId: string, runs: RunInput[]
       if (r.rubricVotes) {
         const where = `run ${r.runId} on task ${r.taskId}`;
         if (task.type !== 'swe_atlas_qna' || task.criteria.length === 0) {
-          invalid.push({ path: `body/runs/${i}/rubricVotes`, message: `${where}: votes sent for a task without a rubric` });
+          invalid.push({
+            path: `body/runs/${i}/rubricVotes`,
+            message: `${where}: votes sent for a task without a rubric`,
+          });
         } else {
           const grade = gradeRubric(task.criteria, r.rubricVotes, competition.judgeVotes);
           if (!grade.ok) {
             const p = grade.problem;
             const extra = p.kind === 'vote_count' ? ` (${p.actual}, expected ${p.expected})` : '';
-            invalid.push({ path: `body/runs/${i}/rubricVotes`, message: `${where}: criterion ${p.criterionId} ${problemText[p.kind]}${extra}` });
+            invalid.push({
+              path: `body/runs/${i}/rubricVotes`,
+              message: `${where}: criterion ${p.criterionId} ${problemText[p.kind]}${extra}`,
+            });
           } else if (r.resolved !== undefined && r.resolved !== grade.resolved) {
-            invalid.push({ path: `body/runs/${i}/resolved`, message: `${where}: resolved ${r.resolved} contradicts the votes, which give ${grade.resolved}` });
+            invalid.push({
+              path: `body/runs/${i}/resolved`,
+              message: `${where}: resolved ${r.resolved} contradicts the votes, which give ${grade.resolved}`,
+            });
           } else {
             resolved = grade.resolved;
             criteria = grade.criteria;
@@ -92,29 +128,57 @@ export function ingestRuns(repos: Repos, competitionId: string, runs: RunInput[]
         }
       }
       return {
-        competitionId, runId: r.runId, taskId: r.taskId, kind: r.kind, minerHotkey: r.minerHotkey ?? null, validatorId,
-        attemptNo: r.attemptNo ?? null, resolved,
-        tokens: r.tokens ? { input: r.tokens.input, cachedInput: r.tokens.cachedInput ?? null, output: r.tokens.output } : null,
-        timeTakenSeconds: r.timeTakenSeconds ?? null, agentSteps: r.agentSteps ?? null,
-        rubricVotes: r.rubricVotes ?? null, criteria,
+        competitionId,
+        runId: r.runId,
+        taskId: r.taskId,
+        kind: r.kind,
+        minerHotkey: r.minerHotkey ?? null,
+        validatorId,
+        attemptNo: r.attemptNo ?? null,
+        resolved,
+        tokens: r.tokens
+          ? { input: r.tokens.input, cachedInput: r.tokens.cachedInput ?? null, output: r.tokens.output }
+          : null,
+        timeTakenSeconds: r.timeTakenSeconds ?? null,
+        agentSteps: r.agentSteps ?? null,
+        rubricVotes: r.rubricVotes ?? null,
+        criteria,
       };
     });
-    if (invalid.length > 0) throw unprocessable(invalid.slice(0, 20).map((e) => e.message).join('; '), invalid);
+    if (invalid.length > 0)
+      throw unprocessable(
+        invalid
+          .slice(0, 20)
+          .map((e) => e.message)
+          .join('; '),
+        invalid,
+      );
 
-    const stored = repos.runs.existing(competitionId, records.map((r) => r.runId));
+    const stored = repos.runs.existing(
+      competitionId,
+      records.map((r) => r.runId),
+    );
     const conflicts: ErrorField[] = [];
     records.forEach((r, i) => {
       const old = stored.get(r.runId);
       if (old === undefined) return;
       const fields = differingFields(old, r);
       if (fields.length === 0) return;
-      conflicts.push({ path: `body/runs/${i}/runId`,
-        message: `run ${r.runId} was stored by ${storedBy(repos, old.validatorId, validatorId)} with different ${fields.join(', ')}` });
+      conflicts.push({
+        path: `body/runs/${i}/runId`,
+        message: `run ${r.runId} was stored by ${storedBy(repos, old.validatorId, validatorId)} with different ${fields.join(', ')}`,
+      });
     });
     if (conflicts.length > 0) {
-      throw conflict(`${conflicts.length} run(s) already stored with different content, nothing stored: ` +
-        `${conflicts.slice(0, 3).map((e) => `${e.path}: ${e.message}`).join('; ')}${conflicts.length > 3 ? '; …' : ''}. ` +
-        'Send a new runId for a new result, or delete the stored run first.', conflicts);
+      throw conflict(
+        `${conflicts.length} run(s) already stored with different content, nothing stored: ` +
+          `${conflicts
+            .slice(0, 3)
+            .map((e) => `${e.path}: ${e.message}`)
+            .join('; ')}${conflicts.length > 3 ? '; …' : ''}. ` +
+          'Send a new runId for a new result, or delete the stored run first.',
+        conflicts,
+      );
     }
     const fresh = records.filter((r) => !stored.has(r.runId));
     repos.runs.insertMany(fresh, competition.tokenWeights, new Set(competition.excludedValidators));

@@ -12,7 +12,10 @@ export function minersService(repos: Repos, audit: AuditService) {
         if (!repos.competitions.get(competitionId)) throw notFound(`competition ${competitionId} does not exist`);
         const created = repos.miners.setExcluded(competitionId, hotkey, input.excluded, input.reason ?? null);
         const m = repos.miners.get(competitionId, hotkey)!;
-        audit.record(who, input.excluded ? 'miner.exclude' : 'miner.include', competitionId, hotkey, { excluded: input.excluded, reason: input.reason ?? null });
+        audit.record(who, input.excluded ? 'miner.exclude' : 'miner.include', competitionId, hotkey, {
+          excluded: input.excluded,
+          reason: input.reason ?? null,
+        });
         return { created, miner: { competitionId, hotkey, excluded: m.excluded, reason: m.reason } };
       });
     },

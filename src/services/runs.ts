@@ -55,7 +55,10 @@ export function runsService(repos: Repos, audit: AuditService) {
       return repos.transaction(() => {
         const result = ingestRuns(repos, competitionId, runs, writerId(who));
         if (who.kind === 'admin' && result.accepted > 0) {
-          audit.record(who, 'runs.post', competitionId, `${runs.length} runs`, { ...result, runIds: runs.slice(0, 20).map((r) => r.runId) });
+          audit.record(who, 'runs.post', competitionId, `${runs.length} runs`, {
+            ...result,
+            runIds: runs.slice(0, 20).map((r) => r.runId),
+          });
         }
         return result;
       });
@@ -66,8 +69,12 @@ export function runsService(repos: Repos, audit: AuditService) {
       const competition = repos.competitions.get(competitionId);
       if (!competition) throw notFound(`competition ${competitionId} does not exist`);
       const page = repos.runs.list(competitionId, {
-        validatorId: query.validator, minerHotkey: query.miner, taskId: query.task, kind: query.kind,
-        after: parseCursor(query.cursor), limit: query.limit,
+        validatorId: query.validator,
+        minerHotkey: query.miner,
+        taskId: query.task,
+        kind: query.kind,
+        after: parseCursor(query.cursor),
+        limit: query.limit,
       });
       const last = page.at(-1);
       return {

@@ -64,7 +64,11 @@ export function scoresService(repos: Repos, observe: (seconds: number) => void =
 
   function taskScores(s: Scored, taskId: string): TaskScore[] {
     const { input } = s;
-    const one = { ...input, tasks: input.tasks.filter((t) => t.id === taskId), minerTasks: input.minerTasks.filter((e) => e.taskId === taskId) };
+    const one = {
+      ...input,
+      tasks: input.tasks.filter((t) => t.id === taskId),
+      minerTasks: input.minerTasks.filter((e) => e.taskId === taskId),
+    };
     return scoreCompetition(one).miners.flatMap((m) => m.tasks);
   }
 
@@ -113,7 +117,15 @@ export function scoresService(repos: Repos, observe: (seconds: number) => void =
         const task = repos.tasks.get(competitionId, taskId);
         if (!task) throw notFound(`task ${taskId} does not exist in competition ${competitionId}`);
         const criteria = repos.tasks.criteria(competitionId, taskId);
-        return taskDetailBody(competitionId, s.scores.stages, task, criteria, taskScores(s, taskId), s.competition.tokenWeights, reveal);
+        return taskDetailBody(
+          competitionId,
+          s.scores.stages,
+          task,
+          criteria,
+          taskScores(s, taskId),
+          s.competition.tokenWeights,
+          reveal,
+        );
       });
     },
   };

@@ -26,7 +26,9 @@ export function signaturesService(repos: Repos, options: SignatureOptions = {}) 
     authenticate(request: EpistulaRequest): Principal {
       const verdict = verify(request);
       if (!verdict.ok) {
-        throw unauthorized(verdict.message, verdict.reason, [{ path: `headers/${verdict.header.toLowerCase()}`, message: verdict.message }]);
+        throw unauthorized(verdict.message, verdict.reason, [
+          { path: `headers/${verdict.header.toLowerCase()}`, message: verdict.message },
+        ]);
       }
       const validator = repos.validators.byPublicKey(verdict.publicKeyHex);
       if (!validator || validator.revokedAt !== null) {

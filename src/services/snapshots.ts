@@ -21,7 +21,13 @@ export interface Signer {
   publicKeyPem: string;
 }
 
-type Snapshot = Record<string, unknown> & { seq: number; takenAt: string; hash: string; inputDigest: string; stages: Stage[] };
+type Snapshot = Record<string, unknown> & {
+  seq: number;
+  takenAt: string;
+  hash: string;
+  inputDigest: string;
+  stages: Stage[];
+};
 
 /** Run lines go out in chunks of about this many bytes. */
 const CHUNK_BYTES = 64 * 1024;
@@ -32,18 +38,31 @@ export function snapshotsService(repos: Repos, scores: ScoresService, signer: Si
     const runSeq = repos.snapshots.runSeq();
     const miners = repos.miners.list(c.id);
     const tasks = repos.tasks.list(c.id).sort((a, b) => ascending(a.id, b.id));
-    const excluded = { miners: miners.filter((m) => m.excluded).map((m) => m.hotkey), validators: c.excludedValidators };
+    const excluded = {
+      miners: miners.filter((m) => m.excluded).map((m) => m.hotkey),
+      validators: c.excludedValidators,
+    };
     const competition = {
-      id: c.id, tokenWeights: c.tokenWeights, burnRatio: c.burnRatio, judgeVotes: c.judgeVotes, finalStages: c.finalStages,
-      miners: miners.map((m) => m.hotkey), excluded,
+      id: c.id,
+      tokenWeights: c.tokenWeights,
+      burnRatio: c.burnRatio,
+      judgeVotes: c.judgeVotes,
+      finalStages: c.finalStages,
+      miners: miners.map((m) => m.hotkey),
+      excluded,
     };
     const runs = repos.snapshots.inputRunCount(c.id, runSeq, excluded.validators);
     const lines = [competitionLine(competition, { tasks: tasks.length, runs })];
     for (const t of tasks) {
-      lines.push(taskLine({
-        id: t.id, type: t.type as 'swebench_verified' | 'swe_atlas_qna', stage: t.stage as Stage,
-        complexity: t.complexity as 'short' | 'medium' | 'long' | null, plannedRuns: t.plannedRuns,
-      }));
+      lines.push(
+        taskLine({
+          id: t.id,
+          type: t.type as 'swebench_verified' | 'swe_atlas_qna',
+          stage: t.stage as Stage,
+          complexity: t.complexity as 'short' | 'medium' | 'long' | null,
+          plannedRuns: t.plannedRuns,
+        }),
+      );
     }
     return { runSeq, excluded, head: `${lines.join('\n')}\n` };
   }
@@ -78,57 +97,108 @@ export function snapshotsService(repos: Repos, scores: ScoresService, signer: Si
    * Takes a snapshot now. Everything is read in one synchronous stretch, so no write falls between
    * the input and the scores computed from it.
    */
-  function take(competitionId: string, options: { stages?: Stage[]; note?: string; onlyIfChanged?: boolean }, who: Principal | null) {
+  function take(
+    competitionId: string,
+    options: { stages?: Stage[]; note?: string; onlyIfChanged?: boolean },
+    who: Principal | null,
+  ) {
     const c = repos.competitions.get(competitionId);
     if (!c) throw notFound(`competition ${competitionId} does not exist`);
     const { runSeq, excluded, head } = inputHead(c);
     const inputDigest = digest(c.id, head, runSeq, excluded.validators);
-    const leaderboard = JSON.parse(scores.leaderboard(c.id, options.stages).bytes.toString('utf8')) as { stages: Stage[] };
+    const leaderboard = JSON.parse(scores.leaderboard(c.id, options.stages).bytes.toString('utf8')) as {
+      stages: Stage[];
+    };
     const weights = JSON.parse(scores.weights(c.id, options.stages).bytes.toString('utf8')) as unknown;
     const previous = repos.snapshots.latest(c.id);
-    const settings = { name: c.name, tokenWeights: c.tokenWeights, burnRatio: c.burnRatio, judgeVotes: c.judgeVotes, finalStages: c.finalStages };
+    const settings = {
+      name: c.name,
+      tokenWeights: c.tokenWeights,
+      burnRatio: c.burnRatio,
+      judgeVotes: c.judgeVotes,
+      finalStages: c.finalStages,
+    };
     if (options.onlyIfChanged && previous) {
       const last = JSON.parse(previous.document) as Snapshot;
-      const same = last.inputDigest === inputDigest && JSON.stringify(last.stages) === JSON.stringify(leaderboard.stages)
-        && JSON.stringify(last.settings) === JSON.stringify(settings);
+      const same =
+        last.inputDigest === inputDigest &&
+        JSON.stringify(last.stages) === JSON.stringify(leaderboard.stages) &&
+        JSON.stringify(last.settings) === JSON.stringify(settings);
       if (same) return null;
     }
-    const sealed = sealSnapshot({
-      competitionId: c.id,
-      seq: (previous?.seq ?? 0) + 1,
-      takenAt: new Date().toISOString(),
-      stages: leaderboard.stages,
-      rulesVersion: RULES_VERSION,
-      settings,
-      excluded,
-      note: options.note ?? null,
-      inputDigest,
-      previousHash: previous?.hash ?? null,
-      leaderboard,
-      weights,
-    }, signer.privateKey);
+    const sealed = sealSnapshot(
+      {
+        competitionId: c.id,
+        seq: (previous?.seq ?? 0) + 1,
+        takenAt: new Date().toISOString(),
+        stages: leaderboard.stages,
+        rulesVersion: RULES_VERSION,
+        settings,
+        excluded,
+        note: options.note ?? null,
+        inputDigest,
+        previousHash: previous?.hash ?? null,
+        leaderboard,
+        weights,
+      },
+      signer.privateKey,
+    );
     const document = JSON.stringify(sealed);
     repos.transaction(() => {
-      repos.snapshots.insert({ competitionId: c.id, seq: sealed.seq, takenAt: sealed.takenAt, runSeq, document, inputHead: head, hash: sealed.hash });
-      if (who) audit.record(who, 'snapshot.take', c.id, String(sealed.seq), { hash: sealed.hash, inputDigest, stages: sealed.stages, note: sealed.note });
+      repos.snapshots.insert({
+        competitionId: c.id,
+        seq: sealed.seq,
+        takenAt: sealed.takenAt,
+        runSeq,
+        document,
+        inputHead: head,
+        hash: sealed.hash,
+      });
+      if (who)
+        audit.record(who, 'snapshot.take', c.id, String(sealed.seq), {
+          hash: sealed.hash,
+          inputDigest,
+          stages: sealed.stages,
+          note: sealed.note,
+        });
     });
     return document;
   }
 
   // Parsed summaries of immutable snapshots, for history reads.
-  const summaries = new Map<string, { takenAt: string; miners: Map<string, { rank: number | null; normalizedScore: number | null; finalWeight: number }>; finalWeights: Record<string, number>; burnWeight: number }>();
+  const summaries = new Map<
+    string,
+    {
+      takenAt: string;
+      miners: Map<string, { rank: number | null; normalizedScore: number | null; finalWeight: number }>;
+      finalWeights: Record<string, number>;
+      burnWeight: number;
+    }
+  >();
   function summary(r: { competitionId: string; seq: number; document: string }) {
     const key = `${r.competitionId}\u0000${r.seq}`;
     let s = summaries.get(key);
     if (!s) {
       const doc = JSON.parse(r.document) as {
         takenAt: string;
-        leaderboard: { miners: { hotkey: string; rank: number | null; normalizedScore: number | null; incentive: { finalWeight: number } }[] };
+        leaderboard: {
+          miners: {
+            hotkey: string;
+            rank: number | null;
+            normalizedScore: number | null;
+            incentive: { finalWeight: number };
+          }[];
+        };
         weights: { finalWeights: Record<string, number>; burnWeight: number };
       };
       s = {
         takenAt: doc.takenAt,
-        miners: new Map(doc.leaderboard.miners.map((m) => [m.hotkey, { rank: m.rank, normalizedScore: m.normalizedScore, finalWeight: m.incentive.finalWeight }])),
+        miners: new Map(
+          doc.leaderboard.miners.map((m) => [
+            m.hotkey,
+            { rank: m.rank, normalizedScore: m.normalizedScore, finalWeight: m.incentive.finalWeight },
+          ]),
+        ),
         finalWeights: doc.weights.finalWeights,
         burnWeight: doc.weights.burnWeight,
       };
@@ -148,7 +218,8 @@ export function snapshotsService(repos: Repos, scores: ScoresService, signer: Si
   return {
     publicKeyPem: signer.publicKeyPem,
     /** Takes a snapshot (admin); returns its document as published. */
-    take: (competitionId: string, options: { stages?: Stage[]; note?: string }, who: Principal) => take(competitionId, options, who)!,
+    take: (competitionId: string, options: { stages?: Stage[]; note?: string }, who: Principal) =>
+      take(competitionId, options, who)!,
     /** Takes a snapshot of each competition whose input, stages or settings changed since its last one. */
     takeChanged(): number {
       let taken = 0;
@@ -184,7 +255,13 @@ export function snapshotsService(repos: Repos, scores: ScoresService, signer: Si
       const history = rows.map((r) => {
         const s = summary(r);
         const m = s.miners.get(hotkey);
-        return { seq: r.seq, takenAt: s.takenAt, rank: m?.rank ?? null, normalizedScore: m?.normalizedScore ?? null, finalWeight: m?.finalWeight ?? 0 };
+        return {
+          seq: r.seq,
+          takenAt: s.takenAt,
+          rank: m?.rank ?? null,
+          normalizedScore: m?.normalizedScore ?? null,
+          finalWeight: m?.finalWeight ?? 0,
+        };
       });
       return { competitionId, hotkey, history, nextCursor };
     },

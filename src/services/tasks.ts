@@ -44,7 +44,10 @@ export function tasksService(repos: Repos, audit: AuditService) {
         requireCompetition(competitionId);
         const result = repos.tasks.upsertMany(competitionId, tasks.map(fromTaskInput));
         if (result.imported + result.updated > 0) {
-          audit.record(who, 'tasks.put', competitionId, `${tasks.length} tasks`, { ...result, taskIds: tasks.slice(0, 20).map((t) => t.id) });
+          audit.record(who, 'tasks.put', competitionId, `${tasks.length} tasks`, {
+            ...result,
+            taskIds: tasks.slice(0, 20).map((t) => t.id),
+          });
         }
         return result;
       });
@@ -54,20 +57,41 @@ export function tasksService(repos: Repos, audit: AuditService) {
      * Imports a SWE-Atlas-QnA file: parsed in a worker thread, every row validated, one bad row
      * rejects the whole file. Stage and complexity left out keep what stored tasks have.
      */
-    async importQna(competitionId: string, body: Uint8Array, format: ImportFormat, options: { stage?: Stage; complexity?: Complexity }, who: Principal) {
+    async importQna(
+      competitionId: string,
+      body: Uint8Array,
+      format: ImportFormat,
+      options: { stage?: Stage; complexity?: Complexity },
+      who: Principal,
+    ) {
       requireCompetition(competitionId);
       if (body.length === 0) {
-        throw unsupported('send a non-empty Parquet file (application/vnd.apache.parquet) or JSON Lines (application/x-ndjson)');
+        throw unsupported(
+          'send a non-empty Parquet file (application/vnd.apache.parquet) or JSON Lines (application/x-ndjson)',
+        );
       }
-      return importQnaBytes(repos, competitionId, body, format, options, auditImport(audit, who, competitionId, format, options));
+      return importQnaBytes(
+        repos,
+        competitionId,
+        body,
+        format,
+        options,
+        auditImport(audit, who, competitionId, format, options),
+      );
     },
 
     list(competitionId: string) {
       requireCompetition(competitionId);
       const criteria = repos.tasks.criteriaCounts(competitionId);
       const tasks = repos.tasks.list(competitionId).map((t) => ({
-        id: t.id, type: t.type as TaskType, stage: t.stage as Stage, complexity: t.complexity as Complexity | null,
-        plannedRuns: t.plannedRuns, runCount: t.runCount, baselineRuns: t.baselineRuns, criteriaCount: criteria.get(t.id) ?? 0,
+        id: t.id,
+        type: t.type as TaskType,
+        stage: t.stage as Stage,
+        complexity: t.complexity as Complexity | null,
+        plannedRuns: t.plannedRuns,
+        runCount: t.runCount,
+        baselineRuns: t.baselineRuns,
+        criteriaCount: criteria.get(t.id) ?? 0,
       }));
       return { competitionId, tasks };
     },

@@ -7,7 +7,13 @@ import { decodeSs58 } from '../signatures/ss58.js';
 import type { AuditService } from './audit.js';
 import type { Principal } from './principal.js';
 
-const view = (v: ValidatorRow) => ({ id: v.id, name: v.name, hotkey: v.hotkey, createdAt: v.createdAt, revokedAt: v.revokedAt });
+const view = (v: ValidatorRow) => ({
+  id: v.id,
+  name: v.name,
+  hotkey: v.hotkey,
+  createdAt: v.createdAt,
+  revokedAt: v.revokedAt,
+});
 
 export function validatorsService(repos: Repos, audit: AuditService) {
   return {
@@ -16,13 +22,19 @@ export function validatorsService(repos: Repos, audit: AuditService) {
       let signer: { hotkey: string; publicKey: string } | undefined;
       if (input.hotkey !== undefined) {
         const decoded = decodeSs58(input.hotkey);
-        if (!decoded.ok) throw badRequest(`hotkey is not an ss58 address: ${decoded.message}`, [{ path: 'body/hotkey', message: decoded.message }]);
+        if (!decoded.ok)
+          throw badRequest(`hotkey is not an ss58 address: ${decoded.message}`, [
+            { path: 'body/hotkey', message: decoded.message },
+          ]);
         signer = { hotkey: input.hotkey, publicKey: Buffer.from(decoded.publicKey).toString('hex') };
       }
       return repos.transaction(() => {
         if (signer) {
           const holder = repos.validators.byPublicKey(signer.publicKey);
-          if (holder) throw conflict(`hotkey ${input.hotkey} already belongs to validator ${holder.id} (${holder.name})`, [{ path: 'body/hotkey', message: 'already registered' }]);
+          if (holder)
+            throw conflict(`hotkey ${input.hotkey} already belongs to validator ${holder.id} (${holder.name})`, [
+              { path: 'body/hotkey', message: 'already registered' },
+            ]);
         }
         const { validator, apiKey } = repos.validators.create(input.name, signer);
         audit.record(who, 'validator.create', null, validator.id, { name: input.name, hotkey: input.hotkey ?? null });
@@ -43,17 +55,28 @@ export function validatorsService(repos: Repos, audit: AuditService) {
      * Sets a validator's runs aside in a competition (or brings them back): every aggregate is
      * rebuilt from the counted runs, so scores are exactly those of a competition without them.
      */
-    setStanding(competitionId: string, validatorId: string, input: { excluded: boolean; reason?: string }, who: Principal) {
+    setStanding(
+      competitionId: string,
+      validatorId: string,
+      input: { excluded: boolean; reason?: string },
+      who: Principal,
+    ) {
       return repos.transaction(() => {
         const competition = repos.competitions.get(competitionId);
         if (!competition) throw notFound(`competition ${competitionId} does not exist`);
         if (!repos.validators.get(validatorId)) throw notFound(`validator ${validatorId} does not exist`);
         const before = repos.validators.setExcluded(competitionId, validatorId, input.excluded, input.reason ?? null);
-        if ((before?.excluded ?? false) !== input.excluded) repos.aggregates.rebuild(competitionId, competition.tokenWeights);
+        if ((before?.excluded ?? false) !== input.excluded)
+          repos.aggregates.rebuild(competitionId, competition.tokenWeights);
         audit.record(who, input.excluded ? 'validator.exclude' : 'validator.include', competitionId, validatorId, {
-          excluded: input.excluded, reason: input.reason ?? null, before: before ? { excluded: before.excluded, reason: before.reason } : null,
+          excluded: input.excluded,
+          reason: input.reason ?? null,
+          before: before ? { excluded: before.excluded, reason: before.reason } : null,
         });
-        return { created: before === null, standing: { competitionId, validatorId, excluded: input.excluded, reason: input.reason ?? null } };
+        return {
+          created: before === null,
+          standing: { competitionId, validatorId, excluded: input.excluded, reason: input.reason ?? null },
+        };
       });
     },
   };

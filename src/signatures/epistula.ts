@@ -8,7 +8,8 @@ import { EPISTULA_HEADERS as H, EPISTULA_VERSION, epistulaMessage, type Epistula
 import { decodeSs58, ss58ToPublicKey } from './ss58.js';
 
 /** The storage-free refusals; the auth layer adds `signature-replayed` and `unknown-hotkey`. */
-export type EpistulaRefusalReason = 'signature-missing' | 'signature-malformed' | 'signature-invalid' | 'signature-stale';
+export type EpistulaRefusalReason =
+  'signature-missing' | 'signature-malformed' | 'signature-invalid' | 'signature-stale';
 
 export type EpistulaAccepted = {
   ok: true;
@@ -20,7 +21,12 @@ export type EpistulaAccepted = {
   uuid: string;
   timestamp: number;
 };
-export type EpistulaRefused = { ok: false; reason: EpistulaRefusalReason; header: EpistulaHeader | 'Authorization'; message: string };
+export type EpistulaRefused = {
+  ok: false;
+  reason: EpistulaRefusalReason;
+  header: EpistulaHeader | 'Authorization';
+  message: string;
+};
 export type EpistulaVerdict = EpistulaAccepted | EpistulaRefused;
 
 export interface EpistulaOptions {
@@ -51,8 +57,15 @@ const TIMESTAMP = /^(0|[1-9][0-9]{0,15})$/;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const SIGNATURE = /^0x[0-9a-fA-F]{128}$/;
 
-const refuse = (reason: EpistulaRefusalReason, header: EpistulaRefused['header'], message: string): EpistulaRefused => ({
-  ok: false, reason, header, message,
+const refuse = (
+  reason: EpistulaRefusalReason,
+  header: EpistulaRefused['header'],
+  message: string,
+): EpistulaRefused => ({
+  ok: false,
+  reason,
+  header,
+  message,
 });
 
 /** Checks the options once (a bad server address is a startup error, `Ss58Error`) and returns the verifier. */
@@ -60,7 +73,8 @@ export function createEpistulaVerifier(options: EpistulaOptions = {}): (request:
   const serverAddress = options.serverAddress || undefined;
   if (serverAddress !== undefined) ss58ToPublicKey(serverAddress);
   const windowMs = options.windowMs ?? DEFAULT_SIGNATURE_WINDOW_MS;
-  if (!Number.isSafeInteger(windowMs) || windowMs < 0) throw new RangeError('the signature window is a non-negative integer of milliseconds');
+  if (!Number.isSafeInteger(windowMs) || windowMs < 0)
+    throw new RangeError('the signature window is a non-negative integer of milliseconds');
   const sr25519 = options.sr25519Verify ?? scureVerify;
   return (request) => check(request, serverAddress, windowMs, sr25519);
 }
@@ -70,14 +84,20 @@ export function verifyEpistula(request: EpistulaRequest, options: EpistulaOption
   return createEpistulaVerifier(options)(request);
 }
 
-function check({ headers, body, now }: EpistulaRequest, serverAddress: string | undefined, windowMs: number, sr25519: Sr25519Verify): EpistulaVerdict {
+function check(
+  { headers, body, now }: EpistulaRequest,
+  serverAddress: string | undefined,
+  windowMs: number,
+  sr25519: Sr25519Verify,
+): EpistulaVerdict {
   if (readHeader(headers, 'Authorization') !== undefined) {
     return refuse('signature-malformed', 'Authorization', 'a signed request carries no Authorization header');
   }
   const required: EpistulaHeader[] = [H.version, H.timestamp, H.uuid, H.signedBy, H.signature];
   if (serverAddress !== undefined) required.push(H.signedFor);
   for (const name of required) {
-    if (readHeader(headers, name) === undefined) return refuse('signature-missing', name, `the ${name} header is required`);
+    if (readHeader(headers, name) === undefined)
+      return refuse('signature-missing', name, `the ${name} header is required`);
   }
   const values = {} as Record<EpistulaHeader, string | undefined>;
   for (const name of Object.values(H)) {
@@ -92,25 +112,37 @@ function check({ headers, body, now }: EpistulaRequest, serverAddress: string | 
   const signature = values[H.signature]!;
   const signedFor = values[H.signedFor];
 
-  if (version !== EPISTULA_VERSION) return refuse('signature-malformed', H.version, `${H.version} must be ${EPISTULA_VERSION}`);
+  if (version !== EPISTULA_VERSION)
+    return refuse('signature-malformed', H.version, `${H.version} must be ${EPISTULA_VERSION}`);
   const ms = TIMESTAMP.test(timestamp) ? Number(timestamp) : NaN;
-  if (!Number.isSafeInteger(ms)) return refuse('signature-malformed', H.timestamp, `${H.timestamp} must be Unix time in milliseconds (digits only)`);
-  if (!UUID.test(uuid)) return refuse('signature-malformed', H.uuid, `${H.uuid} must be a UUID (8-4-4-4-12 hex digits)`);
-  if (!SIGNATURE.test(signature)) return refuse('signature-malformed', H.signature, `${H.signature} must be 0x and 128 hex digits`);
+  if (!Number.isSafeInteger(ms))
+    return refuse('signature-malformed', H.timestamp, `${H.timestamp} must be Unix time in milliseconds (digits only)`);
+  if (!UUID.test(uuid))
+    return refuse('signature-malformed', H.uuid, `${H.uuid} must be a UUID (8-4-4-4-12 hex digits)`);
+  if (!SIGNATURE.test(signature))
+    return refuse('signature-malformed', H.signature, `${H.signature} must be 0x and 128 hex digits`);
   const signer = decodeSs58(signedBy);
-  if (!signer.ok) return refuse('signature-malformed', H.signedBy, `${H.signedBy} is not an ss58 address: ${signer.message}`);
+  if (!signer.ok)
+    return refuse('signature-malformed', H.signedBy, `${H.signedBy} is not an ss58 address: ${signer.message}`);
   if (signedFor !== undefined) {
     const target = decodeSs58(signedFor);
-    if (!target.ok) return refuse('signature-malformed', H.signedFor, `${H.signedFor} is not an ss58 address: ${target.message}`);
+    if (!target.ok)
+      return refuse('signature-malformed', H.signedFor, `${H.signedFor} is not an ss58 address: ${target.message}`);
     if (serverAddress !== undefined && signedFor !== serverAddress) {
       return refuse('signature-invalid', H.signedFor, `${H.signedFor} names another server, not ${serverAddress}`);
     }
   }
   if (!(Math.abs(now - ms) <= windowMs)) {
-    return refuse('signature-stale', H.timestamp, `${H.timestamp} is ${now - ms} ms from the server's clock; at most ${windowMs} ms either way is accepted`);
+    return refuse(
+      'signature-stale',
+      H.timestamp,
+      `${H.timestamp} is ${now - ms} ms from the server's clock; at most ${windowMs} ms either way is accepted`,
+    );
   }
 
-  const bodyHash = createHash('sha256').update(body ?? '').digest('hex');
+  const bodyHash = createHash('sha256')
+    .update(body ?? '')
+    .digest('hex');
   const message = Buffer.from(epistulaMessage(bodyHash, uuid, timestamp, signedFor), 'utf8');
   let valid: boolean;
   try {
@@ -118,6 +150,18 @@ function check({ headers, body, now }: EpistulaRequest, serverAddress: string | 
   } catch {
     valid = false; // a point that does not decode, or a signature without schnorrkel's marker bit
   }
-  if (!valid) return refuse('signature-invalid', H.signature, `${H.signature} does not verify for ${signedBy} over this body, uuid, timestamp and ${H.signedFor}`);
-  return { ok: true, hotkey: signedBy, publicKey: signer.publicKey, publicKeyHex: Buffer.from(signer.publicKey).toString('hex'), uuid: uuid.toLowerCase(), timestamp: ms };
+  if (!valid)
+    return refuse(
+      'signature-invalid',
+      H.signature,
+      `${H.signature} does not verify for ${signedBy} over this body, uuid, timestamp and ${H.signedFor}`,
+    );
+  return {
+    ok: true,
+    hotkey: signedBy,
+    publicKey: signer.publicKey,
+    publicKeyHex: Buffer.from(signer.publicKey).toString('hex'),
+    uuid: uuid.toLowerCase(),
+    timestamp: ms,
+  };
 }

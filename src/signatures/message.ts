@@ -19,6 +19,11 @@ export const EPISTULA_VERSION = '2';
  * The UTF-8 string that is signed: `{sha256 hex of the exact body bytes}.{uuid}.{timestamp}.{signedFor or empty}`.
  * Every part is taken exactly as it travels in the headers.
  */
-export function epistulaMessage(bodySha256Hex: string, uuid: string, timestamp: string, signedFor: string | undefined): string {
+export function epistulaMessage(
+  bodySha256Hex: string,
+  uuid: string,
+  timestamp: string,
+  signedFor: string | undefined,
+): string {
   return `${bodySha256Hex}.${uuid}.${timestamp}.${signedFor ?? ''}`;
 }

@@ -6,7 +6,8 @@ import { concatBytes, utf8ToBytes } from '@noble/hashes/utils.js';
 import { base58 } from '@scure/base';
 
 export type Ss58Failure = 'not-base58' | 'bad-length' | 'bad-prefix' | 'bad-checksum';
-export type Ss58Decoded = { ok: true; publicKey: Uint8Array; prefix: number } | { ok: false; reason: Ss58Failure; message: string };
+export type Ss58Decoded =
+  { ok: true; publicKey: Uint8Array; prefix: number } | { ok: false; reason: Ss58Failure; message: string };
 
 /** Thrown by `ss58ToPublicKey` (configuration) and `encodeSs58` (programming errors), never by `decodeSs58`. */
 export class Ss58Error extends Error {
@@ -40,10 +41,13 @@ export function decodeSs58(address: string): Ss58Decoded {
   }
   const prefixBytes = bytes.length - KEY_BYTES - CHECKSUM_BYTES;
   if (prefixBytes !== 1 && prefixBytes !== 2) {
-    return fail('bad-length', `decodes to ${bytes.length} bytes, not a ${KEY_BYTES}-byte public key with its prefix and checksum`);
+    return fail(
+      'bad-length',
+      `decodes to ${bytes.length} bytes, not a ${KEY_BYTES}-byte public key with its prefix and checksum`,
+    );
   }
   const first = bytes[0]!;
-  if (first >= 128 || (first < 64) !== (prefixBytes === 1)) {
+  if (first >= 128 || first < 64 !== (prefixBytes === 1)) {
     return fail('bad-prefix', `the first byte (${first}) names no ${prefixBytes}-byte ss58 prefix`);
   }
   const second = bytes[1]!;
@@ -51,7 +55,8 @@ export function decodeSs58(address: string): Ss58Decoded {
   const payload = bytes.subarray(0, prefixBytes + KEY_BYTES);
   const expected = checksum(payload);
   const given = bytes.subarray(prefixBytes + KEY_BYTES);
-  if (expected[0] !== given[0] || expected[1] !== given[1]) return fail('bad-checksum', 'the ss58 checksum does not match');
+  if (expected[0] !== given[0] || expected[1] !== given[1])
+    return fail('bad-checksum', 'the ss58 checksum does not match');
   return { ok: true, publicKey: bytes.slice(prefixBytes, prefixBytes + KEY_BYTES), prefix };
 }
 
@@ -64,8 +69,10 @@ export function ss58ToPublicKey(address: string): Uint8Array {
 
 /** Encodes a 32-byte public key; prefix 42 is the generic Substrate format Bittensor uses. */
 export function encodeSs58(publicKey: Uint8Array, prefix = 42): string {
-  if (!(publicKey instanceof Uint8Array) || publicKey.length !== KEY_BYTES) throw new Ss58Error('bad-length', 'a public key has 32 bytes');
-  if (!Number.isInteger(prefix) || prefix < 0 || prefix > 16383) throw new Ss58Error('bad-prefix', 'an ss58 prefix is 0..16383');
+  if (!(publicKey instanceof Uint8Array) || publicKey.length !== KEY_BYTES)
+    throw new Ss58Error('bad-length', 'a public key has 32 bytes');
+  if (!Number.isInteger(prefix) || prefix < 0 || prefix > 16383)
+    throw new Ss58Error('bad-prefix', 'an ss58 prefix is 0..16383');
   const head =
     prefix < 64
       ? Uint8Array.of(prefix)

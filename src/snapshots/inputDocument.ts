@@ -17,7 +17,9 @@ export function competitionLine(c: InputDocument['competition'], counts: InputCo
   const { id, tokenWeights, burnRatio, judgeVotes, finalStages } = c;
   const excluded = { miners: sorted(c.excluded.miners), validators: sorted(c.excluded.validators) };
   const miners = sorted(c.miners);
-  return canonicalJson({ competition: { id, tokenWeights, burnRatio, judgeVotes, finalStages, miners, excluded, counts } });
+  return canonicalJson({
+    competition: { id, tokenWeights, burnRatio, judgeVotes, finalStages, miners, excluded, counts },
+  });
 }
 
 export function taskLine(t: InputTask): string {

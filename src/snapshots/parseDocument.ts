@@ -12,7 +12,11 @@ import {
 } from './inputSchemas.js';
 
 export class InputDocumentError extends Error {
-  constructor(readonly line: number, readonly field: string | null, detail: string) {
+  constructor(
+    readonly line: number,
+    readonly field: string | null,
+    detail: string,
+  ) {
     super(`line ${line}: ${field ? `${field}: ` : ''}${detail}`);
     this.name = 'InputDocumentError';
   }
@@ -111,10 +115,7 @@ export function parseDocument(input: string | Iterable<string>): InputDocument {
     }
     const prev = doc.runs.at(-1);
     if (prev && !(prev.runId < run.runId)) {
-      throw fail(
-        'run.runId',
-        `"${run.runId}" after "${prev.runId}": runs must be in ascending runId order, each once`,
-      );
+      throw fail('run.runId', `"${run.runId}" after "${prev.runId}": runs must be in ascending runId order, each once`);
     }
     if (!tasks.has(run.taskId)) throw fail('run.taskId', `unknown task "${run.taskId}"`);
     if ((run.kind === 'miner') !== (run.minerHotkey !== null)) {

@@ -13,7 +13,9 @@ export function unsealed(snapshot: Record<string, unknown>): Record<string, unkn
 
 /** SHA-256 hex of the canonical JSON of `snapshot`, leaving out `hash` and `signature` if present. */
 export function hashSnapshot(snapshot: Record<string, unknown>): string {
-  return createHash('sha256').update(canonicalJson(unsealed(snapshot)), 'utf8').digest('hex');
+  return createHash('sha256')
+    .update(canonicalJson(unsealed(snapshot)), 'utf8')
+    .digest('hex');
 }
 
 /** Ed25519 signature (standard base64) of the hash's 64 ASCII hex digits. */

@@ -25,7 +25,11 @@ export interface VerifyArgs {
   previousSnapshot?: string | Uint8Array;
 }
 
-const check = (name: CheckName, ok: boolean, pass: string, fail: string): Check => ({ name, ok, message: ok ? pass : fail });
+const check = (name: CheckName, ok: boolean, pass: string, fail: string): Check => ({
+  name,
+  ok,
+  message: ok ? pass : fail,
+});
 const failure = (name: CheckName, err: unknown): Check => ({ name, ok: false, message: (err as Error).message });
 const show = (v: unknown) => (v === undefined ? 'absent' : JSON.stringify(v));
 
@@ -44,15 +48,24 @@ function describe(d: Difference, body: 'weights' | 'leaderboard', snapshot: Snap
 
 function chain(snapshot: Snapshot, previousFile: string | Uint8Array | undefined): Check {
   const link = snapshot.previousHash ?? 'null (the first snapshot)';
-  if (previousFile === undefined) return { name: 'chain', ok: null, message: `not checked (no --previous); previousHash ${link}` };
+  if (previousFile === undefined)
+    return { name: 'chain', ok: null, message: `not checked (no --previous); previousHash ${link}` };
   try {
     const previous = readSnapshot(previousFile, 'previous snapshot');
-    if (hashSnapshot(previous) !== previous.hash) throw new Error('the previous snapshot does not hash to its own hash');
+    if (hashSnapshot(previous) !== previous.hash)
+      throw new Error('the previous snapshot does not hash to its own hash');
     if (previous.competitionId !== snapshot.competitionId || previous.seq >= snapshot.seq) {
-      throw new Error(`the previous snapshot is #${previous.seq} of ${previous.competitionId}, not an earlier one of this competition`);
+      throw new Error(
+        `the previous snapshot is #${previous.seq} of ${previous.competitionId}, not an earlier one of this competition`,
+      );
     }
     const ok = previous.hash === snapshot.previousHash;
-    return check('chain', ok, `previousHash is the hash of snapshot #${previous.seq}`, `previousHash ${link} is not ${previous.hash}`);
+    return check(
+      'chain',
+      ok,
+      `previousHash is the hash of snapshot #${previous.seq}`,
+      `previousHash ${link} is not ${previous.hash}`,
+    );
   } catch (err) {
     return failure('chain', err);
   }
@@ -62,7 +75,12 @@ function signature(snapshot: Snapshot, pem: string | undefined): Check {
   if (pem === undefined) return { name: 'signature', ok: null, message: 'not checked (no --public-key)' };
   try {
     const ok = verifySignature(snapshot.hash, snapshot.signature, pem);
-    return check('signature', ok, 'the Ed25519 signature of the hash verifies', 'the Ed25519 signature of the hash does not verify');
+    return check(
+      'signature',
+      ok,
+      'the Ed25519 signature of the hash verifies',
+      'the Ed25519 signature of the hash does not verify',
+    );
   } catch (err) {
     return failure('signature', new Error(`public key: ${(err as Error).message}`));
   }
@@ -80,21 +98,40 @@ export function verifySnapshot(args: VerifyArgs): { ok: boolean; checks: Check[]
   }
   const digest = inputDigest(args.input);
   const { inputDigest: expected, hash } = snapshot;
-  checks.push(check('digest', digest === expected, `input SHA-256 is inputDigest ${digest}`, `input SHA-256 is ${digest}, inputDigest ${expected}`));
+  checks.push(
+    check(
+      'digest',
+      digest === expected,
+      `input SHA-256 is inputDigest ${digest}`,
+      `input SHA-256 is ${digest}, inputDigest ${expected}`,
+    ),
+  );
   const own = hashSnapshot(snapshot);
-  checks.push(check('hash', own === hash, `canonical JSON hashes to hash ${hash}`, `canonical JSON hashes to ${own}, not to hash ${hash}`));
+  checks.push(
+    check(
+      'hash',
+      own === hash,
+      `canonical JSON hashes to hash ${hash}`,
+      `canonical JSON hashes to ${own}, not to hash ${hash}`,
+    ),
+  );
   checks.push(chain(snapshot, args.previousSnapshot), signature(snapshot, args.publicKeyPem));
 
   let rescored: ReturnType<typeof scoreDocument>;
   try {
     const doc = parseDocument(utf8(args.input, 'input'));
     const { id, excluded } = doc.competition;
-    if (id !== snapshot.competitionId) throw new Error(`the input is competition ${id}, the snapshot ${snapshot.competitionId}`);
+    if (id !== snapshot.competitionId)
+      throw new Error(`the input is competition ${id}, the snapshot ${snapshot.competitionId}`);
     if (canonicalJson(excluded.miners) !== canonicalJson([...snapshot.excluded.miners].sort())) {
       throw new Error("the input's excluded miners are not the snapshot's excluded.miners");
     }
     rescored = scoreDocument(doc, snapshot.stages);
-    checks.push({ name: 'input', ok: true, message: `${doc.tasks.length} tasks and ${doc.runs.length} runs of competition ${id}` });
+    checks.push({
+      name: 'input',
+      ok: true,
+      message: `${doc.tasks.length} tasks and ${doc.runs.length} runs of competition ${id}`,
+    });
   } catch (err) {
     checks.push(failure('input', err));
     return done();
@@ -102,7 +139,9 @@ export function verifySnapshot(args: VerifyArgs): { ok: boolean; checks: Check[]
   for (const body of ['weights', 'leaderboard'] as const) {
     const d = firstDifference(snapshot[body], JSON.parse(JSON.stringify(rescored[body])) as unknown);
     const pass = `rescoring the input for stages ${snapshot.stages.join(',')} reproduces ${body}`;
-    checks.push(d ? { name: body, ok: false, message: describe(d, body, snapshot) } : { name: body, ok: true, message: pass });
+    checks.push(
+      d ? { name: body, ok: false, message: describe(d, body, snapshot) } : { name: body, ok: true, message: pass },
+    );
   }
   return done();
 }

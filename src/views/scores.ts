@@ -9,7 +9,12 @@ export function leaderboardEntry(m: MinerScore) {
 }
 
 export function leaderboardBody(competitionId: string, scores: CompetitionScores) {
-  return { competitionId, stages: scores.stages, baseline: scores.baseline, miners: scores.miners.map(leaderboardEntry) };
+  return {
+    competitionId,
+    stages: scores.stages,
+    baseline: scores.baseline,
+    miners: scores.miners.map(leaderboardEntry),
+  };
 }
 
 export function weightsBody(competitionId: string, scores: CompetitionScores) {
@@ -18,8 +23,21 @@ export function weightsBody(competitionId: string, scores: CompetitionScores) {
 
 export function minerTaskView(t: TaskScore) {
   return {
-    taskId: t.taskId, stage: t.stage, complexity: t.complexity, runs: t.runs, x: t.x, y: t.y, n: t.n,
-    threshold: t.t, baselineTokens: t.baselineTokens, minerTokens: t.minerTokens, r: t.r, zone: t.zone,
-    pool: t.pool, score: t.score, weight: t.weight, hardBoostContribution: t.hardBoostContribution,
+    taskId: t.taskId,
+    stage: t.stage,
+    complexity: t.complexity,
+    runs: t.runs,
+    x: t.x,
+    y: t.y,
+    n: t.n,
+    threshold: t.t,
+    baselineTokens: t.baselineTokens,
+    minerTokens: t.minerTokens,
+    r: t.r,
+    zone: t.zone,
+    pool: t.pool,
+    score: t.score,
+    weight: t.weight,
+    hardBoostContribution: t.hardBoostContribution,
   };
 }

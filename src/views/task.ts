@@ -32,10 +32,22 @@ export function taskDetailBody(
   /** Show the answer key: the reference answer and the criteria's ids and titles. */
   reveal: boolean,
 ) {
-  const sums = { count: task.baselineTokenCount, input: task.baselineInputSum, cached: task.baselineCachedSum, output: task.baselineOutputSum };
+  const sums = {
+    count: task.baselineTokenCount,
+    input: task.baselineInputSum,
+    cached: task.baselineCachedSum,
+    output: task.baselineOutputSum,
+  };
   const tokenSum = weightedSum(sums, w);
   const miners = scores.map((t) => ({
-    hotkey: t.hotkey, runs: t.runs, y: t.y, minerTokens: t.minerTokens, r: t.r, zone: t.zone, pool: t.pool, score: t.score,
+    hotkey: t.hotkey,
+    runs: t.runs,
+    y: t.y,
+    minerTokens: t.minerTokens,
+    r: t.r,
+    zone: t.zone,
+    pool: t.pool,
+    score: t.score,
   }));
   miners.sort((a, b) => (a.hotkey < b.hotkey ? -1 : a.hotkey > b.hotkey ? 1 : 0));
   return {
@@ -59,9 +71,13 @@ export function taskDetailBody(
     ...(task.type === 'swe_atlas_qna'
       ? {
           criteria: criteria.map((c, position) => ({
-            position, ...(reveal ? { id: c.id, title: c.title } : {}),
-            type: c.type as 'positive' | 'negative', change: c.change, graded: c.graded,
-            metRate: resolveRate(c.met, c.graded), splitRate: resolveRate(c.split, c.graded),
+            position,
+            ...(reveal ? { id: c.id, title: c.title } : {}),
+            type: c.type as 'positive' | 'negative',
+            change: c.change,
+            graded: c.graded,
+            metRate: resolveRate(c.met, c.graded),
+            splitRate: resolveRate(c.split, c.graded),
           })),
         }
       : {}),

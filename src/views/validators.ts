@@ -16,10 +16,14 @@ export function validatorsBody(
   excluded: ReadonlySet<string>,
 ) {
   const agreements = agreement(rows, excluded);
-  const activity = new Map<string, { runs: number; baselineRuns: number; resolved: number; miners: Set<string>; tasks: Set<string> }>();
+  const activity = new Map<
+    string,
+    { runs: number; baselineRuns: number; resolved: number; miners: Set<string>; tasks: Set<string> }
+  >();
   for (const r of rows) {
     let a = activity.get(r.validatorId);
-    if (!a) activity.set(r.validatorId, (a = { runs: 0, baselineRuns: 0, resolved: 0, miners: new Set(), tasks: new Set() }));
+    if (!a)
+      activity.set(r.validatorId, (a = { runs: 0, baselineRuns: 0, resolved: 0, miners: new Set(), tasks: new Set() }));
     a.runs += r.runs;
     a.resolved += r.resolved;
     if (r.hotkey === null) a.baselineRuns += r.runs;

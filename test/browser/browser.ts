@@ -6,16 +6,26 @@ import { join } from 'node:path';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
 
 export const CHROMIUM = '/usr/bin/chromium';
-const ARGS = ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update',
-  '--no-first-run', '--disable-sync', '--disable-quic'];
+const ARGS = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--no-first-run',
+  '--disable-sync',
+  '--disable-quic',
+];
 
 /**
  * Routes of API 1.1 that the dashboard probes and hides on a 404: a 404 on them is the expected
  * answer of a server without them, and the browser logs it as a console error. /events is here
  * until the server has the route (the live test asserts it works); anything else is an error.
  */
-const OPTIONAL = [/\/v1\/competitions\/[^/]+\/validators(\?|$)/, /\/v1\/competitions\/[^/]+\/miners\/[^/]+\/history(\?|$)/,
-  /\/v1\/competitions\/[^/]+\/events$/];
+const OPTIONAL = [
+  /\/v1\/competitions\/[^/]+\/validators(\?|$)/,
+  /\/v1\/competitions\/[^/]+\/miners\/[^/]+\/history(\?|$)/,
+  /\/v1\/competitions\/[^/]+\/events$/,
+];
 
 export interface Browser {
   context: BrowserContext;
@@ -28,7 +38,11 @@ export interface Browser {
 export async function launch(options: { bypassCSP?: boolean } = {}): Promise<Browser> {
   const profile = mkdtempSync(join(tmpdir(), 'swe-scoring-chromium-'));
   const context = await chromium.launchPersistentContext(profile, {
-    executablePath: CHROMIUM, headless: true, args: ARGS, viewport: { width: 1280, height: 800 }, deviceScaleFactor: 1,
+    executablePath: CHROMIUM,
+    headless: true,
+    args: ARGS,
+    viewport: { width: 1280, height: 800 },
+    deviceScaleFactor: 1,
     bypassCSP: options.bypassCSP ?? false,
   });
   return {

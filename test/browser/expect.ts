@@ -6,7 +6,8 @@ import { expect } from 'vitest';
 const DASH = '–';
 export const sn = (v: number | null | undefined) => (v === null || v === undefined ? DASH : v.toFixed(4));
 export const s3 = (v: number | null | undefined) => (v === null || v === undefined ? DASH : v.toFixed(3));
-export const pct = (v: number | null | undefined) => (v === null || v === undefined ? DASH : `${(v * 100).toFixed(1)}%`);
+export const pct = (v: number | null | undefined) =>
+  v === null || v === undefined ? DASH : `${(v * 100).toFixed(1)}%`;
 
 /** A cell shows `text` and, when `exact` is given, keeps the exact value in its title. */
 export async function expectCell(cell: Locator, text: string, exact?: number | null) {

@@ -20,7 +20,8 @@ declare module 'vitest' {
 }
 
 export default async function setup(project: TestProject) {
-  if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: run scripts/ensure-chromium.sh (apt-get install chromium)`);
+  if (!existsSync(CHROMIUM))
+    throw new Error(`${CHROMIUM} is missing: run scripts/ensure-chromium.sh (apt-get install chromium)`);
   await build({ configFile: join(ROOT, 'web/vite.config.ts') });
   const dir = mkdtempSync(join(tmpdir(), 'swe-scoring-browser-'));
   const demoDb = join(dir, 'demo.db');

@@ -34,7 +34,16 @@ describe('live leaderboard', () => {
     const { tasks } = await server.get('/v1/competitions/demo/tasks');
     const taskId = tasks.find((t: { type: string }) => t.type === 'swebench_verified').id;
     await server.send('POST', '/v1/competitions/demo/runs', {
-      runs: [{ runId: 'live-1', taskId, kind: 'miner', minerHotkey: 'late-arrival', resolved: true, tokens: { input: 1000, output: 100 } }],
+      runs: [
+        {
+          runId: 'live-1',
+          taskId,
+          kind: 'miner',
+          minerHotkey: 'late-arrival',
+          resolved: true,
+          tokens: { input: 1000, output: 100 },
+        },
+      ],
     });
     const board = await server.get('/v1/competitions/demo/leaderboard');
     const entry = board.miners.find((m: { hotkey: string }) => m.hotkey === 'late-arrival');

@@ -23,10 +23,13 @@ afterAll(async () => {
 
 const hash = () => page.evaluate(() => decodeURIComponent(location.hash));
 const heading = () => page.locator('main h1').innerText();
-const focused = () => page.evaluate(() => {
-  const el = document.activeElement;
-  return el ? `${el.tagName.toLowerCase()}${el.id ? `#${el.id}` : ''}:${(el.textContent ?? '').trim().slice(0, 60)}` : '';
-});
+const focused = () =>
+  page.evaluate(() => {
+    const el = document.activeElement;
+    return el
+      ? `${el.tagName.toLowerCase()}${el.id ? `#${el.id}` : ''}:${(el.textContent ?? '').trim().slice(0, 60)}`
+      : '';
+  });
 
 describe('clicks, back button and deep links', () => {
   it('leaderboard -> miner -> task, then back twice, without reloading the document', async () => {
@@ -44,7 +47,9 @@ describe('clicks, back button and deep links', () => {
     await page.locator('#task-miners tbody tr').first().waitFor();
     expect(await hash()).toBe(`#/c/demo/tasks/${task.taskId}`);
     expect(await heading()).toContain(task.taskId);
-    expect((await row(page.locator('#task-miners'), top).locator('[data-col="score"]').innerText()).trim()).toBe(s3(task.score));
+    expect((await row(page.locator('#task-miners'), top).locator('[data-col="score"]').innerText()).trim()).toBe(
+      s3(task.score),
+    );
 
     await page.goBack();
     await page.locator('#miner-tasks').waitFor();
@@ -64,9 +69,13 @@ describe('clicks, back button and deep links', () => {
     expect(await fresh.page.locator('input[value="evaluation"]').isChecked()).toBe(true);
     expect(await fresh.page.locator('input[value="screener_2"]').isChecked()).toBe(false);
     const first = task.miners[0];
-    expect((await row(fresh.page.locator('#task-miners'), first.hotkey).locator('[data-col="score"]').innerText()).trim()).toBe(s3(first.score));
+    expect(
+      (await row(fresh.page.locator('#task-miners'), first.hotkey).locator('[data-col="score"]').innerText()).trim(),
+    ).toBe(s3(first.score));
     // Its links carry the stage set on.
-    expect(await fresh.page.getByRole('link', { name: 'Weights' }).getAttribute('href')).toBe('#/c/demo/weights?stages=evaluation');
+    expect(await fresh.page.getByRole('link', { name: 'Weights' }).getAttribute('href')).toBe(
+      '#/c/demo/weights?stages=evaluation',
+    );
     expect(fresh.errors).toEqual([]);
     await fresh.page.close();
   });
@@ -94,8 +103,15 @@ describe('sorting and searching, kept in the URL', () => {
     await page.locator('button[data-sort="sn"]').click();
     expect(await page.locator('th:has(button[data-sort="sn"])').getAttribute('aria-sort')).toBe('ascending');
     expect(await hash()).toBe('#/c/demo?sort=sn&dir=asc');
-    const keys = await page.locator('#leaderboard tbody tr').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-key')));
-    expect(keys).toEqual(board.miners.filter((m: Json) => m.normalizedScore !== null).reverse().map((m: Json) => m.hotkey));
+    const keys = await page
+      .locator('#leaderboard tbody tr')
+      .evaluateAll((rows) => rows.map((r) => r.getAttribute('data-key')));
+    expect(keys).toEqual(
+      board.miners
+        .filter((m: Json) => m.normalizedScore !== null)
+        .reverse()
+        .map((m: Json) => m.hotkey),
+    );
     await page.reload();
     await page.locator('#leaderboard tbody tr').first().waitFor();
     expect(await page.locator('th:has(button[data-sort="sn"])').getAttribute('aria-sort')).toBe('ascending');
@@ -125,7 +141,10 @@ describe('keyboard', () => {
     await page.keyboard.press('Enter');
     expect(await focused()).toMatch(/^main#main/);
     let guard = 0;
-    while (!(await focused()).startsWith('a:') || !(await page.evaluate(() => document.activeElement?.classList.contains('hotkey')))) {
+    while (
+      !(await focused()).startsWith('a:') ||
+      !(await page.evaluate(() => document.activeElement?.classList.contains('hotkey')))
+    ) {
       await page.keyboard.press('Tab');
       if (++guard > 40) throw new Error(`no miner link reached by Tab; focus on ${await focused()}`);
     }

@@ -50,12 +50,15 @@ describe('pages show the API numbers', () => {
     await open('#/c/demo', '#leaderboard tbody tr');
     const table = page.locator('#leaderboard');
     expect(await table.locator('tbody tr').count()).toBe(board.miners.length);
-    expect(await table.locator('tbody tr').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-key')))).toEqual(board.miners.map((m: Json) => m.hotkey));
+    expect(await table.locator('tbody tr').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-key')))).toEqual(
+      board.miners.map((m: Json) => m.hotkey),
+    );
     for (const m of board.miners) {
       const r = row(table, m.hotkey);
       await expectCell(r.locator('[data-col="rank"]'), String(m.rank ?? '–'));
       await expectCell(r.locator('[data-col="sn"]'), sn(m.normalizedScore), m.normalizedScore);
-      for (const g of ['short', 'medium', 'long']) await expectCell(r.locator(`[data-col="${g}"]`), sn(m.groupScores[g]), m.groupScores[g] ?? null);
+      for (const g of ['short', 'medium', 'long'])
+        await expectCell(r.locator(`[data-col="${g}"]`), sn(m.groupScores[g]), m.groupScores[g] ?? null);
       await expectCell(r.locator('[data-col="resolve"]'), pct(m.resolveRate));
       await expectCell(r.locator('[data-col="weight"]'), pct(m.incentive.finalWeight), m.incentive.finalWeight);
     }
@@ -74,10 +77,23 @@ describe('pages show the API numbers', () => {
     for (const t of miner.tasks) {
       const cells = await row(table, t.taskId).locator('th, td').allInnerTexts();
       expect(cells.map((c) => c.trim())).toEqual([
-        t.taskId, t.stage.replace('_', ' '), t.complexity ?? '–', String(t.x), String(t.y), String(t.n), String(t.threshold),
-        expect.any(String), expect.any(String), s3(t.r), t.zone, t.pool.replace('_', ' '), s3(t.score),
+        t.taskId,
+        t.stage.replace('_', ' '),
+        t.complexity ?? '–',
+        String(t.x),
+        String(t.y),
+        String(t.n),
+        String(t.threshold),
+        expect.any(String),
+        expect.any(String),
+        s3(t.r),
+        t.zone,
+        t.pool.replace('_', ' '),
+        s3(t.score),
       ]);
-      expect(await row(table, t.taskId).locator('[data-col="score"]').getAttribute('title')).toBe(t.score === null ? 'none' : String(t.score));
+      expect(await row(table, t.taskId).locator('[data-col="score"]').getAttribute('title')).toBe(
+        t.score === null ? 'none' : String(t.score),
+      );
     }
     expect(await page.locator('#miner-facts').innerText()).toContain(sn(miner.normalizedScore));
     await page.locator('#chart-task-scores canvas').first().waitFor();
@@ -88,7 +104,8 @@ describe('pages show the API numbers', () => {
     const task = await server.get(`${C}/tasks/${QNA_TASK}`);
     await open(`#/c/demo/tasks/${QNA_TASK}`, '#task-miners tbody tr');
     const table = page.locator('#task-miners');
-    for (const m of task.miners) await expectCell(row(table, m.hotkey).locator('[data-col="score"]'), s3(m.score), m.score);
+    for (const m of task.miners)
+      await expectCell(row(table, m.hotkey).locator('[data-col="score"]'), s3(m.score), m.score);
     const criteria = page.locator('#criteria tbody tr');
     expect(await criteria.count()).toBe(task.criteria.length);
     for (const [i, c] of task.criteria.entries()) {
@@ -105,7 +122,11 @@ describe('pages show the API numbers', () => {
     await open('#/c/demo/weights', '#weights-ranked tbody tr');
     const table = page.locator('#weights-ranked');
     for (const m of board.miners.filter((x: Json) => x.rank !== null)) {
-      await expectCell(row(table, m.hotkey).locator('[data-col="weight"]'), pct(w.finalWeights[m.hotkey] ?? 0), w.finalWeights[m.hotkey] ?? 0);
+      await expectCell(
+        row(table, m.hotkey).locator('[data-col="weight"]'),
+        pct(w.finalWeights[m.hotkey] ?? 0),
+        w.finalWeights[m.hotkey] ?? 0,
+      );
     }
     expect(await table.locator('tfoot').innerText()).toContain(pct(w.burnWeight));
     const layers = page.locator('table.layer');

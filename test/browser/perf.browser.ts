@@ -26,7 +26,10 @@ afterAll(async () => {
 async function firstRender(page: import('playwright-core').Page, url: string, rows: number): Promise<number> {
   await page.goto(url, { waitUntil: 'commit' });
   const handle = await page.waitForFunction(
-    (n) => document.querySelectorAll('#leaderboard tbody tr').length === n && document.querySelectorAll('.charts canvas').length >= 2 && performance.now(),
+    (n) =>
+      document.querySelectorAll('#leaderboard tbody tr').length === n &&
+      document.querySelectorAll('.charts canvas').length >= 2 &&
+      performance.now(),
     rows,
     { polling: 'raf', timeout: 10_000 },
   );
@@ -49,7 +52,9 @@ describe('competition page with 256 miners', () => {
     const sorted = [...times].sort((a, b) => a - b);
     const [fastest, median] = [sorted[0]!, sorted[2]!];
     const load = loadavg()[0]!.toFixed(1);
-    console.log(`competition page, 256 miners: first render ${times.map((t) => t.toFixed(0)).join(', ')} ms; fastest ${fastest.toFixed(0)} ms, median ${median.toFixed(0)} ms (load average ${load} on ${cpus().length} cores)`);
+    console.log(
+      `competition page, 256 miners: first render ${times.map((t) => t.toFixed(0)).join(', ')} ms; fastest ${fastest.toFixed(0)} ms, median ${median.toFixed(0)} ms (load average ${load} on ${cpus().length} cores)`,
+    );
     expect(fastest).toBeLessThan(1000);
     expect(errors).toEqual([]);
   });

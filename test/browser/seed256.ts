@@ -7,7 +7,10 @@ import type { TestServer } from './server.js';
 export const REFERENCE = 'reference';
 
 export async function seed256(server: TestServer): Promise<void> {
-  const c = buildCompetition({ miners: 256, tasksPerGroup: 8, qnaPerGroup: 0, runsPerSide: 3, warmSeconds: 0, coldRounds: 0 }, 20261130);
+  const c = buildCompetition(
+    { miners: 256, tasksPerGroup: 8, qnaPerGroup: 0, runsPerSide: 3, warmSeconds: 0, coldRounds: 0 },
+    20261130,
+  );
   const base = `/v1/competitions/${REFERENCE}`;
   await server.send('PUT', base, { name: 'Reference field: 256 miners', burnRatio: 0.1 });
   await server.send('PUT', `${base}/tasks`, { tasks: sweTaskInputs(c) });
@@ -21,5 +24,6 @@ export async function seed256(server: TestServer): Promise<void> {
     if (batch.length === 5000) await flush();
   }
   await flush();
-  for (const hotkey of c.excluded) await server.send('PUT', `${base}/miners/${hotkey}`, { excluded: true, reason: 'test' });
+  for (const hotkey of c.excluded)
+    await server.send('PUT', `${base}/miners/${hotkey}`, { excluded: true, reason: 'test' });
 }

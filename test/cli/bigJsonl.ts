@@ -12,7 +12,12 @@ export function writeBigJsonl(path: string, minBytes: number): { rows: number; b
   let bytes = 0;
   try {
     while (bytes < minBytes) {
-      const block = lines.map((line) => line.replace(/"task_id": "[0-9a-f]{24}"/, `"task_id": "${(rows++).toString(16).padStart(24, '0')}"`)).join('\n') + '\n';
+      const block =
+        lines
+          .map((line) =>
+            line.replace(/"task_id": "[0-9a-f]{24}"/, `"task_id": "${(rows++).toString(16).padStart(24, '0')}"`),
+          )
+          .join('\n') + '\n';
       bytes += writeSync(fd, block);
     }
   } finally {

@@ -8,13 +8,21 @@ const ARGS = ['--import', 'tsx', 'src/cli/main.ts'];
 /** `swe-scoring <command> ...args` (node --import tsx src/cli/main.ts), with `env` added to this process's environment. */
 export function cli(command: string, args: string[], env: Record<string, string> = {}) {
   return new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
-    execFile(process.execPath, [...ARGS, command, ...args],
+    execFile(
+      process.execPath,
+      [...ARGS, command, ...args],
       { cwd: ROOT, env: { ...process.env, ...env }, timeout: 120_000 },
-      (error, stdout, stderr) => resolve({ code: error ? ((error.code as number | undefined) ?? 1) : 0, stdout, stderr }));
+      (error, stdout, stderr) =>
+        resolve({ code: error ? ((error.code as number | undefined) ?? 1) : 0, stdout, stderr }),
+    );
   });
 }
 
 /** The same as a spawned process, for tests that signal it or read its output as it comes. */
 export function spawnCli(command: string, args: string[], env: Record<string, string> = {}): ChildProcess {
-  return spawn(process.execPath, [...ARGS, command, ...args], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  return spawn(process.execPath, [...ARGS, command, ...args], {
+    cwd: ROOT,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
 }

@@ -14,7 +14,8 @@ describe('swe-scoring', () => {
   it('lists its commands with --help', async () => {
     const res = await cli('--help', []);
     expect(res.code).toBe(0);
-    for (const name of ['serve', 'import', 'demo', 'backup']) expect(res.stdout).toMatch(new RegExp(`^  ${name} +\\S`, 'm'));
+    for (const name of ['serve', 'import', 'demo', 'backup'])
+      expect(res.stdout).toMatch(new RegExp(`^  ${name} +\\S`, 'm'));
   });
 
   it.each([
@@ -43,7 +44,11 @@ describe('swe-scoring', () => {
     await new Promise<void>((r) => blocker.listen(0, '127.0.0.1', r));
     const port = (blocker.address() as { port: number }).port;
     try {
-      const res = await cli('demo', [], { PORT: String(port), DATABASE_PATH: join(dir, 'demo.db'), SCORING_ADMIN_TOKEN: ADMIN_TOKEN });
+      const res = await cli('demo', [], {
+        PORT: String(port),
+        DATABASE_PATH: join(dir, 'demo.db'),
+        SCORING_ADMIN_TOKEN: ADMIN_TOKEN,
+      });
       expect(res.code).toBe(1);
       expect(res.stderr).toContain(`port ${port} on 127.0.0.1 is taken`);
       expect(res.stderr).toContain('PORT=3001 npm run demo');

@@ -22,8 +22,12 @@ describe('npm run demo -- --no-serve', () => {
   afterAll(async () => t?.close());
 
   it('seeds 124 QnA tasks with complexity by rubric size and 60 SWE-bench-style tasks, 20 per group', async () => {
-    const tasks = (await t.call({ url: '/v1/competitions/demo/tasks' })).body.tasks as
-      { type: string; complexity: string; criteriaCount: number; runCount: number }[];
+    const tasks = (await t.call({ url: '/v1/competitions/demo/tasks' })).body.tasks as {
+      type: string;
+      complexity: string;
+      criteriaCount: number;
+      runCount: number;
+    }[];
     const qna = tasks.filter((x) => x.type === 'swe_atlas_qna');
     expect(qna).toHaveLength(124);
     for (const x of qna) {

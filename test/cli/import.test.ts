@@ -43,7 +43,9 @@ describe('swe-scoring import', () => {
     const none = await cli('import', ['--competition', 'nope', '--file', JSONL], { DATABASE_PATH: path });
     expect(none.code).toBe(1);
     expect(none.stderr).toContain('competition nope does not exist');
-    const noDb = await cli('import', ['--competition', 'c', '--file', JSONL], { DATABASE_PATH: join(dir, 'missing.db') });
+    const noDb = await cli('import', ['--competition', 'c', '--file', JSONL], {
+      DATABASE_PATH: join(dir, 'missing.db'),
+    });
     expect(noDb.stderr).toContain('no database at');
     expect((await cli('import', ['--file', JSONL], {})).code).toBe(1);
   });
@@ -55,7 +57,11 @@ describe('swe-scoring import', () => {
     const tokenFile = join(dir, 'token');
     writeFileSync(tokenFile, `${ADMIN_TOKEN}\n`, { mode: 0o600 });
     try {
-      const res = await cli('import', ['--competition', 'live', '--file', JSONL, '--complexity', 'Short', '--url', url, '--token-file', tokenFile], {});
+      const res = await cli(
+        'import',
+        ['--competition', 'live', '--file', JSONL, '--complexity', 'Short', '--url', url, '--token-file', tokenFile],
+        {},
+      );
       expect(res.code).toBe(0);
       expect(JSON.parse(res.stdout)).toEqual({ imported: 124, updated: 0, unchanged: 0 });
       expect(res.stderr).toMatch(/^uploaded 2\.4 MiB of 2\.4 MiB \(100%\), 124 rows, .* ETA/m); // not a terminal: plain lines
@@ -63,16 +69,32 @@ describe('swe-scoring import', () => {
       expect(tasks.every((x: { complexity: string }) => x.complexity === 'short')).toBe(true);
 
       // Again without --complexity, token from the environment, small chunks: nothing changes.
-      const again = await cli('import', ['--competition', 'live', '--file', JSONL, '--url', url, '--chunk-mib', '0.5'], { SCORING_ADMIN_TOKEN: ADMIN_TOKEN });
+      const again = await cli(
+        'import',
+        ['--competition', 'live', '--file', JSONL, '--url', url, '--chunk-mib', '0.5'],
+        { SCORING_ADMIN_TOKEN: ADMIN_TOKEN },
+      );
       expect(JSON.parse(again.stdout)).toEqual({ imported: 0, updated: 0, unchanged: 124 });
-      expect((await t.call({ url: '/v1/competitions/live/tasks' })).body.tasks.every((x: { complexity: string }) => x.complexity === 'short')).toBe(true);
+      expect(
+        (await t.call({ url: '/v1/competitions/live/tasks' })).body.tasks.every(
+          (x: { complexity: string }) => x.complexity === 'short',
+        ),
+      ).toBe(true);
 
       const wrong = join(dir, 'wrong-token');
       writeFileSync(wrong, 'wrong-token-0123456789');
-      const denied = await cli('import', ['--competition', 'live', '--file', JSONL, '--url', url, '--token-file', wrong], {});
+      const denied = await cli(
+        'import',
+        ['--competition', 'live', '--file', JSONL, '--url', url, '--token-file', wrong],
+        {},
+      );
       expect(denied.code).toBe(1);
       expect(denied.stderr).toMatch(/401/);
-      const onArgv = await cli('import', ['--competition', 'live', '--file', JSONL, '--url', url, '--token', ADMIN_TOKEN], {});
+      const onArgv = await cli(
+        'import',
+        ['--competition', 'live', '--file', JSONL, '--url', url, '--token', ADMIN_TOKEN],
+        {},
+      );
       expect(onArgv.code).toBe(1);
       expect(onArgv.stderr).toContain('--token is no longer accepted');
       expect(onArgv.stderr).toContain('--token-file');

@@ -30,15 +30,28 @@ it('Ctrl-C mid-upload deletes the session: nothing stored, and it says so', asyn
   const url = await t.app.listen({ port: 0, host: '127.0.0.1' });
   try {
     // 16 KiB chunks: hundreds of requests, so the signal lands mid-upload.
-    const child = spawnCli('import', ['--competition', 'c', '--file', file, '--url', url, '--token-file', tokenFile, '--chunk-mib', '0.015625']);
+    const child = spawnCli('import', [
+      '--competition',
+      'c',
+      '--file',
+      file,
+      '--url',
+      url,
+      '--token-file',
+      tokenFile,
+      '--chunk-mib',
+      '0.015625',
+    ]);
     let stderr = '';
     let stdout = '';
     child.stdout!.on('data', (d: Buffer) => (stdout += d.toString()));
     const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-    await new Promise<void>((resolve) => child.stderr!.on('data', (d: Buffer) => {
-      stderr += d.toString();
-      if (stderr.includes('uploaded ')) resolve();
-    }));
+    await new Promise<void>((resolve) =>
+      child.stderr!.on('data', (d: Buffer) => {
+        stderr += d.toString();
+        if (stderr.includes('uploaded ')) resolve();
+      }),
+    );
     expect(uploads()).toHaveLength(1); // the session's upload, under way
     child.kill('SIGINT');
     expect(await exited).toBe(130);

@@ -21,8 +21,13 @@ function file(name: string, text: string): string {
 
 function run(...args: string[]) {
   return new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
-    execFile(process.execPath, ['bin/swe-scoring.js', ...args], { cwd: ROOT, timeout: 60_000 }, (error, stdout, stderr) =>
-      resolve({ code: error ? ((error.code as number | undefined) ?? 1) : 0, stdout, stderr }));
+    execFile(
+      process.execPath,
+      ['bin/swe-scoring.js', ...args],
+      { cwd: ROOT, timeout: 60_000 },
+      (error, stdout, stderr) =>
+        resolve({ code: error ? ((error.code as number | undefined) ?? 1) : 0, stdout, stderr }),
+    );
   });
 }
 
@@ -54,7 +59,13 @@ describe('swe-scoring', () => {
   });
 
   it('verify exits 1 naming the failed check: digest for a changed input, signature for another key', async () => {
-    const changed = await run('verify', snapshotFile, file('changed.ndjson', input.replace('"input":5', '"input":6')), '--public-key', keyFile);
+    const changed = await run(
+      'verify',
+      snapshotFile,
+      file('changed.ndjson', input.replace('"input":5', '"input":6')),
+      '--public-key',
+      keyFile,
+    );
     expect(changed.code).toBe(1);
     expect(changed.stderr).toMatch(/verification failed: digest/);
     const wrongKey = await run('verify', snapshotFile, inputFile, '--public-key', file('other.pem', otherPublicKeyPem));

@@ -26,16 +26,23 @@ const run = fc.record({
 function setUp(): Db {
   const db = openDatabase(':memory:');
   competitionsRepo(db).upsert('c', { name: 'c' });
-  const insert = db.$client.prepare("INSERT INTO tasks (competition_id, id, type, stage) VALUES ('c', ?, 'swebench_verified', 'evaluation')");
+  const insert = db.$client.prepare(
+    "INSERT INTO tasks (competition_id, id, type, stage) VALUES ('c', ?, 'swebench_verified', 'evaluation')",
+  );
   for (const id of TASKS) insert.run(id);
   return db;
 }
 
 /** Sums as the core computes them and as the server reads them back, in one comparable shape. */
 function coreView(records: RunRecord[], w: TokenWeights) {
-  const { baselines, minerTasks } = aggregateRuns(records.map((r) => ({ ...r, hotkey: r.minerHotkey })), w);
+  const { baselines, minerTasks } = aggregateRuns(
+    records.map((r) => ({ ...r, hotkey: r.minerHotkey })),
+    w,
+  );
   return {
-    baselines: TASKS.map((id) => baselines.get(id) ?? { runs: 0, resolved: 0, resolvedTokenSum: 0, resolvedTokenCount: 0 }),
+    baselines: TASKS.map(
+      (id) => baselines.get(id) ?? { runs: 0, resolved: 0, resolvedTokenSum: 0, resolvedTokenCount: 0 },
+    ),
     minerTasks,
   };
 }
@@ -55,10 +62,19 @@ describe('token sums: SQL rebuild, incremental writer and core agree (SPEC 2, 3)
         const db = setUp();
         try {
           const records: RunRecord[] = raw.map((r, i) => ({
-            competitionId: 'c', runId: `r${i}`, taskId: r.taskId, kind: r.hotkey ? 'miner' : 'baseline',
-            minerHotkey: r.hotkey, validatorId: null, attemptNo: null, resolved: r.resolved,
+            competitionId: 'c',
+            runId: `r${i}`,
+            taskId: r.taskId,
+            kind: r.hotkey ? 'miner' : 'baseline',
+            minerHotkey: r.hotkey,
+            validatorId: null,
+            attemptNo: null,
+            resolved: r.resolved,
             tokens: r.tokens && { input: r.tokens.input, cachedInput: r.tokens.cachedInput, output: r.tokens.output },
-            timeTakenSeconds: null, agentSteps: null, rubricVotes: null, criteria: null,
+            timeTakenSeconds: null,
+            agentSteps: null,
+            rubricVotes: null,
+            criteria: null,
           }));
           const repo = runsRepo(db);
           db.$client.transaction(() => repo.insertMany(records, w1))();

@@ -11,17 +11,22 @@ import { SERVER_ADMIN_TOKEN as E2E_ADMIN_TOKEN, startServer, type ServerProcess 
 import { tempDir } from '../support/tempDir.js';
 
 const C = 'bk';
-const TASKS = Array.from({ length: 9 }, (_, i) => ({ id: `t${i}`, type: 'swebench_verified', complexity: ['short', 'medium', 'long'][i % 3] }));
+const TASKS = Array.from({ length: 9 }, (_, i) => ({
+  id: `t${i}`,
+  type: 'swebench_verified',
+  complexity: ['short', 'medium', 'long'][i % 3],
+}));
 const MINERS = ['m-a', 'm-b', 'm-c'];
-const batch = (b: number) => Array.from({ length: 200 }, (_, i) => {
-  const task = TASKS[(b * 7 + i) % TASKS.length]!.id;
-  const who = (b + i) % 4;
-  const tokens = { input: 100 + ((b * 31 + i * 17) % 900), output: 5 + ((b + i) % 50) };
-  const resolved = (b * 13 + i * 5) % 10 < 6;
-  return who === 3
-    ? { runId: `b${b}-${i}`, taskId: task, kind: 'baseline', resolved, tokens }
-    : { runId: `b${b}-${i}`, taskId: task, kind: 'miner', minerHotkey: MINERS[who], resolved, tokens };
-});
+const batch = (b: number) =>
+  Array.from({ length: 200 }, (_, i) => {
+    const task = TASKS[(b * 7 + i) % TASKS.length]!.id;
+    const who = (b + i) % 4;
+    const tokens = { input: 100 + ((b * 31 + i * 17) % 900), output: 5 + ((b + i) % 50) };
+    const resolved = (b * 13 + i * 5) % 10 < 6;
+    return who === 3
+      ? { runId: `b${b}-${i}`, taskId: task, kind: 'baseline', resolved, tokens }
+      : { runId: `b${b}-${i}`, taskId: task, kind: 'miner', minerHotkey: MINERS[who], resolved, tokens };
+  });
 const BATCHES = Array.from({ length: 48 }, (_, b) => batch(b));
 
 let server: ServerProcess | undefined;
@@ -35,9 +40,12 @@ describe('online backup during concurrent writes', { timeout: 180_000 }, () => {
   it('holds a consistent prefix: every batch acknowledged before it, each batch whole', async () => {
     const dbPath = `${tmp.dir}/live.db`;
     server = await startServer({ dbPath: dbPath });
-    const call = (method: string, path: string, body?: unknown, token = E2E_ADMIN_TOKEN) => fetch(`${server!.baseUrl}${path}`, {
-      method, headers: { authorization: `Bearer ${token}`, ...(body ? { 'content-type': 'application/json' } : {}) }, body: body ? JSON.stringify(body) : undefined,
-    });
+    const call = (method: string, path: string, body?: unknown, token = E2E_ADMIN_TOKEN) =>
+      fetch(`${server!.baseUrl}${path}`, {
+        method,
+        headers: { authorization: `Bearer ${token}`, ...(body ? { 'content-type': 'application/json' } : {}) },
+        body: body ? JSON.stringify(body) : undefined,
+      });
     expect((await call('PUT', `/v1/competitions/${C}`, { name: 'Backup' })).status).toBe(201);
     expect((await call('PUT', `/v1/competitions/${C}/tasks`, { tasks: TASKS })).status).toBe(200);
     const key = (await (await call('POST', '/v1/validators', { name: 'v' })).json()).apiKey as string;
@@ -86,9 +94,19 @@ describe('online backup during concurrent writes', { timeout: 180_000 }, () => {
     const fresh = await testApp();
     try {
       const { validatorKey } = await seedCompetition(fresh, C, { name: 'Backup' });
-      await fresh.call({ method: 'PUT', url: `/v1/competitions/${C}/tasks`, headers: admin, payload: { tasks: TASKS } });
+      await fresh.call({
+        method: 'PUT',
+        url: `/v1/competitions/${C}/tasks`,
+        headers: admin,
+        payload: { tasks: TASKS },
+      });
       for (const b of held) {
-        const r = await fresh.call({ method: 'POST', url: `/v1/competitions/${C}/runs`, headers: { authorization: `Bearer ${validatorKey}` }, payload: { runs: BATCHES[b] } });
+        const r = await fresh.call({
+          method: 'POST',
+          url: `/v1/competitions/${C}/runs`,
+          headers: { authorization: `Bearer ${validatorKey}` },
+          payload: { runs: BATCHES[b] },
+        });
         expect(r.status).toBe(200);
       }
       for (const route of ['leaderboard', 'weights', 'tasks/t0', 'miners/m-b']) {

@@ -10,7 +10,8 @@ import { tempDir } from '../support/tempDir.js';
 
 const MIB = 1024 * 1024;
 /** Peak resident memory of a process so far, in MiB (Linux). */
-const peakMib = (pid: number) => Number(/VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]) / 1024;
+const peakMib = (pid: number) =>
+  Number(/VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]) / 1024;
 
 let server: ServerProcess | undefined;
 const tmp = tempDir('big-import');
@@ -25,11 +26,18 @@ describe('a 200 MB import through a running server', { timeout: 600_000 }, () =>
     const { rows, bytes } = writeBigJsonl(file, 200 * 1024 * 1024);
     server = await startServer({ dbPath: `${tmp.dir}/big.db` });
     const auth = { authorization: `Bearer ${E2E_ADMIN_TOKEN}`, 'content-type': 'application/json' };
-    expect((await fetch(`${server.baseUrl}/v1/competitions/big`, { method: 'PUT', headers: auth, body: '{"name":"Big"}' })).status).toBe(201);
+    expect(
+      (await fetch(`${server.baseUrl}/v1/competitions/big`, { method: 'PUT', headers: auth, body: '{"name":"Big"}' }))
+        .status,
+    ).toBe(201);
     const serverBefore = peakMib(server.child.pid!);
 
     const started = performance.now();
-    const child = spawnCli('import', ['--competition', 'big', '--file', file, '--url', server.baseUrl, '--complexity', 'long'], { SCORING_ADMIN_TOKEN: E2E_ADMIN_TOKEN });
+    const child = spawnCli(
+      'import',
+      ['--competition', 'big', '--file', file, '--url', server.baseUrl, '--complexity', 'long'],
+      { SCORING_ADMIN_TOKEN: E2E_ADMIN_TOKEN },
+    );
     let stdout = '';
     let stderr = '';
     child.stdout!.on('data', (d: Buffer) => (stdout += d.toString()));
@@ -66,9 +74,12 @@ describe('a 200 MB import through a running server', { timeout: 600_000 }, () =>
     expect(list.tasks.every((t: { complexity: string }) => t.complexity === 'long')).toBe(true);
 
     const figures = {
-      file: `${(bytes / MIB).toFixed(1)} MiB, ${rows} rows`, seconds: Number(seconds.toFixed(1)),
-      serverPeakMib: Math.round(peakMib(server.child.pid!)), serverPeakBeforeMib: Math.round(serverBefore),
-      clientPeakMib: Math.round(clientPeak), slowestReadyzMs: Math.round(slowestRead),
+      file: `${(bytes / MIB).toFixed(1)} MiB, ${rows} rows`,
+      seconds: Number(seconds.toFixed(1)),
+      serverPeakMib: Math.round(peakMib(server.child.pid!)),
+      serverPeakBeforeMib: Math.round(serverBefore),
+      clientPeakMib: Math.round(clientPeak),
+      slowestReadyzMs: Math.round(slowestRead),
     };
     console.log(`big import: ${JSON.stringify(figures)}`);
     expect(clientPeak).toBeLessThan(300); // the client streams: its memory does not grow with the file

@@ -11,7 +11,9 @@ type RunIn = components['schemas']['RunResultInput'];
 const C = 'durable';
 const path = { competitionId: C };
 const TASKS = Array.from({ length: 12 }, (_, i) => ({
-  id: `task-${i}`, type: 'swebench_verified' as const, complexity: (['short', 'medium', 'long'] as const)[i % 3],
+  id: `task-${i}`,
+  type: 'swebench_verified' as const,
+  complexity: (['short', 'medium', 'long'] as const)[i % 3],
   stage: i % 4 === 3 ? ('screener_2' as const) : ('evaluation' as const),
 }));
 const MINERS = ['m-a', 'm-b', 'm-c', 'm-d'];
@@ -22,10 +24,20 @@ function batch(b: number): RunIn[] {
   return Array.from({ length: 300 }, (_, i) => {
     const task = TASKS[Math.floor(rand() * TASKS.length)]!;
     const who = Math.floor(rand() * (MINERS.length + 1));
-    const tokens = { input: 50 + Math.floor(rand() * 5000), cachedInput: Math.floor(rand() * 20_000), output: 1 + Math.floor(rand() * 800) };
+    const tokens = {
+      input: 50 + Math.floor(rand() * 5000),
+      cachedInput: Math.floor(rand() * 20_000),
+      output: 1 + Math.floor(rand() * 800),
+    };
     return {
-      runId: `b${b}-r${i}`, taskId: task.id, resolved: rand() < 0.6, attemptNo: i % 5, tokens,
-      ...(who === MINERS.length ? { kind: 'baseline' as const } : { kind: 'miner' as const, minerHotkey: MINERS[who]! }),
+      runId: `b${b}-r${i}`,
+      taskId: task.id,
+      resolved: rand() < 0.6,
+      attemptNo: i % 5,
+      tokens,
+      ...(who === MINERS.length
+        ? { kind: 'baseline' as const }
+        : { kind: 'miner' as const, minerHotkey: MINERS[who]! }),
     };
   });
 }
@@ -46,12 +58,14 @@ afterAll(async () => {
 async function inParallel<T, R>(items: T[], width: number, f: (item: T) => Promise<R>): Promise<R[]> {
   const out: R[] = new Array(items.length);
   let next = 0;
-  await Promise.all(Array.from({ length: width }, async () => {
-    while (next < items.length) {
-      const i = next++;
-      out[i] = await f(items[i]!);
-    }
-  }));
+  await Promise.all(
+    Array.from({ length: width }, async () => {
+      while (next < items.length) {
+        const i = next++;
+        out[i] = await f(items[i]!);
+      }
+    }),
+  );
   return out;
 }
 
@@ -62,17 +76,37 @@ describe('durability', { timeout: 120_000 }, () => {
     const dbPath = `${tmp.dir}/nested/scoring.db`;
     server = await startServer({ dbPath });
     const adminC = createScoringClient(server.baseUrl, SERVER_ADMIN_TOKEN);
-    expect((await adminC.PUT('/v1/competitions/{competitionId}', { params: { path }, body: { name: 'Durable' } })).response.status).toBe(201);
-    expect((await adminC.PUT('/v1/competitions/{competitionId}/tasks', { params: { path }, body: { tasks: TASKS } })).response.status).toBe(200);
+    expect(
+      (await adminC.PUT('/v1/competitions/{competitionId}', { params: { path }, body: { name: 'Durable' } })).response
+        .status,
+    ).toBe(201);
+    expect(
+      (await adminC.PUT('/v1/competitions/{competitionId}/tasks', { params: { path }, body: { tasks: TASKS } }))
+        .response.status,
+    ).toBe(200);
     const key = (await adminC.POST('/v1/validators', { body: { name: 'v' } })).data!.apiKey;
     const v = createScoringClient(server.baseUrl, key);
 
     // The reference: the same writes on an in-memory app.
     reference = await testApp();
     const { validatorKey } = await seedCompetition(reference, C, { name: 'Durable' });
-    expect((await reference.call({ method: 'PUT', url: `/v1/competitions/${C}/tasks`, headers: adminHeaders, payload: { tasks: TASKS } })).status).toBe(200);
+    expect(
+      (
+        await reference.call({
+          method: 'PUT',
+          url: `/v1/competitions/${C}/tasks`,
+          headers: adminHeaders,
+          payload: { tasks: TASKS },
+        })
+      ).status,
+    ).toBe(200);
     for (const runs of BATCHES) {
-      const r = await reference.call({ method: 'POST', url: `/v1/competitions/${C}/runs`, headers: { authorization: `Bearer ${validatorKey}` }, payload: { runs } });
+      const r = await reference.call({
+        method: 'POST',
+        url: `/v1/competitions/${C}/runs`,
+        headers: { authorization: `Bearer ${validatorKey}` },
+        payload: { runs },
+      });
       expect(r.body).toEqual({ accepted: runs.length, duplicates: 0 });
     }
 
@@ -93,12 +127,27 @@ describe('durability', { timeout: 120_000 }, () => {
     // Every run of the last batch (the one most at risk) and every 5th of the others, field by field;
     // the counts above and the scores below cover the rest.
     const sample = ALL.filter((r, i) => i >= ALL.length - 300 || i % 5 === 0);
-    const stored = await inParallel(sample, 16, async (run) =>
-      (await pub.GET('/v1/competitions/{competitionId}/runs/{runId}', { params: { path: { ...path, runId: run.runId } } })).data);
+    const stored = await inParallel(
+      sample,
+      16,
+      async (run) =>
+        (
+          await pub.GET('/v1/competitions/{competitionId}/runs/{runId}', {
+            params: { path: { ...path, runId: run.runId } },
+          })
+        ).data,
+    );
     stored.forEach((got, i) => {
       const sent = sample[i]!;
-      expect(got, sent.runId).toMatchObject({ runId: sent.runId, taskId: sent.taskId, kind: sent.kind, resolved: sent.resolved,
-        minerHotkey: sent.kind === 'miner' ? sent.minerHotkey : null, attemptNo: sent.attemptNo, tokens: sent.tokens });
+      expect(got, sent.runId).toMatchObject({
+        runId: sent.runId,
+        taskId: sent.taskId,
+        kind: sent.kind,
+        resolved: sent.resolved,
+        minerHotkey: sent.kind === 'miner' ? sent.minerHotkey : null,
+        attemptNo: sent.attemptNo,
+        tokens: sent.tokens,
+      });
     });
 
     // The same scores as the reference that never crashed.
@@ -110,9 +159,10 @@ describe('durability', { timeout: 120_000 }, () => {
     const lb = (await pub.GET('/v1/competitions/{competitionId}/leaderboard', { params: { path } })).data!;
     expect(lb.miners.map((m) => m.hotkey).sort()).toEqual(MINERS);
     expect(lb.miners.every((m) => m.rank !== null)).toBe(true);
-    const taskView = async (app: 'ref' | 'srv') => app === 'ref'
-      ? (await reference!.call({ method: 'GET', url: `/v1/competitions/${C}/tasks/task-0` })).body
-      : await (await fetch(`${server!.baseUrl}/v1/competitions/${C}/tasks/task-0`)).json();
+    const taskView = async (app: 'ref' | 'srv') =>
+      app === 'ref'
+        ? (await reference!.call({ method: 'GET', url: `/v1/competitions/${C}/tasks/task-0` })).body
+        : await (await fetch(`${server!.baseUrl}/v1/competitions/${C}/tasks/task-0`)).json();
     expect(await taskView('srv')).toEqual(await taskView('ref'));
   });
 });

@@ -21,7 +21,8 @@ afterAll(async () => {
 
 const adminCall = async (base: string, method: string, path: string, body: unknown) => {
   const res = await fetch(`${base}${path}`, {
-    method, body: JSON.stringify(body),
+    method,
+    body: JSON.stringify(body),
     headers: { authorization: `Bearer ${E2E_ADMIN_TOKEN}`, 'content-type': 'application/json' },
   });
   expect(res.status, `${method} ${path}: ${await res.clone().text()}`).toBeLessThan(300);
@@ -29,15 +30,29 @@ const adminCall = async (base: string, method: string, path: string, body: unkno
 };
 
 const send = (base: string, payload: string, headers: Record<string, string>) =>
-  fetch(`${base}/v1/competitions/c/runs`, { method: 'POST', body: payload, headers: { 'content-type': 'application/json', ...headers } });
+  fetch(`${base}/v1/competitions/c/runs`, {
+    method: 'POST',
+    body: payload,
+    headers: { 'content-type': 'application/json', ...headers },
+  });
 
 it('refuses a replay after the server is killed and restarted inside the window', async () => {
   server = await start();
   await adminCall(server.baseUrl, 'PUT', '/v1/competitions/c', { name: 'C' });
-  await adminCall(server.baseUrl, 'PUT', '/v1/competitions/c/tasks', { tasks: [{ id: 't1', type: 'swebench_verified' }] });
+  await adminCall(server.baseUrl, 'PUT', '/v1/competitions/c/tasks', {
+    tasks: [{ id: 't1', type: 'swebench_verified' }],
+  });
   await adminCall(server.baseUrl, 'POST', '/v1/validators', { name: 'alice', hotkey: ALICE.address });
 
-  const payload = JSON.stringify({ runs: Array.from({ length: 50 }, (_, i) => ({ runId: `r${i}`, taskId: 't1', kind: 'miner', minerHotkey: `m${i % 5}`, resolved: i % 2 === 0 })) });
+  const payload = JSON.stringify({
+    runs: Array.from({ length: 50 }, (_, i) => ({
+      runId: `r${i}`,
+      taskId: 't1',
+      kind: 'miner',
+      minerHotkey: `m${i % 5}`,
+      resolved: i % 2 === 0,
+    })),
+  });
   const signedAt = Date.now();
   const headers = signRequest({ key: ALICE, body: payload, now: signedAt });
   const first = await send(server.baseUrl, payload, headers);

@@ -13,8 +13,13 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 function bigBatch(prefix: string, size: number): RunIn[] {
   return Array.from({ length: size }, (_, i) => ({
-    runId: `${prefix}-${i}`, taskId: `t${i % 10}`, kind: 'miner' as const, minerHotkey: `m${i % 7}`, attemptNo: i % 5,
-    resolved: i % 3 !== 0, tokens: { input: 1000 + i, cachedInput: 2 * i, output: 100 + (i % 50) },
+    runId: `${prefix}-${i}`,
+    taskId: `t${i % 10}`,
+    kind: 'miner' as const,
+    minerHotkey: `m${i % 7}`,
+    attemptNo: i % 5,
+    resolved: i % 3 !== 0,
+    tokens: { input: 1000 + i, cachedInput: 2 * i, output: 100 + (i % 50) },
   }));
 }
 
@@ -30,7 +35,9 @@ async function setUp(dbPath: string): Promise<string> {
   const a = createScoringClient(server.baseUrl, SERVER_ADMIN_TOKEN);
   await a.PUT('/v1/competitions/{competitionId}', { params: { path }, body: { name: 'Graceful' } });
   const tasks = Array.from({ length: 10 }, (_, i) => ({ id: `t${i}`, type: 'swebench_verified' as const }));
-  expect((await a.PUT('/v1/competitions/{competitionId}/tasks', { params: { path }, body: { tasks } })).response.status).toBe(200);
+  expect(
+    (await a.PUT('/v1/competitions/{competitionId}/tasks', { params: { path }, body: { tasks } })).response.status,
+  ).toBe(200);
   return (await a.POST('/v1/validators', { body: { name: 'v' } })).data!.apiKey!;
 }
 
@@ -38,7 +45,8 @@ async function setUp(dbPath: string): Promise<string> {
 function halfSentPost(baseUrl: string, key: string, runs: RunIn[], agent: Agent) {
   const body = Buffer.from(JSON.stringify({ runs }));
   const req = request(`${baseUrl}/v1/competitions/${C}/runs`, {
-    method: 'POST', agent,
+    method: 'POST',
+    agent,
     headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', 'content-length': body.length },
   });
   const response = new Promise<{ status: number; body: string }>((resolve, reject) => {
@@ -59,7 +67,9 @@ async function storedRuns(baseUrl: string, ids: string[]): Promise<number> {
   const pub = createScoringClient(baseUrl);
   let found = 0;
   for (const runId of ids) {
-    const res = await pub.GET('/v1/competitions/{competitionId}/runs/{runId}', { params: { path: { ...path, runId } } });
+    const res = await pub.GET('/v1/competitions/{competitionId}/runs/{runId}', {
+      params: { path: { ...path, runId } },
+    });
     if (res.response.status === 200) found++;
     else expect(res.response.status).toBe(404);
   }
@@ -81,7 +91,10 @@ describe('graceful shutdown', { timeout: 120_000 }, () => {
     server!.child.kill('SIGTERM');
     await sleep(300);
     // A new connection during the shutdown is refused (or answered 503): no new work is accepted.
-    const late = await fetch(`${server!.baseUrl}/healthz`).then((r) => r.status, () => 'refused');
+    const late = await fetch(`${server!.baseUrl}/healthz`).then(
+      (r) => r.status,
+      () => 'refused',
+    );
     expect(['refused', 503]).toContain(late);
 
     const res = await inflight.finish();
@@ -93,7 +106,8 @@ describe('graceful shutdown', { timeout: 120_000 }, () => {
     agent.destroy();
 
     server = await startServer({ dbPath });
-    const c = (await createScoringClient(server.baseUrl).GET('/v1/competitions/{competitionId}', { params: { path } })).data!;
+    const c = (await createScoringClient(server.baseUrl).GET('/v1/competitions/{competitionId}', { params: { path } }))
+      .data!;
     expect(c.counts.runs).toBe(5000);
     expect(await storedRuns(server.baseUrl, ['inflight-0', 'inflight-2500', 'inflight-4999'])).toBe(3);
     await server.stop('SIGTERM');
@@ -127,7 +141,8 @@ describe('graceful shutdown', { timeout: 120_000 }, () => {
       // An acknowledged batch is stored whole; a refused one not at all.
       expect(await storedRuns(server.baseUrl, ids), `batch ${b}: ${outcomes[b]}`).toBe(outcomes[b] === 'ack' ? 3 : 0);
     }
-    const c = (await createScoringClient(server.baseUrl).GET('/v1/competitions/{competitionId}', { params: { path } })).data!;
+    const c = (await createScoringClient(server.baseUrl).GET('/v1/competitions/{competitionId}', { params: { path } }))
+      .data!;
     expect(c.counts.runs).toBe(2000 * outcomes.filter((o) => o === 'ack').length);
     console.info(`SIGTERM among concurrent posts: ${outcomes.join(', ')}`);
   });

@@ -8,7 +8,13 @@ import type { Json } from '../support/json.js';
 let t: TestApp;
 afterEach(async () => t?.close());
 
-const miner = (runId: string, taskId: string, hotkey: string, resolved: boolean) => ({ runId, taskId, kind: 'miner', minerHotkey: hotkey, resolved });
+const miner = (runId: string, taskId: string, hotkey: string, resolved: boolean) => ({
+  runId,
+  taskId,
+  kind: 'miner',
+  minerHotkey: hotkey,
+  resolved,
+});
 const baseline = (runId: string, taskId: string, resolved: boolean) => ({ runId, taskId, kind: 'baseline', resolved });
 
 async function table(): Promise<Map<string, Json>> {
@@ -18,7 +24,16 @@ async function table(): Promise<Map<string, Json>> {
 }
 
 const exclude = async (v: Validator, excluded = true) =>
-  expect((await t.call({ method: 'PUT', url: `/v1/competitions/c/validators/${v.id}`, headers: admin, payload: { excluded } })).status).toBeLessThan(300);
+  expect(
+    (
+      await t.call({
+        method: 'PUT',
+        url: `/v1/competitions/c/validators/${v.id}`,
+        headers: admin,
+        payload: { excluded },
+      })
+    ).status,
+  ).toBeLessThan(300);
 
 describe('a tiny case, by hand', () => {
   // (swe-a, m1): A 2/2, B 1/2, C 0/1. (swe-a, baseline): A 1/1, B 0/1. (swe-b, m2): A 1/1 only. (swe-b, m1): B 0/1, C 1/1.
@@ -26,8 +41,18 @@ describe('a tiny case, by hand', () => {
     t = await testApp();
     await setupCompetition(t);
     const [A, B, C] = (await createValidators(t, 3)) as [Validator, Validator, Validator];
-    await postRuns(t, A.headers, [miner('a1', 'swe-a', 'm1', true), miner('a2', 'swe-a', 'm1', true), baseline('a3', 'swe-a', true), miner('a4', 'swe-b', 'm2', true)]);
-    await postRuns(t, B.headers, [miner('b1', 'swe-a', 'm1', true), miner('b2', 'swe-a', 'm1', false), baseline('b3', 'swe-a', false), miner('b4', 'swe-b', 'm1', false)]);
+    await postRuns(t, A.headers, [
+      miner('a1', 'swe-a', 'm1', true),
+      miner('a2', 'swe-a', 'm1', true),
+      baseline('a3', 'swe-a', true),
+      miner('a4', 'swe-b', 'm2', true),
+    ]);
+    await postRuns(t, B.headers, [
+      miner('b1', 'swe-a', 'm1', true),
+      miner('b2', 'swe-a', 'm1', false),
+      baseline('b3', 'swe-a', false),
+      miner('b4', 'swe-b', 'm1', false),
+    ]);
     await postRuns(t, C.headers, [miner('c1', 'swe-a', 'm1', false), miner('c2', 'swe-b', 'm1', true)]);
     // The admin's runs are no validator's: they change nobody's table.
     await postRuns(t, admin, [miner('admin1', 'swe-a', 'm1', false)]);
@@ -39,14 +64,31 @@ describe('a tiny case, by hand', () => {
     const rows = await table();
     expect([...rows.keys()].sort()).toEqual([A.id, B.id, C.id].sort());
     const a = rows.get(A.id);
-    expect(a).toMatchObject({ name: 'v0', hotkey: null, excluded: false, runs: 4, baselineRuns: 1, minerRuns: 3, miners: 2, tasks: 2, resolveRate: 1 });
+    expect(a).toMatchObject({
+      name: 'v0',
+      hotkey: null,
+      excluded: false,
+      runs: 4,
+      baselineRuns: 1,
+      minerRuns: 3,
+      miners: 2,
+      tasks: 2,
+      resolveRate: 1,
+    });
     // A: (swe-a, m1) 1 - 1/3; (swe-a, baseline) 1 - 0.
     expect(a.agreement.sharedPairs).toBe(2);
     expect(a.agreement.resolveRateDelta).toBeCloseTo((2 / 3 + 1) / 2, 12);
     // B: (swe-a, m1) 1/2 - 2/3; baseline 0 - 1; (swe-b, m1) 0 - 1.
     expect(rows.get(B.id).agreement.sharedPairs).toBe(3);
     expect(rows.get(B.id).agreement.resolveRateDelta).toBeCloseTo((-1 / 6 - 1 - 1) / 3, 12);
-    expect(rows.get(B.id)).toMatchObject({ runs: 4, baselineRuns: 1, minerRuns: 3, miners: 1, tasks: 2, resolveRate: 0.25 });
+    expect(rows.get(B.id)).toMatchObject({
+      runs: 4,
+      baselineRuns: 1,
+      minerRuns: 3,
+      miners: 1,
+      tasks: 2,
+      resolveRate: 0.25,
+    });
     // C: (swe-a, m1) 0 - 3/4; (swe-b, m1) 1 - 0.
     expect(rows.get(C.id).agreement).toEqual({ sharedPairs: 2, resolveRateDelta: 0.125, flagged: false });
     for (const r of rows.values()) expect(r.agreement.flagged).toBe(false); // fewer than 10 shared pairs
@@ -56,7 +98,11 @@ describe('a tiny case, by hand', () => {
     const { A, B, C } = await seed();
     await exclude(C);
     const rows = await table();
-    expect(rows.get(C.id)).toMatchObject({ excluded: true, runs: 2, agreement: { sharedPairs: 2, resolveRateDelta: 0.125, flagged: false } });
+    expect(rows.get(C.id)).toMatchObject({
+      excluded: true,
+      runs: 2,
+      agreement: { sharedPairs: 2, resolveRateDelta: 0.125, flagged: false },
+    });
     // A: (swe-a, m1) 1 - 1/2; baseline 1 - 0.
     expect(rows.get(A.id).agreement).toEqual({ sharedPairs: 2, resolveRateDelta: 0.75, flagged: false });
     // B: (swe-a, m1) 1/2 - 1; baseline 0 - 1; (swe-b, m1) is shared with C only, which no longer counts.
@@ -70,7 +116,12 @@ describe('a tiny case, by hand', () => {
     await setupCompetition(t);
     const [A] = (await createValidators(t, 1)) as [Validator];
     await exclude(A);
-    expect((await table()).get(A.id)).toMatchObject({ excluded: true, runs: 0, resolveRate: null, agreement: { sharedPairs: 0, resolveRateDelta: null, flagged: false } });
+    expect((await table()).get(A.id)).toMatchObject({
+      excluded: true,
+      runs: 0,
+      resolveRate: null,
+      agreement: { sharedPairs: 0, resolveRateDelta: null, flagged: false },
+    });
   });
 });
 
@@ -121,11 +172,14 @@ it('flags a generous validator on a simulated competition, and not the honest on
   const after = await table();
   expect(after.get(generous.id)).toMatchObject({ excluded: true, agreement: { sharedPairs: 18, flagged: true } });
   for (const v of validators.slice(0, 3)) {
-    expect(Math.abs(after.get(v.id).agreement.resolveRateDelta)).toBeLessThan(Math.abs(rows.get(v.id).agreement.resolveRateDelta) + 0.1);
+    expect(Math.abs(after.get(v.id).agreement.resolveRateDelta)).toBeLessThan(
+      Math.abs(rows.get(v.id).agreement.resolveRateDelta) + 0.1,
+    );
     expect(after.get(v.id).agreement.flagged).toBe(false);
   }
   // And its runs no longer inflate the miners' resolve rates.
   const lb = (await t.call({ method: 'GET', url: '/v1/competitions/c/leaderboard' })).body;
-  const rate = (body: { miners: { hotkey: string; resolveRate: number }[] }, h: string) => body.miners.find((m) => m.hotkey === h)!.resolveRate;
+  const rate = (body: { miners: { hotkey: string; resolveRate: number }[] }, h: string) =>
+    body.miners.find((m) => m.hotkey === h)!.resolveRate;
   for (let m = 0; m < skill.length; m++) expect(rate(lb, `m${m}`)).toBeLessThan(rate(before, `m${m}`));
 });

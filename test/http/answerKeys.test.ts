@@ -30,7 +30,16 @@ const read = async (headers: Record<string, string> = {}) => {
   return res.body;
 };
 const reveal = async (revealAnswers: boolean) =>
-  expect((await t.call({ method: 'PUT', url: '/v1/competitions/c', headers: admin, payload: { name: 'Trust', revealAnswers } })).status).toBe(200);
+  expect(
+    (
+      await t.call({
+        method: 'PUT',
+        url: '/v1/competitions/c',
+        headers: admin,
+        payload: { name: 'Trust', revealAnswers },
+      })
+    ).status,
+  ).toBe(200);
 
 const RATES = [
   { position: 0, type: 'positive', graded: 3, metRate: 2 / 3, splitRate: 1 / 3 },
@@ -49,7 +58,8 @@ it('hides the reference answer and criterion ids and titles from public reads, k
       expect(c).not.toHaveProperty('title');
     }
     const text = JSON.stringify(body);
-    for (const secret of [qna.referenceAnswer, P, N, ...qna.rubric.map((c) => c.title)]) expect(text).not.toContain(secret);
+    for (const secret of [qna.referenceAnswer, P, N, ...qna.rubric.map((c) => c.title)])
+      expect(text).not.toContain(secret);
   }
   expect((await t.call({ method: 'GET', url: '/v1/competitions/c' })).body.revealAnswers).toBe(false);
 });
@@ -58,7 +68,9 @@ it('shows the admin everything', async () => {
   const body = await read(admin);
   expect(body.answersRevealed).toBe(true);
   expect(body.qna.referenceAnswer).toBe(qna.referenceAnswer);
-  expect(body.criteria).toMatchObject(RATES.map((r, i) => ({ ...r, id: qna.rubric[i]!.id, title: qna.rubric[i]!.title })));
+  expect(body.criteria).toMatchObject(
+    RATES.map((r, i) => ({ ...r, id: qna.rubric[i]!.id, title: qna.rubric[i]!.title })),
+  );
 });
 
 it('revealAnswers: true makes them public; false hides them again', async () => {
@@ -68,7 +80,9 @@ it('revealAnswers: true makes them public; false hides them again', async () => 
   const body = await read();
   expect(body.answersRevealed).toBe(true);
   expect(body.qna.referenceAnswer).toBe(qna.referenceAnswer);
-  expect(body.criteria.map((c: { id: string; title: string }) => [c.id, c.title])).toEqual(qna.rubric.map((c) => [c.id, c.title]));
+  expect(body.criteria.map((c: { id: string; title: string }) => [c.id, c.title])).toEqual(
+    qna.rubric.map((c) => [c.id, c.title]),
+  );
   expect(body).toEqual(await read(admin));
   await reveal(false);
   expect(await read()).not.toHaveProperty('qna.referenceAnswer');
@@ -80,7 +94,11 @@ it('public and admin bodies carry different ETags, and Vary names Authorization'
   expect(pub.headers.etag).not.toBe(adm.headers.etag);
   expect(String(pub.headers.vary).toLowerCase()).toContain('authorization');
   // The admin's ETag does not fetch a 304 for a public reader.
-  const cond = await t.call({ method: 'GET', url: `/v1/competitions/c/tasks/${QNA_ID}`, headers: { 'if-none-match': String(adm.headers.etag) } });
+  const cond = await t.call({
+    method: 'GET',
+    url: `/v1/competitions/c/tasks/${QNA_ID}`,
+    headers: { 'if-none-match': String(adm.headers.etag) },
+  });
   expect(cond.status).toBe(200);
   expect(cond.body.qna).not.toHaveProperty('referenceAnswer');
 });

@@ -9,7 +9,11 @@ afterEach(async () => t.close());
 
 it('accepts the bearer scheme in any case (RFC 9110)', async () => {
   t = await testApp();
-  const res = await t.call({ method: 'GET', url: '/v1/validators', headers: { authorization: `bearer ${ADMIN_TOKEN}` } });
+  const res = await t.call({
+    method: 'GET',
+    url: '/v1/validators',
+    headers: { authorization: `bearer ${ADMIN_TOKEN}` },
+  });
   expect(res.status).toBe(200);
 });
 
@@ -26,11 +30,23 @@ it('a /v1 route without a declared access level fails closed (admin only)', asyn
   const bare = Fastify();
   bare.decorateRequest('principal', null);
   bare.setErrorHandler(errorHandler);
-  bare.addHook('onRequest', authenticator({ adminToken: ADMIN_TOKEN, readsRequireToken: false, validatorByKey: (key) => t.repos.validators.authenticate(key), authenticateSigned: (r) => t.app.services.signatures.authenticate(r) }).onRequest);
+  bare.addHook(
+    'onRequest',
+    authenticator({
+      adminToken: ADMIN_TOKEN,
+      readsRequireToken: false,
+      validatorByKey: (key) => t.repos.validators.authenticate(key),
+      authenticateSigned: (r) => t.app.services.signatures.authenticate(r),
+    }).onRequest,
+  );
   bare.get('/v1/forgotten', () => ({ ok: true }));
   bare.get('/elsewhere', () => ({ ok: true }));
   expect((await bare.inject({ method: 'GET', url: '/v1/forgotten' })).statusCode).toBe(401);
-  const withAdmin = await bare.inject({ method: 'GET', url: '/v1/forgotten', headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });
+  const withAdmin = await bare.inject({
+    method: 'GET',
+    url: '/v1/forgotten',
+    headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
+  });
   expect(withAdmin.statusCode).toBe(200);
   expect((await bare.inject({ method: 'GET', url: '/elsewhere' })).statusCode).toBe(200);
   await bare.close();

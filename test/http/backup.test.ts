@@ -10,13 +10,34 @@ let t: TestApp;
 beforeAll(async () => {
   t = await testApp();
   const { validatorKey } = await seedCompetition(t, 'c');
-  await t.call({ method: 'PUT', url: '/v1/competitions/c/tasks', headers: admin, payload: { tasks: [{ id: 'T1', type: 'swebench_verified', complexity: 'short' }] } });
+  await t.call({
+    method: 'PUT',
+    url: '/v1/competitions/c/tasks',
+    headers: admin,
+    payload: { tasks: [{ id: 'T1', type: 'swebench_verified', complexity: 'short' }] },
+  });
   const runs = [
     { runId: 'b1', taskId: 'T1', kind: 'baseline', resolved: true, tokens: { input: 900, output: 90 } },
     { runId: 'b2', taskId: 'T1', kind: 'baseline', resolved: true, tokens: { input: 800, output: 80 } },
-    { runId: 'm1', taskId: 'T1', kind: 'miner', minerHotkey: 'alice', resolved: true, tokens: { input: 300, output: 30 } },
+    {
+      runId: 'm1',
+      taskId: 'T1',
+      kind: 'miner',
+      minerHotkey: 'alice',
+      resolved: true,
+      tokens: { input: 300, output: 30 },
+    },
   ];
-  expect((await t.call({ method: 'POST', url: '/v1/competitions/c/runs', headers: { authorization: `Bearer ${validatorKey}` }, payload: { runs } })).status).toBe(200);
+  expect(
+    (
+      await t.call({
+        method: 'POST',
+        url: '/v1/competitions/c/runs',
+        headers: { authorization: `Bearer ${validatorKey}` },
+        payload: { runs },
+      })
+    ).status,
+  ).toBe(200);
 });
 afterAll(async () => {
   await t.close();
@@ -35,7 +56,8 @@ it('streams a SQLite file that a fresh app opens with the same scores, and remov
   mkdirSync(scratch);
   const saved = process.env.TMPDIR;
   process.env.TMPDIR = scratch;
-  const res = await t.app.inject({ method: 'GET', url: '/v1/admin/backup', headers: admin })
+  const res = await t.app
+    .inject({ method: 'GET', url: '/v1/admin/backup', headers: admin })
     .finally(() => (saved === undefined ? delete process.env.TMPDIR : (process.env.TMPDIR = saved)));
   expect(res.statusCode).toBe(200);
   expect(res.headers['content-type']).toBe('application/vnd.sqlite3');

@@ -6,7 +6,10 @@ import { admin, seedCompetition, testApp, type TestApp } from '../support/app.js
 
 let t: TestApp;
 const run = (runId: string, hotkey: string | null, resolved: boolean, output = 100) => ({
-  runId, taskId: 'a', resolved, tokens: { input: 1000, output },
+  runId,
+  taskId: 'a',
+  resolved,
+  tokens: { input: 1000, output },
   ...(hotkey ? { kind: 'miner', minerHotkey: hotkey } : { kind: 'baseline' }),
 });
 const post = (competition: string, runs: object[]) =>
@@ -17,7 +20,12 @@ beforeEach(async () => {
   t = await testApp();
   for (const c of ['c', 'other']) {
     await seedCompetition(t, c);
-    await t.call({ method: 'PUT', url: `/v1/competitions/${c}/tasks`, headers: admin, payload: { tasks: [{ id: 'a', type: 'swebench_verified' }] } });
+    await t.call({
+      method: 'PUT',
+      url: `/v1/competitions/${c}/tasks`,
+      headers: admin,
+      payload: { tasks: [{ id: 'a', type: 'swebench_verified' }] },
+    });
     expect((await post(c, [run('b1', null, true), run('b2', null, true), run('m1', 'alice', true)])).status).toBe(200);
   }
 });
@@ -52,7 +60,10 @@ describe.each(reads)('GET …%s', (path) => {
 
   it('sends br or gzip when asked, decoding to the same bytes', async () => {
     const plain = await t.app.inject({ method: 'GET', url });
-    for (const [coding, decode] of [['br', brotliDecompressSync], ['gzip', gunzipSync]] as const) {
+    for (const [coding, decode] of [
+      ['br', brotliDecompressSync],
+      ['gzip', gunzipSync],
+    ] as const) {
       const res = await t.app.inject({ method: 'GET', url, headers: { 'accept-encoding': coding } });
       // Bodies under 1 kB go out as they are.
       if (plain.rawPayload.length < 1024) {

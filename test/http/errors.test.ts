@@ -15,7 +15,9 @@ it('an unexpected failure is a 500 problem that leaks no internals', async () =>
   expect(res.status).toBe(500);
   expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
   expect(res.body).toEqual({
-    type: 'urn:swe-scoring:problem:internal', title: 'Internal server error', status: 500,
+    type: 'urn:swe-scoring:problem:internal',
+    title: 'Internal server error',
+    status: 500,
     detail: 'the server could not complete the request; it is logged',
   });
   expect(JSON.stringify(res.body)).not.toMatch(/validators|sqlite|stack/i);
@@ -29,7 +31,10 @@ it('an unknown route is a 404 problem', async () => {
 
 it('invalid JSON is a 400 problem, not a 500', async () => {
   const res = await t.call({
-    method: 'PUT', url: '/v1/competitions/c', headers: { ...admin, 'content-type': 'application/json' }, payload: '{"name": ',
+    method: 'PUT',
+    url: '/v1/competitions/c',
+    headers: { ...admin, 'content-type': 'application/json' },
+    payload: '{"name": ',
   });
   expect(res.status).toBe(400);
   expect(res.body.detail).toMatch(/not valid JSON/);

@@ -10,7 +10,13 @@ let v: { authorization: string };
 let validatorId: string;
 const runs = '/v1/competitions/comp/runs';
 const run = (runId: string, extra: Record<string, unknown> = {}) => ({
-  runId, taskId: 'T1', kind: 'miner', minerHotkey: 'alice', resolved: true, tokens: { input: 100, output: 10 }, ...extra,
+  runId,
+  taskId: 'T1',
+  kind: 'miner',
+  minerHotkey: 'alice',
+  resolved: true,
+  tokens: { input: 100, output: 10 },
+  ...extra,
 });
 
 beforeAll(async () => {
@@ -18,7 +24,12 @@ beforeAll(async () => {
   const seeded = await seedCompetition(t);
   v = { authorization: `Bearer ${seeded.validatorKey}` };
   validatorId = seeded.validatorId;
-  await t.call({ method: 'PUT', url: '/v1/competitions/comp/tasks', headers: admin, payload: { tasks: [{ id: 'T1', type: 'swebench_verified' }] } });
+  await t.call({
+    method: 'PUT',
+    url: '/v1/competitions/comp/tasks',
+    headers: admin,
+    payload: { tasks: [{ id: 'T1', type: 'swebench_verified' }] },
+  });
   const first = await t.call({ method: 'POST', url: runs, headers: v, payload: { runs: [run('r1'), run('r2')] } });
   expect(first.body).toEqual({ accepted: 2, duplicates: 0 });
   await t.call({ method: 'POST', url: runs, headers: admin, payload: { runs: [run('by-admin')] } });
@@ -33,20 +44,35 @@ describe('415 and 413', () => {
   });
 
   it('the task import sent as text lists both file types', async () => {
-    const res = await t.call({ method: 'POST', url: '/v1/competitions/comp/tasks/import', headers: { ...admin, 'content-type': 'text/csv' }, payload: 'a,b' });
+    const res = await t.call({
+      method: 'POST',
+      url: '/v1/competitions/comp/tasks/import',
+      headers: { ...admin, 'content-type': 'text/csv' },
+      payload: 'a,b',
+    });
     expect(res.status).toBe(415);
     expect(res.body.detail).toContain('text/csv is not accepted here');
     expect(res.body.detail).toContain('application/vnd.apache.parquet or application/x-ndjson');
   });
 
   it('a Parquet body on a JSON route says the route takes JSON', async () => {
-    const res = await t.call({ method: 'POST', url: runs, headers: { ...v, 'content-type': 'application/vnd.apache.parquet' }, payload: Buffer.from('PAR1') });
+    const res = await t.call({
+      method: 'POST',
+      url: runs,
+      headers: { ...v, 'content-type': 'application/vnd.apache.parquet' },
+      payload: Buffer.from('PAR1'),
+    });
     expect(res.status).toBe(415);
     expect(res.body.detail).toContain('accepts application/json');
   });
 
   it('413 states the limit in bytes and MiB and where big files go', async () => {
-    const res = await t.call({ method: 'POST', url: runs, headers: { ...v, 'content-type': 'application/json' }, payload: Buffer.alloc(LIMITS.bodyBytes + 1, 0x20) });
+    const res = await t.call({
+      method: 'POST',
+      url: runs,
+      headers: { ...v, 'content-type': 'application/json' },
+      payload: Buffer.alloc(LIMITS.bodyBytes + 1, 0x20),
+    });
     expect(res.status).toBe(413);
     expect(res.body.detail).toContain(`${LIMITS.bodyBytes} bytes (32 MiB)`);
     expect(res.body.detail).toContain('import session');
@@ -65,7 +91,12 @@ describe('unknown query parameters', () => {
   });
 
   it('a write with an unknown parameter stores nothing', async () => {
-    const res = await t.call({ method: 'POST', url: `${runs}?dryRun=true`, headers: v, payload: { runs: [run('q-1')] } });
+    const res = await t.call({
+      method: 'POST',
+      url: `${runs}?dryRun=true`,
+      headers: v,
+      payload: { runs: [run('q-1')] },
+    });
     expect(res.status).toBe(400);
     expect(res.body.detail).toContain('querystring/dryRun');
     expect((await t.call({ method: 'GET', url: `${runs}/q-1` })).status).toBe(404);
@@ -92,7 +123,10 @@ describe('batch errors name the run', () => {
   });
 
   it('400: a baseline run with a hotkey, and a run with neither resolved nor votes', async () => {
-    const batch = [{ runId: 'b-0', taskId: 'T1', kind: 'baseline', minerHotkey: 'x', resolved: true }, { runId: 'b-1', taskId: 'T1', kind: 'baseline' }];
+    const batch = [
+      { runId: 'b-0', taskId: 'T1', kind: 'baseline', minerHotkey: 'x', resolved: true },
+      { runId: 'b-1', taskId: 'T1', kind: 'baseline' },
+    ];
     const res = await t.call({ method: 'POST', url: runs, headers: v, payload: { runs: batch } });
     expect(res.status).toBe(400);
     expect(res.body.errors).toEqual([
@@ -102,18 +136,36 @@ describe('batch errors name the run', () => {
   });
 
   it('409: names the index, the validator that stored the original and the fields that differ', async () => {
-    const other = await t.call({ method: 'POST', url: '/v1/validators', headers: admin, payload: { name: 'second validator' } });
-    const res = await t.call({ method: 'POST', url: runs, headers: { authorization: `Bearer ${other.body.apiKey}` },
-      payload: { runs: [run('new-1'), run('r2', { resolved: false, tokens: { input: 1, output: 10 } })] } });
+    const other = await t.call({
+      method: 'POST',
+      url: '/v1/validators',
+      headers: admin,
+      payload: { name: 'second validator' },
+    });
+    const res = await t.call({
+      method: 'POST',
+      url: runs,
+      headers: { authorization: `Bearer ${other.body.apiKey}` },
+      payload: { runs: [run('new-1'), run('r2', { resolved: false, tokens: { input: 1, output: 10 } })] },
+    });
     expect(res.status).toBe(409);
-    expect(res.body.errors).toEqual([{ path: 'body/runs/1/runId',
-      message: `run r2 was stored by another validator "validator" (${validatorId}) with different resolved, tokens` }]);
+    expect(res.body.errors).toEqual([
+      {
+        path: 'body/runs/1/runId',
+        message: `run r2 was stored by another validator "validator" (${validatorId}) with different resolved, tokens`,
+      },
+    ]);
     expect(res.body.detail).toContain('nothing stored');
     expect((await t.call({ method: 'GET', url: `${runs}/new-1` })).status).toBe(404);
   });
 
   it('409: an original the admin stored says so', async () => {
-    const res = await t.call({ method: 'POST', url: runs, headers: v, payload: { runs: [run('by-admin', { minerHotkey: 'bob' })] } });
+    const res = await t.call({
+      method: 'POST',
+      url: runs,
+      headers: v,
+      payload: { runs: [run('by-admin', { minerHotkey: 'bob' })] },
+    });
     expect(res.status).toBe(409);
     expect(res.body.errors[0].message).toBe('run by-admin was stored by the admin with different minerHotkey');
   });

@@ -12,7 +12,12 @@ beforeEach(async () => {
   t = await testApp();
   for (const c of ['c', 'other']) {
     await seedCompetition(t, c);
-    await t.call({ method: 'PUT', url: `/v1/competitions/${c}/tasks`, headers: admin, payload: { tasks: [{ id: 'a', type: 'swebench_verified' }] } });
+    await t.call({
+      method: 'PUT',
+      url: `/v1/competitions/${c}/tasks`,
+      headers: admin,
+      payload: { tasks: [{ id: 'a', type: 'swebench_verified' }] },
+    });
   }
   await t.app.listen({ port: 0, host: '127.0.0.1' });
   base = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;

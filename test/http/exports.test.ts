@@ -2,16 +2,31 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { admin, seedCompetition, testApp, type TestApp } from '../support/app.js';
 import { csvObjects } from '../support/csv.js';
-import { csvRow, exportRow, listedRuns, ndjsonRows, parquetRow, parquetRows, type ListedRun } from '../support/exportRows.js';
+import {
+  csvRow,
+  exportRow,
+  listedRuns,
+  ndjsonRows,
+  parquetRow,
+  parquetRows,
+  type ListedRun,
+} from '../support/exportRows.js';
 
 const [P1, N1] = ['a'.repeat(32), 'b'.repeat(32)];
 /** Text that CSV must quote, with non-ASCII characters. */
 const TRICKY = 'Commas, "quotes", a CR\r, an LF\n, CRLF\r\n; unicode: é, 漢字, 🧪';
 const qna = (answer: string) => ({
-  prompt: `Why? ${TRICKY}`, referenceAnswer: answer, repositoryUrl: 'grafana/k6', repositoryBaseCommit: 'e'.repeat(40),
-  language: 'go', category: 'Root-cause, analysis', dockerImage: 'img:1',
-  rubric: [{ id: P1, type: 'positive', title: 'SECRET-TITLE-1', importance: 'must have' },
-    { id: N1, type: 'negative', title: `SECRET-TITLE-2 ${TRICKY}`, importance: 'must have', change: 'precision' }],
+  prompt: `Why? ${TRICKY}`,
+  referenceAnswer: answer,
+  repositoryUrl: 'grafana/k6',
+  repositoryBaseCommit: 'e'.repeat(40),
+  language: 'go',
+  category: 'Root-cause, analysis',
+  dockerImage: 'img:1',
+  rubric: [
+    { id: P1, type: 'positive', title: 'SECRET-TITLE-1', importance: 'must have' },
+    { id: N1, type: 'negative', title: `SECRET-TITLE-2 ${TRICKY}`, importance: 'must have', change: 'precision' },
+  ],
 });
 const RUNS = 2600; // more than one page of 2,000
 
@@ -20,26 +35,77 @@ let runs: ListedRun[];
 beforeAll(async () => {
   t = await testApp();
   const { validatorKey } = await seedCompetition(t, 'c');
-  const put = await t.call({ method: 'PUT', url: '/v1/competitions/c/tasks', headers: admin, payload: { tasks: [
-    { id: 'swe-1', type: 'swebench_verified', complexity: 'short', plannedRuns: 3 }, { id: 'swe-2', type: 'swebench_verified', stage: 'screener_1' },
-    { id: 'q', type: 'swe_atlas_qna', qna: qna(`SECRET-ANSWER ${TRICKY}`) },
-  ] } });
+  const put = await t.call({
+    method: 'PUT',
+    url: '/v1/competitions/c/tasks',
+    headers: admin,
+    payload: {
+      tasks: [
+        { id: 'swe-1', type: 'swebench_verified', complexity: 'short', plannedRuns: 3 },
+        { id: 'swe-2', type: 'swebench_verified', stage: 'screener_1' },
+        { id: 'q', type: 'swe_atlas_qna', qna: qna(`SECRET-ANSWER ${TRICKY}`) },
+      ],
+    },
+  });
   expect(put.body).toEqual({ imported: 3, updated: 0, unchanged: 0 });
-  const vote = (id: string, yes: number) => ({ criterionId: id, votes: Array.from({ length: 5 }, (_, i) => ({ verdict: i < yes ? 'YES' : 'NO' })) });
+  const vote = (id: string, yes: number) => ({
+    criterionId: id,
+    votes: Array.from({ length: 5 }, (_, i) => ({ verdict: i < yes ? 'YES' : 'NO' })),
+  });
   const run = (i: number) => {
     const m = i % 5;
-    if (m === 0) return { runId: `r${i}`, taskId: 'q', kind: 'miner', minerHotkey: `m${i % 7}`, rubricVotes: [vote(P1, i % 6), vote(N1, i % 3)] };
-    if (m === 1) return { runId: `r${i}`, taskId: 'swe-1', kind: 'baseline', resolved: i % 2 === 0, tokens: { input: i * 1000, output: 7 }, timeTakenSeconds: i / 7 };
-    if (m === 2) return { runId: `r${i}`, taskId: 'swe-2', kind: 'miner', minerHotkey: `m${i % 7}`, resolved: true, tokens: null, attemptNo: i % 3 };
-    return { runId: `r${i}`, taskId: 'swe-1', kind: 'miner', minerHotkey: `m${i % 7}`, resolved: false, agentSteps: i,
-      tokens: { input: 2 ** 40 + i, cachedInput: i, output: 3 } };
+    if (m === 0)
+      return {
+        runId: `r${i}`,
+        taskId: 'q',
+        kind: 'miner',
+        minerHotkey: `m${i % 7}`,
+        rubricVotes: [vote(P1, i % 6), vote(N1, i % 3)],
+      };
+    if (m === 1)
+      return {
+        runId: `r${i}`,
+        taskId: 'swe-1',
+        kind: 'baseline',
+        resolved: i % 2 === 0,
+        tokens: { input: i * 1000, output: 7 },
+        timeTakenSeconds: i / 7,
+      };
+    if (m === 2)
+      return {
+        runId: `r${i}`,
+        taskId: 'swe-2',
+        kind: 'miner',
+        minerHotkey: `m${i % 7}`,
+        resolved: true,
+        tokens: null,
+        attemptNo: i % 3,
+      };
+    return {
+      runId: `r${i}`,
+      taskId: 'swe-1',
+      kind: 'miner',
+      minerHotkey: `m${i % 7}`,
+      resolved: false,
+      agentSteps: i,
+      tokens: { input: 2 ** 40 + i, cachedInput: i, output: 3 },
+    };
   };
   for (let start = 0; start < RUNS; start += 1300) {
-    const res = await t.call({ method: 'POST', url: '/v1/competitions/c/runs', headers: { authorization: `Bearer ${validatorKey}` },
-      payload: { runs: Array.from({ length: 1300 }, (_, k) => run(start + k)) } });
+    const res = await t.call({
+      method: 'POST',
+      url: '/v1/competitions/c/runs',
+      headers: { authorization: `Bearer ${validatorKey}` },
+      payload: { runs: Array.from({ length: 1300 }, (_, k) => run(start + k)) },
+    });
     expect(res.body).toEqual({ accepted: 1300, duplicates: 0 });
   }
-  await t.call({ method: 'POST', url: '/v1/competitions/c/runs', headers: admin, payload: { runs: [{ runId: 'by-admin', taskId: 'swe-2', kind: 'baseline', resolved: true }] } });
+  await t.call({
+    method: 'POST',
+    url: '/v1/competitions/c/runs',
+    headers: admin,
+    payload: { runs: [{ runId: 'by-admin', taskId: 'swe-2', kind: 'baseline', resolved: true }] },
+  });
   runs = await listedRuns(t, 'c');
   expect(runs.length).toBe(RUNS + 1);
 });
@@ -64,7 +130,9 @@ describe('runs export', () => {
   it('CSV (RFC 4180, CRLF): a header row, then every run; criteria as quoted JSON text', async () => {
     const res = await get('/v1/competitions/c/runs/export?format=csv');
     expect(res.headers['content-type']).toBe('text/csv; charset=utf-8; header=present');
-    expect(res.body.startsWith('seq,runId,taskId,kind,minerHotkey,validatorId,attemptNo,resolved,tokensInput,')).toBe(true);
+    expect(res.body.startsWith('seq,runId,taskId,kind,minerHotkey,validatorId,attemptNo,resolved,tokensInput,')).toBe(
+      true,
+    );
     expect(res.body.split('\r\n').length).toBe(runs.length + 2);
     expect(csvObjects(res.body)).toEqual(runs.map(csvRow));
   });
@@ -82,22 +150,68 @@ describe('runs export', () => {
     await t.call({ method: 'PUT', url: '/v1/competitions/empty', headers: admin, payload: { name: 'Empty' } });
     expect((await get('/v1/competitions/empty/runs/export?format=csv')).body.split('\r\n')[1]).toBe('');
     expect((await get('/v1/competitions/empty/runs/export')).body).toBe('');
-    expect(await parquetRows((await get('/v1/competitions/empty/runs/export?format=parquet')).rawPayload)).toMatchObject({ rows: [], numRows: 0 });
+    expect(
+      await parquetRows((await get('/v1/competitions/empty/runs/export?format=parquet')).rawPayload),
+    ).toMatchObject({ rows: [], numRows: 0 });
   });
 });
 
 describe('tasks export', () => {
-  const QNA_PUBLIC = { prompt: `Why? ${TRICKY}`, repositoryUrl: 'grafana/k6', repositoryBaseCommit: 'e'.repeat(40), language: 'go',
-    category: 'Root-cause, analysis', dockerImage: 'img:1' };
-  const NO_QNA = { prompt: null, repositoryUrl: null, repositoryBaseCommit: null, language: null, category: null, dockerImage: null };
-  const count = (taskId: string, kind?: string) => runs.filter((r) => r.taskId === taskId && (!kind || r.kind === kind)).length;
+  const QNA_PUBLIC = {
+    prompt: `Why? ${TRICKY}`,
+    repositoryUrl: 'grafana/k6',
+    repositoryBaseCommit: 'e'.repeat(40),
+    language: 'go',
+    category: 'Root-cause, analysis',
+    dockerImage: 'img:1',
+  };
+  const NO_QNA = {
+    prompt: null,
+    repositoryUrl: null,
+    repositoryBaseCommit: null,
+    language: null,
+    category: null,
+    dockerImage: null,
+  };
+  const count = (taskId: string, kind?: string) =>
+    runs.filter((r) => r.taskId === taskId && (!kind || r.kind === kind)).length;
   const publicTasks = () => [
-    { id: 'q', type: 'swe_atlas_qna', stage: 'evaluation', complexity: null, plannedRuns: null, runCount: count('q'), baselineRuns: 0,
-      ...QNA_PUBLIC, rubric: [{ position: 0, type: 'positive', change: null }, { position: 1, type: 'negative', change: 'precision' }] },
-    { id: 'swe-1', type: 'swebench_verified', stage: 'evaluation', complexity: 'short', plannedRuns: 3, runCount: count('swe-1'),
-      baselineRuns: count('swe-1', 'baseline'), ...NO_QNA, rubric: null },
-    { id: 'swe-2', type: 'swebench_verified', stage: 'screener_1', complexity: null, plannedRuns: null, runCount: count('swe-2'),
-      baselineRuns: count('swe-2', 'baseline'), ...NO_QNA, rubric: null },
+    {
+      id: 'q',
+      type: 'swe_atlas_qna',
+      stage: 'evaluation',
+      complexity: null,
+      plannedRuns: null,
+      runCount: count('q'),
+      baselineRuns: 0,
+      ...QNA_PUBLIC,
+      rubric: [
+        { position: 0, type: 'positive', change: null },
+        { position: 1, type: 'negative', change: 'precision' },
+      ],
+    },
+    {
+      id: 'swe-1',
+      type: 'swebench_verified',
+      stage: 'evaluation',
+      complexity: 'short',
+      plannedRuns: 3,
+      runCount: count('swe-1'),
+      baselineRuns: count('swe-1', 'baseline'),
+      ...NO_QNA,
+      rubric: null,
+    },
+    {
+      id: 'swe-2',
+      type: 'swebench_verified',
+      stage: 'screener_1',
+      complexity: null,
+      plannedRuns: null,
+      runCount: count('swe-2'),
+      baselineRuns: count('swe-2', 'baseline'),
+      ...NO_QNA,
+      rubric: null,
+    },
   ];
 
   it('public NDJSON: every task in id order, without the answer key', async () => {
@@ -111,8 +225,11 @@ describe('tasks export', () => {
     const res = await get('/v1/competitions/c/tasks/export?format=csv');
     expect(res.headers['content-type']).toBe('text/csv; charset=utf-8; header=present');
     const rows = csvObjects(res.body);
-    const text = (v: string | number | object | null) => (v === null ? '' : typeof v === 'object' ? JSON.stringify(v) : String(v));
-    expect(rows).toEqual(publicTasks().map((task) => Object.fromEntries(Object.entries(task).map(([k, v]) => [k, text(v)]))));
+    const text = (v: string | number | object | null) =>
+      v === null ? '' : typeof v === 'object' ? JSON.stringify(v) : String(v);
+    expect(rows).toEqual(
+      publicTasks().map((task) => Object.fromEntries(Object.entries(task).map(([k, v]) => [k, text(v)]))),
+    );
     expect(rows[0]!.prompt).toBe(`Why? ${TRICKY}`);
     expect(res.body).not.toContain('SECRET');
   });
@@ -122,15 +239,40 @@ describe('tasks export', () => {
     const expected = {
       referenceAnswer: `SECRET-ANSWER ${TRICKY}`,
       rubric: [
-        { position: 0, id: P1, title: 'SECRET-TITLE-1', type: 'positive', importance: 'must have', originalTitle: 'SECRET-TITLE-1', change: null },
-        { position: 1, id: N1, title: `SECRET-TITLE-2 ${TRICKY}`, type: 'negative', importance: 'must have', originalTitle: `SECRET-TITLE-2 ${TRICKY}`, change: 'precision' },
+        {
+          position: 0,
+          id: P1,
+          title: 'SECRET-TITLE-1',
+          type: 'positive',
+          importance: 'must have',
+          originalTitle: 'SECRET-TITLE-1',
+          change: null,
+        },
+        {
+          position: 1,
+          id: N1,
+          title: `SECRET-TITLE-2 ${TRICKY}`,
+          type: 'negative',
+          importance: 'must have',
+          originalTitle: `SECRET-TITLE-2 ${TRICKY}`,
+          change: 'precision',
+        },
       ],
     };
     expect(full((await get('/v1/competitions/c/tasks/export', admin)).body)).toMatchObject(expected);
     const csv = csvObjects((await get('/v1/competitions/c/tasks/export?format=csv', admin)).body)[0]!;
     expect([csv.referenceAnswer, JSON.parse(csv.rubric!)]).toEqual([expected.referenceAnswer, expected.rubric]);
     expect(full((await get('/v1/competitions/c/tasks/export')).body)).not.toHaveProperty('referenceAnswer');
-    expect((await t.call({ method: 'PUT', url: '/v1/competitions/c', headers: admin, payload: { name: 'Test', revealAnswers: true } })).status).toBe(200);
+    expect(
+      (
+        await t.call({
+          method: 'PUT',
+          url: '/v1/competitions/c',
+          headers: admin,
+          payload: { name: 'Test', revealAnswers: true },
+        })
+      ).status,
+    ).toBe(200);
     expect(full((await get('/v1/competitions/c/tasks/export')).body)).toMatchObject(expected);
   });
 });

@@ -9,13 +9,32 @@ import { exportsService } from '../../src/services/exports.js';
 const RUNS = 1500;
 let t: TestApp;
 let validator: { authorization: string };
-const post = (runIds: string[]) => t.call({ method: 'POST', url: '/v1/competitions/c/runs', headers: validator,
-  payload: { runs: runIds.map((runId) => ({ runId, taskId: 'swe', kind: 'miner', minerHotkey: 'm', resolved: true, tokens: { input: 5, output: 1 } })) } });
+const post = (runIds: string[]) =>
+  t.call({
+    method: 'POST',
+    url: '/v1/competitions/c/runs',
+    headers: validator,
+    payload: {
+      runs: runIds.map((runId) => ({
+        runId,
+        taskId: 'swe',
+        kind: 'miner',
+        minerHotkey: 'm',
+        resolved: true,
+        tokens: { input: 5, output: 1 },
+      })),
+    },
+  });
 
 beforeEach(async () => {
   t = await testApp();
   validator = { authorization: `Bearer ${(await seedCompetition(t, 'c')).validatorKey}` };
-  await t.call({ method: 'PUT', url: '/v1/competitions/c/tasks', headers: admin, payload: { tasks: [{ id: 'swe', type: 'swebench_verified' }] } });
+  await t.call({
+    method: 'PUT',
+    url: '/v1/competitions/c/tasks',
+    headers: admin,
+    payload: { tasks: [{ id: 'swe', type: 'swebench_verified' }] },
+  });
   expect((await post(Array.from({ length: RUNS }, (_, i) => `r${i}`))).body.accepted).toBe(RUNS);
 });
 afterEach(async () => t.close());
@@ -50,7 +69,11 @@ describe('runs export while the competition changes', () => {
 
     // A new export stands at the new sequence: without the deleted run, with the late ones.
     const now = ndjsonRows(await text(exportsService(t.repos).runs('c', 'ndjson').stream));
-    expect(now.map((r) => r.runId)).toEqual([...before.map((r) => r.runId).filter((id) => id !== 'r1400'), 'late-1', 'late-2']);
+    expect(now.map((r) => r.runId)).toEqual([
+      ...before.map((r) => r.runId).filter((id) => id !== 'r1400'),
+      'late-1',
+      'late-2',
+    ]);
     expect(now).toEqual((await listedRuns(t, 'c')).map(exportRow));
   });
 
@@ -66,16 +89,45 @@ describe('runs export while the competition changes', () => {
 
 describe('tasks export in small pages', () => {
   it('gives the same bytes as one page: rubrics stay with their tasks across page ends', async () => {
-    const rubric = (n: number) => Array.from({ length: n }, (_, i) => ({ id: `${n}${i}`.padEnd(32, 'f'), type: 'positive', title: `t${i}`, importance: 'must have' }));
-    const qna = (n: number) => ({ prompt: 'p', referenceAnswer: 'a', repositoryUrl: 'o/n', repositoryBaseCommit: 'e'.repeat(40), language: 'go',
-      category: 'c', dockerImage: 'i', rubric: rubric(n) });
+    const rubric = (n: number) =>
+      Array.from({ length: n }, (_, i) => ({
+        id: `${n}${i}`.padEnd(32, 'f'),
+        type: 'positive',
+        title: `t${i}`,
+        importance: 'must have',
+      }));
+    const qna = (n: number) => ({
+      prompt: 'p',
+      referenceAnswer: 'a',
+      repositoryUrl: 'o/n',
+      repositoryBaseCommit: 'e'.repeat(40),
+      language: 'go',
+      category: 'c',
+      dockerImage: 'i',
+      rubric: rubric(n),
+    });
     const tasks = [1, 2, 3, 4, 5].map((n) => ({ id: `q${n}`, type: 'swe_atlas_qna', qna: qna(n) }));
-    expect((await t.call({ method: 'PUT', url: '/v1/competitions/c/tasks', headers: admin, payload: { tasks } })).body).toEqual({ imported: 5, updated: 0, unchanged: 0 });
+    expect(
+      (await t.call({ method: 'PUT', url: '/v1/competitions/c/tasks', headers: admin, payload: { tasks } })).body,
+    ).toEqual({ imported: 5, updated: 0, unchanged: 0 });
     for (const format of ['ndjson', 'csv'] as const) {
-      const small = await text(exportsService(t.repos, { runs: 10, parquet: 25, tasks: 2 }).tasks('c', format, { kind: 'admin' }).stream);
+      const small = await text(
+        exportsService(t.repos, { runs: 10, parquet: 25, tasks: 2 }).tasks('c', format, { kind: 'admin' }).stream,
+      );
       expect(small).toBe(await text(exportsService(t.repos).tasks('c', format, { kind: 'admin' }).stream));
     }
-    const rows = ndjsonRows(await text(exportsService(t.repos, { runs: 10, parquet: 25, tasks: 2 }).tasks('c', 'ndjson', { kind: 'admin' }).stream));
-    expect(rows.map((r) => [r.id, r.rubric?.length ?? null])).toEqual([['q1', 1], ['q2', 2], ['q3', 3], ['q4', 4], ['q5', 5], ['swe', null]]);
+    const rows = ndjsonRows(
+      await text(
+        exportsService(t.repos, { runs: 10, parquet: 25, tasks: 2 }).tasks('c', 'ndjson', { kind: 'admin' }).stream,
+      ),
+    );
+    expect(rows.map((r) => [r.id, r.rubric?.length ?? null])).toEqual([
+      ['q1', 1],
+      ['q2', 2],
+      ['q3', 3],
+      ['q4', 4],
+      ['q5', 5],
+      ['swe', null],
+    ]);
   });
 });

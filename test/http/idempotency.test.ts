@@ -8,8 +8,14 @@ let v: { authorization: string };
 const url = '/v1/competitions/comp/runs';
 
 const run = (runId: string, extra: Record<string, unknown> = {}) => ({
-  runId, taskId: 'T1', kind: 'miner', minerHotkey: 'alice', attemptNo: 0, resolved: true,
-  tokens: { input: 100, cachedInput: 50, output: 10 }, ...extra,
+  runId,
+  taskId: 'T1',
+  kind: 'miner',
+  minerHotkey: 'alice',
+  attemptNo: 0,
+  resolved: true,
+  tokens: { input: 100, cachedInput: 50, output: 10 },
+  ...extra,
 });
 const post = (runs: unknown[]) => t.call({ method: 'POST', url, headers: v, payload: { runs } });
 const getRun = (id: string) => t.call({ method: 'GET', url: `${url}/${id}` });
@@ -17,7 +23,11 @@ const getRun = (id: string) => t.call({ method: 'GET', url: `${url}/${id}` });
 async function snapshot() {
   const sql = t.db.$client;
   const rows = sql.prepare('SELECT count(*) AS n, coalesce(sum(resolved), 0) AS resolved FROM runs').get();
-  const aggregates = sql.prepare('SELECT count(*) AS n, coalesce(sum(runs), 0) AS runs, coalesce(sum(resolved), 0) AS resolved FROM miner_tasks').get();
+  const aggregates = sql
+    .prepare(
+      'SELECT count(*) AS n, coalesce(sum(runs), 0) AS runs, coalesce(sum(resolved), 0) AS resolved FROM miner_tasks',
+    )
+    .get();
   const c = await t.call({ method: 'GET', url: '/v1/competitions/comp' });
   const lb = await t.call({ method: 'GET', url: '/v1/competitions/comp/leaderboard' });
   const task = await t.call({ method: 'GET', url: '/v1/competitions/comp/tasks/T1' });
@@ -28,12 +38,25 @@ beforeEach(async () => {
   t = await testApp();
   const { validatorKey } = await seedCompetition(t);
   v = { authorization: `Bearer ${validatorKey}` };
-  const tasks = await t.call({ method: 'PUT', url: '/v1/competitions/comp/tasks', headers: admin, payload: { tasks: [
-    { id: 'T1', type: 'swebench_verified', complexity: 'short' },
-    { id: 'T2', type: 'swebench_verified', complexity: 'long' },
-  ] } });
+  const tasks = await t.call({
+    method: 'PUT',
+    url: '/v1/competitions/comp/tasks',
+    headers: admin,
+    payload: {
+      tasks: [
+        { id: 'T1', type: 'swebench_verified', complexity: 'short' },
+        { id: 'T2', type: 'swebench_verified', complexity: 'long' },
+      ],
+    },
+  });
   expect(tasks.status).toBe(200);
-  const base = [0, 1, 2].map((i) => ({ runId: `b${i}`, taskId: 'T1', kind: 'baseline', resolved: true, tokens: { input: 300, output: 20 } }));
+  const base = [0, 1, 2].map((i) => ({
+    runId: `b${i}`,
+    taskId: 'T1',
+    kind: 'baseline',
+    resolved: true,
+    tokens: { input: 300, output: 20 },
+  }));
   const first = await post([...base, run('r1'), run('r2', { resolved: false }), run('r3', { minerHotkey: 'bob' })]);
   expect(first.body).toEqual({ accepted: 6, duplicates: 0 });
 });
@@ -58,8 +81,15 @@ describe('resending runs', () => {
 
   it('treats key order and a mix of old and new runs correctly', async () => {
     // Same content, keys in another order: still a duplicate.
-    const reordered = { tokens: { output: 10, cachedInput: 50, input: 100 }, resolved: true, attemptNo: 0,
-      minerHotkey: 'alice', kind: 'miner', taskId: 'T1', runId: 'r1' };
+    const reordered = {
+      tokens: { output: 10, cachedInput: 50, input: 100 },
+      resolved: true,
+      attemptNo: 0,
+      minerHotkey: 'alice',
+      kind: 'miner',
+      taskId: 'T1',
+      runId: 'r1',
+    };
     const mixed = await post([reordered, run('r4')]);
     expect(mixed.body).toEqual({ accepted: 1, duplicates: 1 });
     expect((await snapshot()).counts.runs).toBe(7);
@@ -68,7 +98,11 @@ describe('resending runs', () => {
 
   it('rejects a conflicting resend with a 409 naming the ids, and stores nothing of the batch', async () => {
     const before = await snapshot();
-    const res = await post([run('r5'), run('r1', { resolved: false }), run('r3', { minerHotkey: 'bob', tokens: { input: 101, output: 10 } })]);
+    const res = await post([
+      run('r5'),
+      run('r1', { resolved: false }),
+      run('r3', { minerHotkey: 'bob', tokens: { input: 101, output: 10 } }),
+    ]);
     expect(res.status).toBe(409);
     expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
     expect(res.body).toMatchObject({ status: 409, title: 'Conflict' });
@@ -113,7 +147,9 @@ describe('a batch is stored whole or not at all', () => {
     const before = await snapshot();
     const res = await post([run('f1'), run('f2', { tokens: { input: -5, output: 1 } })]);
     expect(res.status).toBe(400);
-    expect(res.body.errors).toEqual(expect.arrayContaining([expect.objectContaining({ path: 'body/runs/1/tokens/input' })]));
+    expect(res.body.errors).toEqual(
+      expect.arrayContaining([expect.objectContaining({ path: 'body/runs/1/tokens/input' })]),
+    );
     expect(await snapshot()).toEqual(before);
     expect((await getRun('f1')).status).toBe(404);
 

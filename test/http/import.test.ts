@@ -19,10 +19,21 @@ beforeEach(async () => {
 afterEach(async () => t.close());
 
 const importFile = (body: Buffer | string, format: keyof typeof TYPES, query = '', c = 'c') =>
-  t.call({ method: 'POST', url: `/v1/competitions/${c}/tasks/import${query}`, headers: { ...admin, 'content-type': TYPES[format] }, payload: body });
-const listTasks = async (c = 'c') => (await t.call({ method: 'GET', url: `/v1/competitions/${c}/tasks` })).body.tasks as
-  { id: string; stage: string; complexity: string | null; criteriaCount: number }[];
-const taskView = async (id: string, c = 'c') => (await t.call({ method: 'GET', url: `/v1/competitions/${c}/tasks/${id}`, headers: admin })).body;
+  t.call({
+    method: 'POST',
+    url: `/v1/competitions/${c}/tasks/import${query}`,
+    headers: { ...admin, 'content-type': TYPES[format] },
+    payload: body,
+  });
+const listTasks = async (c = 'c') =>
+  (await t.call({ method: 'GET', url: `/v1/competitions/${c}/tasks` })).body.tasks as {
+    id: string;
+    stage: string;
+    complexity: string | null;
+    criteriaCount: number;
+  }[];
+const taskView = async (id: string, c = 'c') =>
+  (await t.call({ method: 'GET', url: `/v1/competitions/${c}/tasks/${id}`, headers: admin })).body;
 
 /** Every row of every table: equal dumps mean nothing was stored. */
 const dump = () => dumpAll(t.db.$client);
@@ -86,8 +97,16 @@ describe('QnA import of the real task set', () => {
   it('a changed rubric for a task that already has runs is a 409 and changes nothing', async () => {
     await importFile(JSONL, 'jsonl');
     const criteria = (await taskView(K6)).criteria as { id: string; type: string }[];
-    const votes = criteria.map((c) => ({ criterionId: c.id, votes: Array(5).fill({ verdict: c.type === 'positive' ? 'YES' : 'NO' }) }));
-    const run = await t.call({ method: 'POST', url: '/v1/competitions/c/runs', headers: admin, payload: { runs: [{ runId: 'r1', taskId: K6, kind: 'baseline', rubricVotes: votes }] } });
+    const votes = criteria.map((c) => ({
+      criterionId: c.id,
+      votes: Array(5).fill({ verdict: c.type === 'positive' ? 'YES' : 'NO' }),
+    }));
+    const run = await t.call({
+      method: 'POST',
+      url: '/v1/competitions/c/runs',
+      headers: admin,
+      payload: { runs: [{ runId: 'r1', taskId: K6, kind: 'baseline', rubricVotes: votes }] },
+    });
     expect(run.body).toEqual({ accepted: 1, duplicates: 0 });
 
     const before = dump();
@@ -103,24 +122,56 @@ describe('QnA import of the real task set', () => {
   });
 
   const brokenCopies: [string, () => [Buffer | string, keyof typeof TYPES], RegExp][] = [
-    ['a truncated Parquet file', () => [PARQUET.subarray(0, Math.floor(PARQUET.length / 2)), 'parquet'], /stored: file: not a readable Parquet/],
-    ['a row whose rubric is not JSON', () => [editRow(7, (r) => { r.rubric = '[{"id": "abc",'; }), 'jsonl'], /row 7\/rubric/],
-    ['a duplicated criterion id', () => [editRow(12, (r) => {
-      const rubric = JSON.parse(r.rubric as string);
-      rubric[1].id = rubric[0].id;
-      r.rubric = JSON.stringify(rubric);
-    }), 'jsonl'], /row 12\/rubric\[1\]\.id/],
-    ['a bad commit hash', () => [editRow(30, (r) => { r.repository_base_commit = 'not-a-sha'; }), 'jsonl'], /row 30\/repository_base_commit/],
+    [
+      'a truncated Parquet file',
+      () => [PARQUET.subarray(0, Math.floor(PARQUET.length / 2)), 'parquet'],
+      /stored: file: not a readable Parquet/,
+    ],
+    [
+      'a row whose rubric is not JSON',
+      () => [
+        editRow(7, (r) => {
+          r.rubric = '[{"id": "abc",';
+        }),
+        'jsonl',
+      ],
+      /row 7\/rubric/,
+    ],
+    [
+      'a duplicated criterion id',
+      () => [
+        editRow(12, (r) => {
+          const rubric = JSON.parse(r.rubric as string);
+          rubric[1].id = rubric[0].id;
+          r.rubric = JSON.stringify(rubric);
+        }),
+        'jsonl',
+      ],
+      /row 12\/rubric\[1\]\.id/,
+    ],
+    [
+      'a bad commit hash',
+      () => [
+        editRow(30, (r) => {
+          r.repository_base_commit = 'not-a-sha';
+        }),
+        'jsonl',
+      ],
+      /row 30\/repository_base_commit/,
+    ],
   ];
 
-  it.each(brokenCopies)('rejects %s with a 400 naming the row (or the file), storing nothing', async (_name, make, where) => {
-    await importFile(PARQUET, 'parquet', '?stage=screener_1'); // something stored, so "unchanged" means something
-    const before = dump();
-    const [body, format] = make();
-    const res = await importFile(body, format);
-    expect(res.status).toBe(400);
-    expect(res.body.detail).toMatch(/nothing stored/);
-    expect(res.body.detail).toMatch(where);
-    expect(dump()).toBe(before);
-  });
+  it.each(brokenCopies)(
+    'rejects %s with a 400 naming the row (or the file), storing nothing',
+    async (_name, make, where) => {
+      await importFile(PARQUET, 'parquet', '?stage=screener_1'); // something stored, so "unchanged" means something
+      const before = dump();
+      const [body, format] = make();
+      const res = await importFile(body, format);
+      expect(res.status).toBe(400);
+      expect(res.body.detail).toMatch(/nothing stored/);
+      expect(res.body.detail).toMatch(where);
+      expect(dump()).toBe(before);
+    },
+  );
 });

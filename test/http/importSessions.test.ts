@@ -33,16 +33,30 @@ const openSession = async (body: Record<string, unknown> = { format: 'jsonl' }) 
   return res.body.sessionId as string;
 };
 const chunk = (sid: string, n: number | string, bytes: Buffer) =>
-  t.call({ method: 'PUT', url: `${base}/${sid}/chunks/${n}`, headers: { ...admin, 'content-type': 'application/octet-stream' }, payload: bytes });
+  t.call({
+    method: 'PUT',
+    url: `${base}/${sid}/chunks/${n}`,
+    headers: { ...admin, 'content-type': 'application/octet-stream' },
+    payload: bytes,
+  });
 const thirds = (b: Buffer) => [b.subarray(0, 1_000_001), b.subarray(1_000_001, 2_000_003), b.subarray(2_000_003)];
 const uploads = () => readdirSync(scratch).filter((n) => n.startsWith('swe-scoring-import-'));
-const tasks = async () => (await t.call({ url: '/v1/competitions/c/tasks' })).body.tasks as { id: string; complexity: string | null; stage: string }[];
+const tasks = async () =>
+  (await t.call({ url: '/v1/competitions/c/tasks' })).body.tasks as {
+    id: string;
+    complexity: string | null;
+    stage: string;
+  }[];
 
 describe('import sessions', () => {
   it('take chunks in order (a resent last chunk is a no-op) and commit them all at once', async () => {
     const sid = await openSession({ format: 'jsonl', complexity: 'Long', stage: 'screener_2' });
     const [a, b, c] = thirds(JSONL);
-    expect((await chunk(sid, 0, a!)).body).toMatchObject({ receivedChunks: 1, receivedBytes: a!.length, state: 'open' });
+    expect((await chunk(sid, 0, a!)).body).toMatchObject({
+      receivedChunks: 1,
+      receivedBytes: a!.length,
+      state: 'open',
+    });
     const skipped = await chunk(sid, 2, c!);
     expect(skipped.status).toBe(409);
     expect(skipped.body.detail).toContain('expects chunk 1 next');
@@ -84,7 +98,9 @@ describe('import sessions', () => {
     const sid = await openSession();
     await chunk(sid, 0, JSONL.subarray(0, 1000));
     expect(uploads()).toHaveLength(1);
-    expect((await t.call({ method: 'DELETE', url: `${base}/${sid}`, headers: admin })).body).toMatchObject({ state: 'cancelled' });
+    expect((await t.call({ method: 'DELETE', url: `${base}/${sid}`, headers: admin })).body).toMatchObject({
+      state: 'cancelled',
+    });
     expect(uploads()).toEqual([]);
     const late = await t.call({ method: 'POST', url: `${base}/${sid}/commit`, headers: admin });
     expect(late.status).toBe(404);
@@ -95,7 +111,8 @@ describe('import sessions', () => {
     const sid = await openSession();
     await chunk(sid, 0, JSONL);
     const commit = t.call({ method: 'POST', url: `${base}/${sid}/commit`, headers: admin });
-    while ((await t.call({ method: 'GET', url: `${base}/${sid}`, headers: admin })).body.state !== 'committing') await new Promise((r) => setImmediate(r));
+    while ((await t.call({ method: 'GET', url: `${base}/${sid}`, headers: admin })).body.state !== 'committing')
+      await new Promise((r) => setImmediate(r));
     expect((await t.call({ method: 'DELETE', url: `${base}/${sid}`, headers: admin })).body.state).toBe('cancelled');
     const res = await commit;
     expect(res.status).toBe(409);
@@ -106,11 +123,25 @@ describe('import sessions', () => {
 
   it('refuses wrong chunk types, bad chunk numbers, unknown competitions, non-admins, and too many open sessions', async () => {
     const sid = await openSession();
-    const typed = await t.call({ method: 'PUT', url: `${base}/${sid}/chunks/0`, headers: { ...admin, 'content-type': 'application/x-ndjson' }, payload: '{}' });
+    const typed = await t.call({
+      method: 'PUT',
+      url: `${base}/${sid}/chunks/0`,
+      headers: { ...admin, 'content-type': 'application/x-ndjson' },
+      payload: '{}',
+    });
     expect(typed.status).toBe(415);
     expect(typed.body.detail).toContain('application/octet-stream');
     expect((await chunk(sid, '01', JSONL)).status).toBe(400);
-    expect((await t.call({ method: 'POST', url: '/v1/competitions/nope/tasks/imports', headers: admin, payload: { format: 'jsonl' } })).status).toBe(404);
+    expect(
+      (
+        await t.call({
+          method: 'POST',
+          url: '/v1/competitions/nope/tasks/imports',
+          headers: admin,
+          payload: { format: 'jsonl' },
+        })
+      ).status,
+    ).toBe(404);
     expect((await t.call({ method: 'POST', url: base, payload: { format: 'jsonl' } })).status).toBe(401);
     for (let i = 0; i < 3; i++) await openSession();
     const full = await t.call({ method: 'POST', url: base, headers: admin, payload: { format: 'jsonl' } });
@@ -121,7 +152,12 @@ describe('import sessions', () => {
 
 it('a session idle past the limit expires and its upload is deleted', async () => {
   let clock = 0;
-  const service = importSessionsService(t.repos, auditService(t.repos), { idleMs: 1000, maxOpen: 1, maxBytes: 1 << 20 }, () => clock);
+  const service = importSessionsService(
+    t.repos,
+    auditService(t.repos),
+    { idleMs: 1000, maxOpen: 1, maxBytes: 1 << 20 },
+    () => clock,
+  );
   const first = service.open('c', 'jsonl', {});
   service.append('c', first.sessionId, 0, JSONL.subarray(0, 10));
   clock = 900;

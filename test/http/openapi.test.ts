@@ -23,7 +23,8 @@ function undescribed(node: unknown, where: string, out: string[]): string[] {
       if (!prop.description && !prop.$ref) out.push(`${where}/properties/${name}`);
     }
     for (const [k, v] of Object.entries(o)) if (k !== 'properties') undescribed(v, `${where}/${k}`, out);
-    for (const [name, prop] of Object.entries<Json>(o.properties ?? {})) undescribed(prop, `${where}/properties/${name}`, out);
+    for (const [name, prop] of Object.entries<Json>(o.properties ?? {}))
+      undescribed(prop, `${where}/properties/${name}`, out);
   }
   return out;
 }
@@ -49,7 +50,8 @@ it('every operation has an operationId, a summary, a tag, and problem+json error
       expect(op.summary, `${method} ${path}`).toBeTruthy();
       expect(op.tags?.length, `${method} ${path}`).toBe(1);
       for (const [status, res] of Object.entries<Json>(op.responses)) {
-        if (Number(status) >= 400 && status !== '503') expect(Object.keys(res.content), `${method} ${path} ${status}`).toEqual(['application/problem+json']);
+        if (Number(status) >= 400 && status !== '503')
+          expect(Object.keys(res.content), `${method} ${path} ${status}`).toEqual(['application/problem+json']);
       }
     }
   }
@@ -58,7 +60,8 @@ it('every operation has an operationId, a summary, a tag, and problem+json error
 
 it('every named schema, parameter and field carries a description', () => {
   const missing = undescribed(doc.components.schemas, '#/components/schemas', []);
-  for (const [name, schema] of Object.entries<Json>(doc.components.schemas)) if (!schema.description) missing.push(`#/components/schemas/${name}`);
+  for (const [name, schema] of Object.entries<Json>(doc.components.schemas))
+    if (!schema.description) missing.push(`#/components/schemas/${name}`);
   for (const [path, methods] of Object.entries<Json>(doc.paths)) {
     for (const [method, op] of Object.entries<Json>(methods)) {
       for (const p of op.parameters ?? []) if (!p.description) missing.push(`${method} ${path} parameter ${p.name}`);

@@ -12,9 +12,17 @@ const schemas: Json = doc.components.schemas;
 describe('the committed OpenAPI document', () => {
   it('types a run as a union discriminated by kind', () => {
     const run = schemas.RunResultInput;
-    expect(run.oneOf).toEqual([{ $ref: '#/components/schemas/BaselineRunInput' }, { $ref: '#/components/schemas/MinerRunInput' }]);
-    expect(run.discriminator).toEqual({ propertyName: 'kind', mapping: {
-      baseline: '#/components/schemas/BaselineRunInput', miner: '#/components/schemas/MinerRunInput' } });
+    expect(run.oneOf).toEqual([
+      { $ref: '#/components/schemas/BaselineRunInput' },
+      { $ref: '#/components/schemas/MinerRunInput' },
+    ]);
+    expect(run.discriminator).toEqual({
+      propertyName: 'kind',
+      mapping: {
+        baseline: '#/components/schemas/BaselineRunInput',
+        miner: '#/components/schemas/MinerRunInput',
+      },
+    });
     expect(schemas.MinerRunInput.required).toEqual(expect.arrayContaining(['kind', 'minerHotkey']));
     expect(schemas.BaselineRunInput.required).not.toContain('minerHotkey');
     expect(schemas.BaselineRunInput.properties).not.toHaveProperty('minerHotkey');
@@ -30,7 +38,9 @@ describe('the committed OpenAPI document', () => {
 
   it('types /metrics as text/plain and events as text/event-stream', () => {
     expect(Object.keys(doc.paths['/metrics'].get.responses['200'].content)).toEqual(['text/plain']);
-    expect(Object.keys(doc.paths['/v1/competitions/{competitionId}/events'].get.responses['200'].content)).toEqual(['text/event-stream']);
+    expect(Object.keys(doc.paths['/v1/competitions/{competitionId}/events'].get.responses['200'].content)).toEqual([
+      'text/event-stream',
+    ]);
   });
 
   it('has a relative server, so /docs calls the server that served it, and the package version', () => {

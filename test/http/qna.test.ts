@@ -3,11 +3,26 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { admin, seedCompetition, testApp, type TestApp } from '../support/app.js';
 
 const [P1, P2, N1, N2] = ['a', 'b', 'c', 'd'].map((d) => d.repeat(32)) as [string, string, string, string];
-const RUBRIC = [[P1, 'positive'], [P2, 'positive'], [N1, 'negative'], [N2, 'negative']] as const;
+const RUBRIC = [
+  [P1, 'positive'],
+  [P2, 'positive'],
+  [N1, 'negative'],
+  [N2, 'negative'],
+] as const;
 const qna = {
-  prompt: 'How does the scheduler hand work to the graceful handler?', referenceAnswer: 'Through iterateSteps.',
-  repositoryUrl: 'grafana/k6', repositoryBaseCommit: 'e'.repeat(40), language: 'go', category: 'Root-cause analysis',
-  dockerImage: 'img:1', rubric: RUBRIC.map(([id, type], i) => ({ id, type, title: `1.${i + 1}: criterion ${type}`, importance: 'must have' })),
+  prompt: 'How does the scheduler hand work to the graceful handler?',
+  referenceAnswer: 'Through iterateSteps.',
+  repositoryUrl: 'grafana/k6',
+  repositoryBaseCommit: 'e'.repeat(40),
+  language: 'go',
+  category: 'Root-cause analysis',
+  dockerImage: 'img:1',
+  rubric: RUBRIC.map(([id, type], i) => ({
+    id,
+    type,
+    title: `1.${i + 1}: criterion ${type}`,
+    importance: 'must have',
+  })),
 };
 
 let t: TestApp;
@@ -15,9 +30,17 @@ let key: string;
 beforeEach(async () => {
   t = await testApp();
   key = (await seedCompetition(t, 'c')).validatorKey;
-  await t.call({ method: 'PUT', url: '/v1/competitions/c/tasks', headers: admin, payload: { tasks: [
-    { id: 'q', type: 'swe_atlas_qna', qna }, { id: 'swe', type: 'swebench_verified' },
-  ] } });
+  await t.call({
+    method: 'PUT',
+    url: '/v1/competitions/c/tasks',
+    headers: admin,
+    payload: {
+      tasks: [
+        { id: 'q', type: 'swe_atlas_qna', qna },
+        { id: 'swe', type: 'swebench_verified' },
+      ],
+    },
+  });
 });
 afterEach(async () => t.close());
 
@@ -31,11 +54,23 @@ const votes = (p1: number, p2: number, n1: number, n2: number) => [cv(P1, p1), c
 const PASS = votes(5, 5, 0, 0);
 
 const post = (runs: object[], c = 'c') =>
-  t.call({ method: 'POST', url: `/v1/competitions/${c}/runs`, headers: { authorization: `Bearer ${key}` }, payload: { runs } });
+  t.call({
+    method: 'POST',
+    url: `/v1/competitions/${c}/runs`,
+    headers: { authorization: `Bearer ${key}` },
+    payload: { runs },
+  });
 const getRun = (id: string, c = 'c') => t.call({ method: 'GET', url: `/v1/competitions/${c}/runs/${id}` });
-const runCount = async (c = 'c') => (await t.call({ method: 'GET', url: `/v1/competitions/${c}` })).body.counts.runs as number;
-const miner = (runId: string, rubricVotes: object[], extra: object = {}) =>
-  ({ runId, taskId: 'q', kind: 'miner', minerHotkey: 'm1', rubricVotes, ...extra });
+const runCount = async (c = 'c') =>
+  (await t.call({ method: 'GET', url: `/v1/competitions/${c}` })).body.counts.runs as number;
+const miner = (runId: string, rubricVotes: object[], extra: object = {}) => ({
+  runId,
+  taskId: 'q',
+  kind: 'miner',
+  minerHotkey: 'm1',
+  rubricVotes,
+  ...extra,
+});
 
 describe('QnA grading (SPEC 7)', () => {
   it('derives verdict, met and split per criterion, and resolves only when every criterion is met', async () => {
@@ -66,9 +101,10 @@ describe('QnA grading (SPEC 7)', () => {
     expect(failN.criteria[3]).toEqual({ criterionId: N2, yes: 3, no: 2, verdict: 'YES', met: false, split: true });
   });
 
-  it('keeps each vote\'s reason and evidence', async () => {
-    const withText = PASS.map((c, i) => i === 0
-      ? { ...c, votes: c.votes.map((v, j) => ({ ...v, reason: `reason ${j}`, evidence: `"quote ${j}"` })) } : c);
+  it("keeps each vote's reason and evidence", async () => {
+    const withText = PASS.map((c, i) =>
+      i === 0 ? { ...c, votes: c.votes.map((v, j) => ({ ...v, reason: `reason ${j}`, evidence: `"quote ${j}"` })) } : c,
+    );
     await post([miner('r', withText)]);
     const run = (await getRun('r')).body;
     expect(run.rubricVotes).toEqual(withText);
@@ -76,12 +112,36 @@ describe('QnA grading (SPEC 7)', () => {
   });
 
   const rejected: [string, () => object, RegExp][] = [
-    ['votes on a non-QnA task', () => ({ ...miner('x', PASS), taskId: 'swe' }), /run x on task swe: votes sent for a task without a rubric/],
-    ['a missing criterion', () => miner('x', PASS.slice(0, 3)), new RegExp(`run x on task q: criterion ${N2} has no votes`)],
-    ['an unknown criterion', () => miner('x', [...PASS, cv('f'.repeat(32), 5)]), new RegExp(`run x on task q: criterion f{32} is not in the task's rubric`)],
-    ['a repeated criterion', () => miner('x', [...PASS, cv(P1, 5)]), new RegExp(`run x on task q: criterion ${P1} is voted on more than once`)],
-    ['the wrong number of votes', () => miner('x', [cv(P1, 3, 3), ...PASS.slice(1)]), new RegExp(`run x on task q: criterion ${P1} has the wrong number of votes \\(3, expected 5\\)`)],
-    ['a resolved contradicting the votes', () => miner('x', votes(5, 2, 0, 0), { resolved: true }), /run x on task q: resolved true contradicts the votes, which give false/],
+    [
+      'votes on a non-QnA task',
+      () => ({ ...miner('x', PASS), taskId: 'swe' }),
+      /run x on task swe: votes sent for a task without a rubric/,
+    ],
+    [
+      'a missing criterion',
+      () => miner('x', PASS.slice(0, 3)),
+      new RegExp(`run x on task q: criterion ${N2} has no votes`),
+    ],
+    [
+      'an unknown criterion',
+      () => miner('x', [...PASS, cv('f'.repeat(32), 5)]),
+      new RegExp(`run x on task q: criterion f{32} is not in the task's rubric`),
+    ],
+    [
+      'a repeated criterion',
+      () => miner('x', [...PASS, cv(P1, 5)]),
+      new RegExp(`run x on task q: criterion ${P1} is voted on more than once`),
+    ],
+    [
+      'the wrong number of votes',
+      () => miner('x', [cv(P1, 3, 3), ...PASS.slice(1)]),
+      new RegExp(`run x on task q: criterion ${P1} has the wrong number of votes \\(3, expected 5\\)`),
+    ],
+    [
+      'a resolved contradicting the votes',
+      () => miner('x', votes(5, 2, 0, 0), { resolved: true }),
+      /run x on task q: resolved true contradicts the votes, which give false/,
+    ],
   ];
 
   it.each(rejected)('rejects %s with a 422 naming run and criterion, storing nothing', async (_name, run, message) => {
@@ -94,9 +154,14 @@ describe('QnA grading (SPEC 7)', () => {
     expect((await getRun('ok')).status).toBe(404);
   });
 
-  it('counts votes against the competition\'s judgeVotes', async () => {
+  it("counts votes against the competition's judgeVotes", async () => {
     await seedCompetition(t, 'three', { name: 'Three votes', judgeVotes: 3 });
-    await t.call({ method: 'PUT', url: '/v1/competitions/three/tasks', headers: admin, payload: { tasks: [{ id: 'q', type: 'swe_atlas_qna', qna }] } });
+    await t.call({
+      method: 'PUT',
+      url: '/v1/competitions/three/tasks',
+      headers: admin,
+      payload: { tasks: [{ id: 'q', type: 'swe_atlas_qna', qna }] },
+    });
     const five = await post([miner('x', PASS)], 'three');
     expect(five.status).toBe(422);
     expect(five.body.detail).toContain(`criterion ${P1} has the wrong number of votes (5, expected 3)`);
@@ -130,11 +195,15 @@ describe('QnA grading (SPEC 7)', () => {
     const open = (await t.call({ method: 'GET', url: '/v1/competitions/c/tasks/q' })).body;
     expect(open.answersRevealed).toBe(false);
     expect(open.qna).not.toHaveProperty('referenceAnswer');
-    expect(open.criteria).toEqual(view.criteria.map(({ id: _id, title: _title, ...c }: { id: string; title: string }) => c));
+    expect(open.criteria).toEqual(
+      view.criteria.map(({ id: _id, title: _title, ...c }: { id: string; title: string }) => c),
+    );
     expect(view.baseline).toMatchObject({ runs: 4, resolved: 3, resolveRate: 3 / 4 });
 
     const board = (await t.call({ method: 'GET', url: '/v1/competitions/c/leaderboard' })).body;
-    const rate = Object.fromEntries(board.miners.map((m: { hotkey: string; resolveRate: number }) => [m.hotkey, m.resolveRate]));
+    const rate = Object.fromEntries(
+      board.miners.map((m: { hotkey: string; resolveRate: number }) => [m.hotkey, m.resolveRate]),
+    );
     expect(rate).toEqual({ m1: 2 / 3, m2: 1 / 2 });
     expect(board.baseline).toEqual({ runs: 4, resolved: 3, resolveRate: 3 / 4 });
     const competition = (await t.call({ method: 'GET', url: '/v1/competitions/c' })).body;

@@ -9,7 +9,13 @@ let A: Validator;
 let B: Validator;
 afterEach(async () => t.close());
 
-const miner = (runId: string, taskId: string, hotkey: string) => ({ runId, taskId, kind: 'miner', minerHotkey: hotkey, resolved: true });
+const miner = (runId: string, taskId: string, hotkey: string) => ({
+  runId,
+  taskId,
+  kind: 'miner',
+  minerHotkey: hotkey,
+  resolved: true,
+});
 const baseline = (runId: string, taskId: string) => ({ runId, taskId, kind: 'baseline', resolved: false });
 
 beforeEach(async () => {
@@ -76,7 +82,9 @@ it('pages with limit and cursor, and the cursor stays valid while runs are added
     if (page === 0) {
       // r3 is on the next page, r1 was on this one: both deletions are seen (r3 skipped, r1 already listed).
       expect((await t.call({ method: 'DELETE', url: '/v1/competitions/c/runs/r3', headers: admin })).status).toBe(200);
-      expect((await t.call({ method: 'DELETE', url: '/v1/competitions/c/runs/r1', headers: A.headers })).status).toBe(200);
+      expect((await t.call({ method: 'DELETE', url: '/v1/competitions/c/runs/r1', headers: A.headers })).status).toBe(
+        200,
+      );
     }
     if (page < 3) {
       await postRuns(t, B.headers, [miner(`new${page}`, 'swe-a', 'm3')]);
@@ -90,7 +98,14 @@ it('pages with limit and cursor, and the cursor stays valid while runs are added
 });
 
 it('refuses a bad cursor or limit with a 400 naming it, and an unknown competition with a 404', async () => {
-  for (const [query, field] of [['?cursor=abc', 'cursor'], ['?cursor=-1', 'cursor'], ['?limit=0', 'limit'], ['?limit=1001', 'limit'], ['?kind=judge', 'kind'], ['?colour=red', 'colour']]) {
+  for (const [query, field] of [
+    ['?cursor=abc', 'cursor'],
+    ['?cursor=-1', 'cursor'],
+    ['?limit=0', 'limit'],
+    ['?limit=1001', 'limit'],
+    ['?kind=judge', 'kind'],
+    ['?colour=red', 'colour'],
+  ]) {
     const res = await t.call({ method: 'GET', url: `/v1/competitions/c/runs${query}` });
     expect(res.status, query).toBe(400);
     expect(JSON.stringify(res.body.errors), query).toContain(`querystring/${field}`);

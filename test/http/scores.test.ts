@@ -5,10 +5,14 @@ import { admin, seedCompetition, testApp, type TestApp } from '../support/app.js
 import { LeaderboardSchema, MinerDetailSchema, TaskDetailSchema, WeightsSchema } from '../../src/schemas/scores.js';
 
 let t: TestApp;
-const post = (runs: object[]) => t.call({ method: 'POST', url: '/v1/competitions/c/runs', headers: admin, payload: { runs } });
+const post = (runs: object[]) =>
+  t.call({ method: 'POST', url: '/v1/competitions/c/runs', headers: admin, payload: { runs } });
 const leaderboard = async (q = '') => (await t.call({ method: 'GET', url: `/v1/competitions/c/leaderboard${q}` })).body;
 const run = (runId: string, taskId: string, hotkey: string | null, resolved: boolean, output = 100) => ({
-  runId, taskId, resolved, tokens: { input: 1000, output },
+  runId,
+  taskId,
+  resolved,
+  tokens: { input: 1000, output },
   ...(hotkey ? { kind: 'miner', minerHotkey: hotkey } : { kind: 'baseline' }),
 });
 
@@ -20,7 +24,9 @@ beforeEach(async () => {
     { id: 'b', type: 'swebench_verified', complexity: 'LONG ', stage: 'screener_2' },
     { id: 'q', type: 'swebench_verified', stage: 'screener_1' },
   ];
-  expect((await t.call({ method: 'PUT', url: '/v1/competitions/c/tasks', headers: admin, payload: { tasks } })).status).toBe(200);
+  expect(
+    (await t.call({ method: 'PUT', url: '/v1/competitions/c/tasks', headers: admin, payload: { tasks } })).status,
+  ).toBe(200);
   const runs = [];
   for (const task of ['a', 'b', 'q']) {
     for (let i = 0; i < 5; i++) runs.push(run(`${task}-b${i}`, task, null, i < 3));
@@ -61,7 +67,9 @@ describe('score reads', () => {
 
   it('deleting a run is visible to the next read', async () => {
     await leaderboard();
-    expect((await t.call({ method: 'DELETE', url: '/v1/competitions/c/runs/a-m1-0', headers: admin })).status).toBe(200);
+    expect((await t.call({ method: 'DELETE', url: '/v1/competitions/c/runs/a-m1-0', headers: admin })).status).toBe(
+      200,
+    );
     const after = await leaderboard();
     expect(after.miners.find((m: { hotkey: string }) => m.hotkey === 'm1').runs).toBe(9);
     expect((await t.call({ method: 'GET', url: '/v1/competitions/c/runs/a-m1-0' })).status).toBe(404);
@@ -69,16 +77,31 @@ describe('score reads', () => {
 
   it('excluding a miner is visible to the next read', async () => {
     expect((await leaderboard()).miners[0].rank).toBe(1);
-    await t.call({ method: 'PUT', url: '/v1/competitions/c/miners/m1', headers: admin, payload: { excluded: true, reason: 'copying' } });
+    await t.call({
+      method: 'PUT',
+      url: '/v1/competitions/c/miners/m1',
+      headers: admin,
+      payload: { excluded: true, reason: 'copying' },
+    });
     const after = await leaderboard();
     const m1 = after.miners.find((m: { hotkey: string }) => m.hotkey === 'm1');
-    expect(m1).toMatchObject({ excluded: true, rank: null, normalizedScore: null, incentive: { rawWeight: 0, finalWeight: 0 } });
+    expect(m1).toMatchObject({
+      excluded: true,
+      rank: null,
+      normalizedScore: null,
+      incentive: { rawWeight: 0, finalWeight: 0 },
+    });
     expect(after.miners.find((m: { hotkey: string }) => m.hotkey === 'm2').rank).toBe(1);
   });
 
   it('moving a task to another stage, and changing the burn ratio, are visible to the next read', async () => {
     expect((await leaderboard()).miners[0].taskCounts.main).toBe(2);
-    await t.call({ method: 'PUT', url: '/v1/competitions/c/tasks', headers: admin, payload: { tasks: [{ id: 'b', type: 'swebench_verified', stage: 'screener_1' }] } });
+    await t.call({
+      method: 'PUT',
+      url: '/v1/competitions/c/tasks',
+      headers: admin,
+      payload: { tasks: [{ id: 'b', type: 'swebench_verified', stage: 'screener_1' }] },
+    });
     expect((await leaderboard()).miners[0].taskCounts.main).toBe(1);
     await t.call({ method: 'PUT', url: '/v1/competitions/c', headers: admin, payload: { name: 'c', burnRatio: 0.5 } });
     const w = (await t.call({ method: 'GET', url: '/v1/competitions/c/weights' })).body;

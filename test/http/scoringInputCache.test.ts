@@ -14,7 +14,9 @@ beforeEach(async () => {
   const { validatorKey } = await seedCompetition(t);
   v = { authorization: `Bearer ${validatorKey}` };
   const tasks = ['T1', 'T2', 'T3'].map((id) => ({ id, type: 'swebench_verified', complexity: 'short' }));
-  expect((await t.call({ method: 'PUT', url: '/v1/competitions/comp/tasks', headers: admin, payload: { tasks } })).status).toBe(200);
+  expect(
+    (await t.call({ method: 'PUT', url: '/v1/competitions/comp/tasks', headers: admin, payload: { tasks } })).status,
+  ).toBe(200);
 });
 
 afterEach(async () => t.close());
@@ -32,9 +34,12 @@ it('equals a fresh read after every write', async () => {
       const runs = Array.from({ length: 1 + pick(4) }, (_, i) => {
         const baseline = pick(4) === 0;
         return {
-          runId: `r${step}-${i}`, taskId: `T${1 + pick(3)}`, kind: baseline ? 'baseline' : 'miner',
+          runId: `r${step}-${i}`,
+          taskId: `T${1 + pick(3)}`,
+          kind: baseline ? 'baseline' : 'miner',
           ...(baseline ? {} : { minerHotkey: ['alice', 'bob', 'carol'][pick(3)] }),
-          resolved: pick(2) === 0, tokens: { input: pick(1000), cachedInput: pick(500), output: pick(100) },
+          resolved: pick(2) === 0,
+          tokens: { input: pick(1000), cachedInput: pick(500), output: pick(100) },
         };
       });
       // Now and then a batch with an unknown task: rejected whole, nothing changes.
@@ -43,14 +48,26 @@ it('equals a fresh read after every write', async () => {
       if (res.status === 200) stored.push(...runs.map((r) => r.runId));
     } else if (op < 7 && stored.length > 0) {
       const [id] = stored.splice(pick(stored.length), 1);
-      expect((await t.call({ method: 'DELETE', url: `/v1/competitions/comp/runs/${id}`, headers: admin })).status).toBe(200);
+      expect((await t.call({ method: 'DELETE', url: `/v1/competitions/comp/runs/${id}`, headers: admin })).status).toBe(
+        200,
+      );
     } else if (op === 7) {
       weights = { input: 1 + pick(3), cachedInput: pick(2) / 10, output: 1 + pick(4) };
-      const res = await t.call({ method: 'PUT', url: '/v1/competitions/comp', headers: admin, payload: { name: 'Test', tokenWeights: weights } });
+      const res = await t.call({
+        method: 'PUT',
+        url: '/v1/competitions/comp',
+        headers: admin,
+        payload: { name: 'Test', tokenWeights: weights },
+      });
       expect(res.status).toBe(200);
     } else {
       const hotkey = ['alice', 'bob', 'carol'][pick(3)];
-      await t.call({ method: 'PUT', url: `/v1/competitions/comp/miners/${hotkey}`, headers: admin, payload: { excluded: pick(2) === 0 } });
+      await t.call({
+        method: 'PUT',
+        url: `/v1/competitions/comp/miners/${hotkey}`,
+        headers: admin,
+        payload: { excluded: pick(2) === 0 },
+      });
     }
     // A score read through the server (which uses and updates the in-memory copy)...
     expect((await t.call({ method: 'GET', url: '/v1/competitions/comp/leaderboard' })).status).toBe(200);

@@ -17,19 +17,49 @@ let before: string;
 beforeAll(async () => {
   t = await testApp();
   await t.call({ method: 'PUT', url: '/v1/competitions/c', headers: admin, payload: { name: 'C' } });
-  await t.call({ method: 'PUT', url: '/v1/competitions/c/tasks', headers: admin, payload: { tasks: [{ id: 't1', type: 'swebench_verified' }] } });
-  await t.call({ method: 'POST', url: '/v1/validators', headers: admin, payload: { name: 'alice', hotkey: ALICE.address } });
+  await t.call({
+    method: 'PUT',
+    url: '/v1/competitions/c/tasks',
+    headers: admin,
+    payload: { tasks: [{ id: 't1', type: 'swebench_verified' }] },
+  });
+  await t.call({
+    method: 'POST',
+    url: '/v1/validators',
+    headers: admin,
+    payload: { name: 'alice', hotkey: ALICE.address },
+  });
   before = dumpAll(t.db.$client);
 });
 afterAll(async () => t.close());
 
-const printable = fc.string({ unit: fc.constantFrom(...' !"#$%&\'()*+,-./0123456789:;<=>?@ABCDEFGHIJKLMNOPQRSTUVWXYZ[\\]^_`abcdefghijklmnopqrstuvwxyz{|}~'), maxLength: 140 });
+const printable = fc.string({
+  unit: fc.constantFrom(
+    ...' !"#$%&\'()*+,-./0123456789:;<=>?@ABCDEFGHIJKLMNOPQRSTUVWXYZ[\\]^_`abcdefghijklmnopqrstuvwxyz{|}~',
+  ),
+  maxLength: 140,
+});
 
 /** Values a hostile client might put in a header: random text, near-misses and other valid-looking values. */
 const value = fc.oneof(
   printable,
-  fc.constantFrom('', '2', '1', '0', '-1', '1e12', '0x', '0x' + '0'.repeat(128), '0X' + 'a'.repeat(128), BOB.address, SERVER.address,
-    '5' + 'z'.repeat(47), String(Date.now()), String(Number.MAX_SAFE_INTEGER), '00000000-0000-0000-0000-000000000000'),
+  fc.constantFrom(
+    '',
+    '2',
+    '1',
+    '0',
+    '-1',
+    '1e12',
+    '0x',
+    '0x' + '0'.repeat(128),
+    '0X' + 'a'.repeat(128),
+    BOB.address,
+    SERVER.address,
+    '5' + 'z'.repeat(47),
+    String(Date.now()),
+    String(Number.MAX_SAFE_INTEGER),
+    '00000000-0000-0000-0000-000000000000',
+  ),
   fc.uuid(),
   fc.string({ unit: fc.constantFrom(...'0123456789abcdefABCDEF'), maxLength: 140 }).map((h) => `0x${h}`),
   fc.integer({ min: -1e15, max: 1e16 }).map(String),
@@ -47,12 +77,20 @@ const mutation: fc.Arbitrary<Mutation> = fc.oneof(
   fc.record({ kind: fc.constant('drop' as const), name: fc.constantFrom(...NAMES) }),
   fc.record({ kind: fc.constant('set' as const), name: fc.constantFrom(...NAMES), value }),
   fc.record({ kind: fc.constant('repeat' as const), name: fc.constantFrom(...NAMES), value }),
-  fc.record({ kind: fc.constant('append' as const), name: fc.constantFrom(...NAMES), suffix: fc.string({ unit: fc.constantFrom('0', 'a', 'Z', '.', '-', '='), minLength: 1, maxLength: 4 }) }),
+  fc.record({
+    kind: fc.constant('append' as const),
+    name: fc.constantFrom(...NAMES),
+    suffix: fc.string({ unit: fc.constantFrom('0', 'a', 'Z', '.', '-', '='), minLength: 1, maxLength: 4 }),
+  }),
   fc.record({ kind: fc.constant('body' as const) }),
   fc.record({ kind: fc.constant('authorization' as const), value: printable.map((s) => `Bearer ${s}x`) }),
 );
 
-function apply(headers: Record<string, string | string[]>, payload: string, m: Mutation): { payload: string; changed: boolean } {
+function apply(
+  headers: Record<string, string | string[]>,
+  payload: string,
+  m: Mutation,
+): { payload: string; changed: boolean } {
   const held = 'name' in m ? headers[m.name] : undefined;
   const current = Array.isArray(held) ? held.join(', ') : held;
   switch (m.kind) {
@@ -81,13 +119,20 @@ function apply(headers: Record<string, string | string[]>, payload: string, m: M
 
 /** The request as the server sees it: values trimmed (HTTP drops surrounding spaces), names sorted. */
 const canonical = (headers: Record<string, string | string[]>, payload: string) =>
-  JSON.stringify([Object.entries(headers).map(([k, v]) => [k.toLowerCase(), Array.isArray(v) ? v.map((x) => x.trim()) : v.trim()]).sort(), payload]);
+  JSON.stringify([
+    Object.entries(headers)
+      .map(([k, v]) => [k.toLowerCase(), Array.isArray(v) ? v.map((x) => x.trim()) : v.trim()])
+      .sort(),
+    payload,
+  ]);
 
 it('every mangled signature is a 401 problem naming a header, and stores nothing (400 cases)', async () => {
   let n = 0;
   await fc.assert(
     fc.asyncProperty(fc.array(mutation, { minLength: 1, maxLength: 3 }), fc.uuid(), async (mutations, uuid) => {
-      let payload = JSON.stringify({ runs: [{ runId: `r-${uuid}`, taskId: 't1', kind: 'miner', minerHotkey: 'm1', resolved: true }] });
+      let payload = JSON.stringify({
+        runs: [{ runId: `r-${uuid}`, taskId: 't1', kind: 'miner', minerHotkey: 'm1', resolved: true }],
+      });
       const signedHeaders = signRequest({ key: ALICE, body: payload, uuid });
       const original = canonical(signedHeaders, payload);
       const headers: Record<string, string | string[]> = { ...signedHeaders };
@@ -96,7 +141,12 @@ it('every mangled signature is a 401 problem naming a header, and stores nothing
       const changed = canonical(headers, payload) !== original;
       fc.pre(changed);
       n++;
-      const res = await t.app.inject({ method: 'POST', url: '/v1/competitions/c/runs', headers: { 'content-type': 'application/json', ...headers }, payload });
+      const res = await t.app.inject({
+        method: 'POST',
+        url: '/v1/competitions/c/runs',
+        headers: { 'content-type': 'application/json', ...headers },
+        payload,
+      });
       const shown = `${JSON.stringify(mutations)} -> ${res.statusCode} ${res.body}`;
       expect(res.statusCode, shown).toBe(401);
       expect(res.headers['content-type'], shown).toMatch(/^application\/problem\+json/);

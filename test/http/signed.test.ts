@@ -12,7 +12,8 @@ let t: TestApp;
 afterEach(async () => t?.close());
 
 const TASKS = { tasks: [{ id: 't1', type: 'swebench_verified' }] };
-const body = (runId: string) => JSON.stringify({ runs: [{ runId, taskId: 't1', kind: 'miner', minerHotkey: 'm1', resolved: true }] });
+const body = (runId: string) =>
+  JSON.stringify({ runs: [{ runId, taskId: 't1', kind: 'miner', minerHotkey: 'm1', resolved: true }] });
 
 async function setup(options: Parameters<typeof testApp>[0] = {}) {
   t = await testApp(options);
@@ -25,15 +26,27 @@ const register = async (key: EpistulaKeypair, name = 'signer') =>
 
 /** Posts `payload` (the exact bytes) with the given headers. */
 const postRaw = (payload: string, headers: Record<string, string | string[]>) =>
-  t.call({ method: 'POST', url: '/v1/competitions/c/runs', headers: { 'content-type': 'application/json', ...headers }, payload });
+  t.call({
+    method: 'POST',
+    url: '/v1/competitions/c/runs',
+    headers: { 'content-type': 'application/json', ...headers },
+    payload,
+  });
 
-const signedPost = (key: EpistulaKeypair, payload: string, opts: { uuid?: string; now?: number; signedFor?: string } = {}) =>
-  postRaw(payload, signRequest({ key, body: payload, ...opts }));
+const signedPost = (
+  key: EpistulaKeypair,
+  payload: string,
+  opts: { uuid?: string; now?: number; signedFor?: string } = {},
+) => postRaw(payload, signRequest({ key, body: payload, ...opts }));
 
 const runCount = () => t.db.$client.prepare('SELECT count(*) FROM runs').pluck().get() as number;
 
 /** A 401 problem of this reason, naming this header, with the database unchanged. */
-async function expectRefused(send: () => Promise<{ status: number; body: Json; headers: Record<string, unknown> }>, reason: string, header: string) {
+async function expectRefused(
+  send: () => Promise<{ status: number; body: Json; headers: Record<string, unknown> }>,
+  reason: string,
+  header: string,
+) {
   const before = dumpAll(t.db.$client);
   const res = await send();
   expect(res.status, JSON.stringify(res.body)).toBe(401);
@@ -57,9 +70,15 @@ describe('signed validators', () => {
     expect(res.status, JSON.stringify(res.body)).toBe(200);
     expect(res.body).toEqual({ accepted: 1, duplicates: 0 });
     const list = await t.call({ method: 'GET', url: `/v1/competitions/c/runs?validator=${v.body.id}` });
-    expect(list.body.runs.map((r: { runId: string; validatorId: string }) => [r.runId, r.validatorId])).toEqual([['r1', v.body.id]]);
+    expect(list.body.runs.map((r: { runId: string; validatorId: string }) => [r.runId, r.validatorId])).toEqual([
+      ['r1', v.body.id],
+    ]);
     // A body-less signed request (a deletion) is verified too, and may delete the signer's own run.
-    const del = await t.call({ method: 'DELETE', url: '/v1/competitions/c/runs/r1', headers: signRequest({ key: ALICE }) });
+    const del = await t.call({
+      method: 'DELETE',
+      url: '/v1/competitions/c/runs/r1',
+      headers: signRequest({ key: ALICE }),
+    });
     expect(del.status, JSON.stringify(del.body)).toBe(200);
     expect(runCount()).toBe(0);
   });
@@ -93,8 +112,17 @@ describe('signed validators', () => {
 
   it('refuses a bad hotkey with a 400 naming body/hotkey, and a hotkey registered twice with a 409', async () => {
     await setup();
-    for (const hotkey of ['not-an-address', ALICE.address.slice(0, -1) + (ALICE.address.endsWith('a') ? 'b' : 'a'), '']) {
-      const res = await t.call({ method: 'POST', url: '/v1/validators', headers: admin, payload: { name: 'x', hotkey } });
+    for (const hotkey of [
+      'not-an-address',
+      ALICE.address.slice(0, -1) + (ALICE.address.endsWith('a') ? 'b' : 'a'),
+      '',
+    ]) {
+      const res = await t.call({
+        method: 'POST',
+        url: '/v1/validators',
+        headers: admin,
+        payload: { name: 'x', hotkey },
+      });
       expect(res.status, hotkey).toBe(400);
       expect(JSON.stringify(res.body.errors)).toContain('body/hotkey');
     }
@@ -103,7 +131,12 @@ describe('signed validators', () => {
     expect(again.status).toBe(409);
     expect(JSON.stringify(again.body.errors)).toContain('body/hotkey');
     // The same key under another ss58 prefix (Polkadot's 0) is the same validator.
-    const polkadot = await t.call({ method: 'POST', url: '/v1/validators', headers: admin, payload: { name: 'p', hotkey: encodeSs58(ALICE.publicKey, 0) } });
+    const polkadot = await t.call({
+      method: 'POST',
+      url: '/v1/validators',
+      headers: admin,
+      payload: { name: 'p', hotkey: encodeSs58(ALICE.publicKey, 0) },
+    });
     expect(polkadot.status).toBe(409);
   });
 });
@@ -124,16 +157,23 @@ describe('refusals over HTTP', () => {
     const good = () => signRequest({ key: ALICE, body: payload });
     const cases: [string, Record<string, string>][] = [
       ['Epistula-Version', { ...good(), 'Epistula-Version': '1' }],
-      ['Epistula-Request-Signature', { ...good(), 'Epistula-Request-Signature': good()['Epistula-Request-Signature']!.slice(0, 100) }],
+      [
+        'Epistula-Request-Signature',
+        { ...good(), 'Epistula-Request-Signature': good()['Epistula-Request-Signature']!.slice(0, 100) },
+      ],
       ['Epistula-Request-Signature', { ...good(), 'Epistula-Request-Signature': '0x' + 'zz'.repeat(64) }],
-      ['Epistula-Signed-By', { ...good(), 'Epistula-Signed-By': ALICE.address.replace(/.$/, (c) => (c === '1' ? '2' : '1')) }],
+      [
+        'Epistula-Signed-By',
+        { ...good(), 'Epistula-Signed-By': ALICE.address.replace(/.$/, (c) => (c === '1' ? '2' : '1')) },
+      ],
       ['Epistula-Signed-By', { ...good(), 'Epistula-Signed-By': '0OIl' }],
       ['Epistula-Timestamp', { ...good(), 'Epistula-Timestamp': new Date().toISOString() }],
       ['Epistula-Timestamp', { ...good(), 'Epistula-Timestamp': 'soon' }],
       ['Epistula-Uuid', { ...good(), 'Epistula-Uuid': 'not-a-uuid' }],
       ['Authorization', { ...good(), authorization: `Bearer ${'x'.repeat(30)}` }],
     ];
-    for (const [header, headers] of cases) await expectRefused(() => postRaw(payload, headers), 'signature-malformed', header);
+    for (const [header, headers] of cases)
+      await expectRefused(() => postRaw(payload, headers), 'signature-malformed', header);
   });
 
   it('signature-invalid: the body altered after signing, or signed by another key', async () => {
@@ -142,9 +182,17 @@ describe('refusals over HTTP', () => {
     await register(BOB, 'bob');
     const payload = body('r1');
     const headers = signRequest({ key: ALICE, body: payload });
-    await expectRefused(() => postRaw(payload.replace('true', 'false'), headers), 'signature-invalid', 'Epistula-Request-Signature');
+    await expectRefused(
+      () => postRaw(payload.replace('true', 'false'), headers),
+      'signature-invalid',
+      'Epistula-Request-Signature',
+    );
     // Whitespace counts: the signature covers the exact bytes, not the JSON they parse to.
-    await expectRefused(() => postRaw(payload + ' ', signRequest({ key: ALICE, body: payload })), 'signature-invalid', 'Epistula-Request-Signature');
+    await expectRefused(
+      () => postRaw(payload + ' ', signRequest({ key: ALICE, body: payload })),
+      'signature-invalid',
+      'Epistula-Request-Signature',
+    );
     const byBob = { ...signRequest({ key: BOB, body: payload }), 'Epistula-Signed-By': ALICE.address };
     await expectRefused(() => postRaw(payload, byBob), 'signature-invalid', 'Epistula-Request-Signature');
   });
@@ -153,8 +201,16 @@ describe('refusals over HTTP', () => {
     await setup();
     await register(ALICE);
     const payload = body('r1');
-    await expectRefused(() => signedPost(ALICE, payload, { now: Date.now() - 9_000 }), 'signature-stale', 'Epistula-Timestamp');
-    await expectRefused(() => signedPost(ALICE, payload, { now: Date.now() + 9_000 }), 'signature-stale', 'Epistula-Timestamp');
+    await expectRefused(
+      () => signedPost(ALICE, payload, { now: Date.now() - 9_000 }),
+      'signature-stale',
+      'Epistula-Timestamp',
+    );
+    await expectRefused(
+      () => signedPost(ALICE, payload, { now: Date.now() + 9_000 }),
+      'signature-stale',
+      'Epistula-Timestamp',
+    );
     // 5 s old is inside the window.
     expect((await signedPost(ALICE, payload, { now: Date.now() - 5_000 })).status).toBe(200);
   });
@@ -184,12 +240,14 @@ describe('refusals over HTTP', () => {
     await expectRefused(() => signedPost(ALICE, payload), 'unknown-hotkey', 'Epistula-Signed-By');
   });
 
-  it('a signing validator still has a validator\'s rights only (admin routes: 403)', async () => {
+  it("a signing validator still has a validator's rights only (admin routes: 403)", async () => {
     await setup();
     await register(ALICE);
     const payload = JSON.stringify({ name: 'taken over' });
     const res = await t.call({
-      method: 'PUT', url: '/v1/competitions/c', payload,
+      method: 'PUT',
+      url: '/v1/competitions/c',
+      payload,
       headers: { 'content-type': 'application/json', ...signRequest({ key: ALICE, body: payload }) },
     });
     expect(res.status).toBe(403);
@@ -203,10 +261,21 @@ describe('with a server hotkey (signatures.serverAddress)', () => {
     await register(ALICE);
     const payload = body('r1');
     await expectRefused(() => signedPost(ALICE, payload), 'signature-missing', 'Epistula-Signed-For');
-    await expectRefused(() => signedPost(ALICE, payload, { signedFor: BOB.address }), 'signature-invalid', 'Epistula-Signed-For');
-    await expectRefused(() => signedPost(ALICE, payload, { signedFor: 'nope' }), 'signature-malformed', 'Epistula-Signed-For');
+    await expectRefused(
+      () => signedPost(ALICE, payload, { signedFor: BOB.address }),
+      'signature-invalid',
+      'Epistula-Signed-For',
+    );
+    await expectRefused(
+      () => signedPost(ALICE, payload, { signedFor: 'nope' }),
+      'signature-malformed',
+      'Epistula-Signed-For',
+    );
     // Signed for this server but the header then swapped: the signature no longer verifies.
-    const swapped = { ...signRequest({ key: ALICE, body: payload, signedFor: BOB.address }), 'Epistula-Signed-For': SERVER.address };
+    const swapped = {
+      ...signRequest({ key: ALICE, body: payload, signedFor: BOB.address }),
+      'Epistula-Signed-For': SERVER.address,
+    };
     await expectRefused(() => postRaw(payload, swapped), 'signature-invalid', 'Epistula-Request-Signature');
     const ok = await signedPost(ALICE, payload, { signedFor: SERVER.address });
     expect(ok.status, JSON.stringify(ok.body)).toBe(200);
@@ -218,7 +287,11 @@ describe('with a server hotkey (signatures.serverAddress)', () => {
     const other: EpistulaKeypair = keypairFromSeed(new Uint8Array(32).fill(9));
     const payload = body('r1');
     const headers = signRequest({ key: ALICE, body: payload, signedFor: other.address });
-    await expectRefused(() => postRaw(payload, { ...headers, 'Epistula-Signed-For': SERVER.address }), 'signature-invalid', 'Epistula-Request-Signature');
+    await expectRefused(
+      () => postRaw(payload, { ...headers, 'Epistula-Signed-For': SERVER.address }),
+      'signature-invalid',
+      'Epistula-Request-Signature',
+    );
     expect((await postRaw(payload, headers)).status).toBe(200);
   });
 });

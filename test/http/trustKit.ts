@@ -11,16 +11,26 @@ export const TASK_IDS = [...SWE_IDS, QNA_ID];
 export const JUDGE_VOTES = 3;
 
 export const qna = {
-  prompt: 'Where is the retry budget reset?', referenceAnswer: 'In resetBudget(), called by the scheduler.',
-  repositoryUrl: 'acme/widgets', repositoryBaseCommit: 'f'.repeat(40), language: 'go', category: 'Root-cause analysis',
-  dockerImage: 'img:1', rubric: [
+  prompt: 'Where is the retry budget reset?',
+  referenceAnswer: 'In resetBudget(), called by the scheduler.',
+  repositoryUrl: 'acme/widgets',
+  repositoryBaseCommit: 'f'.repeat(40),
+  language: 'go',
+  category: 'Root-cause analysis',
+  dockerImage: 'img:1',
+  rubric: [
     { id: P, type: 'positive', title: '1.1: names resetBudget', importance: 'must have' },
     { id: N, type: 'negative', title: '1.2: does not blame the client', importance: 'must have' },
   ],
 };
 
 export async function setupCompetition(t: TestApp, id = 'c', extra: Record<string, unknown> = {}): Promise<void> {
-  const c = await t.call({ method: 'PUT', url: `/v1/competitions/${id}`, headers: admin, payload: { name: 'Trust', judgeVotes: JUDGE_VOTES, ...extra } });
+  const c = await t.call({
+    method: 'PUT',
+    url: `/v1/competitions/${id}`,
+    headers: admin,
+    payload: { name: 'Trust', judgeVotes: JUDGE_VOTES, ...extra },
+  });
   expect(c.status).toBe(201);
   const tasks = [
     { id: SWE_IDS[0], type: 'swebench_verified', stage: 'evaluation', complexity: 'long' },
@@ -46,7 +56,12 @@ export async function createValidators(t: TestApp, n: number): Promise<Validator
   return out;
 }
 
-export async function postRuns(t: TestApp, headers: Record<string, string>, runs: object[], competition = 'c'): Promise<void> {
+export async function postRuns(
+  t: TestApp,
+  headers: Record<string, string>,
+  runs: object[],
+  competition = 'c',
+): Promise<void> {
   if (runs.length === 0) return;
   const res = await t.call({ method: 'POST', url: `/v1/competitions/${competition}/runs`, headers, payload: { runs } });
   expect(res.status, JSON.stringify(res.body)).toBe(200);
@@ -70,7 +85,11 @@ export function runBody(runId: string, s: RunSpec): Record<string, unknown> {
   const taskId = TASK_IDS[s.task]!;
   const run: Record<string, unknown> = { runId, taskId, kind: s.baseline ? 'baseline' : 'miner', tokens: s.tokens };
   if (!s.baseline) run.minerHotkey = `miner-${s.miner}`;
-  if (taskId === QNA_ID) run.rubricVotes = [{ criterionId: P, votes: voteList(s.votes[0]) }, { criterionId: N, votes: voteList(s.votes[1]) }];
+  if (taskId === QNA_ID)
+    run.rubricVotes = [
+      { criterionId: P, votes: voteList(s.votes[0]) },
+      { criterionId: N, votes: voteList(s.votes[1]) },
+    ];
   else run.resolved = s.resolved;
   return run;
 }

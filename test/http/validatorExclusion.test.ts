@@ -4,18 +4,35 @@
 import fc from 'fast-check';
 import { expect, it } from 'vitest';
 import { admin, testApp, type TestApp } from '../support/app.js';
-import { createValidators, postRuns, runBody, scoreReads, setupCompetition, TASK_IDS, type RunSpec, type Validator } from './trustKit.js';
+import {
+  createValidators,
+  postRuns,
+  runBody,
+  scoreReads,
+  setupCompetition,
+  TASK_IDS,
+  type RunSpec,
+  type Validator,
+} from './trustKit.js';
 
 const spec: fc.Arbitrary<RunSpec> = fc.record({
   task: fc.integer({ min: 0, max: TASK_IDS.length - 1 }),
   baseline: fc.integer({ min: 0, max: 3 }).map((k) => k === 0),
   miner: fc.integer({ min: 0, max: 3 }),
   resolved: fc.boolean(),
-  tokens: fc.option(fc.record({ input: fc.integer({ min: 0, max: 5000 }), cachedInput: fc.option(fc.integer({ min: 0, max: 500 }), { nil: undefined }), output: fc.integer({ min: 0, max: 900 }) }), { nil: null }),
+  tokens: fc.option(
+    fc.record({
+      input: fc.integer({ min: 0, max: 5000 }),
+      cachedInput: fc.option(fc.integer({ min: 0, max: 500 }), { nil: undefined }),
+      output: fc.integer({ min: 0, max: 900 }),
+    }),
+    { nil: null },
+  ),
   votes: fc.tuple(fc.integer({ min: 0, max: 3 }), fc.integer({ min: 0, max: 3 })),
 });
 
-const sent = (validators: number) => fc.array(fc.record({ v: fc.integer({ min: 0, max: validators - 1 }), spec }), { minLength: 1, maxLength: 30 });
+const sent = (validators: number) =>
+  fc.array(fc.record({ v: fc.integer({ min: 0, max: validators - 1 }), spec }), { minLength: 1, maxLength: 30 });
 
 interface Sent {
   runId: string;
@@ -25,16 +42,25 @@ interface Sent {
 
 /** Posts runs in order, one batch per stretch of runs from the same validator. */
 async function post(t: TestApp, validators: Validator[], runs: Sent[]): Promise<void> {
-  for (let i = 0; i < runs.length; ) {
+  for (let i = 0; i < runs.length;) {
     let j = i;
     while (j < runs.length && runs[j]!.v === runs[i]!.v) j++;
-    await postRuns(t, validators[runs[i]!.v]!.headers, runs.slice(i, j).map((r) => r.body));
+    await postRuns(
+      t,
+      validators[runs[i]!.v]!.headers,
+      runs.slice(i, j).map((r) => r.body),
+    );
     i = j;
   }
 }
 
 const standing = (t: TestApp, v: Validator, excluded: boolean) =>
-  t.call({ method: 'PUT', url: `/v1/competitions/c/validators/${v.id}`, headers: admin, payload: { excluded, reason: 'test' } });
+  t.call({
+    method: 'PUT',
+    url: `/v1/competitions/c/validators/${v.id}`,
+    headers: admin,
+    payload: { excluded, reason: 'test' },
+  });
 
 async function app(validatorCount: number) {
   const t = await testApp();
@@ -60,7 +86,11 @@ it('excluding a validator gives exactly the scores of a competition without its 
       const sendAll = async (runs: Sent[]) => {
         await post(full.t, full.validators, runs);
         await post(never.t, never.validators, runs);
-        await post(without.t, without.validators, runs.filter((r) => r.v !== x));
+        await post(
+          without.t,
+          without.validators,
+          runs.filter((r) => r.v !== x),
+        );
       };
       try {
         const runs: Sent[] = first.map((r, i) => ({ runId: `a${i}`, v: r.v, body: runBody(`a${i}`, r.spec) }));
@@ -80,7 +110,11 @@ it('excluding a validator gives exactly the scores of a competition without its 
           if (stored.length === 0) break;
           const [run] = stored.splice(d.pick % stored.length, 1);
           const url = `/v1/competitions/c/runs/${run!.runId}`;
-          const res = await full.t.call({ method: 'DELETE', url, headers: d.byOwner ? full.validators[run!.v]!.headers : admin });
+          const res = await full.t.call({
+            method: 'DELETE',
+            url,
+            headers: d.byOwner ? full.validators[run!.v]!.headers : admin,
+          });
           expect(res.status).toBe(200);
           expect((await never.t.call({ method: 'DELETE', url, headers: admin })).status).toBe(200);
           if (run!.v !== x) expect((await without.t.call({ method: 'DELETE', url, headers: admin })).status).toBe(200);
@@ -101,11 +135,35 @@ it('excluding a validator gives exactly the scores of a competition without its 
 it('a miner known only through an excluded validator leaves the leaderboard, unless the admin set its standing', async () => {
   const { t, validators } = await app(2);
   try {
-    const miner = (runId: string, hotkey: string) => ({ runId, taskId: TASK_IDS[0], kind: 'miner', minerHotkey: hotkey, resolved: true });
-    await post(t, validators, [{ runId: 'x1', v: 0, body: miner('x1', 'only-x') }, { runId: 'x2', v: 0, body: miner('x2', 'set-by-admin') }]);
-    await post(t, validators, [{ runId: 'y1', v: 1, body: miner('y1', 'shared') }, { runId: 'x3', v: 1, body: miner('x3', 'deleted-run') }]);
-    expect((await t.call({ method: 'PUT', url: '/v1/competitions/c/miners/set-by-admin', headers: admin, payload: { excluded: false } })).status).toBe(200);
-    const hotkeys = async () => (await t.call({ method: 'GET', url: '/v1/competitions/c/leaderboard' })).body.miners.map((m: { hotkey: string }) => m.hotkey).sort();
+    const miner = (runId: string, hotkey: string) => ({
+      runId,
+      taskId: TASK_IDS[0],
+      kind: 'miner',
+      minerHotkey: hotkey,
+      resolved: true,
+    });
+    await post(t, validators, [
+      { runId: 'x1', v: 0, body: miner('x1', 'only-x') },
+      { runId: 'x2', v: 0, body: miner('x2', 'set-by-admin') },
+    ]);
+    await post(t, validators, [
+      { runId: 'y1', v: 1, body: miner('y1', 'shared') },
+      { runId: 'x3', v: 1, body: miner('x3', 'deleted-run') },
+    ]);
+    expect(
+      (
+        await t.call({
+          method: 'PUT',
+          url: '/v1/competitions/c/miners/set-by-admin',
+          headers: admin,
+          payload: { excluded: false },
+        })
+      ).status,
+    ).toBe(200);
+    const hotkeys = async () =>
+      (await t.call({ method: 'GET', url: '/v1/competitions/c/leaderboard' })).body.miners
+        .map((m: { hotkey: string }) => m.hotkey)
+        .sort();
     expect(await hotkeys()).toEqual(['deleted-run', 'only-x', 'set-by-admin', 'shared']);
     // A deleted run of a counted validator keeps its miner known, as before.
     expect((await t.call({ method: 'DELETE', url: '/v1/competitions/c/runs/x3', headers: admin })).status).toBe(200);

@@ -17,7 +17,10 @@ const write = async (method: 'PUT' | 'POST' | 'DELETE', path: string, payload?: 
   expect(res.status, `${method} ${path}: ${JSON.stringify(res.body)}`).toBeLessThan(300);
 };
 const run = (runId: string, hotkey: string | null, resolved: boolean, taskId = 'a') => ({
-  runId, taskId, resolved, tokens: { input: 1000, output: 100 },
+  runId,
+  taskId,
+  resolved,
+  tokens: { input: 1000, output: 100 },
   ...(hotkey ? { kind: 'miner', minerHotkey: hotkey } : { kind: 'baseline' }),
 });
 
@@ -66,16 +69,25 @@ it('POST tasks/import: a re-import with a complexity reaches the cached leaderbo
   const file = readFileSync(new URL('../../fixtures/swe-atlas-qna/test-00000-of-00001.parquet', import.meta.url));
   const importFile = async (query: string) => {
     const res = await t.app.inject({
-      method: 'POST', url: `${url}/tasks/import${query}`, headers: { ...admin, 'content-type': 'application/vnd.apache.parquet' }, payload: file,
+      method: 'POST',
+      url: `${url}/tasks/import${query}`,
+      headers: { ...admin, 'content-type': 'application/vnd.apache.parquet' },
+      payload: file,
     });
     expect(res.statusCode).toBe(200);
   };
   await importFile('');
   const qna = (await get('/tasks')).tasks.find((x: { type: string }) => x.type === 'swe_atlas_qna').id;
-  await write('POST', '/runs', { runs: [run('qb', null, true, qna), run('qb2', null, true, qna), run('qm', 'bob', true, qna)] });
-  expect((await get('/leaderboard')).miners.find((m: { hotkey: string }) => m.hotkey === 'bob').groupScores).toEqual({});
+  await write('POST', '/runs', {
+    runs: [run('qb', null, true, qna), run('qb2', null, true, qna), run('qm', 'bob', true, qna)],
+  });
+  expect((await get('/leaderboard')).miners.find((m: { hotkey: string }) => m.hotkey === 'bob').groupScores).toEqual(
+    {},
+  );
   await importFile('?complexity=medium');
-  expect((await get('/leaderboard')).miners.find((m: { hotkey: string }) => m.hotkey === 'bob').groupScores).toHaveProperty('medium');
+  expect(
+    (await get('/leaderboard')).miners.find((m: { hotkey: string }) => m.hotkey === 'bob').groupScores,
+  ).toHaveProperty('medium');
 });
 
 it('PUT miner: an exclusion reaches the cached leaderboard', async () => {

@@ -14,7 +14,10 @@ describe('complexityForRubricSize', () => {
     expect(complexityForRubricSize(n)).toBe(expected);
   });
 
-  it.each([0, -1, 2.5, Number.NaN, Number.POSITIVE_INFINITY])('%d criteria has no complexity (null, not a throw)', (n) => {
-    expect(complexityForRubricSize(n)).toBeNull();
-  });
+  it.each([0, -1, 2.5, Number.NaN, Number.POSITIVE_INFINITY])(
+    '%d criteria has no complexity (null, not a throw)',
+    (n) => {
+      expect(complexityForRubricSize(n)).toBeNull();
+    },
+  );
 });

@@ -14,4 +14,5 @@ export const jsonlRows = (): Record<string, unknown>[] =>
     .filter((line) => line.trim() !== '')
     .map((line) => JSON.parse(line) as Record<string, unknown>);
 
-export const toJsonl = (rows: unknown[]): Uint8Array => new TextEncoder().encode(rows.map((r) => JSON.stringify(r)).join('\n') + '\n');
+export const toJsonl = (rows: unknown[]): Uint8Array =>
+  new TextEncoder().encode(rows.map((r) => JSON.stringify(r)).join('\n') + '\n');

@@ -9,7 +9,10 @@ describe('parseQnaImport', () => {
   it('turns a truncated Parquet file into a file-level problem, not a crash', async () => {
     const bytes = parquetBytes();
     const result = await parseQnaImport(bytes.slice(0, bytes.length >> 1), 'parquet');
-    expect(result).toEqual({ ok: false, problems: [{ row: null, field: 'file', message: expect.stringMatching(/Parquet/) }] });
+    expect(result).toEqual({
+      ok: false,
+      problems: [{ row: null, field: 'file', message: expect.stringMatching(/Parquet/) }],
+    });
   });
 
   it('numbers JSON Lines problems by line, so blank lines do not shift them', async () => {
@@ -38,7 +41,10 @@ describe('parseQnaImport', () => {
   });
 
   it('accepts a JSON Lines file with Windows line endings and no final newline', async () => {
-    const body = jsonlRows().slice(0, 2).map((r) => JSON.stringify(r)).join('\r\n');
+    const body = jsonlRows()
+      .slice(0, 2)
+      .map((r) => JSON.stringify(r))
+      .join('\r\n');
     expect(await parseQnaImport(text(body), 'jsonl')).toMatchObject({ ok: true, tasks: { length: 2 } });
   });
 
@@ -47,7 +53,10 @@ describe('parseQnaImport', () => {
     ['a JSON Lines file of blank lines', text('\n  \n'), 'jsonl' as const, 'holds no rows'],
     ['bytes that are not UTF-8', new Uint8Array([0x7b, 0xff, 0xfe, 0x7d]), 'jsonl' as const, 'is not valid UTF-8 text'],
   ])('refuses %s as a whole', async (_name, bytes, format, message) => {
-    expect(await parseQnaImport(bytes, format)).toEqual({ ok: false, problems: [{ row: null, field: 'file', message }] });
+    expect(await parseQnaImport(bytes, format)).toEqual({
+      ok: false,
+      problems: [{ row: null, field: 'file', message }],
+    });
   });
 
   it('accepts a one-row JSON Lines file', async () => {

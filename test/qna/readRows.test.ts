@@ -31,10 +31,15 @@ describe('readParquetRows', () => {
     ['a truncated file (first half of the bytes)', (b: Uint8Array) => b.slice(0, Math.floor(b.length / 2))],
     ['an empty file', () => new Uint8Array(0)],
     ['text that is not Parquet', () => new TextEncoder().encode('{"task_id": "x"}\n')],
-    ['a file whose data pages are overwritten', (b: Uint8Array) => b.map((x, i) => (i > 100 && i < b.length - 5000 && i % 7 === 0 ? x ^ 0xff : x))],
+    [
+      'a file whose data pages are overwritten',
+      (b: Uint8Array) => b.map((x, i) => (i > 100 && i < b.length - 5000 && i % 7 === 0 ? x ^ 0xff : x)),
+    ],
   ])('rejects %s with a QnaImportError on the whole file', async (_name, damage) => {
     const error = await parquetError(damage(parquetBytes()));
-    expect(error.problems).toEqual([{ row: null, field: 'file', message: expect.stringMatching(/^not a readable Parquet file/) }]);
+    expect(error.problems).toEqual([
+      { row: null, field: 'file', message: expect.stringMatching(/^not a readable Parquet file/) },
+    ]);
   });
 });
 
@@ -43,7 +48,9 @@ describe('readParquetRows on damaged copies of the real file', () => {
     // hyparquet alone leaks the failing column's rejection here, which would end the server.
     const bytes = parquetBytes();
     const meta = parquetMetadata(bytes.buffer as ArrayBuffer);
-    const answers = meta.row_groups[0]!.columns.find((c) => c.meta_data?.path_in_schema[0] === 'reference_answer')!.meta_data!;
+    const answers = meta.row_groups[0]!.columns.find(
+      (c) => c.meta_data?.path_in_schema[0] === 'reference_answer',
+    )!.meta_data!;
     const middle = Number(answers.data_page_offset) + Math.floor(Number(answers.total_compressed_size) / 2);
     for (let i = middle; i < middle + 64; i++) bytes[i] = 0xff;
     const name = new TextEncoder().encode('repository_base_commit');
@@ -63,7 +70,10 @@ describe('readParquetRows on damaged copies of the real file', () => {
         bytes[i % 3 === 1 ? random(bytes.length) : bytes.length - 1 - random(1200)] = random(256);
       }
       const started = performance.now();
-      const outcome = await readParquetRows(bytes).then((rows) => rows.length, (e: unknown) => e);
+      const outcome = await readParquetRows(bytes).then(
+        (rows) => rows.length,
+        (e: unknown) => e,
+      );
       if (typeof outcome === 'number') expect(outcome).toBe(124);
       else expect(outcome).toBeInstanceOf(QnaImportError);
       expect(performance.now() - started).toBeLessThan(1000);

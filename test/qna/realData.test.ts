@@ -47,7 +47,9 @@ describe('real SWE-Atlas-QnA data', () => {
   });
 
   it('marks exactly two criteria scale-correction, both negative, in the grafana/k6 task', () => {
-    const corrected = fromParquet.flatMap((t) => t.rubric.filter((c) => c.change !== null).map((c) => ({ task: t, c })));
+    const corrected = fromParquet.flatMap((t) =>
+      t.rubric.filter((c) => c.change !== null).map((c) => ({ task: t, c })),
+    );
     expect(corrected).toHaveLength(2);
     for (const { task, c } of corrected) {
       expect(task.id).toBe('6905333b74f22949d97baa22');

@@ -6,7 +6,15 @@
 import { join } from 'node:path';
 import { afterAll, expect, it } from 'vitest';
 import { rowsDiff, tableRows, withReadOnly } from '../support/dbDump.js';
-import { COMPARED_TABLES, COMPETITION, Reference, SCORE_PATHS, makeRun, setupCompetition, type RunBody } from './fixture.js';
+import {
+  COMPARED_TABLES,
+  COMPETITION,
+  Reference,
+  SCORE_PATHS,
+  makeRun,
+  setupCompetition,
+  type RunBody,
+} from './fixture.js';
 import { http } from '../support/http.js';
 import { prng } from '../support/prng.js';
 import { startServer, stopAllServers } from '../support/serverProcess.js';
@@ -31,7 +39,10 @@ it('stores each run once under 8 concurrent clients sharing run ids', async () =
   await setupCompetition((m, p, body) => http(server.baseUrl, m, p, { token: ADMIN_TOKEN, body }));
   const keys: string[] = [];
   for (let c = 0; c < CLIENTS; c++) {
-    keys.push((await http(server.baseUrl, 'POST', '/v1/validators', { token: ADMIN_TOKEN, body: { name: `client-${c}` } })).body.apiKey);
+    keys.push(
+      (await http(server.baseUrl, 'POST', '/v1/validators', { token: ADMIN_TOKEN, body: { name: `client-${c}` } })).body
+        .apiKey,
+    );
   }
 
   // Shared ids: 700 with one content (identical duplicates across clients), 30 contested ids
@@ -39,7 +50,8 @@ it('stores each run once under 8 concurrent clients sharing run ids', async () =
   const rng = prng(SEED);
   const shared = Array.from({ length: 700 }, (_, i) => makeRun(rng, `shared-${i}`));
   const contested = Array.from({ length: 30 }, (_, i) => `contested-${i}`);
-  const contestedRun = (id: string, client: number) => makeRun(prng(SEED + Number(id.split('-')[1])), id, 1 + (client % 3));
+  const contestedRun = (id: string, client: number) =>
+    makeRun(prng(SEED + Number(id.split('-')[1])), id, 1 + (client % 3));
   const batches: { client: number; runs: RunBody[] }[] = [];
   for (let c = 0; c < CLIENTS; c++) {
     for (let b = 0; b < BATCHES_PER_CLIENT; b++) {
@@ -87,7 +99,7 @@ it('stores each run once under 8 concurrent clients sharing run ids', async () =
   }
   const stored = withReadOnly(dbPath, (db) => ({
     ids: db.prepare('SELECT run_id FROM runs').pluck().all() as string[],
-    tokens: new Map((db.prepare('SELECT run_id, tokens_input FROM runs').raw().all() as [string, number | null][])),
+    tokens: new Map(db.prepare('SELECT run_id, tokens_input FROM runs').raw().all() as [string, number | null][]),
   }));
   const accepted = ok.reduce((n, r) => n + r.body.accepted, 0);
   expect(new Set(stored.ids).size).toBe(stored.ids.length);
@@ -114,7 +126,8 @@ it('stores each run once under 8 concurrent clients sharing run ids', async () =
       expect(rowsDiff(tableRows(db, table, omit), tableRows(ref.sqlite, table, omit)), `table ${table}`).toBeNull();
     }
   });
-  for (const path of SCORE_PATHS) expect((await http(server.baseUrl, 'GET', path)).body, path).toEqual(await ref.get(path));
+  for (const path of SCORE_PATHS)
+    expect((await http(server.baseUrl, 'GET', path)).body, path).toEqual(await ref.get(path));
   await ref.close();
   await server.stop('SIGTERM');
   tmp.remove();

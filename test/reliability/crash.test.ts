@@ -6,7 +6,15 @@
 import { join } from 'node:path';
 import { afterAll, expect, it } from 'vitest';
 import { rowsDiff, tableRows, withReadOnly } from '../support/dbDump.js';
-import { COMPARED_TABLES, COMPETITION, Reference, SCORE_PATHS, makeRun, setupCompetition, type RunBody } from './fixture.js';
+import {
+  COMPARED_TABLES,
+  COMPETITION,
+  Reference,
+  SCORE_PATHS,
+  makeRun,
+  setupCompetition,
+  type RunBody,
+} from './fixture.js';
 import { http } from '../support/http.js';
 import { prng, type Rng } from '../support/prng.js';
 import { startServer, stopAllServers, type ServerProcess } from '../support/serverProcess.js';
@@ -76,10 +84,22 @@ it(`keeps every acknowledged batch and no partial batch across ${ROUNDS} SIGKILL
   const dbPath = join(tmp.dir, 'scoring.db');
   const rng = prng(SEED);
   const ref = await Reference.create();
-  const stats: Stats = { crashes: 0, requests: 0, acknowledged: 0, inFlight: 0, inFlightStored: 0, retried: 0, lost: 0, partial: 0, fiveXX: 0 };
+  const stats: Stats = {
+    crashes: 0,
+    requests: 0,
+    acknowledged: 0,
+    inFlight: 0,
+    inFlightStored: 0,
+    retried: 0,
+    lost: 0,
+    partial: 0,
+    fiveXX: 0,
+  };
   let server = await startServer({ dbPath, adminToken: ADMIN_TOKEN });
   await setupCompetition((m, p, body) => http(server.baseUrl, m, p, { token: ADMIN_TOKEN, body }));
-  const key = (await http(server.baseUrl, 'POST', '/v1/validators', { token: ADMIN_TOKEN, body: { name: 'crash-client' } })).body.apiKey as string;
+  const key = (
+    await http(server.baseUrl, 'POST', '/v1/validators', { token: ADMIN_TOKEN, body: { name: 'crash-client' } })
+  ).body.apiKey as string;
   const timing = { restart: 0, verify: 0 };
   let counter = 0;
   const nextId = () => `run-${counter++}`;
@@ -92,7 +112,10 @@ it(`keeps every acknowledged batch and no partial batch across ${ROUNDS} SIGKILL
     server = await startServer({ dbPath, adminToken: ADMIN_TOKEN });
     timing.restart += Date.now() - t0;
     const t1 = Date.now();
-    const stored = withReadOnly(dbPath, (db) => new Set(db.prepare('SELECT run_id FROM runs').pluck().all() as string[]));
+    const stored = withReadOnly(
+      dbPath,
+      (db) => new Set(db.prepare('SELECT run_id FROM runs').pluck().all() as string[]),
+    );
 
     for (const batch of acked) ackedIds.push(...batch.map((r) => r.runId));
     stats.acknowledged += acked.reduce((n, b) => n + b.length, 0);
@@ -105,7 +128,10 @@ it(`keeps every acknowledged batch and no partial batch across ${ROUNDS} SIGKILL
       stats.inFlight++;
       const present = batch.filter((r) => stored.has(r.runId)).length;
       if (present !== 0 && present !== batch.length) stats.partial++;
-      expect(present === 0 || present === batch.length, `round ${round}: batch stored in part (${present}/${batch.length})`).toBe(true);
+      expect(
+        present === 0 || present === batch.length,
+        `round ${round}: batch stored in part (${present}/${batch.length})`,
+      ).toBe(true);
       if (present === batch.length) {
         stats.inFlightStored++;
         ackedIds.push(...batch.map((r) => r.runId));
@@ -118,7 +144,10 @@ it(`keeps every acknowledged batch and no partial batch across ${ROUNDS} SIGKILL
     // The stored rows, the aggregates kept beside them and every score read equal the reference.
     withReadOnly(dbPath, (db) => {
       for (const [table, omit] of COMPARED_TABLES) {
-        expect(rowsDiff(tableRows(db, table, omit), tableRows(ref.sqlite, table, omit)), `round ${round}: table ${table}`).toBeNull();
+        expect(
+          rowsDiff(tableRows(db, table, omit), tableRows(ref.sqlite, table, omit)),
+          `round ${round}: table ${table}`,
+        ).toBeNull();
       }
     });
     for (const path of SCORE_PATHS) {

@@ -67,7 +67,10 @@ export function makeRun(rng: Rng, runId: string, variant = 0): RunBody {
   if (task.type === 'swe_atlas_qna' && rng.chance(0.8)) {
     run.rubricVotes = CRITERIA.map((criterionId) => ({
       criterionId,
-      votes: [0, 1, 2].map(() => ({ verdict: rng.chance(0.6) ? 'YES' : 'NO', ...(rng.chance(0.3) ? { reason: 'r' } : {}) })),
+      votes: [0, 1, 2].map(() => ({
+        verdict: rng.chance(0.6) ? 'YES' : 'NO',
+        ...(rng.chance(0.3) ? { reason: 'r' } : {}),
+      })),
     }));
   } else {
     run.resolved = rng.chance(0.55);
@@ -75,7 +78,11 @@ export function makeRun(rng: Rng, runId: string, variant = 0): RunBody {
   const tokens = rng.next();
   if (tokens < 0.08) run.tokens = null;
   else if (tokens < 0.95) {
-    run.tokens = { input: rng.int(0, 40_000), output: rng.int(0, 4_000), ...(rng.chance(0.6) ? { cachedInput: rng.int(0, 90_000) } : {}) };
+    run.tokens = {
+      input: rng.int(0, 40_000),
+      output: rng.int(0, 4_000),
+      ...(rng.chance(0.6) ? { cachedInput: rng.int(0, 90_000) } : {}),
+    };
   }
   if (rng.chance(0.5)) run.timeTakenSeconds = Math.round(rng.next() * 1e6) / 1e3;
   if (rng.chance(0.5)) run.agentSteps = rng.int(0, 300);
@@ -89,14 +96,19 @@ export class Reference {
 
   static async create(): Promise<Reference> {
     const t = await testApp();
-    await setupCompetition(async (method, url, payload) => t.call({ method: method, url, headers: admin, payload: payload as object }));
+    await setupCompetition(async (method, url, payload) =>
+      t.call({ method: method, url, headers: admin, payload: payload as object }),
+    );
     return new Reference(t);
   }
 
   async add(runs: RunBody[]): Promise<void> {
     for (let i = 0; i < runs.length; i += 5000) {
       const res = await this.t.call({
-        method: 'POST', url: `/v1/competitions/${COMPETITION}/runs`, headers: admin, payload: { runs: runs.slice(i, i + 5000) },
+        method: 'POST',
+        url: `/v1/competitions/${COMPETITION}/runs`,
+        headers: admin,
+        payload: { runs: runs.slice(i, i + 5000) },
       });
       if (res.status !== 200) throw new Error(`reference rejected runs: ${res.status} ${JSON.stringify(res.body)}`);
     }

@@ -39,29 +39,53 @@ export interface Target {
 
 export const votes = (verdicts: ('YES' | 'NO')[]) => verdicts.map((verdict) => ({ verdict }));
 export const validRun = (runId: string, extra: Record<string, unknown> = {}) => ({
-  runId, taskId: 'sw-1', kind: 'miner', minerHotkey: 'hk-a', resolved: true, tokens: { input: 100, output: 10 }, ...extra,
+  runId,
+  taskId: 'sw-1',
+  kind: 'miner',
+  minerHotkey: 'hk-a',
+  resolved: true,
+  tokens: { input: 100, output: 10 },
+  ...extra,
 });
 export const qnaRun = (runId: string, extra: Record<string, unknown> = {}) => ({
-  runId, taskId: QNA_TASK, kind: 'miner', minerHotkey: 'hk-b',
-  rubricVotes: CRITERIA.map((criterionId) => ({ criterionId, votes: votes(['YES', 'YES', 'NO']) })), ...extra,
+  runId,
+  taskId: QNA_TASK,
+  kind: 'miner',
+  minerHotkey: 'hk-b',
+  rubricVotes: CRITERIA.map((criterionId) => ({ criterionId, votes: votes(['YES', 'YES', 'NO']) })),
+  ...extra,
 });
 
 export async function hostileTarget(): Promise<Target> {
   const t = await testApp();
-  await setupCompetition((method, url, payload) => t.call({ method: method, url, headers: admin, payload: payload as object }));
+  await setupCompetition((method, url, payload) =>
+    t.call({ method: method, url, headers: admin, payload: payload as object }),
+  );
   const v = await t.call({ method: 'POST', url: '/v1/validators', headers: admin, payload: { name: 'hostile' } });
   const storedMinerRun = validRun('stored-1');
   const storedQnaRun = qnaRun('stored-qna');
-  const baseline = { runId: 'stored-base', taskId: 'sw-1', kind: 'baseline', resolved: true, tokens: { input: 300, output: 30 } };
+  const baseline = {
+    runId: 'stored-base',
+    taskId: 'sw-1',
+    kind: 'baseline',
+    resolved: true,
+    tokens: { input: 300, output: 30 },
+  };
   const seeded = await t.call({
-    method: 'POST', url: `/v1/competitions/${COMPETITION}/runs`, headers: { authorization: `Bearer ${v.body.apiKey}` },
+    method: 'POST',
+    url: `/v1/competitions/${COMPETITION}/runs`,
+    headers: { authorization: `Bearer ${v.body.apiKey}` },
     payload: { runs: [storedMinerRun, storedQnaRun, baseline] },
   });
   if (seeded.status !== 200) throw new Error(`seeding runs: ${seeded.status} ${JSON.stringify(seeded.body)}`);
   const before = dumpAll(t.db.$client);
 
   const target: Target = {
-    t, validatorKey: v.body.apiKey as string, storedMinerRun, storedQnaRun, count: 0,
+    t,
+    validatorKey: v.body.apiKey as string,
+    storedMinerRun,
+    storedQnaRun,
+    count: 0,
     async run(a) {
       const label = `${a.name}: ${a.method} ${a.url.slice(0, 200)}`;
       const headers: Record<string, string> = { authorization: `Bearer ${a.token ?? ADMIN_TOKEN}` };
@@ -81,7 +105,10 @@ export async function hostileTarget(): Promise<Target> {
       const shown = `${label} -> ${res.statusCode} ${res.body.slice(0, 500)}`;
       expect(res.statusCode, shown).toBe(a.status);
       expect(String(res.headers['content-type']), shown).toMatch(/^application\/problem\+json/);
-      expect(typeof body.type === 'string' && typeof body.title === 'string' && typeof body.detail === 'string', shown).toBe(true);
+      expect(
+        typeof body.type === 'string' && typeof body.title === 'string' && typeof body.detail === 'string',
+        shown,
+      ).toBe(true);
       expect(body.status, shown).toBe(res.statusCode);
       expect(res.body, `${shown}: a stack trace`).not.toMatch(/node_modules|\bat .+:\d+:\d+/);
       const text = `${body.detail} ${JSON.stringify(body.errors ?? [])}`.toLowerCase();
@@ -105,11 +132,18 @@ export async function storm(target: Target, arb: fc.Arbitrary<Attack>, numRuns: 
 
 /** Values of the wrong JSON type for a string field. */
 export const notString = fc.oneof(
-  fc.integer(), fc.boolean(), fc.constant(null), fc.array(fc.integer(), { maxLength: 3 }), fc.dictionary(fc.string({ maxLength: 5 }), fc.integer(), { maxKeys: 2 }),
+  fc.integer(),
+  fc.boolean(),
+  fc.constant(null),
+  fc.array(fc.integer(), { maxLength: 3 }),
+  fc.dictionary(fc.string({ maxLength: 5 }), fc.integer(), { maxKeys: 2 }),
 );
 /** Values of the wrong JSON type for a boolean field. */
 export const notBoolean = fc.oneof(
-  fc.integer(), fc.constantFrom('true', 'false', 'yes', '1', '', null), fc.array(fc.boolean(), { maxLength: 2 }), fc.constant({}),
+  fc.integer(),
+  fc.constantFrom('true', 'false', 'yes', '1', '', null),
+  fc.array(fc.boolean(), { maxLength: 2 }),
+  fc.constant({}),
 );
 /** Token counts the API refuses: negative, fractional, beyond 2^53 - 1, not numbers. */
 export const badCount = fc.oneof(
@@ -120,7 +154,19 @@ export const badCount = fc.oneof(
   fc.string({ maxLength: 8 }),
 );
 /** Number literals that are not valid JSON, or parse to a number beyond the range. */
-export const rawNumbers = fc.constantFrom('NaN', 'Infinity', '-Infinity', '9007199254740993', '1e400', '-1e400', '0x10', '+1', '01', '.5', '1.');
+export const rawNumbers = fc.constantFrom(
+  'NaN',
+  'Infinity',
+  '-Infinity',
+  '9007199254740993',
+  '1e400',
+  '-1e400',
+  '0x10',
+  '+1',
+  '01',
+  '.5',
+  '1.',
+);
 /** Placeholder replaced by raw JSON text after serializing. */
 export const RAW = '\u0000RAW\u0000';
 export const withRaw = (body: unknown, raw: string) => JSON.stringify(body).replace(JSON.stringify(RAW), raw);
@@ -129,8 +175,23 @@ export const invalidJsonLiteral = (raw: string) => !['9007199254740993', '1e400'
 /** Identifiers that break the `[A-Za-z0-9._:-]{1,128}` rule: path and control characters, SQL, length. */
 export const badId = fc.oneof(
   fc.constantFrom(
-    '../../etc/passwd', 'a/b', '..\\..\\win.ini', 'x\u0000y', 'line\nbreak', 'tab\there', 'bell\u0007', 'del\u007f',
-    "x' OR '1'='1", "r1'); DROP TABLE runs; --", '1; DELETE FROM validators', '%00', 'a b', 'é', '😀', '<script>', 'x'.repeat(129),
+    '../../etc/passwd',
+    'a/b',
+    '..\\..\\win.ini',
+    'x\u0000y',
+    'line\nbreak',
+    'tab\there',
+    'bell\u0007',
+    'del\u007f',
+    "x' OR '1'='1",
+    "r1'); DROP TABLE runs; --",
+    '1; DELETE FROM validators',
+    '%00',
+    'a b',
+    'é',
+    '😀',
+    '<script>',
+    'x'.repeat(129),
   ),
   fc.string({ minLength: 1, maxLength: 16 }).filter((s) => !ID_PATTERN.test(s)),
   fc.string({ minLength: 1, maxLength: 16, unit: 'binary' }).filter((s) => !ID_PATTERN.test(s)),

@@ -22,7 +22,8 @@ it('keeps the admin token and validator keys out of the database file and the lo
   const dbPath = join(tmp.dir, 'scoring.db');
   const adminToken = `adm_${randomBytes(24).toString('base64url')}`;
   const server = await startServer({ dbPath, adminToken, logLevel: 'debug' });
-  const call = (method: string, path: string, token?: string, body?: unknown) => http(server.baseUrl, method, path, { token, body });
+  const call = (method: string, path: string, token?: string, body?: unknown) =>
+    http(server.baseUrl, method, path, { token, body });
   await setupCompetition((m, p, body) => call(m, p, adminToken, body));
   const runs = `/v1/competitions/${COMPETITION}/runs`;
 
@@ -45,11 +46,22 @@ it('keeps the admin token and validator keys out of the database file and the lo
   expect((await call('DELETE', `/v1/validators/${ids[2]}`, adminToken)).status).toBe(200);
   expect((await call('POST', runs, keys[2], { runs: [validRun('after-revoke')] })).status).toBe(401);
   // Near misses are credentials too: a mistyped key, a key with the wrong id, a wrong scheme.
-  const nearMisses = [`${keys[0]!.slice(0, -1)}x`, `swv_${'f'.repeat(32)}_${keys[1]!.split('_').at(-1)}`, `${adminToken}0`];
-  for (const token of nearMisses) expect((await call('POST', runs, token, { runs: [validRun('never')] })).status).toBe(401);
-  const basic = await fetch(`${server.baseUrl}${runs}`, { method: 'POST', headers: { authorization: `Basic ${adminToken}`, 'content-type': 'application/json' }, body: '{}' });
+  const nearMisses = [
+    `${keys[0]!.slice(0, -1)}x`,
+    `swv_${'f'.repeat(32)}_${keys[1]!.split('_').at(-1)}`,
+    `${adminToken}0`,
+  ];
+  for (const token of nearMisses)
+    expect((await call('POST', runs, token, { runs: [validRun('never')] })).status).toBe(401);
+  const basic = await fetch(`${server.baseUrl}${runs}`, {
+    method: 'POST',
+    headers: { authorization: `Basic ${adminToken}`, 'content-type': 'application/json' },
+    body: '{}',
+  });
   expect(basic.status).toBe(401);
-  expect((await call('GET', '/v1/validators', adminToken)).body.validators.map((v: { id: string }) => v.id)).toEqual(expect.arrayContaining(ids));
+  expect((await call('GET', '/v1/validators', adminToken)).body.validators.map((v: { id: string }) => v.id)).toEqual(
+    expect.arrayContaining(ids),
+  );
 
   const secrets = [adminToken, ...keys, ...keys.map((k) => k.split('_').slice(2).join('_')), ...nearMisses];
   const files = () => ['', '-wal', '-shm'].map((s) => `${dbPath}${s}`).filter((f) => existsSync(f));
@@ -68,6 +80,8 @@ it('keeps the admin token and validator keys out of the database file and the lo
   // The search looked at real material: the logs cover the requests and the file holds the validators.
   expect(logs.match(/"msg":"incoming request"/g)?.length ?? 0).toBeGreaterThanOrEqual(20);
   expect(readFileSync(dbPath).includes(Buffer.from(ids[0]!, 'utf8'))).toBe(true);
-  console.log(`[keys] searched ${whileRunning.length} database files while running and ${files().length} after shutdown, and ${logs.length} bytes of debug logs for ${secrets.length} secrets: none found`);
+  console.log(
+    `[keys] searched ${whileRunning.length} database files while running and ${files().length} after shutdown, and ${logs.length} bytes of debug logs for ${secrets.length} secrets: none found`,
+  );
   tmp.remove();
 });

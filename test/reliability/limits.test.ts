@@ -12,7 +12,9 @@ import type { Json } from '../support/json.js';
 let t: TestApp;
 beforeAll(async () => {
   t = await testApp();
-  await setupCompetition((method, url, payload) => t.call({ method: method, url, headers: admin, payload: payload as object }));
+  await setupCompetition((method, url, payload) =>
+    t.call({ method: method, url, headers: admin, payload: payload as object }),
+  );
 });
 afterAll(() => t.close());
 
@@ -44,7 +46,11 @@ function checkDocument(doc: Doc) {
     for (const op of Object.values(ops)) {
       for (const p of (op.parameters ?? []).filter((x: Json) => x.in === 'path')) {
         params++;
-        expect(p.schema, `${path} {${p.name}}`).toMatchObject({ type: 'string', minLength: 1, maxLength: LIMITS.idLength });
+        expect(p.schema, `${path} {${p.name}}`).toMatchObject({
+          type: 'string',
+          minLength: 1,
+          maxLength: LIMITS.idLength,
+        });
       }
     }
   }
@@ -70,11 +76,17 @@ describe('the OpenAPI document states the limits', () => {
 describe('requests right at the limits succeed', () => {
   const c = `/v1/competitions/${COMPETITION}`;
   it('5,000 runs in one batch, and 5,000 tasks in one request', async () => {
-    const runs = Array.from({ length: LIMITS.runsPerBatch }, (_, i) => validRun(`max-${i}`, { taskId: `sw-${1 + (i % 5)}` }));
+    const runs = Array.from({ length: LIMITS.runsPerBatch }, (_, i) =>
+      validRun(`max-${i}`, { taskId: `sw-${1 + (i % 5)}` }),
+    );
     const res = await t.call({ method: 'POST', url: `${c}/runs`, headers: admin, payload: { runs } });
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ accepted: LIMITS.runsPerBatch, duplicates: 0 });
-    const tasks = Array.from({ length: LIMITS.tasksPerRequest }, (_, i) => ({ id: `bulk-${i}`, type: 'swebench_verified', complexity: ' Medium ' }));
+    const tasks = Array.from({ length: LIMITS.tasksPerRequest }, (_, i) => ({
+      id: `bulk-${i}`,
+      type: 'swebench_verified',
+      complexity: ' Medium ',
+    }));
     const put = await t.call({ method: 'PUT', url: `${c}/tasks`, headers: admin, payload: { tasks } });
     expect(put.body).toEqual({ imported: LIMITS.tasksPerRequest, updated: 0, unchanged: 0 });
   });
@@ -82,9 +94,14 @@ describe('requests right at the limits succeed', () => {
   it('vote reasons and evidence of 8,000 characters', async () => {
     const text = 'é'.repeat(LIMITS.voteTextLength);
     const run = qnaRun('long-votes', {
-      rubricVotes: CRITERIA.map((criterionId) => ({ criterionId, votes: votes(['NO', 'NO', 'NO']).map((v) => ({ ...v, reason: text, evidence: text })) })),
+      rubricVotes: CRITERIA.map((criterionId) => ({
+        criterionId,
+        votes: votes(['NO', 'NO', 'NO']).map((v) => ({ ...v, reason: text, evidence: text })),
+      })),
     });
-    expect((await t.call({ method: 'POST', url: `${c}/runs`, headers: admin, payload: { runs: [run] } })).status).toBe(200);
+    expect((await t.call({ method: 'POST', url: `${c}/runs`, headers: admin, payload: { runs: [run] } })).status).toBe(
+      200,
+    );
     const got = await t.call({ method: 'GET', url: `${c}/runs/long-votes` });
     expect(got.body.rubricVotes[1].votes[2].reason).toBe(text);
   });
@@ -93,16 +110,40 @@ describe('requests right at the limits succeed', () => {
     const id = (ch: string, n: number = LIMITS.idLength) => ch.repeat(n);
     const comp = `/v1/competitions/${id('C')}`;
     expect((await t.call({ method: 'PUT', url: comp, headers: admin, payload: { name: 'long id' } })).status).toBe(201);
-    expect((await t.call({ method: 'PUT', url: `${comp}/tasks`, headers: admin, payload: { tasks: [{ id: id('T'), type: 'swebench_verified' }] } })).status).toBe(200);
+    expect(
+      (
+        await t.call({
+          method: 'PUT',
+          url: `${comp}/tasks`,
+          headers: admin,
+          payload: { tasks: [{ id: id('T'), type: 'swebench_verified' }] },
+        })
+      ).status,
+    ).toBe(200);
     const run = { runId: id('R'), taskId: id('T'), kind: 'miner', minerHotkey: id('H'), resolved: true };
-    expect((await t.call({ method: 'POST', url: `${comp}/runs`, headers: admin, payload: { runs: [run] } })).status).toBe(200);
-    for (const path of [comp, `${comp}/tasks/${id('T')}`, `${comp}/runs/${id('R')}`, `${comp}/miners/${id('H')}`, `${comp}/leaderboard`]) {
+    expect(
+      (await t.call({ method: 'POST', url: `${comp}/runs`, headers: admin, payload: { runs: [run] } })).status,
+    ).toBe(200);
+    for (const path of [
+      comp,
+      `${comp}/tasks/${id('T')}`,
+      `${comp}/runs/${id('R')}`,
+      `${comp}/miners/${id('H')}`,
+      `${comp}/leaderboard`,
+    ]) {
       const res = await t.call({ method: 'GET', url: path });
       expect(res.status, `GET ${path.slice(0, 60)}...: ${JSON.stringify(res.body).slice(0, 200)}`).toBe(200);
     }
-    expect((await t.call({ method: 'PUT', url: `${comp}/miners/${id('H')}`, headers: admin, payload: { excluded: true } })).status).toBe(200);
+    expect(
+      (await t.call({ method: 'PUT', url: `${comp}/miners/${id('H')}`, headers: admin, payload: { excluded: true } }))
+        .status,
+    ).toBe(200);
     expect((await t.call({ method: 'DELETE', url: `${comp}/runs/${id('R')}`, headers: admin })).status).toBe(200);
-    for (const [path, param] of [[`/v1/competitions/${id('C', 129)}`, 'competitionId'], [`${comp}/runs/${id('R', 129)}`, 'runId'], [`${comp}/miners/${id('H', 129)}`, 'hotkey']]) {
+    for (const [path, param] of [
+      [`/v1/competitions/${id('C', 129)}`, 'competitionId'],
+      [`${comp}/runs/${id('R', 129)}`, 'runId'],
+      [`${comp}/miners/${id('H', 129)}`, 'hotkey'],
+    ]) {
       const res = await t.call({ method: 'GET', url: path! });
       expect(res.status).toBe(400);
       expect(res.body.detail).toContain(`params/${param}`);

@@ -5,7 +5,11 @@ import { countsOf, runs } from './fixtures.js';
 
 describe('aggregateRuns (SPEC 3 sums)', () => {
   it('T_B sums only resolved baseline runs with valid tokens; every baseline run counts as a run', () => {
-    const input = [...runs('t1', 'baseline', 'YY', 100), ...runs('t1', 'baseline', 'N', 999), ...runs('t1', 'baseline', 'Y', 0)];
+    const input = [
+      ...runs('t1', 'baseline', 'YY', 100),
+      ...runs('t1', 'baseline', 'N', 999),
+      ...runs('t1', 'baseline', 'Y', 0),
+    ];
     expect(aggregateRuns(input).baselines.get('t1')).toEqual({
       runs: 4,
       resolved: 3,
@@ -56,23 +60,26 @@ describe('aggregateRuns (SPEC 3 sums)', () => {
     expect(a?.tokenCount).toBe(5);
   });
 
-  it('sums raw counts exactly, then weights the sums once (the storage layer\'s float operations)', () => {
+  it("sums raw counts exactly, then weights the sums once (the storage layer's float operations)", () => {
     const w = { input: 1, cachedInput: 0.1, output: 3 };
     const input: ScoringRun[] = [
       { taskId: 't', kind: 'miner', hotkey: 'a', resolved: false, tokens: { input: 1, cachedInput: 1, output: 3 } },
       { taskId: 't', kind: 'miner', hotkey: 'a', resolved: false, tokens: { input: 1, cachedInput: 2, output: 3 } },
     ];
-    const perRun = (1 * 1 + 0.1 * 1 + 3 * 3) + (1 * 1 + 0.1 * 2 + 3 * 3);
+    const perRun = 1 * 1 + 0.1 * 1 + 3 * 3 + (1 * 1 + 0.1 * 2 + 3 * 3);
     const once = 1 * 2 + 0.1 * 3 + 3 * 6;
     expect(once).not.toBe(perRun); // 20.3 against 20.299999999999997
     expect(aggregateRuns(input, w).minerTasks[0]?.tokenSum).toBe(once);
   });
 
-  it('validity follows the competition\'s weights: a count weighted to 0 stays out of the mean', () => {
+  it("validity follows the competition's weights: a count weighted to 0 stays out of the mean", () => {
     const input: ScoringRun[] = [
       { taskId: 't', kind: 'miner', hotkey: 'a', resolved: true, tokens: { input: 0, cachedInput: 50, output: 0 } },
     ];
-    expect(aggregateRuns(input, { input: 1, cachedInput: 0, output: 3 }).minerTasks[0]).toMatchObject({ runs: 1, tokenCount: 0 });
+    expect(aggregateRuns(input, { input: 1, cachedInput: 0, output: 3 }).minerTasks[0]).toMatchObject({
+      runs: 1,
+      tokenCount: 0,
+    });
     expect(aggregateRuns(input).minerTasks[0]).toMatchObject({ runs: 1, tokenCount: 1, tokenSum: 5 });
   });
 

@@ -50,7 +50,8 @@ export const rawCompetition: fc.Arbitrary<RawCompetition> = fc
       const taskId = `t${i}`;
       for (const r of t.baseline) runs.push({ taskId, kind: 'baseline', resolved: r.resolved, tokens: r.tokens });
       t.miners.forEach((list, m) => {
-        for (const r of list) runs.push({ taskId, kind: 'miner', hotkey: hotkeys[m], resolved: r.resolved, tokens: r.tokens });
+        for (const r of list)
+          runs.push({ taskId, kind: 'miner', hotkey: hotkeys[m], resolved: r.resolved, tokens: r.tokens });
       });
       return { id: taskId, complexity: t.complexity, stage: t.stage, plannedRuns: t.plannedRuns };
     });

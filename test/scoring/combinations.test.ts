@@ -4,7 +4,14 @@ import { combinations } from '../../src/scoring/combinations.js';
 describe('combinations', () => {
   it.each([
     [3, [['s', 'm', 'l']]],
-    [2, [['s', 'm'], ['s', 'l'], ['m', 'l']]],
+    [
+      2,
+      [
+        ['s', 'm'],
+        ['s', 'l'],
+        ['m', 'l'],
+      ],
+    ],
     [1, [['s'], ['m'], ['l']]],
   ])('lists every %d-subset in positional order', (k, want) => {
     expect(combinations(['s', 'm', 'l'], k)).toEqual(want);

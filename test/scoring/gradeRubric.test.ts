@@ -9,7 +9,7 @@ const RUBRIC: Criterion[] = [
 /** Votes on a criterion from a string of Y/N letters. */
 const cast = (criterionId: string, letters: string): CriterionVotes => ({
   criterionId,
-  votes: [...letters].map((c) => ({ verdict: (c === 'Y' ? 'YES' : 'NO') })),
+  votes: [...letters].map((c) => ({ verdict: c === 'Y' ? 'YES' : 'NO' })),
 });
 
 describe('gradeRubric: verdicts and polarity (SPEC 7)', () => {
@@ -57,10 +57,26 @@ describe('gradeRubric: verdicts and polarity (SPEC 7)', () => {
 
 describe('gradeRubric: rubric problems reject the vote set (SPEC 7)', () => {
   it.each([
-    ['an unknown criterion', [cast('p', 'YYYYY'), cast('x', 'YYYYY'), cast('n', 'NNNNN')], { kind: 'unknown', criterionId: 'x' }],
-    ['a repeated criterion', [cast('p', 'YYYYY'), cast('p', 'NNNNN'), cast('n', 'NNNNN')], { kind: 'repeated', criterionId: 'p' }],
-    ['too few votes', [cast('p', 'YYYY'), cast('n', 'NNNNN')], { kind: 'vote_count', criterionId: 'p', expected: 5, actual: 4 }],
-    ['too many votes', [cast('p', 'YYYYY'), cast('n', 'NNNNNN')], { kind: 'vote_count', criterionId: 'n', expected: 5, actual: 6 }],
+    [
+      'an unknown criterion',
+      [cast('p', 'YYYYY'), cast('x', 'YYYYY'), cast('n', 'NNNNN')],
+      { kind: 'unknown', criterionId: 'x' },
+    ],
+    [
+      'a repeated criterion',
+      [cast('p', 'YYYYY'), cast('p', 'NNNNN'), cast('n', 'NNNNN')],
+      { kind: 'repeated', criterionId: 'p' },
+    ],
+    [
+      'too few votes',
+      [cast('p', 'YYYY'), cast('n', 'NNNNN')],
+      { kind: 'vote_count', criterionId: 'p', expected: 5, actual: 4 },
+    ],
+    [
+      'too many votes',
+      [cast('p', 'YYYYY'), cast('n', 'NNNNNN')],
+      { kind: 'vote_count', criterionId: 'n', expected: 5, actual: 6 },
+    ],
     ['a missing criterion', [cast('n', 'NNNNN')], { kind: 'missing', criterionId: 'p' }],
     ['no votes at all', [], { kind: 'missing', criterionId: 'p' }],
   ])('%s', (_, votes, problem) => {
@@ -80,7 +96,11 @@ describe('gradeRubric: rubric problems reject the vote set (SPEC 7)', () => {
 
   it('reports missing criteria only after the submitted entries pass, in rubric order', () => {
     const rubric: Criterion[] = [...RUBRIC, { id: 'q', type: 'positive' }];
-    expect(gradeRubric(rubric, [cast('q', 'YY')], 5)).toMatchObject({ problem: { kind: 'vote_count', criterionId: 'q' } });
-    expect(gradeRubric(rubric, [cast('q', 'YYYYY')], 5)).toMatchObject({ problem: { kind: 'missing', criterionId: 'p' } });
+    expect(gradeRubric(rubric, [cast('q', 'YY')], 5)).toMatchObject({
+      problem: { kind: 'vote_count', criterionId: 'q' },
+    });
+    expect(gradeRubric(rubric, [cast('q', 'YYYYY')], 5)).toMatchObject({
+      problem: { kind: 'missing', criterionId: 'p' },
+    });
   });
 });

@@ -71,7 +71,12 @@ describe('incentives (SPEC 6)', () => {
     const w = incentives([miner('a', {}, 0.3), miner('b', {}, 0.6)], 0);
     expect(w.groups).toEqual([]);
     expect(w.layers).toEqual([
-      { subsetSize: 1, layerWeight: 1, elementWeight: 1, elements: [{ subset: ['overall'], winners: ['b'], winningScore: 0.6 }] },
+      {
+        subsetSize: 1,
+        layerWeight: 1,
+        elementWeight: 1,
+        elements: [{ subset: ['overall'], winners: ['b'], winningScore: 0.6 }],
+      },
     ]);
     expect(w.finalWeights).toEqual({ a: 0, b: 1 });
     expect(w.burnWeight).toBe(0);

@@ -25,7 +25,14 @@ const spec9 = (): CompetitionInput =>
 describe('scoreCompetition (SPEC 3–8)', () => {
   it('reproduces the SPEC 9 miner example: S_M = 1, B_H = 0.25, S_R = 1.25, S_N = 0.5', () => {
     const [a] = scoreCompetition(spec9()).miners;
-    expect(a).toMatchObject({ hotkey: 'a', rank: 1, mainScore: 1, hardBoost: 0.25, rawTotal: 1.25, normalizedScore: 0.5 });
+    expect(a).toMatchObject({
+      hotkey: 'a',
+      rank: 1,
+      mainScore: 1,
+      hardBoost: 0.25,
+      rawTotal: 1.25,
+      normalizedScore: 0.5,
+    });
     expect(a?.taskCounts).toEqual({ main: 1, hardBoost: 1, excluded: 0 });
     expect(a?.tasks.map((t) => [t.taskId, t.zone, t.score, t.weight])).toEqual([
       ['hard', 'bonus', 0.5, null],
@@ -97,7 +104,9 @@ describe('scoreCompetition (SPEC 3–8)', () => {
       ['e', null, null],
     ]);
     // No labeled task: one `overall` element, decided by S_N and split between the tied pair.
-    expect(scores.weights.layers[0]?.elements).toEqual([{ subset: ['overall'], winners: ['b', 'c'], winningScore: 1 / 7 }]);
+    expect(scores.weights.layers[0]?.elements).toEqual([
+      { subset: ['overall'], winners: ['b', 'c'], winningScore: 1 / 7 },
+    ]);
     expect(scores.weights.finalWeights).toEqual({ a: 0, b: 0.5, c: 0.5 });
     expect(scores.miners[3]?.taskCounts).toEqual({ main: 0, hardBoost: 0, excluded: 1 });
     expect(scores.miners[3]?.resolveRate).toBe(1);
@@ -116,7 +125,10 @@ describe('scoreCompetition (SPEC 3–8)', () => {
   });
 
   it('a repeated (task, miner) entry is scored as the sum of both', () => {
-    const input = competition({ tasks: [{ id: 't' }], runs: [...runs('t', 'baseline', 'YYYNN'), ...runs('t', 'a', 'YYYNN')] });
+    const input = competition({
+      tasks: [{ id: 't' }],
+      runs: [...runs('t', 'baseline', 'YYYNN'), ...runs('t', 'a', 'YYYNN')],
+    });
     const single = scoreCompetition(input).miners[0]?.tasks;
     const entry = input.minerTasks[0];
     if (!entry) throw new Error('fixture');

@@ -8,7 +8,10 @@ describe('stages (SPEC 8)', () => {
   });
 
   it.each([
-    [['evaluation', 'screener_1'], ['screener_1', 'evaluation']],
+    [
+      ['evaluation', 'screener_1'],
+      ['screener_1', 'evaluation'],
+    ],
     [[' Evaluation ', 'evaluation'], ['evaluation']],
     [[], []],
   ])('normalizes %o to the canonical order and without repeats: %o', (input, want) => {

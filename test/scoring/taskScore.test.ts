@@ -129,6 +129,12 @@ describe('taskScore: task without any baseline run (SPEC 3 choice)', () => {
   it('carries the task and miner identity and the miner’s run count', () => {
     const { task, miner } = pair(2, 2, 5);
     task.complexity = 'long';
-    expect(taskScore(task, miner)).toMatchObject({ taskId: 't', hotkey: 'm', stage: 'evaluation', complexity: 'long', runs: 5 });
+    expect(taskScore(task, miner)).toMatchObject({
+      taskId: 't',
+      hotkey: 'm',
+      stage: 'evaluation',
+      complexity: 'long',
+      runs: 5,
+    });
   });
 });

@@ -35,7 +35,9 @@ describe('weightedTokens (SPEC 2)', () => {
   });
 
   it('uses a competition’s own weights', () => {
-    expect(weightedTokens({ input: 10, cachedInput: 100, output: 1 }, { input: 2, cachedInput: 0, output: 5 })).toBe(25);
+    expect(weightedTokens({ input: 10, cachedInput: 100, output: 1 }, { input: 2, cachedInput: 0, output: 5 })).toBe(
+      25,
+    );
   });
 
   it('T is null under a negative or non-finite weight', () => {

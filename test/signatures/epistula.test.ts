@@ -27,8 +27,12 @@ describe('Epistula v2: accepted', () => {
     expect(verify(signed({ signedFor: SERVER.address }), BODY, NOW, SERVER.address).ok).toBe(true);
   });
 
-  it('takes Node\'s IncomingHttpHeaders as they are (what Fastify gives as request.headers)', () => {
-    const headers: IncomingHttpHeaders = { ...signed(), 'content-type': 'application/json', 'x-forwarded-for': ['a', 'b'] };
+  it("takes Node's IncomingHttpHeaders as they are (what Fastify gives as request.headers)", () => {
+    const headers: IncomingHttpHeaders = {
+      ...signed(),
+      'content-type': 'application/json',
+      'x-forwarded-for': ['a', 'b'],
+    };
     expect(verify(headers).ok).toBe(true);
   });
 
@@ -42,7 +46,10 @@ describe('Epistula v2: accepted', () => {
     const check = createEpistulaVerifier({ windowMs: 8000 });
     const at = (now: number) => refusal(check({ headers: signed(), body: BODY, now }));
     expect([at(NOW + 8000), at(NOW - 8000)]).toEqual(['accepted', 'accepted']);
-    expect([at(NOW + 8001), at(NOW - 8001)]).toEqual(['signature-stale Epistula-Timestamp', 'signature-stale Epistula-Timestamp']);
+    expect([at(NOW + 8001), at(NOW - 8001)]).toEqual([
+      'signature-stale Epistula-Timestamp',
+      'signature-stale Epistula-Timestamp',
+    ]);
   });
 });
 
@@ -59,22 +66,62 @@ describe('Epistula v2: each refusal names its reason and header', () => {
     ['version 1', set('epistula-version', '1'), 'signature-malformed Epistula-Version'],
     ['version " 2"', set('epistula-version', ' 2'), 'signature-malformed Epistula-Version'],
     ['timestamp as text', set('epistula-timestamp', 'now'), 'signature-malformed Epistula-Timestamp'],
-    ['timestamp in seconds with a fraction', set('epistula-timestamp', '1764000000.5'), 'signature-malformed Epistula-Timestamp'],
+    [
+      'timestamp in seconds with a fraction',
+      set('epistula-timestamp', '1764000000.5'),
+      'signature-malformed Epistula-Timestamp',
+    ],
     ['negative timestamp', set('epistula-timestamp', '-1'), 'signature-malformed Epistula-Timestamp'],
     ['timestamp beyond 2^53', set('epistula-timestamp', '9999999999999999'), 'signature-malformed Epistula-Timestamp'],
     ['uuid not a UUID', set('epistula-uuid', 'not-a-uuid'), 'signature-malformed Epistula-Uuid'],
-    ['signature without 0x', set('epistula-request-signature', h['epistula-request-signature']!.slice(2)), 'signature-malformed Epistula-Request-Signature'],
-    ['short signature', set('epistula-request-signature', h['epistula-request-signature']!.slice(0, -2)), 'signature-malformed Epistula-Request-Signature'],
-    ['non-hex signature', set('epistula-request-signature', `0x${'zz'.repeat(64)}`), 'signature-malformed Epistula-Request-Signature'],
-    ['signer with a corrupted checksum', set('epistula-signed-by', `${ALICE.address.slice(0, -1)}Z`), 'signature-malformed Epistula-Signed-By'],
+    [
+      'signature without 0x',
+      set('epistula-request-signature', h['epistula-request-signature']!.slice(2)),
+      'signature-malformed Epistula-Request-Signature',
+    ],
+    [
+      'short signature',
+      set('epistula-request-signature', h['epistula-request-signature']!.slice(0, -2)),
+      'signature-malformed Epistula-Request-Signature',
+    ],
+    [
+      'non-hex signature',
+      set('epistula-request-signature', `0x${'zz'.repeat(64)}`),
+      'signature-malformed Epistula-Request-Signature',
+    ],
+    [
+      'signer with a corrupted checksum',
+      set('epistula-signed-by', `${ALICE.address.slice(0, -1)}Z`),
+      'signature-malformed Epistula-Signed-By',
+    ],
     ['signer as hex', set('epistula-signed-by', `0x${'ab'.repeat(32)}`), 'signature-malformed Epistula-Signed-By'],
     ['a repeated header', set('epistula-uuid', [UUID, UUID]), 'signature-malformed Epistula-Uuid'],
     ['signed-for not ss58', set('epistula-signed-for', 'me'), 'signature-malformed Epistula-Signed-For'],
-    ['signed by another hotkey', set('epistula-signed-by', BOB.address), 'signature-invalid Epistula-Request-Signature'],
-    ['another uuid', set('epistula-uuid', '3f2504e0-4f89-41d3-9a0c-0305e82c3302'), 'signature-invalid Epistula-Request-Signature'],
-    ['another timestamp in the window', set('epistula-timestamp', String(NOW + 1)), 'signature-invalid Epistula-Request-Signature'],
-    ['signed-for added after signing', set('epistula-signed-for', SERVER.address), 'signature-invalid Epistula-Request-Signature'],
-    ['zero signature', set('epistula-request-signature', `0x${'00'.repeat(64)}`), 'signature-invalid Epistula-Request-Signature'],
+    [
+      'signed by another hotkey',
+      set('epistula-signed-by', BOB.address),
+      'signature-invalid Epistula-Request-Signature',
+    ],
+    [
+      'another uuid',
+      set('epistula-uuid', '3f2504e0-4f89-41d3-9a0c-0305e82c3302'),
+      'signature-invalid Epistula-Request-Signature',
+    ],
+    [
+      'another timestamp in the window',
+      set('epistula-timestamp', String(NOW + 1)),
+      'signature-invalid Epistula-Request-Signature',
+    ],
+    [
+      'signed-for added after signing',
+      set('epistula-signed-for', SERVER.address),
+      'signature-invalid Epistula-Request-Signature',
+    ],
+    [
+      'zero signature',
+      set('epistula-request-signature', `0x${'00'.repeat(64)}`),
+      'signature-invalid Epistula-Request-Signature',
+    ],
     ['stale timestamp', signed({ now: NOW - 60_000 }), 'signature-stale Epistula-Timestamp'],
     ['future timestamp', signed({ now: NOW + 60_000 }), 'signature-stale Epistula-Timestamp'],
   ])('%s', (_title, headers, expected) => {
@@ -84,11 +131,13 @@ describe('Epistula v2: each refusal names its reason and header', () => {
   });
 
   it('refuses a body altered after signing', () => {
-    expect(refusal(verify(signed(), BODY.replace('true', 'false')))).toBe('signature-invalid Epistula-Request-Signature');
+    expect(refusal(verify(signed(), BODY.replace('true', 'false')))).toBe(
+      'signature-invalid Epistula-Request-Signature',
+    );
     expect(refusal(verify(signed(), `${BODY} `))).toBe('signature-invalid Epistula-Request-Signature');
   });
 
-  it('refuses a signature with a flipped bit, or without schnorrkel\'s marker, without throwing', () => {
+  it("refuses a signature with a flipped bit, or without schnorrkel's marker, without throwing", () => {
     const sig = Buffer.from(signed()['epistula-request-signature']!.slice(2), 'hex');
     for (const i of [0, 31, 32, 63]) {
       const bad = Buffer.from(sig);
@@ -100,7 +149,9 @@ describe('Epistula v2: each refusal names its reason and header', () => {
 
   it('with a server address: Epistula-Signed-For is required and must name this server', () => {
     expect(refusal(verify(signed(), BODY, NOW, SERVER.address))).toBe('signature-missing Epistula-Signed-For');
-    expect(refusal(verify(signed({ signedFor: BOB.address }), BODY, NOW, SERVER.address))).toBe('signature-invalid Epistula-Signed-For');
+    expect(refusal(verify(signed({ signedFor: BOB.address }), BODY, NOW, SERVER.address))).toBe(
+      'signature-invalid Epistula-Signed-For',
+    );
   });
 
   it('without a server address, a signed Epistula-Signed-For is accepted as part of the message', () => {

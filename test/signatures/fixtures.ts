@@ -13,7 +13,9 @@ export const UUID = '3f2504e0-4f89-41d3-9a0c-0305e82c3301';
 export const BODY = JSON.stringify({ runs: [{ runId: 'r1', resolved: true }] });
 
 /** Headers as Node hands them over (lower-case names). */
-export function signed(opts: { body?: string | Uint8Array; signedFor?: string; now?: number; uuid?: string; key?: typeof ALICE } = {}): Record<string, string> {
+export function signed(
+  opts: { body?: string | Uint8Array; signedFor?: string; now?: number; uuid?: string; key?: typeof ALICE } = {},
+): Record<string, string> {
   const headers = signRequest({
     key: opts.key ?? ALICE,
     body: 'body' in opts ? opts.body : BODY,

@@ -31,7 +31,7 @@ describe('published vectors', () => {
   );
   const ALICE_KEY = 'd43593c715fdd31c61141abd04a99fd6822c8558854ccde39a5684e7a56da27d';
 
-  it('ink!\'s sr25519 vector: Alice\'s signature verifies; the off-by-one key, message and signature do not', () => {
+  it("ink!'s sr25519 vector: Alice's signature verifies; the off-by-one key, message and signature do not", () => {
     expect(verifies(INK_MESSAGE, INK_SIGNATURE, bytes(ALICE_KEY))).toBe(true);
     const offByOne = (b: Uint8Array) => Uint8Array.from(b, (x, i) => (i === 0 ? x + 1 : x));
     expect(verifies(INK_MESSAGE, INK_SIGNATURE, offByOne(bytes(ALICE_KEY)))).toBe(false);
@@ -43,14 +43,20 @@ describe('published vectors', () => {
   // sr_test_vector_should_work and seeded_pair_should_work (Pair::from_seed, schnorrkel's Ed25519 expansion);
   // Alice's seed is what `subkey inspect //Alice` prints, her key is derive_hard_known_pair_should_work's.
   it.each([
-    ['9d61b19deffd5a60ba844af492ec2cc44449c5697b326919703bac031cae7f60', '44a996beb1eef7bdcab976ab6d2ca26104834164ecf28fb375600576fcc6eb0f'],
-    [hex(new TextEncoder().encode('12345678901234567890123456789012')), '741c08a06f41c596608f6774259bd9043304adfa5d3eea62760bd9be97634d63'],
+    [
+      '9d61b19deffd5a60ba844af492ec2cc44449c5697b326919703bac031cae7f60',
+      '44a996beb1eef7bdcab976ab6d2ca26104834164ecf28fb375600576fcc6eb0f',
+    ],
+    [
+      hex(new TextEncoder().encode('12345678901234567890123456789012')),
+      '741c08a06f41c596608f6774259bd9043304adfa5d3eea62760bd9be97634d63',
+    ],
     ['e5be9a5092b81bca64be81d212e7f2f9eba183bb7a90954f7b76361f6edb5c0a', ALICE_KEY],
-  ])('keypairFromSeed(%s) has sp-core\'s public key %s', (seed, publicKey) => {
+  ])("keypairFromSeed(%s) has sp-core's public key %s", (seed, publicKey) => {
     expect(hex(keypairFromSeed(seed).publicKey)).toBe(publicKey);
   });
 
-  it('Alice\'s keypair has her well-known address', () => {
+  it("Alice's keypair has her well-known address", () => {
     expect(ALICE.address).toBe('5GrwvaEF5zXb26Fz9rcQpDWS57CtERHpNehXCPcNoHGKutQY');
   });
 });
@@ -71,8 +77,11 @@ describe('Rust schnorrkel (@polkadot/wasm-crypto) both ways', () => {
     const message = epistulaMessage(bytesToHex(sha256(new TextEncoder().encode(BODY))), UUID, timestamp, undefined);
     const signature = sr25519Sign(pair.subarray(64), pair.subarray(0, 64), new TextEncoder().encode(message));
     const headers = {
-      'epistula-version': '2', 'epistula-timestamp': timestamp, 'epistula-uuid': UUID,
-      'epistula-signed-by': encodeSs58(pair.subarray(64)), 'epistula-request-signature': `0x${hex(signature)}`,
+      'epistula-version': '2',
+      'epistula-timestamp': timestamp,
+      'epistula-uuid': UUID,
+      'epistula-signed-by': encodeSs58(pair.subarray(64)),
+      'epistula-request-signature': `0x${hex(signature)}`,
     };
     expect(verifyEpistula({ headers, body: BODY, now: NOW })).toMatchObject({ ok: true, hotkey: ALICE.address });
     expect(verifyEpistula({ headers, body: `${BODY}x`, now: NOW }).ok).toBe(false);
@@ -89,6 +98,9 @@ describe('Rust schnorrkel (@polkadot/wasm-crypto) both ways', () => {
   it('the verifier runs with schnorrkel as its sr25519 backend too (sr25519Verify option)', () => {
     const options = { sr25519Verify: (m: Uint8Array, sig: Uint8Array, k: Uint8Array) => sr25519Verify(sig, m, k) };
     expect(verifyEpistula({ headers: signed(), body: BODY, now: NOW }, options).ok).toBe(true);
-    expect(verifyEpistula({ headers: signed(), body: `${BODY} `, now: NOW }, options)).toMatchObject({ ok: false, reason: 'signature-invalid' });
+    expect(verifyEpistula({ headers: signed(), body: `${BODY} `, now: NOW }, options)).toMatchObject({
+      ok: false,
+      reason: 'signature-invalid',
+    });
   });
 });

@@ -3,7 +3,13 @@
 import createClient from 'openapi-fetch';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { paths } from '../../src/client/index.js';
-import { createSignedScoringClient, epistulaMiddleware, keypairFromSecretKey, keypairFromSeed, signRequest } from '../../src/client/sign.js';
+import {
+  createSignedScoringClient,
+  epistulaMiddleware,
+  keypairFromSecretKey,
+  keypairFromSeed,
+  signRequest,
+} from '../../src/client/sign.js';
 import { verifyEpistula } from '../../src/signatures/epistula.js';
 import { ALICE, SERVER } from './fixtures.js';
 
@@ -26,7 +32,13 @@ afterEach(() => vi.unstubAllGlobals());
 describe('client signing', () => {
   it('signRequest gives the five headers, or six with signedFor, with a fresh uuid and the clock by default', () => {
     const h = signRequest({ key: ALICE, body: '{}' });
-    expect(Object.keys(h).sort()).toEqual(['Epistula-Request-Signature', 'Epistula-Signed-By', 'Epistula-Timestamp', 'Epistula-Uuid', 'Epistula-Version']);
+    expect(Object.keys(h).sort()).toEqual([
+      'Epistula-Request-Signature',
+      'Epistula-Signed-By',
+      'Epistula-Timestamp',
+      'Epistula-Uuid',
+      'Epistula-Version',
+    ]);
     expect(h['Epistula-Signed-By']).toBe(ALICE.address);
     expect(Math.abs(Number(h['Epistula-Timestamp']) - Date.now())).toBeLessThan(1000);
     expect(signRequest({ key: ALICE, body: '{}' })['Epistula-Uuid']).not.toBe(h['Epistula-Uuid']);
@@ -48,7 +60,10 @@ describe('client signing', () => {
     const { seen, fetch } = recorder();
     const client = createClient<paths>({ baseUrl: 'http://scoring.test', fetch });
     client.use(epistulaMiddleware(ALICE, { signedFor: SERVER.address }));
-    await client.POST('/v1/competitions/{competitionId}/runs', { params: { path: { competitionId: 'c1' } }, body: RUNS });
+    await client.POST('/v1/competitions/{competitionId}/runs', {
+      params: { path: { competitionId: 'c1' } },
+      body: RUNS,
+    });
     expect(seen).toHaveLength(1);
     expect(JSON.parse(new TextDecoder().decode(seen[0]!.body))).toEqual(RUNS);
     expect(verifyRecorded(seen[0]!, SERVER.address)).toMatchObject({ ok: true, hotkey: ALICE.address });
@@ -71,7 +86,11 @@ describe('client signing', () => {
     await client.GET('/v1/competitions');
     expect(verifyRecorded(seen[0]!).ok).toBe(true);
 
-    const bearer = createClient<paths>({ baseUrl: 'http://scoring.test', fetch, headers: { authorization: 'Bearer t' } });
+    const bearer = createClient<paths>({
+      baseUrl: 'http://scoring.test',
+      fetch,
+      headers: { authorization: 'Bearer t' },
+    });
     bearer.use(epistulaMiddleware(ALICE));
     await expect(bearer.GET('/v1/competitions')).rejects.toThrow(/no Authorization/);
   });

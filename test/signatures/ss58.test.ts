@@ -9,11 +9,31 @@ const ALICE_KEY = 'd43593c715fdd31c61141abd04a99fd6822c8558854ccde39a5684e7a56da
 // Addresses made by Substrate's `subkey`, from polkascan/py-scale-codec test/test_ss58.py
 // (commit c629e1277272adaa4f0f3f0f94675ac14722e2ee), covering one- and two-byte prefixes.
 const SUBKEY_PAIRS: [string, string, number][] = [
-  ['5EU9mjvZdLRGyDFiBHjxrxvQuaaBpeTZCguhxM3yMX8cpZ2u', '6a5a5957ce778c174c02c151e7c4917ac127b33ad8485f579f830fc15d31bc5a', 42],
-  ['yGF4JP7q5AK46d1FPCEm9sYQ4KooSjHMpyVAjLnsCSWVafPnf', '66cd6cf085627d6c85af1aaf2bd10cf843033e929b4e3b1c2ba8e4aa46fe111b', 255],
-  ['yGDYxQatQwuxqT39Zs4LtcTnpzE12vXb7ZJ6xpdiHv6gTu1hF', '242fd5a078ac6b7c3c2531e9bcf1314343782aeb58e7bc6880794589e701db55', 255],
-  ['mHm8k9Emsvyfp3piCauSH684iA6NakctF8dySQcX94GDdrJrE', '44d5a3ac156335ea99d33a83c57c7146c40c8e2260a8a4adf4e7a86256454651', 4242],
-  ['r6Gr4gaMP8TsjhFbqvZhv3YvnasugLiRJpzpRHifsqqG18UXa', '88f01441682a17b52d6ae12d1a5670cf675fd254897efabaa5069eb3a701ab73', 14269],
+  [
+    '5EU9mjvZdLRGyDFiBHjxrxvQuaaBpeTZCguhxM3yMX8cpZ2u',
+    '6a5a5957ce778c174c02c151e7c4917ac127b33ad8485f579f830fc15d31bc5a',
+    42,
+  ],
+  [
+    'yGF4JP7q5AK46d1FPCEm9sYQ4KooSjHMpyVAjLnsCSWVafPnf',
+    '66cd6cf085627d6c85af1aaf2bd10cf843033e929b4e3b1c2ba8e4aa46fe111b',
+    255,
+  ],
+  [
+    'yGDYxQatQwuxqT39Zs4LtcTnpzE12vXb7ZJ6xpdiHv6gTu1hF',
+    '242fd5a078ac6b7c3c2531e9bcf1314343782aeb58e7bc6880794589e701db55',
+    255,
+  ],
+  [
+    'mHm8k9Emsvyfp3piCauSH684iA6NakctF8dySQcX94GDdrJrE',
+    '44d5a3ac156335ea99d33a83c57c7146c40c8e2260a8a4adf4e7a86256454651',
+    4242,
+  ],
+  [
+    'r6Gr4gaMP8TsjhFbqvZhv3YvnasugLiRJpzpRHifsqqG18UXa',
+    '88f01441682a17b52d6ae12d1a5670cf675fd254897efabaa5069eb3a701ab73',
+    14269,
+  ],
 ];
 
 describe('ss58', () => {

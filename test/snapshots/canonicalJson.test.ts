@@ -2,7 +2,8 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { canonicalJson } from '../../src/snapshots/canonicalJson.js';
 
-const fromBits = (hex: string) => new DataView(new Uint8Array(hex.match(/../g)!.map((h) => parseInt(h, 16))).buffer).getFloat64(0);
+const fromBits = (hex: string) =>
+  new DataView(new Uint8Array(hex.match(/../g)!.map((h) => parseInt(h, 16))).buffer).getFloat64(0);
 
 describe('canonicalJson (RFC 8785, JCS)', () => {
   it('RFC 8785 3.2.2: whitespace removed, numbers and strings in canonical form', () => {
@@ -82,7 +83,8 @@ describe('canonicalJson (RFC 8785, JCS)', () => {
         const text = canonicalJson(value);
         expect(JSON.parse(text)).toEqual(JSON.parse(JSON.stringify(value)));
         const reversed = JSON.parse(text, (_k, v: unknown) =>
-          v && typeof v === 'object' && !Array.isArray(v) ? Object.fromEntries(Object.entries(v).reverse()) : v);
+          v && typeof v === 'object' && !Array.isArray(v) ? Object.fromEntries(Object.entries(v).reverse()) : v,
+        );
         expect(canonicalJson(reversed)).toBe(text);
       }),
     );

@@ -2,7 +2,6 @@ import { describe, expect, it } from 'vitest';
 import { inputDigest, parseDocument, serializeDocument, serializeLines } from '../../src/snapshots/inputDocument.js';
 import { sample } from './sample.js';
 
-
 const text = serializeDocument(sample);
 const lines = text.slice(0, -1).split('\n');
 const withLines = (edit: (l: string[]) => string[]) => `${edit([...lines]).join('\n')}\n`;
@@ -31,25 +30,81 @@ describe('input document', () => {
   it.each([
     ['an empty document', () => '', /^line 1: missing competition line/],
     ['a document cut mid-line', () => text.slice(0, -10), /^line 5: the document must end with a newline/],
-    ['a document cut at a line boundary', () => withLines((l) => l.slice(0, 4)), /^line 5: the document ends early .*1 of 2 runs/],
-    ['a missing competition line', () => withLines((l) => l.slice(1)), /^line 1: expected the competition line, found a task line/],
-    ['a second competition line', () => withLines((l) => [l[0]!, l[0]!, ...l.slice(1)]), /^line 2: a second competition line/],
-    ['a run before the tasks', () => withLines((l) => [l[0]!, l[3]!, l[1]!, l[2]!, l[4]!]), /^line 2: a run line after 0 of 2 task lines/],
-    ['a task line after runs', () => withLines((l) => [l[0]!, l[1]!, l[3]!, l[2]!, l[4]!]), /^line 3: a run line after 1 of 2 task lines/],
-    ['tasks out of order', () => withLines((l) => [l[0]!, l[2]!, l[1]!, l[3]!, l[4]!]), /^line 3: task.id: "t1" after "t2"/],
-    ['runs out of order', () => withLines((l) => [...l.slice(0, 3), l[4]!, l[3]!]), /^line 5: run.runId: "r1" after "r2"/],
-    ['a duplicate runId', () => withLines((l) => [...l.slice(0, 4), l[3]!, l[4]!]).replace('"runs":2', '"runs":3'), /^line 5: run.runId: "r1" after "r1"/],
-    ['an unknown task id', () => text.replace('"taskId":"t1","tokens":null', '"taskId":"t9","tokens":null'), /^line 4: run.taskId: unknown task "t9"/],
-    ['a miner run without a hotkey', () => text.replace('"minerHotkey":"m1"', '"minerHotkey":null'), /^line 5: run.minerHotkey: required for a miner run/],
-    ['a miner not listed', () => text.replace('"minerHotkey":"m1"', '"minerHotkey":"m7"'), /^line 5: run.minerHotkey: "m7" is not in competition.miners/],
+    [
+      'a document cut at a line boundary',
+      () => withLines((l) => l.slice(0, 4)),
+      /^line 5: the document ends early .*1 of 2 runs/,
+    ],
+    [
+      'a missing competition line',
+      () => withLines((l) => l.slice(1)),
+      /^line 1: expected the competition line, found a task line/,
+    ],
+    [
+      'a second competition line',
+      () => withLines((l) => [l[0]!, l[0]!, ...l.slice(1)]),
+      /^line 2: a second competition line/,
+    ],
+    [
+      'a run before the tasks',
+      () => withLines((l) => [l[0]!, l[3]!, l[1]!, l[2]!, l[4]!]),
+      /^line 2: a run line after 0 of 2 task lines/,
+    ],
+    [
+      'a task line after runs',
+      () => withLines((l) => [l[0]!, l[1]!, l[3]!, l[2]!, l[4]!]),
+      /^line 3: a run line after 1 of 2 task lines/,
+    ],
+    [
+      'tasks out of order',
+      () => withLines((l) => [l[0]!, l[2]!, l[1]!, l[3]!, l[4]!]),
+      /^line 3: task.id: "t1" after "t2"/,
+    ],
+    [
+      'runs out of order',
+      () => withLines((l) => [...l.slice(0, 3), l[4]!, l[3]!]),
+      /^line 5: run.runId: "r1" after "r2"/,
+    ],
+    [
+      'a duplicate runId',
+      () => withLines((l) => [...l.slice(0, 4), l[3]!, l[4]!]).replace('"runs":2', '"runs":3'),
+      /^line 5: run.runId: "r1" after "r1"/,
+    ],
+    [
+      'an unknown task id',
+      () => text.replace('"taskId":"t1","tokens":null', '"taskId":"t9","tokens":null'),
+      /^line 4: run.taskId: unknown task "t9"/,
+    ],
+    [
+      'a miner run without a hotkey',
+      () => text.replace('"minerHotkey":"m1"', '"minerHotkey":null'),
+      /^line 5: run.minerHotkey: required for a miner run/,
+    ],
+    [
+      'a miner not listed',
+      () => text.replace('"minerHotkey":"m1"', '"minerHotkey":"m7"'),
+      /^line 5: run.minerHotkey: "m7" is not in competition.miners/,
+    ],
     ['a bad field', () => text.replace('"stage":"evaluation"', '"stage":"final"'), /^line 3: task.stage: /],
     ['a missing field', () => text.replace('"resolved":true,', ''), /^line 5: run.resolved: /],
     ['an unknown field', () => text.replace('"resolved":true,', '"resolved":true,"extra":1,'), /^line 5: run: .*extra/],
     ['a negative token count', () => text.replace('"input":5', '"input":-5'), /^line 5: run.tokens.input: /],
     ['a line that is not JSON', () => withLines((l) => [l[0]!, '{"task":', ...l.slice(2)]), /^line 2: not valid JSON/],
-    ['a line of another kind', () => withLines((l) => [l[0]!, '{"snapshot":{}}', ...l.slice(2)]), /^line 2: expected an object with one key/],
-    ['unsorted miners', () => text.replace('"miners":["m1","m2"]', '"miners":["m2","m1"]'), /^line 1: competition.miners: must be ascending/],
-    ['an excluded miner not listed', () => text.replace('"miners":["m2"]', '"miners":["m3"]'), /^line 1: competition.excluded.miners: "m3"/],
+    [
+      'a line of another kind',
+      () => withLines((l) => [l[0]!, '{"snapshot":{}}', ...l.slice(2)]),
+      /^line 2: expected an object with one key/,
+    ],
+    [
+      'unsorted miners',
+      () => text.replace('"miners":["m1","m2"]', '"miners":["m2","m1"]'),
+      /^line 1: competition.miners: must be ascending/,
+    ],
+    [
+      'an excluded miner not listed',
+      () => text.replace('"miners":["m2"]', '"miners":["m3"]'),
+      /^line 1: competition.excluded.miners: "m3"/,
+    ],
   ])('rejects %s, naming the line and field', (_name, make, message) => {
     expect(() => parseDocument(make())).toThrow(message);
   });

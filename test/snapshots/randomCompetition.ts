@@ -36,7 +36,10 @@ const weights = fc.oneof(
 const count = fc.oneof(fc.constant(0), fc.integer({ min: 1, max: 3_000_000 }));
 const tokens = fc.oneof(
   { weight: 1, arbitrary: fc.constant(null) },
-  { weight: 6, arbitrary: fc.record({ input: count, cachedInput: count, output: count }, { requiredKeys: ['input', 'output'] }) },
+  {
+    weight: 6,
+    arbitrary: fc.record({ input: count, cachedInput: count, output: count }, { requiredKeys: ['input', 'output'] }),
+  },
 );
 const outcome = fc.record({ resolved: fc.boolean(), tokens });
 const stages = fc.subarray(STAGES, { minLength: 1 });

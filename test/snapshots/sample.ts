@@ -16,7 +16,23 @@ export const sample: InputDocument = {
     { id: 't1', type: 'swe_atlas_qna', stage: 'screener_2', complexity: null, plannedRuns: 3 },
   ],
   runs: [
-    { runId: 'r2', taskId: 't1', kind: 'miner', minerHotkey: 'm1', resolved: true, tokens: { input: 5, cachedInput: null, output: 1 }, validatorId: 'v' },
-    { runId: 'r1', taskId: 't1', kind: 'baseline', minerHotkey: null, resolved: false, tokens: null, validatorId: null },
+    {
+      runId: 'r2',
+      taskId: 't1',
+      kind: 'miner',
+      minerHotkey: 'm1',
+      resolved: true,
+      tokens: { input: 5, cachedInput: null, output: 1 },
+      validatorId: 'v',
+    },
+    {
+      runId: 'r1',
+      taskId: 't1',
+      kind: 'baseline',
+      minerHotkey: null,
+      resolved: false,
+      tokens: null,
+      validatorId: null,
+    },
   ],
 };

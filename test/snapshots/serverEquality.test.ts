@@ -19,11 +19,26 @@ async function ok(t: TestApp, method: 'PUT' | 'POST' | 'DELETE', url: string, pa
 
 /** Posts the competition the way an operator and validators would. */
 async function post(t: TestApp, c: RandomCompetition): Promise<void> {
-  const settings = { name: 'Random', tokenWeights: c.weights, burnRatio: c.burnRatio, ...(c.finalStages ? { finalStages: c.finalStages } : {}) };
+  const settings = {
+    name: 'Random',
+    tokenWeights: c.weights,
+    burnRatio: c.burnRatio,
+    ...(c.finalStages ? { finalStages: c.finalStages } : {}),
+  };
   await ok(t, 'PUT', C, settings);
-  const tasks = c.tasks.map((x) => ({ id: x.id, type: 'swebench_verified', stage: x.stage, complexity: x.complexity, plannedRuns: x.plannedRuns }));
+  const tasks = c.tasks.map((x) => ({
+    id: x.id,
+    type: 'swebench_verified',
+    stage: x.stage,
+    complexity: x.complexity,
+    plannedRuns: x.plannedRuns,
+  }));
   await ok(t, 'PUT', `${C}/tasks`, { tasks });
-  const runs = c.runs.map(({ minerHotkey, tokens, ...r }) => ({ ...r, ...(minerHotkey ? { minerHotkey } : {}), tokens }));
+  const runs = c.runs.map(({ minerHotkey, tokens, ...r }) => ({
+    ...r,
+    ...(minerHotkey ? { minerHotkey } : {}),
+    tokens,
+  }));
   for (let i = 0; i < runs.length; i += 50) await ok(t, 'POST', `${C}/runs`, { runs: runs.slice(i, i + 50) });
   for (const hotkey of c.excluded) await ok(t, 'PUT', `${C}/miners/${hotkey}`, { excluded: true });
   for (const hotkey of c.idle) await ok(t, 'PUT', `${C}/miners/${hotkey}`, { excluded: false });
@@ -50,7 +65,11 @@ function document(c: RandomCompetition): InputDocument {
       .filter((r) => !gone.has(r.runId))
       .map((r) => ({
         ...r,
-        tokens: r.tokens && { input: r.tokens.input, cachedInput: r.tokens.cachedInput ?? null, output: r.tokens.output },
+        tokens: r.tokens && {
+          input: r.tokens.input,
+          cachedInput: r.tokens.cachedInput ?? null,
+          output: r.tokens.output,
+        },
         validatorId: null,
       })),
   };

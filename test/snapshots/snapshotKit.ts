@@ -8,9 +8,14 @@ import type { Stage } from '../../src/scoring/types.js';
 
 export const keys = generateKeyPairSync('ed25519');
 export const publicKeyPem = keys.publicKey.export({ type: 'spki', format: 'pem' }).toString();
-export const otherPublicKeyPem = generateKeyPairSync('ed25519').publicKey.export({ type: 'spki', format: 'pem' }).toString();
+export const otherPublicKeyPem = generateKeyPairSync('ed25519')
+  .publicKey.export({ type: 'spki', format: 'pem' })
+  .toString();
 
-export function snapshotOf(doc: InputDocument, options: { seq?: number; previousHash?: string | null; stages?: Stage[] } = {}) {
+export function snapshotOf(
+  doc: InputDocument,
+  options: { seq?: number; previousHash?: string | null; stages?: Stage[] } = {},
+) {
   const input = serializeDocument(doc);
   const stages = options.stages ?? doc.competition.finalStages;
   const { leaderboard, weights } = scoreDocument(doc, stages);

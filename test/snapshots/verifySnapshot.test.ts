@@ -29,7 +29,13 @@ describe('verifySnapshot', () => {
   it('passes a sealed snapshot and its input, every check named', () => {
     const r = verifySnapshot({ snapshot: text, input, publicKeyPem });
     expect(r.checks.map((c) => [c.name, c.ok])).toEqual([
-      ['digest', true], ['hash', true], ['chain', null], ['signature', true], ['input', true], ['weights', true], ['leaderboard', true],
+      ['digest', true],
+      ['hash', true],
+      ['chain', null],
+      ['signature', true],
+      ['input', true],
+      ['weights', true],
+      ['leaderboard', true],
     ]);
     expect(r.ok).toBe(true);
   });
@@ -37,12 +43,17 @@ describe('verifySnapshot', () => {
   it('fails the signature with the wrong key, and says so', () => {
     const r = verifySnapshot({ snapshot: text, input, publicKeyPem: otherPublicKeyPem });
     expect(failed(r)).toEqual(['signature']);
-    expect(verifySnapshot({ snapshot: text, input, publicKeyPem: 'not a key' }).checks.find((c) => c.name === 'signature')?.message).toMatch(/public key/);
+    expect(
+      verifySnapshot({ snapshot: text, input, publicKeyPem: 'not a key' }).checks.find((c) => c.name === 'signature')
+        ?.message,
+    ).toMatch(/public key/);
   });
 
   it('checks the chain link against the previous snapshot', () => {
     const next = snapshotOf(sample, { seq: 2, previousHash: snapshot.hash });
-    expect(verifySnapshot({ snapshot: next.text, input, previousSnapshot: text }).checks.find((c) => c.name === 'chain')?.ok).toBe(true);
+    expect(
+      verifySnapshot({ snapshot: next.text, input, previousSnapshot: text }).checks.find((c) => c.name === 'chain')?.ok,
+    ).toBe(true);
     const broken = snapshotOf(sample, { seq: 2, previousHash: 'a'.repeat(64) });
     expect(failed(verifySnapshot({ snapshot: broken.text, input, previousSnapshot: text }))).toEqual(['chain']);
   });
@@ -53,7 +64,9 @@ describe('verifySnapshot', () => {
     const forged = { ...unsigned, weights, hash: hashSnapshot({ ...unsigned, weights }), signature: 'x' };
     const r = verifySnapshot({ snapshot: JSON.stringify(forged), input });
     expect(failed(r)).toEqual(['weights']);
-    expect(r.checks.find((c) => c.name === 'weights')?.message).toMatch(/^miner m1: finalWeights 0.5 in the snapshot, 0.75 rescored/);
+    expect(r.checks.find((c) => c.name === 'weights')?.message).toMatch(
+      /^miner m1: finalWeights 0.5 in the snapshot, 0.75 rescored/,
+    );
   });
 
   it('accepts the snapshot indented, but not with a byte changed that leaves its value alone', () => {

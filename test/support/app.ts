@@ -19,10 +19,18 @@ export interface TestApp {
   close(): Promise<void>;
 }
 
-export async function testApp(options: { readsRequireToken?: boolean; path?: string; signatures?: SignatureOptions } = {}): Promise<TestApp> {
+export async function testApp(
+  options: { readsRequireToken?: boolean; path?: string; signatures?: SignatureOptions } = {},
+): Promise<TestApp> {
   const db = openDatabase(options.path ?? ':memory:');
   const repos = createRepos(db);
-  const app = await buildApp({ db, repos, adminToken: ADMIN_TOKEN, readsRequireToken: options.readsRequireToken, signatures: options.signatures });
+  const app = await buildApp({
+    db,
+    repos,
+    adminToken: ADMIN_TOKEN,
+    readsRequireToken: options.readsRequireToken,
+    signatures: options.signatures,
+  });
   return {
     app,
     db,

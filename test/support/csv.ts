@@ -40,6 +40,7 @@ export function parseCsv(text: string): string[][] {
 export function csvObjects(text: string): Record<string, string>[] {
   const [header, ...rows] = parseCsv(text);
   if (!header) throw new Error('no header row');
-  for (const [n, r] of rows.entries()) if (r.length !== header.length) throw new Error(`record ${n + 1} has ${r.length} fields`);
+  for (const [n, r] of rows.entries())
+    if (r.length !== header.length) throw new Error(`record ${n + 1} has ${r.length} fields`);
   return rows.map((r) => Object.fromEntries(header.map((h, i) => [h, r[i]!])));
 }

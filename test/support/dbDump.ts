@@ -6,9 +6,10 @@ export type Sqlite = Database.Database;
 export type Rows = Record<string, unknown>[];
 
 function tableNames(db: Sqlite): string[] {
-  return (
-    db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name").pluck().all() as string[]
-  );
+  return db
+    .prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name")
+    .pluck()
+    .all() as string[];
 }
 
 /** Every row of one table ordered by all its columns; `omit` leaves columns out. */

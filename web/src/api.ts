@@ -14,7 +14,10 @@ export type Problem = { type?: string; title?: string; status?: number; detail?:
 
 /** A non-2xx answer, with its problem+json body when it had one. */
 export class ApiError extends Error {
-  constructor(readonly status: number, readonly problem: Problem | undefined) {
+  constructor(
+    readonly status: number,
+    readonly problem: Problem | undefined,
+  ) {
     super(problem?.detail ?? problem?.title ?? `HTTP ${status}`);
   }
 }
@@ -23,7 +26,7 @@ export class ApiError extends Error {
 export async function read<T>(call: Promise<{ data?: T; error?: unknown; response: Response }>): Promise<T> {
   const { data, error, response } = await call;
   if (response.ok && data !== undefined) return data;
-  throw new ApiError(response.status, (error ?? undefined));
+  throw new ApiError(response.status, error ?? undefined);
 }
 
 /** The `stages` query of every score read: absent means the competition's final stages. */

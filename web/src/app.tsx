@@ -23,7 +23,15 @@ const routeKey = (r: Route) => JSON.stringify(r);
 
 function page(route: Route, props: PageProps | null) {
   if (route.page === 'competitions') return <Competitions />;
-  if (route.page === 'notFound') return <><h1 tabIndex={-1}>Page not found</h1><p>No page at <code>{route.path}</code>. <a href="#/">All competitions</a></p></>;
+  if (route.page === 'notFound')
+    return (
+      <>
+        <h1 tabIndex={-1}>Page not found</h1>
+        <p>
+          No page at <code>{route.path}</code>. <a href="#/">All competitions</a>
+        </p>
+      </>
+    );
   if (!props) return null;
   if (route.page === 'miner') return <Miner {...props} hotkey={route.hotkey} />;
   if (route.page === 'task') return <Task {...props} taskId={route.taskId} />;
@@ -37,7 +45,10 @@ export function App() {
   const id = 'id' in route ? route.id : null;
   const live = useLive(id);
   const comp = useData(
-    () => (id === null ? Promise.resolve(null) : read(api.GET('/v1/competitions/{competitionId}', { params: { path: { competitionId: id } } }))),
+    () =>
+      id === null
+        ? Promise.resolve(null)
+        : read(api.GET('/v1/competitions/{competitionId}', { params: { path: { competitionId: id } } })),
     [id, live.tick],
   );
   const validators = useData(() => (id === null ? Promise.resolve(null) : validatorAgreement(id)), [id]);
@@ -59,22 +70,47 @@ export function App() {
 
   return (
     <>
-      <a class="skip" href="#main" onClick={(e) => { e.preventDefault(); document.getElementById('main')?.focus(); }}>Skip to content</a>
+      <a
+        class="skip"
+        href="#main"
+        onClick={(e) => {
+          e.preventDefault();
+          document.getElementById('main')?.focus();
+        }}
+      >
+        Skip to content
+      </a>
       <header class="top">
-        <a class="brand" href="#/">swe-scoring</a>
+        <a class="brand" href="#/">
+          swe-scoring
+        </a>
         <nav aria-label="Breadcrumb" class="crumbs">
           <ol>
-            <li><a href="#/">Competitions</a></li>
+            <li>
+              <a href="#/">Competitions</a>
+            </li>
             {competition ? <li>{competition.name}</li> : null}
           </ol>
         </nav>
         {id !== null ? <LiveBadge live={live} /> : null}
       </header>
-      {props && competition ? <CompetitionNav route={route} props={props} competition={competition} validators={Array.isArray(validators.data)} /> : null}
+      {props && competition ? (
+        <CompetitionNav
+          route={route}
+          props={props}
+          competition={competition}
+          validators={Array.isArray(validators.data)}
+        />
+      ) : null}
       <main id="main" tabIndex={-1} aria-busy={comp.loading}>
-        {id !== null && comp.error && !competition
-          ? <><h1 tabIndex={-1}>Competition {id}</h1><ErrorNote error={comp.error} /></>
-          : <Fragment key={key}>{page(route, props)}</Fragment>}
+        {id !== null && comp.error && !competition ? (
+          <>
+            <h1 tabIndex={-1}>Competition {id}</h1>
+            <ErrorNote error={comp.error} />
+          </>
+        ) : (
+          <Fragment key={key}>{page(route, props)}</Fragment>
+        )}
       </main>
     </>
   );

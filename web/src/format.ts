@@ -1,7 +1,8 @@
 // Numbers for people: rounded for reading, the exact value kept for a `title` tooltip.
 export const DASH = '–';
 
-const fixed = (digits: number) => (v: number | null | undefined) => (v === null || v === undefined ? DASH : v.toFixed(digits));
+const fixed = (digits: number) => (v: number | null | undefined) =>
+  v === null || v === undefined ? DASH : v.toFixed(digits);
 
 /** S_N and group scores: 4 decimals. */
 export const score = fixed(4);
@@ -25,7 +26,15 @@ export const count = (v: number | null | undefined) => (v === null || v === unde
 /** The exact value, for a tooltip. */
 export const exact = (v: number | null | undefined) => (v === null || v === undefined ? 'none' : String(v));
 
-export const ZONE_LABEL: Record<string, string> = { penalty: 'penalty', maintain: 'maintain', bonus: 'bonus', excluded: 'excluded' };
+export const ZONE_LABEL: Record<string, string> = {
+  penalty: 'penalty',
+  maintain: 'maintain',
+  bonus: 'bonus',
+  excluded: 'excluded',
+};
 export const POOL_LABEL: Record<string, string> = { main: 'main', hard_boost: 'hard boost', excluded: 'excluded' };
-export const STAGE_LABEL: Record<string, string> = { screener_1: 'screener 1', screener_2: 'screener 2', evaluation: 'evaluation' };
-
+export const STAGE_LABEL: Record<string, string> = {
+  screener_1: 'screener 1',
+  screener_2: 'screener 2',
+  evaluation: 'evaluation',
+};

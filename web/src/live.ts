@@ -8,7 +8,11 @@ import { useEffect, useState } from 'preact/hooks';
 export type LiveStatus = 'connecting' | 'live' | 'unavailable';
 
 /** `tick` goes up on every change worth a reload; `version` is the server's last announced one. */
-export interface Live { tick: number; version: number | null; status: LiveStatus }
+export interface Live {
+  tick: number;
+  version: number | null;
+  status: LiveStatus;
+}
 
 export function useLive(competitionId: string | null): Live {
   const [live, setLive] = useState<Live>({ tick: 0, version: null, status: 'connecting' });

@@ -6,20 +6,40 @@ import createClient from 'openapi-fetch';
 import type { paths } from '../../src/client/index.js';
 import { ApiError, read } from './api.js';
 
-export interface HistoryPoint { seq: number; takenAt: string; rank: number | null; normalizedScore: number | null; finalWeight: number }
+export interface HistoryPoint {
+  seq: number;
+  takenAt: string;
+  rank: number | null;
+  normalizedScore: number | null;
+  finalWeight: number;
+}
 export interface ValidatorRow {
-  id: string; name: string; hotkey: string | null; excluded: boolean; runs: number; baselineRuns: number; minerRuns: number;
-  miners: number; tasks: number; resolveRate: number | null;
+  id: string;
+  name: string;
+  hotkey: string | null;
+  excluded: boolean;
+  runs: number;
+  baselineRuns: number;
+  minerRuns: number;
+  miners: number;
+  tasks: number;
+  resolveRate: number | null;
   agreement: { sharedPairs: number; resolveRateDelta: number | null; flagged: boolean };
 }
 
-type Get<P, Q, B> = { get: { parameters: { path: P; query?: Q }; responses: { 200: { content: { 'application/json': B } } } } };
+type Get<P, Q, B> = {
+  get: { parameters: { path: P; query?: Q }; responses: { 200: { content: { 'application/json': B } } } };
+};
 type HistoryPath = '/v1/competitions/{competitionId}/miners/{hotkey}/history';
 type ValidatorsPath = '/v1/competitions/{competitionId}/validators';
 type Optional = {
-  [K in HistoryPath]: K extends keyof paths ? paths[K] : Get<{ competitionId: string; hotkey: string }, { limit?: number }, unknown>;
+  [K in HistoryPath]: K extends keyof paths
+    ? paths[K]
+    : Get<{ competitionId: string; hotkey: string }, { limit?: number }, unknown>;
 } & {
-  [K in ValidatorsPath]: K extends keyof paths ? paths[K] : Get<{ competitionId: string }, { stages?: string }, unknown>;
+  [K in ValidatorsPath]: K extends keyof paths
+    ? paths[K]
+    : Get<{ competitionId: string }, { stages?: string }, unknown>;
 };
 
 const client = createClient<Optional>({ baseUrl: location.origin });
@@ -32,7 +52,9 @@ function listOf<T>(body: unknown): T[] {
 }
 
 /** null when the server has no such route (404). */
-async function optional<T>(call: Promise<{ data?: unknown; error?: unknown; response: Response }>): Promise<T[] | null> {
+async function optional<T>(
+  call: Promise<{ data?: unknown; error?: unknown; response: Response }>,
+): Promise<T[] | null> {
   try {
     return listOf<T>(await read(call));
   } catch (e) {
@@ -42,11 +64,15 @@ async function optional<T>(call: Promise<{ data?: unknown; error?: unknown; resp
 }
 
 export const minerHistory = (competitionId: string, hotkey: string) =>
-  optional<HistoryPoint>(client.GET('/v1/competitions/{competitionId}/miners/{hotkey}/history', {
-    params: { path: { competitionId, hotkey }, query: { limit: 500 } },
-  } as never));
+  optional<HistoryPoint>(
+    client.GET('/v1/competitions/{competitionId}/miners/{hotkey}/history', {
+      params: { path: { competitionId, hotkey }, query: { limit: 500 } },
+    } as never),
+  );
 
 export const validatorAgreement = (competitionId: string, stages?: string) =>
-  optional<ValidatorRow>(client.GET('/v1/competitions/{competitionId}/validators', {
-    params: { path: { competitionId }, query: stages ? { stages } : {} },
-  } as never));
+  optional<ValidatorRow>(
+    client.GET('/v1/competitions/{competitionId}/validators', {
+      params: { path: { competitionId }, query: stages ? { stages } : {} },
+    } as never),
+  );

@@ -14,7 +14,10 @@ export type Route =
   | { page: 'task'; id: string; taskId: string }
   | { page: 'notFound'; path: string };
 
-export interface Location { route: Route; query: URLSearchParams }
+export interface Location {
+  route: Route;
+  query: URLSearchParams;
+}
 
 export function parse(hash: string): Location {
   const [path = '', search = ''] = hash.replace(/^#/, '').split('?');

@@ -27,10 +27,18 @@ export function useData<T>(load: () => Promise<T>, deps: unknown[]): Loaded<T> {
     load().then(
       // An answer equal to the one on screen keeps the old object, so memoized tables and
       // charts are not rebuilt for nothing.
-      (data) => settle((s) => ({ data: same(s.data, data) ? s.data : data, error: undefined, loading: mine !== started.current })),
-      (error: unknown) => settle((s) => ({
-        data: s.data, error: error instanceof Error ? error : new Error(String(error)), loading: mine !== started.current,
-      })),
+      (data) =>
+        settle((s) => ({
+          data: same(s.data, data) ? s.data : data,
+          error: undefined,
+          loading: mine !== started.current,
+        })),
+      (error: unknown) =>
+        settle((s) => ({
+          data: s.data,
+          error: error instanceof Error ? error : new Error(String(error)),
+          loading: mine !== started.current,
+        })),
     );
   }, deps);
   return state;

@@ -38,7 +38,9 @@ beside it), start the server.`,
       db.pragma('busy_timeout = 5000');
       const bytes = await backupDatabase(db, out, false);
       console.log(JSON.stringify({ out, bytes }));
-      console.error(`backed up ${source} to ${values.out} (${(bytes / 1024 / 1024).toFixed(1)} MiB) in ${Math.round(performance.now() - started)} ms`);
+      console.error(
+        `backed up ${source} to ${values.out} (${(bytes / 1024 / 1024).toFixed(1)} MiB) in ${Math.round(performance.now() - started)} ms`,
+      );
       return 0;
     } finally {
       db.close();

@@ -39,24 +39,50 @@ function resetDemoDatabase(path: string): void {
 }
 
 async function seed(app: FastifyInstance, adminToken: string, log: (line: string) => void) {
-  const send = async <T>(method: 'PUT' | 'POST', url: string, payload: unknown, token = adminToken, type = 'application/json'): Promise<T> => {
-    const res = await app.inject({ method, url, payload: payload as string, headers: { authorization: `Bearer ${token}`, 'content-type': type } });
+  const send = async <T>(
+    method: 'PUT' | 'POST',
+    url: string,
+    payload: unknown,
+    token = adminToken,
+    type = 'application/json',
+  ): Promise<T> => {
+    const res = await app.inject({
+      method,
+      url,
+      payload: payload as string,
+      headers: { authorization: `Bearer ${token}`, 'content-type': type },
+    });
     if (res.statusCode >= 300) throw new Error(`${method} ${url}: ${res.statusCode} ${res.body.slice(0, 400)}`);
     return res.json<T>();
   };
   const base = `/v1/competitions/${COMPETITION}`;
-  await send<Schemas['Competition']>('PUT', base, { name: 'Demo: SWE-Atlas QnA and SWE-bench-style tasks', burnRatio: 0.2, judgeVotes: 5 });
+  await send<Schemas['Competition']>('PUT', base, {
+    name: 'Demo: SWE-Atlas QnA and SWE-bench-style tasks',
+    burnRatio: 0.2,
+    judgeVotes: 5,
+  });
   const { apiKey } = await send<Schemas['ValidatorCreated']>('POST', '/v1/validators', { name: 'demo validator' });
 
   const tasks: DemoTask[] = [];
   if (existsSync(QNA_FILE)) {
     const file = readFileSync(QNA_FILE);
-    const imported = await send<Schemas['TaskWriteResult']>('POST', `${base}/tasks/import`, file, adminToken, 'application/vnd.apache.parquet');
+    const imported = await send<Schemas['TaskWriteResult']>(
+      'POST',
+      `${base}/tasks/import`,
+      file,
+      adminToken,
+      'application/vnd.apache.parquet',
+    );
     // The import route sets one complexity for the whole file; here each task gets its own,
     // from its rubric size, by re-sending the same content with a complexity.
     const parsed = await parseQnaImport(new Uint8Array(file), 'parquet');
     if (!parsed.ok) throw new Error(`${QNA_FILE}: ${JSON.stringify(parsed.problems.slice(0, 3))}`);
-    const specs = parsed.tasks.map(({ id, ...qna }) => ({ id, type: 'swe_atlas_qna', complexity: complexityForRubricSize(qna.rubric.length), qna }));
+    const specs = parsed.tasks.map(({ id, ...qna }) => ({
+      id,
+      type: 'swe_atlas_qna',
+      complexity: complexityForRubricSize(qna.rubric.length),
+      qna,
+    }));
     await send<Schemas['TaskWriteResult']>('PUT', `${base}/tasks`, { tasks: specs });
     for (const s of specs) tasks.push(qnaTask(s.id, s.complexity!, s.qna.rubric));
     log(`QnA tasks: ${imported.imported} imported from ${QNA_FILE}, complexity by rubric size`);
@@ -74,7 +100,9 @@ async function seed(app: FastifyInstance, adminToken: string, log: (line: string
     const batch = [BASELINE, ...MINERS].flatMap((runner) => simulateRuns(task, runner, 5));
     runs += (await send<Schemas['RunBatchResult']>('POST', `${base}/runs`, { runs: batch }, apiKey)).accepted;
   }
-  log(`${tasks.length} tasks (${tasks.length - swe.length} QnA, ${swe.length} SWE-bench-style), ${runs} runs from the baseline and ${MINERS.length} miners`);
+  log(
+    `${tasks.length} tasks (${tasks.length - swe.length} QnA, ${swe.length} SWE-bench-style), ${runs} runs from the baseline and ${MINERS.length} miners`,
+  );
   return tasks;
 }
 
@@ -95,15 +123,24 @@ async function run(argv: string[]): Promise<number> {
   let port = config.port;
   if (serve && !(await portIsFree(port, config.host))) {
     if (process.env.PORT) {
-      throw new CliError(`port ${port} on ${config.host} is taken (is a server already running?). ` +
-        'Stop it, or pick another port: PORT=3001 npm run demo (PORT=0 picks a free one)');
+      throw new CliError(
+        `port ${port} on ${config.host} is taken (is a server already running?). ` +
+          'Stop it, or pick another port: PORT=3001 npm run demo (PORT=0 picks a free one)',
+      );
     }
-    console.log(`port ${port} is taken (is a server already running?): the demo will serve on a free port instead; set PORT=… to choose one`);
+    console.log(
+      `port ${port} is taken (is a server already running?): the demo will serve on a free port instead; set PORT=… to choose one`,
+    );
     port = 0;
   }
   resetDemoDatabase(config.databasePath);
   const db = openDatabase(config.databasePath);
-  const app = await buildApp({ db, adminToken: config.adminToken, readsRequireToken: config.readsRequireToken, logger: { level: 'warn' } });
+  const app = await buildApp({
+    db,
+    adminToken: config.adminToken,
+    readsRequireToken: config.readsRequireToken,
+    logger: { level: 'warn' },
+  });
   const close = async () => {
     await app.close();
     db.$client.close();
@@ -112,11 +149,18 @@ async function run(argv: string[]): Promise<number> {
   const started = performance.now();
   const tasks = await seed(app, config.adminToken, (line) => console.log(line));
   console.log(`seeded ${config.databasePath} in ${((performance.now() - started) / 1000).toFixed(1)} s`);
-  const board = (await app.inject({ url: `/v1/competitions/${COMPETITION}/leaderboard` })).json<Schemas['Leaderboard']>();
+  const board = (await app.inject({ url: `/v1/competitions/${COMPETITION}/leaderboard` })).json<
+    Schemas['Leaderboard']
+  >();
   console.log('\nrank  hotkey           score   resolve  weight');
   for (const m of board.miners) {
-    const cells = [String(m.rank ?? '-').padEnd(5), m.hotkey.padEnd(16), (m.normalizedScore ?? 0).toFixed(3).padStart(6),
-      `${((m.resolveRate ?? 0) * 100).toFixed(0)}%`.padStart(8), m.incentive.finalWeight.toFixed(3).padStart(7)];
+    const cells = [
+      String(m.rank ?? '-').padEnd(5),
+      m.hotkey.padEnd(16),
+      (m.normalizedScore ?? 0).toFixed(3).padStart(6),
+      `${((m.resolveRate ?? 0) * 100).toFixed(0)}%`.padStart(8),
+      m.incentive.finalWeight.toFixed(3).padStart(7),
+    ];
     console.log(cells.join(' '));
   }
   if (!serve) {
@@ -126,7 +170,8 @@ async function run(argv: string[]): Promise<number> {
 
   const address = await app.listen({ port, host: config.host }).catch(async (e: NodeJS.ErrnoException) => {
     await close();
-    if (e.code === 'EADDRINUSE') throw new CliError(`port ${port} was taken meanwhile; run again, or pick another: PORT=3001 npm run demo`);
+    if (e.code === 'EADDRINUSE')
+      throw new CliError(`port ${port} was taken meanwhile; run again, or pick another: PORT=3001 npm run demo`);
     throw e;
   });
   const show = tasks.some((t) => t.id === SHOWCASE_TASK) ? SHOWCASE_TASK : tasks[0]!.id;

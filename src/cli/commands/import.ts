@@ -71,12 +71,15 @@ function adminToken(tokenFile: string | undefined): string {
 async function direct(competitionId: string, file: string, format: Format, o: ImportOptions): Promise<Counts> {
   // Not loadConfig: that would create an admin token file, which an import does not need.
   const databasePath = process.env.DATABASE_PATH || DEFAULT_DATABASE_PATH;
-  if (!existsSync(databasePath)) throw new CliError(`no database at ${databasePath}: start the server once to create it, or set DATABASE_PATH`);
+  if (!existsSync(databasePath))
+    throw new CliError(`no database at ${databasePath}: start the server once to create it, or set DATABASE_PATH`);
   const db = openDatabase(databasePath);
   try {
     const repos = createRepos(db);
     if (!repos.competitions.get(competitionId)) {
-      throw new CliError(`competition ${competitionId} does not exist in ${databasePath}; create it first (PUT /v1/competitions/${competitionId})`);
+      throw new CliError(
+        `competition ${competitionId} does not exist in ${databasePath}; create it first (PUT /v1/competitions/${competitionId})`,
+      );
     }
     return await importQnaFile(repos, competitionId, file, format, o);
   } catch (e) {
@@ -88,7 +91,15 @@ async function direct(competitionId: string, file: string, format: Format, o: Im
   }
 }
 
-async function viaServer(url: string, token: string, competitionId: string, file: string, format: Format, o: ImportOptions, chunkMib: number) {
+async function viaServer(
+  url: string,
+  token: string,
+  competitionId: string,
+  file: string,
+  format: Format,
+  o: ImportOptions,
+  chunkMib: number,
+) {
   const abort = new AbortController();
   const onSigint = () => {
     if (abort.signal.aborted) return;
@@ -98,13 +109,25 @@ async function viaServer(url: string, token: string, competitionId: string, file
   process.on('SIGINT', onSigint);
   try {
     const bar = progress(statSync(file).size);
-    return await uploadInSession({ url, token, competitionId, file, format, ...o, chunkBytes: chunkMib * 1024 * 1024 }, bar, abort.signal);
+    return await uploadInSession(
+      { url, token, competitionId, file, format, ...o, chunkBytes: chunkMib * 1024 * 1024 },
+      bar,
+      abort.signal,
+    );
   } catch (e) {
     if (!(e instanceof Cancelled)) throw e;
     if (e.stored) {
-      throw new CliError(`Ctrl-C came too late: the server had already stored the import (${JSON.stringify(e.stored)})`, [], 130);
+      throw new CliError(
+        `Ctrl-C came too late: the server had already stored the import (${JSON.stringify(e.stored)})`,
+        [],
+        130,
+      );
     }
-    throw new CliError(`cancelled by Ctrl-C: import session ${e.sessionId ?? '(not opened)'} deleted on the server, nothing stored`, [], 130);
+    throw new CliError(
+      `cancelled by Ctrl-C: import session ${e.sessionId ?? '(not opened)'} deleted on the server, nothing stored`,
+      [],
+      130,
+    );
   } finally {
     process.off('SIGINT', onSigint);
   }
@@ -118,27 +141,47 @@ export const importCommand: Command = {
     const { values } = parseArgs({
       args: argv,
       options: {
-        competition: { type: 'string' }, file: { type: 'string' }, stage: { type: 'string' }, complexity: { type: 'string' },
-        url: { type: 'string' }, 'token-file': { type: 'string' }, token: { type: 'string' }, 'chunk-mib': { type: 'string' },
+        competition: { type: 'string' },
+        file: { type: 'string' },
+        stage: { type: 'string' },
+        complexity: { type: 'string' },
+        url: { type: 'string' },
+        'token-file': { type: 'string' },
+        token: { type: 'string' },
+        'chunk-mib': { type: 'string' },
       },
     });
     if (values.token !== undefined) {
-      throw new CliError('--token is no longer accepted: a token on the command line shows in shell history, `ps` and CI logs. ' +
-        'Use --token-file FILE or SCORING_ADMIN_TOKEN in the environment');
+      throw new CliError(
+        '--token is no longer accepted: a token on the command line shows in shell history, `ps` and CI logs. ' +
+          'Use --token-file FILE or SCORING_ADMIN_TOKEN in the environment',
+      );
     }
-    if (!values.competition || !values.file) throw new CliError('--competition and --file are required (see swe-scoring import --help)');
+    if (!values.competition || !values.file)
+      throw new CliError('--competition and --file are required (see swe-scoring import --help)');
     const o = options(values);
     if (!existsSync(values.file)) throw new CliError(`no file at ${values.file}`);
     const format: Format = values.file.toLowerCase().endsWith('.parquet') ? 'parquet' : 'jsonl';
     const chunkMib = Number(values['chunk-mib'] ?? 8);
-    if (!(chunkMib > 0 && chunkMib <= 32)) throw new CliError(`--chunk-mib must be a number above 0, at most 32; got ${values['chunk-mib']}`);
+    if (!(chunkMib > 0 && chunkMib <= 32))
+      throw new CliError(`--chunk-mib must be a number above 0, at most 32; got ${values['chunk-mib']}`);
     const started = performance.now();
     const counts = values.url
-      ? await viaServer(values.url, adminToken(values['token-file']), values.competition, values.file, format, o, chunkMib)
+      ? await viaServer(
+          values.url,
+          adminToken(values['token-file']),
+          values.competition,
+          values.file,
+          format,
+          o,
+          chunkMib,
+        )
       : await direct(values.competition, values.file, format, o);
     const { imported, updated, unchanged } = counts;
     console.log(JSON.stringify({ imported, updated, unchanged }));
-    console.error(`${values.file} (${format}) into competition ${values.competition} in ${Math.round(performance.now() - started)} ms`);
+    console.error(
+      `${values.file} (${format}) into competition ${values.competition} in ${Math.round(performance.now() - started)} ms`,
+    );
     return 0;
   },
 };

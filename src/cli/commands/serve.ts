@@ -12,7 +12,9 @@ Settings come from the environment (README, "Configuration"):
   (generated into admin-token beside the database when unset), SCORING_READS_REQUIRE_TOKEN, LOG_LEVEL.`,
   async run(argv) {
     if (argv.length > 0) {
-      console.error(`serve takes no arguments (got ${argv.join(' ')}); settings come from the environment, see swe-scoring serve --help`);
+      console.error(
+        `serve takes no arguments (got ${argv.join(' ')}); settings come from the environment, see swe-scoring serve --help`,
+      );
       return 2;
     }
     await import('../../server.js'); // listens, and exits the process itself on SIGTERM / SIGINT

@@ -25,21 +25,43 @@ export async function validatorFlow(baseUrl: string, adminToken: string, parquet
     return r.data;
   };
   must(await sdk.putCompetition({ client: admin, path, body: { name: 'Generated client', burnRatio: 0.1 } }));
-  must(await sdk.putTasks({ client: admin, path, body: { tasks: [
-    { id: 'short-1', type: 'swebench_verified', complexity: 'short' },
-    { id: 'long-1', type: 'swebench_verified', complexity: 'long' },
-  ] } }));
+  must(
+    await sdk.putTasks({
+      client: admin,
+      path,
+      body: {
+        tasks: [
+          { id: 'short-1', type: 'swebench_verified', complexity: 'short' },
+          { id: 'long-1', type: 'swebench_verified', complexity: 'long' },
+        ],
+      },
+    }),
+  );
   const parquet = readFileSync(parquetFile);
-  const imported = must(await sdk.importQnaTasks({ client: admin, path, query: { complexity: 'medium' }, body: new Blob([parquet]) }));
+  const imported = must(
+    await sdk.importQnaTasks({ client: admin, path, query: { complexity: 'medium' }, body: new Blob([parquet]) }),
+  );
   const { apiKey } = must(await sdk.createValidator({ client: admin, body: { name: 'generated' } }));
 
   const validator = createClient({ baseUrl, auth: () => apiKey });
   const tokens = (n: number) => ({ input: n, cachedInput: 0, output: Math.round(n / 10) });
   const runs: RunResultInput[] = [];
   for (const taskId of ['short-1', 'long-1']) {
-    for (let i = 0; i < 3; i++) runs.push({ runId: `${taskId}-b${i}`, taskId, kind: 'baseline', resolved: true, tokens: tokens(10_000) });
-    for (const [hotkey, scale] of [['alice', 5000], ['bob', 20_000]] as const) {
-      for (let i = 0; i < 3; i++) runs.push({ runId: `${taskId}-${hotkey}${i}`, taskId, kind: 'miner', minerHotkey: hotkey, resolved: i < 2, tokens: tokens(scale) });
+    for (let i = 0; i < 3; i++)
+      runs.push({ runId: `${taskId}-b${i}`, taskId, kind: 'baseline', resolved: true, tokens: tokens(10_000) });
+    for (const [hotkey, scale] of [
+      ['alice', 5000],
+      ['bob', 20_000],
+    ] as const) {
+      for (let i = 0; i < 3; i++)
+        runs.push({
+          runId: `${taskId}-${hotkey}${i}`,
+          taskId,
+          kind: 'miner',
+          minerHotkey: hotkey,
+          resolved: i < 2,
+          tokens: tokens(scale),
+        });
     }
   }
   const posted = must(await sdk.postRuns({ client: validator, path, body: { runs } }));

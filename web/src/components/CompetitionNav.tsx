@@ -5,12 +5,21 @@ import { links, type PageProps } from '../links.js';
 import type { Route } from '../router.js';
 import { StageSelect } from './StageSelect.js';
 
-interface Props { route: Route; props: PageProps; competition: Competition; validators: boolean }
+interface Props {
+  route: Route;
+  props: PageProps;
+  competition: Competition;
+  validators: boolean;
+}
 
 export function CompetitionNav({ route, props, competition, validators }: Props) {
   const to = links(props.id, props.stages);
   const tab = (page: Route['page'], href: string, label: string) => (
-    <li><a href={href} aria-current={route.page === page ? 'page' : undefined}>{label}</a></li>
+    <li>
+      <a href={href} aria-current={route.page === page ? 'page' : undefined}>
+        {label}
+      </a>
+    </li>
   );
   return (
     <div class="subnav">

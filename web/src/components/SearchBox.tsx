@@ -1,7 +1,12 @@
 // A filter box; "/" anywhere on the page focuses it, Escape clears it.
 import { useEffect, useRef } from 'preact/hooks';
 
-interface Props { label: string; value: string; onInput: (v: string) => void; id: string }
+interface Props {
+  label: string;
+  value: string;
+  onInput: (v: string) => void;
+  id: string;
+}
 
 export function SearchBox({ label, value, onInput, id }: Props) {
   const input = useRef<HTMLInputElement>(null);
@@ -19,10 +24,18 @@ export function SearchBox({ label, value, onInput, id }: Props) {
   return (
     <div class="search">
       <label for={id}>{label}</label>
-      <input ref={input} id={id} type="search" value={value} autocomplete="off" spellcheck={false}
-        aria-keyshortcuts="/" placeholder="press / to search"
+      <input
+        ref={input}
+        id={id}
+        type="search"
+        value={value}
+        autocomplete="off"
+        spellcheck={false}
+        aria-keyshortcuts="/"
+        placeholder="press / to search"
         onInput={(e) => onInput((e.target as HTMLInputElement).value)}
-        onKeyDown={(e) => e.key === 'Escape' && onInput('')} />
+        onKeyDown={(e) => e.key === 'Escape' && onInput('')}
+      />
     </div>
   );
 }

@@ -46,13 +46,19 @@ interface Props<T> {
 }
 
 export function SortableTable<T>({ caption, columns, rows, rowKey, sort, dir, onSort, rowClass, id }: Props<T>) {
-  const sorted = sortRows(rows, columns.find((c) => c.key === sort), dir);
+  const sorted = sortRows(
+    rows,
+    columns.find((c) => c.key === sort),
+    dir,
+  );
   return (
     <div class="table-wrap">
       <table id={id}>
         <caption>{caption}</caption>
         <colgroup>
-          {columns.map((c) => <col key={c.key} class={`col-${c.key}${c.numeric ? ' col-num' : ''}`} />)}
+          {columns.map((c) => (
+            <col key={c.key} class={`col-${c.key}${c.numeric ? ' col-num' : ''}`} />
+          ))}
         </colgroup>
         <thead>
           <tr>
@@ -60,11 +66,18 @@ export function SortableTable<T>({ caption, columns, rows, rowKey, sort, dir, on
               const active = c.key === sort;
               const next: Dir = active && dir === 'asc' ? 'desc' : active ? 'asc' : c.numeric ? 'desc' : 'asc';
               return (
-                <th key={c.key} scope="col" class={c.numeric ? 'num' : undefined} title={c.title}
-                  aria-sort={active ? (dir === 'asc' ? 'ascending' : 'descending') : undefined}>
+                <th
+                  key={c.key}
+                  scope="col"
+                  class={c.numeric ? 'num' : undefined}
+                  title={c.title}
+                  aria-sort={active ? (dir === 'asc' ? 'ascending' : 'descending') : undefined}
+                >
                   <button type="button" data-sort={c.key} onClick={() => onSort(c.key, next)}>
                     {c.label}
-                    <span class="sort-mark" aria-hidden="true">{active ? (dir === 'asc' ? ' ▲' : ' ▼') : ''}</span>
+                    <span class="sort-mark" aria-hidden="true">
+                      {active ? (dir === 'asc' ? ' ▲' : ' ▼') : ''}
+                    </span>
                   </button>
                 </th>
               );
@@ -77,8 +90,13 @@ export function SortableTable<T>({ caption, columns, rows, rowKey, sort, dir, on
               {columns.map((c) => {
                 const Cell = c.rowHeader ? 'th' : 'td';
                 return (
-                  <Cell key={c.key} scope={c.rowHeader ? 'row' : undefined} class={c.numeric ? 'num' : undefined}
-                    data-col={c.key} title={c.exact?.(row)}>
+                  <Cell
+                    key={c.key}
+                    scope={c.rowHeader ? 'row' : undefined}
+                    class={c.numeric ? 'num' : undefined}
+                    data-col={c.key}
+                    title={c.exact?.(row)}
+                  >
                     {c.cell ? c.cell(row) : (c.value(row) ?? '–')}
                   </Cell>
                 );

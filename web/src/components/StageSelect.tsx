@@ -5,7 +5,10 @@ import { STAGE_LABEL } from '../format.js';
 import { STAGES, stagesParam } from '../stages.js';
 import { parse } from '../router.js';
 
-interface Props { selected: Stage[]; finals: Stage[] }
+interface Props {
+  selected: Stage[];
+  finals: Stage[];
+}
 
 function go(next: Stage[], finals: Stage[]) {
   const { query } = parse(location.hash);
@@ -25,8 +28,14 @@ export function StageSelect({ selected, finals }: Props) {
         const on = selected.includes(s);
         return (
           <label key={s}>
-            <input type="checkbox" name="stage" value={s} checked={on} disabled={on && selected.length === 1}
-              onChange={() => go(on ? selected.filter((x) => x !== s) : [...selected, s], finals)} />
+            <input
+              type="checkbox"
+              name="stage"
+              value={s}
+              checked={on}
+              disabled={on && selected.length === 1}
+              onChange={() => go(on ? selected.filter((x) => x !== s) : [...selected, s], finals)}
+            />
             {STAGE_LABEL[s]}
             {finals.includes(s) ? <span class="hint"> (final)</span> : null}
           </label>

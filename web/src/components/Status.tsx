@@ -14,9 +14,20 @@ export function ErrorNote({ error }: { error: Error }) {
 }
 
 /** Shows children once data exists; the error or a loading line otherwise. */
-export function Loading<T>({ state, children }: { state: { data: T | undefined; error: Error | undefined }; children: (data: T) => ComponentChildren }) {
+export function Loading<T>({
+  state,
+  children,
+}: {
+  state: { data: T | undefined; error: Error | undefined };
+  children: (data: T) => ComponentChildren;
+}) {
   if (state.error && state.data === undefined) return <ErrorNote error={state.error} />;
-  if (state.data === undefined) return <p class="loading" role="status">Loading…</p>;
+  if (state.data === undefined)
+    return (
+      <p class="loading" role="status">
+        Loading…
+      </p>
+    );
   return (
     <>
       {state.error ? <ErrorNote error={state.error} /> : null}

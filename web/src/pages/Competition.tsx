@@ -14,7 +14,12 @@ import { leaderboardColumns } from './leaderboardColumns.js';
 
 export function Competition({ id, competition, stages, query, tick }: PageProps) {
   const state = useData(
-    () => read(api.GET('/v1/competitions/{competitionId}/leaderboard', { params: { path: { competitionId: id }, query: stagesQuery(stages) } })),
+    () =>
+      read(
+        api.GET('/v1/competitions/{competitionId}/leaderboard', {
+          params: { path: { competitionId: id }, query: stagesQuery(stages) },
+        }),
+      ),
     [id, stages?.join(','), tick],
   );
   const search = query.get('q') ?? '';
@@ -24,17 +29,36 @@ export function Competition({ id, competition, stages, query, tick }: PageProps)
   const board = state.data;
   const needle = search.trim().toLowerCase();
   const columns = useMemo(() => (board ? leaderboardColumns(board.miners, to.miner) : []), [board, stages?.join(',')]);
-  const rows = useMemo(() => (board && needle ? board.miners.filter((m) => m.hotkey.toLowerCase().includes(needle)) : (board?.miners ?? [])), [board, needle]);
+  const rows = useMemo(
+    () =>
+      board && needle ? board.miners.filter((m) => m.hotkey.toLowerCase().includes(needle)) : (board?.miners ?? []),
+    [board, needle],
+  );
   // The table and charts are the page's weight: built again only when what they show changes,
   // not when the shell re-renders around them (live status, the competition's settings arriving).
-  const table = useMemo(() => (
-    <SortableTable id="leaderboard" caption="Leaderboard: S_N descending; excluded miners take part in nothing and are listed last"
-      columns={columns} rows={rows} rowKey={(m) => m.hotkey} sort={sort} dir={dir}
-      rowClass={(m) => (m.excluded ? 'excluded' : m.rank === null ? 'unranked' : '')}
-      onSort={(key, d) => replaceQuery({ sort: key === 'rank' ? null : key, dir: key === 'rank' && d === 'asc' ? null : d })} />
-  ), [columns, rows, sort, dir]);
+  const table = useMemo(
+    () => (
+      <SortableTable
+        id="leaderboard"
+        caption="Leaderboard: S_N descending; excluded miners take part in nothing and are listed last"
+        columns={columns}
+        rows={rows}
+        rowKey={(m) => m.hotkey}
+        sort={sort}
+        dir={dir}
+        rowClass={(m) => (m.excluded ? 'excluded' : m.rank === null ? 'unranked' : '')}
+        onSort={(key, d) =>
+          replaceQuery({ sort: key === 'rank' ? null : key, dir: key === 'rank' && d === 'asc' ? null : d })
+        }
+      />
+    ),
+    [columns, rows, sort, dir],
+  );
   const burnRatio = competition?.burnRatio ?? null;
-  const charts = useMemo(() => (board ? <CompetitionCharts miners={board.miners} burnRatio={burnRatio} /> : null), [board, burnRatio]);
+  const charts = useMemo(
+    () => (board ? <CompetitionCharts miners={board.miners} burnRatio={burnRatio} /> : null),
+    [board, burnRatio],
+  );
   return (
     <>
       <h1 tabIndex={-1}>{competition?.name ?? id}: leaderboard</h1>
@@ -46,12 +70,20 @@ export function Competition({ id, competition, stages, query, tick }: PageProps)
             <>
               <p class="summary">
                 {count(ranked)} ranked miners{excluded ? `, ${count(excluded)} excluded` : ''} · baseline resolve rate{' '}
-                <span title={String(board.baseline.resolveRate)}>{pct(board.baseline.resolveRate)}</span> ({count(board.baseline.resolved)} of{' '}
-                {count(board.baseline.runs)} runs){burnRatio === null ? '' : ` · burn ${pct(burnRatio)}`}
+                <span title={String(board.baseline.resolveRate)}>{pct(board.baseline.resolveRate)}</span> (
+                {count(board.baseline.resolved)} of {count(board.baseline.runs)} runs)
+                {burnRatio === null ? '' : ` · burn ${pct(burnRatio)}`}
               </p>
               <div class="toolbar">
-                <SearchBox id="hotkey-search" label="Search hotkeys" value={search} onInput={(v) => replaceQuery({ q: v || null })} />
-                <p class="hint" role="status">{needle ? `${rows.length} of ${board.miners.length} miners match` : ''}</p>
+                <SearchBox
+                  id="hotkey-search"
+                  label="Search hotkeys"
+                  value={search}
+                  onInput={(v) => replaceQuery({ q: v || null })}
+                />
+                <p class="hint" role="status">
+                  {needle ? `${rows.length} of ${board.miners.length} miners match` : ''}
+                </p>
               </div>
               {table}
               {charts}

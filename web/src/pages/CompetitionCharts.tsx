@@ -21,9 +21,17 @@ export function CompetitionCharts({ miners, burnRatio }: { miners: LeaderboardEn
     const data = histogram(ranked.map((m) => m.normalizedScore!));
     const options: Omit<uPlot.Options, 'width' | 'height'> = {
       scales: { x: { time: false, range: [-1, 1] }, y: { range: (_u, _min, max) => [0, Math.max(1, max)] } },
-      axes: [{ label: 'S_N (normalized score, −1 to 1)' }, { label: 'miners (count)', incrs: [1, 2, 5, 10, 20, 50, 100, 200, 500] }],
-      series: [{ label: 'S_N bin centre', value: (_u, v) => (v === null ? '–' : `${(v - BIN / 2).toFixed(1)} to ${(v + BIN / 2).toFixed(1)}`) },
-        barSeries('miners', COLOURS.accent, (v) => (v === null ? '–' : String(v)))],
+      axes: [
+        { label: 'S_N (normalized score, −1 to 1)' },
+        { label: 'miners (count)', incrs: [1, 2, 5, 10, 20, 50, 100, 200, 500] },
+      ],
+      series: [
+        {
+          label: 'S_N bin centre',
+          value: (_u, v) => (v === null ? '–' : `${(v - BIN / 2).toFixed(1)} to ${(v + BIN / 2).toFixed(1)}`),
+        },
+        barSeries('miners', COLOURS.accent, (v) => (v === null ? '–' : String(v))),
+      ],
       legend: { live: true },
     };
     return { data, options };
@@ -33,18 +41,30 @@ export function CompetitionCharts({ miners, burnRatio }: { miners: LeaderboardEn
     const options: Omit<uPlot.Options, 'width' | 'height'> = {
       scales: { x: { time: false }, y: { range: (_u, _min, max) => [0, Math.max(1, max)] } },
       axes: [{ label: 'rank (position on the leaderboard)' }, { label: 'final weight (%)' }],
-      series: [{ label: 'position', value: (_u, v) => (v === null ? '–' : `${v}: ${ranked[v - 1]?.hotkey ?? ''}`) },
-        barSeries('final weight', COLOURS.bonus, (v) => (v === null ? '–' : `${v.toFixed(2)}%`))],
+      series: [
+        { label: 'position', value: (_u, v) => (v === null ? '–' : `${v}: ${ranked[v - 1]?.hotkey ?? ''}`) },
+        barSeries('final weight', COLOURS.bonus, (v) => (v === null ? '–' : `${v.toFixed(2)}%`)),
+      ],
     };
     return { data, options };
   }, [miners]);
   const paid = ranked.filter((m) => m.incentive.finalWeight > 0).length;
   return (
     <div class="charts">
-      <Chart id="chart-sn" title="S_N distribution over ranked miners" options={dist.options} data={dist.data}
-        summary={`Histogram of ${ranked.length} miners' S_N in bins of ${BIN}.`} />
-      <Chart id="chart-weight" title={`Final weight by rank${burnRatio === null ? '' : ` (burn ${pct(burnRatio)})`}`} options={weights.options} data={weights.data}
-        summary={`${paid} of ${ranked.length} ranked miners receive weight; the table lists each miner's final weight.`} />
+      <Chart
+        id="chart-sn"
+        title="S_N distribution over ranked miners"
+        options={dist.options}
+        data={dist.data}
+        summary={`Histogram of ${ranked.length} miners' S_N in bins of ${BIN}.`}
+      />
+      <Chart
+        id="chart-weight"
+        title={`Final weight by rank${burnRatio === null ? '' : ` (burn ${pct(burnRatio)})`}`}
+        options={weights.options}
+        data={weights.data}
+        summary={`${paid} of ${ranked.length} ranked miners receive weight; the table lists each miner's final weight.`}
+      />
     </div>
   );
 }

@@ -13,7 +13,9 @@ export function Competitions() {
       <Loading state={state}>
         {({ competitions }) =>
           competitions.length === 0 ? (
-            <p>No competition yet. An operator creates one with <code>PUT /v1/competitions/&#123;id&#125;</code>.</p>
+            <p>
+              No competition yet. An operator creates one with <code>PUT /v1/competitions/&#123;id&#125;</code>.
+            </p>
           ) : (
             <div class="table-wrap">
               <table id="competitions">
@@ -22,11 +24,21 @@ export function Competitions() {
                   <tr>
                     <th scope="col">Competition</th>
                     <th scope="col">Final stages</th>
-                    <th scope="col" class="num">Tasks</th>
-                    <th scope="col" class="num">Miners</th>
-                    <th scope="col" class="num">Runs</th>
-                    <th scope="col" class="num">Baseline resolve rate</th>
-                    <th scope="col" class="num">Burn</th>
+                    <th scope="col" class="num">
+                      Tasks
+                    </th>
+                    <th scope="col" class="num">
+                      Miners
+                    </th>
+                    <th scope="col" class="num">
+                      Runs
+                    </th>
+                    <th scope="col" class="num">
+                      Baseline resolve rate
+                    </th>
+                    <th scope="col" class="num">
+                      Burn
+                    </th>
                   </tr>
                 </thead>
                 <tbody>
@@ -39,8 +51,12 @@ export function Competitions() {
                       <td class="num">{count(c.counts.tasks)}</td>
                       <td class="num">{count(c.counts.miners)}</td>
                       <td class="num">{count(c.counts.runs)}</td>
-                      <td class="num" title={String(c.baseline.resolveRate)}>{pct(c.baseline.resolveRate)}</td>
-                      <td class="num" title={String(c.burnRatio)}>{pct(c.burnRatio)}</td>
+                      <td class="num" title={String(c.baseline.resolveRate)}>
+                        {pct(c.baseline.resolveRate)}
+                      </td>
+                      <td class="num" title={String(c.burnRatio)}>
+                        {pct(c.burnRatio)}
+                      </td>
                     </tr>
                   ))}
                 </tbody>

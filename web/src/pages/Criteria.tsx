@@ -8,7 +8,9 @@ type Criterion = NonNullable<TaskDetail['criteria']>[number];
 function Bar({ value, kind }: { value: number | null; kind: string }) {
   return (
     <span class="bar-cell" title={exact(value)}>
-      <span class={`bar bar-${kind}`} aria-hidden="true"><span style={{ width: `${(value ?? 0) * 100}%` }} /></span>
+      <span class={`bar bar-${kind}`} aria-hidden="true">
+        <span style={{ width: `${(value ?? 0) * 100}%` }} />
+      </span>
       <span class="num">{pct(value, 0)}</span>
     </span>
   );
@@ -18,13 +20,20 @@ export function Criteria({ criteria }: { criteria: Criterion[] }) {
   return (
     <div class="table-wrap">
       <table id="criteria">
-        <caption>Rubric criteria: met rate (share of graded runs that met it) and split rate (share whose judge votes were not unanimous)</caption>
+        <caption>
+          Rubric criteria: met rate (share of graded runs that met it) and split rate (share whose judge votes were not
+          unanimous)
+        </caption>
         <thead>
           <tr>
-            <th scope="col" class="num">#</th>
+            <th scope="col" class="num">
+              #
+            </th>
             <th scope="col">Criterion</th>
             <th scope="col">Polarity</th>
-            <th scope="col" class="num">Graded runs</th>
+            <th scope="col" class="num">
+              Graded runs
+            </th>
             <th scope="col">Met rate</th>
             <th scope="col">Split rate</th>
           </tr>
@@ -39,8 +48,12 @@ export function Criteria({ criteria }: { criteria: Criterion[] }) {
               </th>
               <td>{c.type}</td>
               <td class="num">{c.graded}</td>
-              <td><Bar value={c.metRate} kind="met" /></td>
-              <td><Bar value={c.splitRate} kind="split" /></td>
+              <td>
+                <Bar value={c.metRate} kind="met" />
+              </td>
+              <td>
+                <Bar value={c.splitRate} kind="split" />
+              </td>
             </tr>
           ))}
         </tbody>

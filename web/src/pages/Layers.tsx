@@ -6,7 +6,11 @@ type Layer = Weights['layers'][number];
 
 export const elementName = (subset: string[]) => subset.join(' + ');
 
-export interface Won { name: string; elementWeight: number; winners: number }
+export interface Won {
+  name: string;
+  elementWeight: number;
+  winners: number;
+}
 
 /** The elements each hotkey won, largest layers first. */
 export function wonBy(layers: Layer[]): Map<string, Won[]> {
@@ -21,7 +25,11 @@ export function wonBy(layers: Layer[]): Map<string, Won[]> {
   return out;
 }
 
-interface Props { layers: Layer[]; rankOf: (hotkey: string) => number | null; minerHref: (hotkey: string) => string }
+interface Props {
+  layers: Layer[];
+  rankOf: (hotkey: string) => number | null;
+  minerHref: (hotkey: string) => string;
+}
 
 export function Layers({ layers, rankOf, minerHref }: Props) {
   return (
@@ -33,14 +41,23 @@ export function Layers({ layers, rankOf, minerHref }: Props) {
             <caption>
               {layer.subsetSize === 1 ? 'Single groups' : `${layer.subsetSize} groups together`}: layer weight{' '}
               <span title={exact(layer.layerWeight)}>{pct(layer.layerWeight)}</span>, {layer.elements.length} element
-              {layer.elements.length === 1 ? '' : 's'} of <span title={exact(layer.elementWeight)}>{pct(layer.elementWeight)}</span>
+              {layer.elements.length === 1 ? '' : 's'} of{' '}
+              <span title={exact(layer.elementWeight)}>{pct(layer.elementWeight)}</span>
             </caption>
             <thead>
               <tr>
                 <th scope="col">Element</th>
                 <th scope="col">Winners (rank)</th>
-                <th scope="col" class="num">Winning score</th>
-                <th scope="col" class="num" title="Element weight split between tied winners, before normalization and burn">Raw share per winner</th>
+                <th scope="col" class="num">
+                  Winning score
+                </th>
+                <th
+                  scope="col"
+                  class="num"
+                  title="Element weight split between tied winners, before normalization and burn"
+                >
+                  Raw share per winner
+                </th>
               </tr>
             </thead>
             <tbody>
@@ -48,11 +65,22 @@ export function Layers({ layers, rankOf, minerHref }: Props) {
                 <tr key={elementName(e.subset)}>
                   <th scope="row">{elementName(e.subset)}</th>
                   <td>
-                    {e.winners.length === 0 ? <span class="hint">nobody competed</span> : e.winners.map((h) => (
-                      <span key={h} class="winner"><a class="hotkey" href={minerHref(h)}>{h}</a> <span class="hint">(#{rankOf(h) ?? '–'})</span></span>
-                    ))}
+                    {e.winners.length === 0 ? (
+                      <span class="hint">nobody competed</span>
+                    ) : (
+                      e.winners.map((h) => (
+                        <span key={h} class="winner">
+                          <a class="hotkey" href={minerHref(h)}>
+                            {h}
+                          </a>{' '}
+                          <span class="hint">(#{rankOf(h) ?? '–'})</span>
+                        </span>
+                      ))
+                    )}
                   </td>
-                  <td class="num" title={exact(e.winningScore)}>{score(e.winningScore)}</td>
+                  <td class="num" title={exact(e.winningScore)}>
+                    {score(e.winningScore)}
+                  </td>
                   <td class="num" title={exact(e.winners.length ? layer.elementWeight / e.winners.length : null)}>
                     {e.winners.length ? pct(layer.elementWeight / e.winners.length) : '–'}
                   </td>

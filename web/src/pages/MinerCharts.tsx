@@ -18,17 +18,29 @@ function split<T>(rows: T[], keys: string[], keyOf: (r: T) => string, y: (r: T) 
 export function MinerCharts({ tasks }: { tasks: MinerTaskScore[] }) {
   const byScore = useMemo(() => {
     const scored = tasks.filter((t) => t.score !== null).sort((a, b) => a.score! - b.score!);
-    const combos = (['main', 'hard_boost'] as const).flatMap((p) => ZONES.map((z) => `${p}:${z}`))
+    const combos = (['main', 'hard_boost'] as const)
+      .flatMap((p) => ZONES.map((z) => `${p}:${z}`))
       .filter((k) => scored.some((t) => `${t.pool}:${t.zone}` === k));
-    const data = [scored.map((_, i) => i + 1), ...split(scored, combos, (t) => `${t.pool}:${t.zone}`, (t) => t.score!)] as uPlot.AlignedData;
+    const data = [
+      scored.map((_, i) => i + 1),
+      ...split(
+        scored,
+        combos,
+        (t) => `${t.pool}:${t.zone}`,
+        (t) => t.score!,
+      ),
+    ] as uPlot.AlignedData;
     const options: Opts = {
       scales: { x: { time: false }, y: { range: [-4.2, 3.2] } },
       axes: [{ label: 'tasks, ordered by score' }, { label: 'task score s (−4 to 3)' }],
       series: [
-        { label: 'task', value: (_u, v) => (v === null ? '–' : scored[v - 1]?.taskId ?? '') },
+        { label: 'task', value: (_u, v) => (v === null ? '–' : (scored[v - 1]?.taskId ?? '')) },
         ...combos.map((k) => {
           const [pool, zone] = k.split(':') as [string, string];
-          return { ...pointSeries(`${POOL_LABEL[pool]} · ${zone}`, colour(zone), pool === 'hard_boost'), value: (_u: uPlot, v: number | null) => score3(v) };
+          return {
+            ...pointSeries(`${POOL_LABEL[pool]} · ${zone}`, colour(zone), pool === 'hard_boost'),
+            value: (_u: uPlot, v: number | null) => score3(v),
+          };
         }),
       ],
     };
@@ -36,24 +48,52 @@ export function MinerCharts({ tasks }: { tasks: MinerTaskScore[] }) {
   }, [tasks]);
 
   const byTokens = useMemo(() => {
-    const rows = tasks.filter((t) => t.baselineTokens !== null && t.baselineTokens > 0).sort((a, b) => a.baselineTokens! - b.baselineTokens!);
+    const rows = tasks
+      .filter((t) => t.baselineTokens !== null && t.baselineTokens > 0)
+      .sort((a, b) => a.baselineTokens! - b.baselineTokens!);
     const zones = [...ZONES, 'excluded'].filter((z) => rows.some((t) => t.zone === z));
-    const data = [rows.map((t) => t.baselineTokens!), ...split(rows, zones, (t) => t.zone, (t) => t.r)] as uPlot.AlignedData;
+    const data = [
+      rows.map((t) => t.baselineTokens!),
+      ...split(
+        rows,
+        zones,
+        (t) => t.zone,
+        (t) => t.r,
+      ),
+    ] as uPlot.AlignedData;
     const options: Opts = {
       scales: { x: { time: false, distr: 3 }, y: { range: [-2.2, 2.2] } },
-      axes: [{ label: 'baseline tokens T_B (weighted tokens, log scale)', values: (_u, vals) => vals.map((v) => (v === null ? '' : tokens(v))) },
-        { label: 'r = log2(T_B / T_A)' }],
-      series: [{ label: 'T_B', value: (_u, v) => tokens(v) }, ...zones.map((z) => ({ ...pointSeries(z, colour(z)), value: (_u: uPlot, v: number | null) => score3(v) }))],
+      axes: [
+        {
+          label: 'baseline tokens T_B (weighted tokens, log scale)',
+          values: (_u, vals) => vals.map((v) => (v === null ? '' : tokens(v))),
+        },
+        { label: 'r = log2(T_B / T_A)' },
+      ],
+      series: [
+        { label: 'T_B', value: (_u, v) => tokens(v) },
+        ...zones.map((z) => ({ ...pointSeries(z, colour(z)), value: (_u: uPlot, v: number | null) => score3(v) })),
+      ],
     };
     return { data, options, n: rows.length };
   }, [tasks]);
 
   return (
     <div class="charts">
-      <Chart id="chart-task-scores" title="Task score by zone and pool" options={byScore.options} data={byScore.data}
-        summary={`${byScore.n} scored tasks ordered by score; series by pool and zone. The table below lists every task.`} />
-      <Chart id="chart-r-tokens" title="r against baseline tokens" options={byTokens.options} data={byTokens.data}
-        summary={`${byTokens.n} tasks with baseline tokens: r (token thrift against the baseline) by T_B, coloured and labelled by zone.`} />
+      <Chart
+        id="chart-task-scores"
+        title="Task score by zone and pool"
+        options={byScore.options}
+        data={byScore.data}
+        summary={`${byScore.n} scored tasks ordered by score; series by pool and zone. The table below lists every task.`}
+      />
+      <Chart
+        id="chart-r-tokens"
+        title="r against baseline tokens"
+        options={byTokens.options}
+        data={byTokens.data}
+        summary={`${byTokens.n} tasks with baseline tokens: r (token thrift against the baseline) by T_B, coloured and labelled by zone.`}
+      />
     </div>
   );
 }

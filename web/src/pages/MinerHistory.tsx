@@ -12,18 +12,38 @@ export function MinerHistory({ id, hotkey, tick }: { id: string; hotkey: string;
   const points = state.data;
   const chart = useMemo(() => {
     if (!points || points.length === 0) return null;
-    const data: uPlot.AlignedData = [points.map((p) => Date.parse(p.takenAt) / 1000), points.map((p) => p.normalizedScore), points.map((p) => p.rank)];
+    const data: uPlot.AlignedData = [
+      points.map((p) => Date.parse(p.takenAt) / 1000),
+      points.map((p) => p.normalizedScore),
+      points.map((p) => p.rank),
+    ];
     const options: Omit<uPlot.Options, 'width' | 'height'> = {
-      scales: { x: { time: true }, sn: { range: [-1, 1] }, rank: { dir: -1, range: (_u, _min, max) => [1, Math.max(2, max)] } },
-      axes: [{ label: 'snapshot time' }, { scale: 'sn', label: 'S_N' }, { scale: 'rank', side: 1, label: 'rank (1 at the top)', grid: { show: false } }],
-      series: [{}, { label: 'S_N', scale: 'sn', stroke: COLOURS.accent, width: 2, value: (_u, v) => score(v) },
-        { label: 'rank', scale: 'rank', stroke: COLOURS.rank, width: 2, dash: [6, 4] }],
+      scales: {
+        x: { time: true },
+        sn: { range: [-1, 1] },
+        rank: { dir: -1, range: (_u, _min, max) => [1, Math.max(2, max)] },
+      },
+      axes: [
+        { label: 'snapshot time' },
+        { scale: 'sn', label: 'S_N' },
+        { scale: 'rank', side: 1, label: 'rank (1 at the top)', grid: { show: false } },
+      ],
+      series: [
+        {},
+        { label: 'S_N', scale: 'sn', stroke: COLOURS.accent, width: 2, value: (_u, v) => score(v) },
+        { label: 'rank', scale: 'rank', stroke: COLOURS.rank, width: 2, dash: [6, 4] },
+      ],
     };
     return { data, options };
   }, [points]);
   if (!chart) return null;
   return (
-    <Chart id="chart-history" title="Rank and S_N over snapshots" options={chart.options} data={chart.data}
-      summary={`${points!.length} snapshots: S_N on the left axis, rank on the right.`} />
+    <Chart
+      id="chart-history"
+      title="Rank and S_N over snapshots"
+      options={chart.options}
+      data={chart.data}
+      summary={`${points!.length} snapshots: S_N on the left axis, rank on the right.`}
+    />
   );
 }

@@ -13,40 +13,71 @@ export function Validators({ id, competition, stages, tick }: PageProps) {
       <Loading state={state}>
         {(rows) =>
           rows === null ? (
-            <p class="note">This server does not report validator agreement (no <code>/validators</code> route).</p>
+            <p class="note">
+              This server does not report validator agreement (no <code>/validators</code> route).
+            </p>
           ) : (
             <div class="table-wrap">
               <table id="validators">
-                <caption>Validators: how each one's resolve rates compare with the others' on the same (task, miner) pairs; flagged at 10 or more shared pairs and a difference of 20 points or more</caption>
+                <caption>
+                  Validators: how each one's resolve rates compare with the others' on the same (task, miner) pairs;
+                  flagged at 10 or more shared pairs and a difference of 20 points or more
+                </caption>
                 <thead>
                   <tr>
                     <th scope="col">Validator</th>
-                    <th scope="col" class="num">Runs</th>
-                    <th scope="col" class="num">Baseline runs</th>
-                    <th scope="col" class="num">Miner runs</th>
-                    <th scope="col" class="num">Miners</th>
-                    <th scope="col" class="num">Tasks</th>
-                    <th scope="col" class="num">Resolve rate</th>
-                    <th scope="col" class="num">Shared pairs</th>
-                    <th scope="col" class="num">Resolve-rate difference</th>
+                    <th scope="col" class="num">
+                      Runs
+                    </th>
+                    <th scope="col" class="num">
+                      Baseline runs
+                    </th>
+                    <th scope="col" class="num">
+                      Miner runs
+                    </th>
+                    <th scope="col" class="num">
+                      Miners
+                    </th>
+                    <th scope="col" class="num">
+                      Tasks
+                    </th>
+                    <th scope="col" class="num">
+                      Resolve rate
+                    </th>
+                    <th scope="col" class="num">
+                      Shared pairs
+                    </th>
+                    <th scope="col" class="num">
+                      Resolve-rate difference
+                    </th>
                     <th scope="col">Status</th>
                   </tr>
                 </thead>
                 <tbody>
                   {rows.map((v) => (
                     <tr key={v.id} class={v.agreement.flagged ? 'flagged' : undefined}>
-                      <th scope="row">{v.name} <span class="hint">{v.hotkey ?? v.id}</span></th>
+                      <th scope="row">
+                        {v.name} <span class="hint">{v.hotkey ?? v.id}</span>
+                      </th>
                       <td class="num">{count(v.runs)}</td>
                       <td class="num">{count(v.baselineRuns)}</td>
                       <td class="num">{count(v.minerRuns)}</td>
                       <td class="num">{count(v.miners)}</td>
                       <td class="num">{count(v.tasks)}</td>
-                      <td class="num" title={exact(v.resolveRate)}>{pct(v.resolveRate)}</td>
+                      <td class="num" title={exact(v.resolveRate)}>
+                        {pct(v.resolveRate)}
+                      </td>
                       <td class="num">{count(v.agreement.sharedPairs)}</td>
                       <td class="num" title={exact(v.agreement.resolveRateDelta)}>
-                        {v.agreement.resolveRateDelta === null ? '–' : `${v.agreement.resolveRateDelta > 0 ? '+' : ''}${(v.agreement.resolveRateDelta * 100).toFixed(1)} pts`}
+                        {v.agreement.resolveRateDelta === null
+                          ? '–'
+                          : `${v.agreement.resolveRateDelta > 0 ? '+' : ''}${(v.agreement.resolveRateDelta * 100).toFixed(1)} pts`}
                       </td>
-                      <td>{[v.excluded ? 'excluded' : null, v.agreement.flagged ? 'flagged' : null].filter(Boolean).join(', ') || 'ok'}</td>
+                      <td>
+                        {[v.excluded ? 'excluded' : null, v.agreement.flagged ? 'flagged' : null]
+                          .filter(Boolean)
+                          .join(', ') || 'ok'}
+                      </td>
                     </tr>
                   ))}
                 </tbody>

@@ -29,18 +29,28 @@ export function Weights({ id, competition, stages, tick }: PageProps) {
             <>
               <p class="summary">
                 Groups contested: {w.groups.length ? w.groups.join(', ') : 'none (one overall element)'} · burn ratio{' '}
-                <span title={exact(w.burnRatio)}>{pct(w.burnRatio)}</span> · burned weight <span title={exact(w.burnWeight)}>{pct(w.burnWeight)}</span>
+                <span title={exact(w.burnRatio)}>{pct(w.burnRatio)}</span> · burned weight{' '}
+                <span title={exact(w.burnWeight)}>{pct(w.burnWeight)}</span>
               </p>
               <div class="table-wrap">
                 <table id="weights-ranked">
-                  <caption>Final weights by rank, with the elements each miner won (a tied element is split between its winners)</caption>
+                  <caption>
+                    Final weights by rank, with the elements each miner won (a tied element is split between its
+                    winners)
+                  </caption>
                   <thead>
                     <tr>
-                      <th scope="col" class="num">Rank</th>
+                      <th scope="col" class="num">
+                        Rank
+                      </th>
                       <th scope="col">Hotkey</th>
-                      <th scope="col" class="num">S_N</th>
+                      <th scope="col" class="num">
+                        S_N
+                      </th>
                       <th scope="col">Elements won</th>
-                      <th scope="col" class="num" title="W(m): sum of the element shares won">Raw weight</th>
+                      <th scope="col" class="num" title="W(m): sum of the element shares won">
+                        Raw weight
+                      </th>
                       <th scope="col">Final weight</th>
                     </tr>
                   </thead>
@@ -51,16 +61,40 @@ export function Weights({ id, competition, stages, tick }: PageProps) {
                       return (
                         <tr key={m.hotkey} data-key={m.hotkey} class={fw > 0 ? 'paid' : 'unpaid'}>
                           <td class="num">{m.rank}</td>
-                          <th scope="row"><a class="hotkey" href={to.miner(m.hotkey)}>{m.hotkey}</a></th>
-                          <td class="num" title={exact(m.normalizedScore)}>{score(m.normalizedScore)}</td>
-                          <td>{mine.length === 0 ? <span class="hint">none</span> : mine.map((e) => (
-                            <span key={e.name} class="chip" title={`element weight ${exact(e.elementWeight)}, ${e.winners} winner(s)`}>
-                              {e.name}{e.winners > 1 ? ` (1/${e.winners})` : ''}
-                            </span>
-                          ))}</td>
-                          <td class="num" title={exact(w.rawWeights[m.hotkey] ?? 0)}>{pct(w.rawWeights[m.hotkey] ?? 0)}</td>
+                          <th scope="row">
+                            <a class="hotkey" href={to.miner(m.hotkey)}>
+                              {m.hotkey}
+                            </a>
+                          </th>
+                          <td class="num" title={exact(m.normalizedScore)}>
+                            {score(m.normalizedScore)}
+                          </td>
+                          <td>
+                            {mine.length === 0 ? (
+                              <span class="hint">none</span>
+                            ) : (
+                              mine.map((e) => (
+                                <span
+                                  key={e.name}
+                                  class="chip"
+                                  title={`element weight ${exact(e.elementWeight)}, ${e.winners} winner(s)`}
+                                >
+                                  {e.name}
+                                  {e.winners > 1 ? ` (1/${e.winners})` : ''}
+                                </span>
+                              ))
+                            )}
+                          </td>
+                          <td class="num" title={exact(w.rawWeights[m.hotkey] ?? 0)}>
+                            {pct(w.rawWeights[m.hotkey] ?? 0)}
+                          </td>
                           <td data-col="weight" title={exact(fw)}>
-                            <span class="bar-cell"><span class="bar bar-weight" aria-hidden="true"><span style={{ width: `${fw * 100}%` }} /></span><span class="num">{pct(fw)}</span></span>
+                            <span class="bar-cell">
+                              <span class="bar bar-weight" aria-hidden="true">
+                                <span style={{ width: `${fw * 100}%` }} />
+                              </span>
+                              <span class="num">{pct(fw)}</span>
+                            </span>
                           </td>
                         </tr>
                       );
@@ -70,15 +104,26 @@ export function Weights({ id, competition, stages, tick }: PageProps) {
                     <tr class="burn">
                       <td />
                       <th scope="row">burned</th>
-                      <td /><td /><td />
+                      <td />
+                      <td />
+                      <td />
                       <td title={exact(w.burnWeight)}>
-                        <span class="bar-cell"><span class="bar bar-burn" aria-hidden="true"><span style={{ width: `${w.burnWeight * 100}%` }} /></span><span class="num">{pct(w.burnWeight)}</span></span>
+                        <span class="bar-cell">
+                          <span class="bar bar-burn" aria-hidden="true">
+                            <span style={{ width: `${w.burnWeight * 100}%` }} />
+                          </span>
+                          <span class="num">{pct(w.burnWeight)}</span>
+                        </span>
                       </td>
                     </tr>
                   </tfoot>
                 </table>
               </div>
-              <Layers layers={w.layers} rankOf={(h) => board.miners.find((m) => m.hotkey === h)?.rank ?? null} minerHref={to.miner} />
+              <Layers
+                layers={w.layers}
+                rankOf={(h) => board.miners.find((m) => m.hotkey === h)?.rank ?? null}
+                minerHref={to.miner}
+              />
             </>
           );
         }}
