@@ -3282,7 +3282,7 @@ export interface operations {
                 /** @description Competition identifier. */
                 competitionId: string;
                 /** @description Snapshot number. */
-                seq: number;
+                seq: string & (unknown & unknown);
             };
             cookie?: never;
         };
@@ -3334,7 +3334,7 @@ export interface operations {
                 /** @description Competition identifier. */
                 competitionId: string;
                 /** @description Snapshot number. */
-                seq: number;
+                seq: string & (unknown & unknown);
             };
             cookie?: never;
         };

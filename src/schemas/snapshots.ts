@@ -75,7 +75,10 @@ export const PageQuery = z.strictObject({
 
 export const SnapshotParams = z.object({
   competitionId: Id.describe('Competition identifier.'),
-  seq: z.coerce.number().int().min(1).describe('Snapshot number.'),
+  // A string in the path like every identifier (API.md conventions), read as the number it names.
+  seq: Id.regex(/^[1-9][0-9]{0,15}$/, 'must be a snapshot number: 1, 2, 3…')
+    .transform(Number)
+    .describe('Snapshot number.'),
 });
 
 export const MinerHistorySchema = z
