@@ -25,7 +25,7 @@ export default async function setup(project: TestProject) {
   await build({ configFile: join(ROOT, 'web/vite.config.ts') });
   const dir = mkdtempSync(join(tmpdir(), 'swe-scoring-browser-'));
   const demoDb = join(dir, 'demo.db');
-  await promisify(execFile)(process.execPath, ['--import', 'tsx', 'src/cli/demo.ts', '--no-serve'], {
+  await promisify(execFile)(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'demo', '--no-serve'], {
     cwd: ROOT,
     env: { ...process.env, DATABASE_PATH: demoDb, SCORING_ADMIN_TOKEN: ADMIN_TOKEN },
     timeout: 120_000,
