@@ -50,7 +50,7 @@ export function competitionsRepo(db: Db) {
   const countsStmt = db.$client.prepare(`SELECT
       (SELECT count(*) FROM tasks WHERE competition_id = @id) AS tasks,
       (SELECT count(*) FROM miners WHERE competition_id = @id) AS miners,
-      (SELECT coalesce(sum(run_count), 0) FROM tasks WHERE competition_id = @id) AS runs`);
+      (SELECT coalesce(sum(runs), 0) FROM task_run_counts WHERE competition_id = @id) AS runs`);
   const baselineStmt = db.$client.prepare(`SELECT coalesce(sum(baseline_runs), 0) AS runs,
       coalesce(sum(baseline_resolved), 0) AS resolved
     FROM tasks WHERE competition_id = ? AND stage IN (SELECT value FROM json_each(?))`);

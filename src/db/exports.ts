@@ -70,8 +70,9 @@ export function exportsRepo(db: Db) {
     .raw();
   const taskPage = c
     .prepare(
-      `SELECT id, type, stage, complexity, planned_runs, run_count, baseline_runs, qna
-    FROM tasks WHERE competition_id = ? AND id > ? ORDER BY id LIMIT ?`,
+      `SELECT t.id, t.type, t.stage, t.complexity, t.planned_runs, coalesce(n.runs, 0), t.baseline_runs, t.qna
+    FROM tasks t LEFT JOIN task_run_counts n ON n.competition_id = t.competition_id AND n.task_id = t.id
+    WHERE t.competition_id = ? AND t.id > ? ORDER BY t.id LIMIT ?`,
     )
     .raw();
   const criteria = c

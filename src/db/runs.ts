@@ -104,7 +104,8 @@ export function runsRepo(db: Db) {
     SELECT seq, competition_id, run_id, task_id, kind, miner_hotkey, validator_id, attempt_no, resolved, tokens_input,
       tokens_cached_input, tokens_output, time_taken_seconds, agent_steps, rubric_votes, grading, created_at, ?
     FROM runs WHERE competition_id = ? AND run_id = ?`);
-  const taskRunCount = c.prepare('UPDATE tasks SET run_count = run_count + ? WHERE competition_id = ? AND id = ?');
+  const taskRunCount = c.prepare(`INSERT INTO task_run_counts (runs, competition_id, task_id) VALUES (?, ?, ?)
+    ON CONFLICT (competition_id, task_id) DO UPDATE SET runs = runs + excluded.runs`);
   const list = c.prepare(`SELECT * FROM runs WHERE competition_id = @competitionId AND seq > @after
       AND (@validatorId IS NULL OR validator_id IS @validatorId) AND (@minerHotkey IS NULL OR miner_hotkey = @minerHotkey)
       AND (@taskId IS NULL OR task_id = @taskId) AND (@kind IS NULL OR kind = @kind)

@@ -50,9 +50,28 @@ export const tasks = sqliteTable(
     baselineInputSum: integer('baseline_input_sum').notNull().default(0),
     baselineCachedSum: integer('baseline_cached_sum').notNull().default(0),
     baselineOutputSum: integer('baseline_output_sum').notNull().default(0),
-    runCount: integer('run_count').notNull().default(0),
   },
   (t) => [primaryKey({ columns: [t.competitionId, t.id] })],
+);
+
+/**
+ * Runs stored per task (baseline and miner, counted or not). Apart from `tasks`, whose rows carry
+ * the QnA text: every batch bumps the count of each task it touches, and on the wide rows that
+ * dirtied about a hundred pages a batch (bench/ profile), here a few.
+ */
+export const taskRunCounts = sqliteTable(
+  'task_run_counts',
+  {
+    competitionId: text('competition_id').notNull(),
+    taskId: text('task_id').notNull(),
+    runs: integer('runs').notNull().default(0),
+  },
+  (t) => [
+    primaryKey({ columns: [t.competitionId, t.taskId] }),
+    foreignKey({ columns: [t.competitionId, t.taskId], foreignColumns: [tasks.competitionId, tasks.id] }).onDelete(
+      'cascade',
+    ),
+  ],
 );
 
 export const taskCriteria = sqliteTable(
@@ -175,7 +194,9 @@ export const minerTasks = sqliteTable(
     cachedSum: integer('cached_sum').notNull().default(0),
     outputSum: integer('output_sum').notNull().default(0),
   },
-  (t) => [primaryKey({ columns: [t.competitionId, t.taskId, t.hotkey] })],
+  // Miner first: a validator's batch is mostly one miner across many tasks, and in this order its
+  // rows sit on a few adjacent pages (task first, they were spread over one page per task).
+  (t) => [primaryKey({ columns: [t.competitionId, t.hotkey, t.taskId] })],
 );
 
 /** A validator's standing in one competition: an excluded validator's runs take part in no score. */

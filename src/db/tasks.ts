@@ -4,7 +4,7 @@ import type { Db } from './client.js';
 import { taskCriteria, tasks } from './schema.js';
 import { conflict, listSome } from '../errors.js';
 import { emitWrite } from './events.js';
-import type { Complexity, Polarity, Stage } from '../scoring/types.js';
+import type { Complexity, Criterion, Polarity, Stage } from '../scoring/types.js';
 
 export type TaskType = 'swebench_verified' | 'swe_atlas_qna';
 
@@ -39,7 +39,8 @@ export interface TaskRecord {
   keepContent?: boolean;
 }
 
-export type TaskRow = typeof tasks.$inferSelect;
+/** A stored task with the number of runs stored for it. */
+export type TaskRow = typeof tasks.$inferSelect & { runCount: number };
 
 const toCriterion = (c: typeof taskCriteria.$inferSelect): CriterionRecord => ({
   id: c.id,
@@ -88,8 +89,20 @@ export function tasksRepo(db: Db) {
     return criteriaQuery.all({ competitionId, taskId });
   }
 
+  const runCountOf = db.$client
+    .prepare('SELECT runs FROM task_run_counts WHERE competition_id = ? AND task_id = ?')
+    .pluck();
+  const runCounts = db.$client.prepare('SELECT task_id, runs FROM task_run_counts WHERE competition_id = ?').raw();
+  // What ingestion needs of a task, without the QnA text: its type and its rubric's ids and polarities.
+  const typeOf = db.$client.prepare('SELECT type FROM tasks WHERE competition_id = ? AND id = ?').pluck();
+  const rubricOf = db.$client
+    .prepare('SELECT id, type FROM task_criteria WHERE competition_id = ? AND task_id = ? ORDER BY position')
+    .raw();
+
   function get(competitionId: string, taskId: string): TaskRow | null {
-    return getQuery.get({ competitionId, taskId }) ?? null;
+    const row = getQuery.get({ competitionId, taskId });
+    if (!row) return null;
+    return { ...row, runCount: (runCountOf.get(competitionId, taskId) as number | undefined) ?? 0 };
   }
 
   function writeCriteria(competitionId: string, t: TaskRecord): void {
@@ -107,7 +120,21 @@ export function tasksRepo(db: Db) {
     get,
     criteria,
     list(competitionId: string): TaskRow[] {
-      return db.select().from(tasks).where(eq(tasks.competitionId, competitionId)).orderBy(asc(tasks.id)).all();
+      const counts = new Map((runCounts.all(competitionId) as [string, number][]).map(([id, n]) => [id, n]));
+      return db
+        .select()
+        .from(tasks)
+        .where(eq(tasks.competitionId, competitionId))
+        .orderBy(asc(tasks.id))
+        .all()
+        .map((t) => ({ ...t, runCount: counts.get(t.id) ?? 0 }));
+    },
+    /** A task's type and rubric (criterion ids and polarities, in order) as run ingestion grades with; null if unknown. */
+    rubric(competitionId: string, taskId: string): { type: string; criteria: Criterion[] } | null {
+      const type = typeOf.get(competitionId, taskId) as string | undefined;
+      if (type === undefined) return null;
+      const rows = rubricOf.all(competitionId, taskId) as [string, Polarity][];
+      return { type, criteria: rows.map(([id, polarity]) => ({ id, type: polarity })) };
     },
     criteriaCounts(competitionId: string): Map<string, number> {
       const rows = db.$client

@@ -1,4 +1,5 @@
-// Turns a validated batch into stored runs: task checks, QnA grading, idempotency, one transaction.
+// Turns a validated batch into stored runs: task checks, QnA grading, idempotency. Runs inside the
+// caller's transaction (services/runs.ts), which also holds the audit entry: one commit per batch.
 import type { Repos } from '../db/repos.js';
 import type { RunRecord } from '../db/runs.js';
 import type { RunInput } from '../schemas/runs.js';
@@ -59,129 +60,121 @@ export function ingestRuns(
   runs: RunInput[],
   validatorId: string | null,
 ): IngestResult {
-  return repos.transaction(() => {
-    const competition = repos.competitions.get(competitionId);
-    if (!competition) throw notFound(`competition ${competitionId} does not exist`);
+  const competition = repos.competitions.get(competitionId);
+  if (!competition) throw notFound(`competition ${competitionId} does not exist`);
 
-    const rubrics = new Map<string, { type: string; criteria: Criterion[] } | null>();
-    for (const id of new Set(runs.map((r) => r.taskId))) {
-      const task = repos.tasks.get(competitionId, id);
-      rubrics.set(
-        id,
-        task ? { type: task.type, criteria: repos.tasks.criteria(competitionId, id) as Criterion[] } : null,
-      );
-    }
-    const unknown = [...rubrics].filter(([, t]) => t === null).map(([id]) => id);
-    if (unknown.length > 0) {
-      const missing = new Set(unknown);
-      const errors = runs.flatMap((r, i) =>
-        missing.has(r.taskId)
-          ? [
-              {
-                path: `body/runs/${i}/taskId`,
-                message: `run ${r.runId}: task ${r.taskId} does not exist in competition ${competitionId}`,
-              },
-            ]
-          : [],
-      );
-      const first = errors
-        .slice(0, 3)
-        .map((e) => `${e.path} (${e.message.split(':')[0]})`)
-        .join(', ');
-      throw notFound(
-        `unknown task ${listSome(unknown)} in competition ${competitionId}; create it first (PUT .../tasks). ` +
-          `${errors.length} run(s) name it, first ${first}`,
-        errors,
-      );
-    }
+  const rubrics = new Map<string, { type: string; criteria: Criterion[] } | null>();
+  for (const id of new Set(runs.map((r) => r.taskId))) rubrics.set(id, repos.tasks.rubric(competitionId, id));
+  const unknown = [...rubrics].filter(([, t]) => t === null).map(([id]) => id);
+  if (unknown.length > 0) {
+    const missing = new Set(unknown);
+    const errors = runs.flatMap((r, i) =>
+      missing.has(r.taskId)
+        ? [
+            {
+              path: `body/runs/${i}/taskId`,
+              message: `run ${r.runId}: task ${r.taskId} does not exist in competition ${competitionId}`,
+            },
+          ]
+        : [],
+    );
+    const first = errors
+      .slice(0, 3)
+      .map((e) => `${e.path} (${e.message.split(':')[0]})`)
+      .join(', ');
+    throw notFound(
+      `unknown task ${listSome(unknown)} in competition ${competitionId}; create it first (PUT .../tasks). ` +
+        `${errors.length} run(s) name it, first ${first}`,
+      errors,
+    );
+  }
 
-    const invalid: ErrorField[] = [];
-    const records: RunRecord[] = runs.map((r, i) => {
-      const task = rubrics.get(r.taskId)!;
-      let resolved = r.resolved ?? false;
-      let criteria: RunRecord['criteria'] = null;
-      if (r.rubricVotes) {
-        const where = `run ${r.runId} on task ${r.taskId}`;
-        if (task.type !== 'swe_atlas_qna' || task.criteria.length === 0) {
+  const invalid: ErrorField[] = [];
+  const records: RunRecord[] = runs.map((r, i) => {
+    const task = rubrics.get(r.taskId)!;
+    let resolved = r.resolved ?? false;
+    let criteria: RunRecord['criteria'] = null;
+    if (r.rubricVotes) {
+      const where = `run ${r.runId} on task ${r.taskId}`;
+      if (task.type !== 'swe_atlas_qna' || task.criteria.length === 0) {
+        invalid.push({
+          path: `body/runs/${i}/rubricVotes`,
+          message: `${where}: votes sent for a task without a rubric`,
+        });
+      } else {
+        const grade = gradeRubric(task.criteria, r.rubricVotes, competition.judgeVotes);
+        if (!grade.ok) {
+          const p = grade.problem;
+          const extra = p.kind === 'vote_count' ? ` (${p.actual}, expected ${p.expected})` : '';
           invalid.push({
             path: `body/runs/${i}/rubricVotes`,
-            message: `${where}: votes sent for a task without a rubric`,
+            message: `${where}: criterion ${p.criterionId} ${problemText[p.kind]}${extra}`,
+          });
+        } else if (r.resolved !== undefined && r.resolved !== grade.resolved) {
+          invalid.push({
+            path: `body/runs/${i}/resolved`,
+            message: `${where}: resolved ${r.resolved} contradicts the votes, which give ${grade.resolved}`,
           });
         } else {
-          const grade = gradeRubric(task.criteria, r.rubricVotes, competition.judgeVotes);
-          if (!grade.ok) {
-            const p = grade.problem;
-            const extra = p.kind === 'vote_count' ? ` (${p.actual}, expected ${p.expected})` : '';
-            invalid.push({
-              path: `body/runs/${i}/rubricVotes`,
-              message: `${where}: criterion ${p.criterionId} ${problemText[p.kind]}${extra}`,
-            });
-          } else if (r.resolved !== undefined && r.resolved !== grade.resolved) {
-            invalid.push({
-              path: `body/runs/${i}/resolved`,
-              message: `${where}: resolved ${r.resolved} contradicts the votes, which give ${grade.resolved}`,
-            });
-          } else {
-            resolved = grade.resolved;
-            criteria = grade.criteria;
-          }
+          resolved = grade.resolved;
+          criteria = grade.criteria;
         }
       }
-      return {
-        competitionId,
-        runId: r.runId,
-        taskId: r.taskId,
-        kind: r.kind,
-        minerHotkey: r.minerHotkey ?? null,
-        validatorId,
-        attemptNo: r.attemptNo ?? null,
-        resolved,
-        tokens: r.tokens
-          ? { input: r.tokens.input, cachedInput: r.tokens.cachedInput ?? null, output: r.tokens.output }
-          : null,
-        timeTakenSeconds: r.timeTakenSeconds ?? null,
-        agentSteps: r.agentSteps ?? null,
-        rubricVotes: r.rubricVotes ?? null,
-        criteria,
-      };
-    });
-    if (invalid.length > 0)
-      throw unprocessable(
-        invalid
-          .slice(0, 20)
-          .map((e) => e.message)
-          .join('; '),
-        invalid,
-      );
-
-    const stored = repos.runs.existing(
-      competitionId,
-      records.map((r) => r.runId),
-    );
-    const conflicts: ErrorField[] = [];
-    records.forEach((r, i) => {
-      const old = stored.get(r.runId);
-      if (old === undefined) return;
-      const fields = differingFields(old, r);
-      if (fields.length === 0) return;
-      conflicts.push({
-        path: `body/runs/${i}/runId`,
-        message: `run ${r.runId} was stored by ${storedBy(repos, old.validatorId, validatorId)} with different ${fields.join(', ')}`,
-      });
-    });
-    if (conflicts.length > 0) {
-      throw conflict(
-        `${conflicts.length} run(s) already stored with different content, nothing stored: ` +
-          `${conflicts
-            .slice(0, 3)
-            .map((e) => `${e.path}: ${e.message}`)
-            .join('; ')}${conflicts.length > 3 ? '; …' : ''}. ` +
-          'Send a new runId for a new result, or delete the stored run first.',
-        conflicts,
-      );
     }
-    const fresh = records.filter((r) => !stored.has(r.runId));
-    repos.runs.insertMany(fresh, competition.tokenWeights, new Set(competition.excludedValidators));
-    return { accepted: fresh.length, duplicates: records.length - fresh.length };
+    return {
+      competitionId,
+      runId: r.runId,
+      taskId: r.taskId,
+      kind: r.kind,
+      minerHotkey: r.minerHotkey ?? null,
+      validatorId,
+      attemptNo: r.attemptNo ?? null,
+      resolved,
+      tokens: r.tokens
+        ? { input: r.tokens.input, cachedInput: r.tokens.cachedInput ?? null, output: r.tokens.output }
+        : null,
+      timeTakenSeconds: r.timeTakenSeconds ?? null,
+      agentSteps: r.agentSteps ?? null,
+      rubricVotes: r.rubricVotes ?? null,
+      criteria,
+    };
   });
+  if (invalid.length > 0)
+    throw unprocessable(
+      invalid
+        .slice(0, 20)
+        .map((e) => e.message)
+        .join('; '),
+      invalid,
+    );
+
+  const stored = repos.runs.existing(
+    competitionId,
+    records.map((r) => r.runId),
+  );
+  const conflicts: ErrorField[] = [];
+  records.forEach((r, i) => {
+    const old = stored.get(r.runId);
+    if (old === undefined) return;
+    const fields = differingFields(old, r);
+    if (fields.length === 0) return;
+    conflicts.push({
+      path: `body/runs/${i}/runId`,
+      message: `run ${r.runId} was stored by ${storedBy(repos, old.validatorId, validatorId)} with different ${fields.join(', ')}`,
+    });
+  });
+  if (conflicts.length > 0) {
+    throw conflict(
+      `${conflicts.length} run(s) already stored with different content, nothing stored: ` +
+        `${conflicts
+          .slice(0, 3)
+          .map((e) => `${e.path}: ${e.message}`)
+          .join('; ')}${conflicts.length > 3 ? '; …' : ''}. ` +
+        'Send a new runId for a new result, or delete the stored run first.',
+      conflicts,
+    );
+  }
+  const fresh = records.filter((r) => !stored.has(r.runId));
+  repos.runs.insertMany(fresh, competition.tokenWeights, new Set(competition.excludedValidators));
+  return { accepted: fresh.length, duplicates: records.length - fresh.length };
 }

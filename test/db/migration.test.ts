@@ -1,6 +1,6 @@
-// Migration 0001 on a database made by 0000 alone: runs keep their data, take their old rowid as
-// sequence (so listing order is storage order), and every read is what a fresh database holding
-// the same runs gives.
+// Migrations 0001 and later on a database made by 0000 alone: runs keep their data, take their old
+// rowid as sequence (so listing order is storage order), run counts and aggregates carry over, and
+// every read is what a fresh database holding the same runs gives.
 import Database from 'better-sqlite3';
 import { readMigrationFiles } from 'drizzle-orm/migrator';
 import { join } from 'node:path';
@@ -101,6 +101,7 @@ async function reads(t: TestApp) {
   });
   return {
     leaderboard: await get('/leaderboard'),
+    tasks: await get('/tasks'),
     weights: await get('/weights'),
     a: await get('/tasks/swe-a'),
     b: await get('/tasks/swe-b'),
@@ -118,7 +119,9 @@ it('keeps every run with its data and its old rowid as sequence, and reads as a 
 
   const migrated = await testApp({ path });
   open.push(migrated);
-  expect(migrated.db.$client.prepare('SELECT count(*) FROM __drizzle_migrations').pluck().get()).toBe(2);
+  expect(migrated.db.$client.prepare('SELECT count(*) FROM __drizzle_migrations').pluck().get()).toBe(
+    readMigrationFiles({ migrationsFolder: MIGRATIONS_FOLDER }).length,
+  );
   const after = migrated.db.$client
     .prepare(
       `SELECT seq, ${Object.keys(before[0]!)
