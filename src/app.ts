@@ -81,5 +81,9 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(routes);
   await app.register(import('./plugins/dashboard.js'));
   await app.ready();
+  // Before the server listens (and /readyz answers): the first score reads after a start answer from memory.
+  const warming = performance.now();
+  const competitions = services.scores.warm();
+  app.log.info({ competitions, ms: Math.round(performance.now() - warming) }, 'scores computed');
   return app;
 }

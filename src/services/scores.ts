@@ -73,6 +73,21 @@ export function scoresService(repos: Repos, observe: (seconds: number) => void =
   }
 
   return {
+    /**
+     * Computes every competition's scores for its final stages, and their leaderboard and weights
+     * bodies, so the first reads after a start (a deploy, a restart) answer from memory. Called
+     * once before the server listens; returns how many competitions it scored.
+     */
+    warm(): number {
+      const all = repos.competitions.list();
+      for (const c of all) {
+        const s = scored(c.id, undefined);
+        cached(s, 'leaderboard', () => leaderboardBody(c.id, s.scores));
+        cached(s, 'weights', () => weightsBody(c.id, s.scores));
+      }
+      return all.length;
+    },
+
     leaderboard(competitionId: string, stages?: Stage[]): Body {
       const s = scored(competitionId, stages);
       return cached(s, 'leaderboard', () => leaderboardBody(competitionId, s.scores));
