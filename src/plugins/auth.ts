@@ -48,7 +48,7 @@ export interface AuthOptions {
   /** The validator holding a bearer key, or null. */
   validatorByKey: (key: string) => { id: string } | null;
   /** The validator that signed a request (Epistula v2), or a 401 domain error saying why not. */
-  authenticateSigned: (request: EpistulaRequest) => Principal;
+  authenticateSigned: (request: EpistulaRequest) => Promise<Principal>;
 }
 
 const digest = (s: string) => createHash('sha256').update(s).digest();
@@ -96,7 +96,7 @@ export function authenticator({ adminToken, readsRequireToken, validatorByKey, a
           request.signaturePending = true;
           return;
         }
-        request.principal = signed(request, undefined);
+        request.principal = await signed(request, undefined);
         return allow(access, request.principal);
       }
       const who = identify(request.headers.authorization);
@@ -105,7 +105,7 @@ export function authenticator({ adminToken, readsRequireToken, validatorByKey, a
     },
     afterBody: async (request: FastifyRequest): Promise<void> => {
       if (!request.signaturePending) return;
-      request.principal = signed(request, request.rawBody);
+      request.principal = await signed(request, request.rawBody);
       allow(accessOf(request.routeOptions.url, request.routeOptions.config.access), request.principal);
     },
   };

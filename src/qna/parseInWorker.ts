@@ -1,10 +1,7 @@
 // Parses import files in one long-lived worker thread (src/qna/parseWorker), started on first use
-// and kept without holding the process open. From the compiled build the worker is the .js file
-// beside this one; from source (tsx, vitest) a tiny bootstrap registers tsx in the worker first,
-// since a worker does not inherit the parent's --import hooks.
-import { createRequire } from 'node:module';
-import { pathToFileURL } from 'node:url';
-import { Worker } from 'node:worker_threads';
+// and kept without holding the process open.
+import type { Worker } from 'node:worker_threads';
+import { startWorker } from '../workerThread.js';
 import type { QnaImportFormat } from './parseImport.js';
 import type { QnaProblem } from './problems.js';
 import type { QnaTask } from './types.js';
@@ -23,28 +20,13 @@ type Message = {
   failed?: string;
 };
 
-function startWorker(): Worker {
-  const entry = new URL(`./parseWorker${import.meta.url.endsWith('.ts') ? '.ts' : '.js'}`, import.meta.url);
-  if (entry.pathname.endsWith('.js')) return new Worker(entry);
-  // The ESM build of tsx's API, found beside the CommonJS one that require.resolve names.
-  const tsx = pathToFileURL(
-    createRequire(import.meta.url)
-      .resolve('tsx/esm/api')
-      .replace(/\.cjs$/, '.mjs'),
-  ).href;
-  return new Worker(
-    `import(${JSON.stringify(tsx)}).then((m) => { m.register(); return import(${JSON.stringify(entry.href)}); });`,
-    { eval: true },
-  );
-}
-
 let worker: Worker | null = null;
 const jobs = new Map<number, Job>();
 let nextId = 1;
 
 function shared(): Worker {
   if (worker) return worker;
-  const w = (worker = startWorker());
+  const w = (worker = startWorker('parseWorker', import.meta.url));
   const fail = (e: Error) => {
     worker = null;
     for (const job of jobs.values()) job.reject(e);

@@ -2,7 +2,12 @@
 // validator holding the key, and each (key, uuid) accepted once, durably.
 import type { Repos } from '../db/repos.js';
 import { unauthorized } from '../errors.js';
-import { createEpistulaVerifier, DEFAULT_SIGNATURE_WINDOW_MS, type EpistulaRequest } from '../signatures/epistula.js';
+import {
+  createAsyncEpistulaVerifier,
+  DEFAULT_SIGNATURE_WINDOW_MS,
+  type EpistulaRequest,
+} from '../signatures/epistula.js';
+import { signatureValidInWorker } from '../signatures/verifyInWorker.js';
 import type { Principal } from './principal.js';
 
 export interface SignatureOptions {
@@ -17,14 +22,18 @@ const PRUNE_EVERY_MS = 60_000;
 
 export function signaturesService(repos: Repos, options: SignatureOptions = {}) {
   const windowMs = options.windowMs ?? DEFAULT_SIGNATURE_WINDOW_MS;
-  const verify = createEpistulaVerifier({ serverAddress: options.serverAddress, windowMs });
+  const verify = createAsyncEpistulaVerifier({
+    serverAddress: options.serverAddress,
+    windowMs,
+    check: signatureValidInWorker,
+  });
   let lastPrune = 0;
 
   return {
     windowMs,
     /** The validator that signed the request; a 401 whose reason names the refusal otherwise. */
-    authenticate(request: EpistulaRequest): Principal {
-      const verdict = verify(request);
+    async authenticate(request: EpistulaRequest): Promise<Principal> {
+      const verdict = await verify(request);
       if (!verdict.ok) {
         throw unauthorized(verdict.message, verdict.reason, [
           { path: `headers/${verdict.header.toLowerCase()}`, message: verdict.message },

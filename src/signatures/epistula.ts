@@ -68,15 +68,70 @@ const refuse = (
   message,
 });
 
-/** Checks the options once (a bad server address is a startup error, `Ss58Error`) and returns the verifier. */
-export function createEpistulaVerifier(options: EpistulaOptions = {}): (request: EpistulaRequest) => EpistulaVerdict {
+/** What the cryptographic check needs: the body and signed headers, the signature and the key. */
+export interface SignedParts {
+  body: Uint8Array | string | null | undefined;
+  uuid: string;
+  timestamp: string;
+  signedFor: string | undefined;
+  signature: Uint8Array;
+  publicKey: Uint8Array;
+}
+
+/**
+ * SHA-256 of the body, the Epistula message, and sr25519 over it: the costly part of a check
+ * (milliseconds), kept apart so a server can run it off its event loop (src/signatures/verifyInWorker.ts).
+ */
+export function signatureValid(p: SignedParts, sr25519: Sr25519Verify = scureVerify): boolean {
+  const bodyHash = createHash('sha256')
+    .update(p.body ?? '')
+    .digest('hex');
+  const message = Buffer.from(epistulaMessage(bodyHash, p.uuid, p.timestamp, p.signedFor), 'utf8');
+  try {
+    return sr25519(message, p.signature, p.publicKey);
+  } catch {
+    return false; // a point that does not decode, or a signature without schnorrkel's marker bit
+  }
+}
+
+interface Settings {
+  serverAddress: string | undefined;
+  windowMs: number;
+}
+
+function settings(options: EpistulaOptions): Settings {
   const serverAddress = options.serverAddress || undefined;
   if (serverAddress !== undefined) ss58ToPublicKey(serverAddress);
   const windowMs = options.windowMs ?? DEFAULT_SIGNATURE_WINDOW_MS;
   if (!Number.isSafeInteger(windowMs) || windowMs < 0)
     throw new RangeError('the signature window is a non-negative integer of milliseconds');
+  return { serverAddress, windowMs };
+}
+
+/** Checks the options once (a bad server address is a startup error, `Ss58Error`) and returns the verifier. */
+export function createEpistulaVerifier(options: EpistulaOptions = {}): (request: EpistulaRequest) => EpistulaVerdict {
+  const set = settings(options);
   const sr25519 = options.sr25519Verify ?? scureVerify;
-  return (request) => check(request, serverAddress, windowMs, sr25519);
+  return (request) => {
+    const seen = inspect(request, set);
+    if (!seen.ok) return seen;
+    return conclude(seen, signatureValid(seen.parts, sr25519));
+  };
+}
+
+/**
+ * As `createEpistulaVerifier`, with the cryptographic check done by `check` (e.g. in a worker
+ * thread): the cheap checks run here first, and a malformed request never reaches `check`.
+ */
+export function createAsyncEpistulaVerifier(
+  options: Omit<EpistulaOptions, 'sr25519Verify'> & { check: (parts: SignedParts) => Promise<boolean> },
+): (request: EpistulaRequest) => Promise<EpistulaVerdict> {
+  const set = settings(options);
+  return async (request) => {
+    const seen = inspect(request, set);
+    if (!seen.ok) return seen;
+    return conclude(seen, await options.check(seen.parts));
+  };
 }
 
 /** One-off form of `createEpistulaVerifier(options)(request)`. */
@@ -84,12 +139,36 @@ export function verifyEpistula(request: EpistulaRequest, options: EpistulaOption
   return createEpistulaVerifier(options)(request);
 }
 
-function check(
+interface Inspected {
+  ok: true;
+  parts: SignedParts;
+  signedBy: string;
+  uuid: string;
+  timestamp: number;
+}
+
+function conclude(seen: Inspected, valid: boolean): EpistulaVerdict {
+  if (!valid)
+    return refuse(
+      'signature-invalid',
+      H.signature,
+      `${H.signature} does not verify for ${seen.signedBy} over this body, uuid, timestamp and ${H.signedFor}`,
+    );
+  return {
+    ok: true,
+    hotkey: seen.signedBy,
+    publicKey: seen.parts.publicKey,
+    publicKeyHex: Buffer.from(seen.parts.publicKey).toString('hex'),
+    uuid: seen.uuid,
+    timestamp: seen.timestamp,
+  };
+}
+
+/** Every check but the cryptographic one: presence, shapes, ss58 checksums, the window. */
+function inspect(
   { headers, body, now }: EpistulaRequest,
-  serverAddress: string | undefined,
-  windowMs: number,
-  sr25519: Sr25519Verify,
-): EpistulaVerdict {
+  { serverAddress, windowMs }: Settings,
+): Inspected | EpistulaRefused {
   if (readHeader(headers, 'Authorization') !== undefined) {
     return refuse('signature-malformed', 'Authorization', 'a signed request carries no Authorization header');
   }
@@ -140,27 +219,17 @@ function check(
     );
   }
 
-  const bodyHash = createHash('sha256')
-    .update(body ?? '')
-    .digest('hex');
-  const message = Buffer.from(epistulaMessage(bodyHash, uuid, timestamp, signedFor), 'utf8');
-  let valid: boolean;
-  try {
-    valid = sr25519(message, Buffer.from(signature.slice(2), 'hex'), signer.publicKey);
-  } catch {
-    valid = false; // a point that does not decode, or a signature without schnorrkel's marker bit
-  }
-  if (!valid)
-    return refuse(
-      'signature-invalid',
-      H.signature,
-      `${H.signature} does not verify for ${signedBy} over this body, uuid, timestamp and ${H.signedFor}`,
-    );
   return {
     ok: true,
-    hotkey: signedBy,
-    publicKey: signer.publicKey,
-    publicKeyHex: Buffer.from(signer.publicKey).toString('hex'),
+    parts: {
+      body,
+      uuid,
+      timestamp,
+      signedFor,
+      signature: Buffer.from(signature.slice(2), 'hex'),
+      publicKey: signer.publicKey,
+    },
+    signedBy,
     uuid: uuid.toLowerCase(),
     timestamp: ms,
   };

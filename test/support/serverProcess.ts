@@ -47,7 +47,7 @@ process.once('exit', () => {
 
 export async function startServer(opts: ServerOptions): Promise<ServerProcess> {
   const port = await freePort();
-  const child = spawn(process.execPath, [...(opts.nodeArgs ?? []), '--import', 'tsx', 'src/server.ts'], {
+  const child = spawn(process.execPath, process.env.SERVER_DIST ? [...(opts.nodeArgs ?? []), 'dist/server.js'] : [...(opts.nodeArgs ?? []), '--import', 'tsx', 'src/server.ts'], {
     cwd: ROOT,
     env: {
       ...process.env,
