@@ -22,8 +22,13 @@ export interface ServerOptions {
   logLevel?: string;
   /** Added to (and overriding) the environment. */
   env?: Record<string, string>;
-  /** Node options before `--import tsx`, such as `--cpu-prof`. */
+  /** Node options before the entry, such as `--cpu-prof`. */
   nodeArgs?: string[];
+  /**
+   * `source` (default): src/server.ts under tsx. `dist`: the compiled dist/server.js as the Docker
+   * image runs it (`npm run build` first); the benchmark measures this one.
+   */
+  entry?: 'source' | 'dist';
   readyTimeoutMs?: number;
 }
 
@@ -47,19 +52,23 @@ process.once('exit', () => {
 
 export async function startServer(opts: ServerOptions): Promise<ServerProcess> {
   const port = await freePort();
-  const child = spawn(process.execPath, process.env.SERVER_DIST ? [...(opts.nodeArgs ?? []), 'dist/server.js'] : [...(opts.nodeArgs ?? []), '--import', 'tsx', 'src/server.ts'], {
-    cwd: ROOT,
-    env: {
-      ...process.env,
-      PORT: String(port),
-      HOST: '127.0.0.1',
-      DATABASE_PATH: opts.dbPath,
-      SCORING_ADMIN_TOKEN: opts.adminToken ?? SERVER_ADMIN_TOKEN,
-      LOG_LEVEL: opts.logLevel ?? 'warn',
-      ...opts.env,
+  const child = spawn(
+    process.execPath,
+    [...(opts.nodeArgs ?? []), ...(opts.entry === 'dist' ? ['dist/server.js'] : ['--import', 'tsx', 'src/server.ts'])],
+    {
+      cwd: ROOT,
+      env: {
+        ...process.env,
+        PORT: String(port),
+        HOST: '127.0.0.1',
+        DATABASE_PATH: opts.dbPath,
+        SCORING_ADMIN_TOKEN: opts.adminToken ?? SERVER_ADMIN_TOKEN,
+        LOG_LEVEL: opts.logLevel ?? 'warn',
+        ...opts.env,
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
     },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  );
   if (child.pid === undefined) throw new Error('could not spawn the server');
   running.add(child);
   let out = '';
