@@ -15,6 +15,10 @@ export const LIMITS = {
   reasonLength: 2000,
   criteriaPerTask: 200,
   maxJudgeVotes: 15,
+  /** Leaderboard entries per page (`?limit=`). */
+  leaderboardPage: 1000,
+  /** Hotkeys in one leaderboard read (`?hotkeys=`); a URL holds about 16 KB. */
+  hotkeysPerRead: 200,
 } as const;
 
 export const Id = z

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ComplexitySchema, StageSchema } from './common.js';
+import { ComplexitySchema, Id, LIMITS, StageSchema, StagesParam } from './common.js';
 
 const Score = (what: string) => z.number().nullable().describe(`${what}; null when the miner has nothing scored.`);
 
@@ -66,6 +66,71 @@ export const LeaderboardSchema = z
   })
   .describe('The leaderboard.');
 z.globalRegistry.add(LeaderboardSchema, { id: 'Leaderboard', description: LeaderboardSchema.description });
+
+const { miners: _miners, ...leaderboardHead } = LeaderboardSchema.shape;
+export const LeaderboardPageSchema = z
+  .object({
+    ...leaderboardHead,
+    total: z
+      .number()
+      .int()
+      .min(0)
+      .describe('Entries before paging: every miner, or the chosen ones found when `hotkeys` is given.'),
+    miners: z
+      .array(LeaderboardEntrySchema)
+      .describe(
+        'S_N descending, then hotkey; unranked miners last. A page or the chosen miners keep their ranks in the full list.',
+      ),
+  })
+  .describe('The leaderboard, a page of it, or the chosen miners, with the number of entries before paging.');
+z.globalRegistry.add(LeaderboardPageSchema, { id: 'LeaderboardPage', description: LeaderboardPageSchema.description });
+
+/** `?hotkeys=a,b`: the miners to return, deduplicated; each an identifier, at most `LIMITS.hotkeysPerRead`. */
+const HotkeysParam = z
+  .string()
+  .max(LIMITS.hotkeysPerRead * (LIMITS.idLength + 1))
+  .optional()
+  .transform((raw, ctx): string[] | undefined => {
+    if (raw === undefined) return undefined;
+    if (raw.trim() === '') {
+      ctx.addIssue({ code: 'custom', message: 'name at least one hotkey, or leave `hotkeys` out for every miner' });
+      return z.NEVER;
+    }
+    const hotkeys = [...new Set(raw.split(',').map((h) => h.trim()))];
+    const bad = hotkeys.filter((h) => !Id.safeParse(h).success);
+    if (bad.length > 0) {
+      const named = bad.map((h) => (h === '' ? 'an empty name' : JSON.stringify(h))).join(', ');
+      ctx.addIssue({
+        code: 'custom',
+        message: `not a hotkey: ${named}; list 1 to ${LIMITS.hotkeysPerRead} identifiers`,
+      });
+    } else if (hotkeys.length > LIMITS.hotkeysPerRead) {
+      ctx.addIssue({ code: 'custom', message: `${hotkeys.length} hotkeys; at most ${LIMITS.hotkeysPerRead}` });
+    } else return hotkeys;
+    return z.NEVER;
+  })
+  .describe(
+    `Comma-separated miner hotkeys (1 to ${LIMITS.hotkeysPerRead}): only these miners, in rank order; ` +
+      'hotkeys without an entry are left out. `limit` and `offset` then page the chosen miners.',
+  );
+
+export const LeaderboardQuery = z.strictObject({
+  stages: StagesParam,
+  limit: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(LIMITS.leaderboardPage)
+    .optional()
+    .describe('Entries per page, 1 to 1,000; default every entry from `offset` on.'),
+  offset: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .default(0)
+    .describe('Entries to skip before the page, 0 or more; default 0. Past the end the page is empty.'),
+  hotkeys: HotkeysParam,
+});
 
 const Zone = z.enum(['penalty', 'maintain', 'bonus', 'excluded']).describe('Scoring zone (SPEC 4).');
 const Pool = z.enum(['main', 'hard_boost', 'excluded']).describe('Pool (SPEC 4).');
