@@ -333,7 +333,7 @@ export interface paths {
         };
         /**
          * Get the leaderboard
-         * @description Reflects every write acknowledged before the request.
+         * @description Reflects every write acknowledged before the request. Without `limit`, `offset` and `hotkeys`, the whole ranked list; with them, a page of it or the chosen miners, each keeping its rank in the full list, and `total` the number of entries before paging.
          */
         get: operations["getLeaderboard"];
         put?: never;
@@ -1281,6 +1281,18 @@ export interface components {
             stages: components["schemas"]["Stage"][];
             baseline: components["schemas"]["BaselineRate"];
             /** @description S_N descending, then hotkey; unranked miners last. */
+            miners: components["schemas"]["LeaderboardEntry"][];
+        };
+        /** @description The leaderboard, a page of it, or the chosen miners, with the number of entries before paging. */
+        LeaderboardPage: {
+            /** @description Competition identifier. */
+            competitionId: string;
+            /** @description Stages scored. */
+            stages: components["schemas"]["Stage"][];
+            baseline: components["schemas"]["BaselineRate"];
+            /** @description Entries before paging: every miner, or the chosen ones found when `hotkeys` is given. */
+            total: number;
+            /** @description S_N descending, then hotkey; unranked miners last. A page or the chosen miners keep their ranks in the full list. */
             miners: components["schemas"]["LeaderboardEntry"][];
         };
         /** @description One miner's score on one task. */
@@ -2973,6 +2985,12 @@ export interface operations {
             query?: {
                 /** @description Comma-separated stages to score, e.g. `screener_2,evaluation`. Default: the competition's `finalStages`. */
                 stages?: string;
+                /** @description Entries per page, 1 to 1,000; default every entry from `offset` on. */
+                limit?: number;
+                /** @description Entries to skip before the page, 0 or more; default 0. Past the end the page is empty. */
+                offset?: number;
+                /** @description Comma-separated miner hotkeys (1 to 200): only these miners, in rank order; hotkeys without an entry are left out. `limit` and `offset` then page the chosen miners. */
+                hotkeys?: string;
             };
             header?: never;
             path: {
@@ -2989,7 +3007,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Leaderboard"];
+                    "application/json": components["schemas"]["LeaderboardPage"];
                 };
             };
             /** @description Bad Request */

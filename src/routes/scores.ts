@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { CompetitionParams, StagesQuery, problems } from '../schemas/common.js';
-import { LeaderboardSchema, WeightsSchema } from '../schemas/scores.js';
+import { LeaderboardPageSchema, LeaderboardQuery, WeightsSchema } from '../schemas/scores.js';
 import { sendBody } from './sendBody.js';
 
 export const scoreRoutes: FastifyPluginAsyncZod = async (app) => {
@@ -14,14 +14,19 @@ export const scoreRoutes: FastifyPluginAsyncZod = async (app) => {
         tags: ['scores'],
         operationId: 'getLeaderboard',
         summary: 'Get the leaderboard',
-        description: 'Reflects every write acknowledged before the request.',
+        description:
+          'Reflects every write acknowledged before the request. Without `limit`, `offset` and `hotkeys`, the whole ' +
+          'ranked list; with them, a page of it or the chosen miners, each keeping its rank in the full list, and ' +
+          '`total` the number of entries before paging.',
         params: CompetitionParams,
-        querystring: StagesQuery,
-        response: { 200: LeaderboardSchema, ...problems(400, 401, 404) },
+        querystring: LeaderboardQuery,
+        response: { 200: LeaderboardPageSchema, ...problems(400, 401, 404) },
       },
     },
-    async (request, reply) =>
-      sendBody(request, reply, scores.leaderboard(request.params.competitionId, request.query.stages)),
+    async (request, reply) => {
+      const { stages, ...page } = request.query;
+      return sendBody(request, reply, scores.leaderboard(request.params.competitionId, stages, page));
+    },
   );
 
   app.get(

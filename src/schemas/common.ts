@@ -1,5 +1,6 @@
-// Shared request and response schemas. Registered schemas become named OpenAPI components.
+// Shared request and response schemas. Schemas made with `named` (./named.ts) become OpenAPI components.
 import { z } from 'zod';
+import { named } from './named.js';
 import { COMPLEXITIES, STAGES, type Stage } from '../scoring/types.js';
 import { isStage, parseStages } from '../scoring/stages.js';
 
@@ -15,6 +16,10 @@ export const LIMITS = {
   reasonLength: 2000,
   criteriaPerTask: 200,
   maxJudgeVotes: 15,
+  /** Leaderboard entries per page (`?limit=`). */
+  leaderboardPage: 1000,
+  /** Hotkeys in one leaderboard read (`?hotkeys=`); a URL holds about 16 KB. */
+  hotkeysPerRead: 200,
 } as const;
 
 export const Id = z
@@ -24,11 +29,9 @@ export const Id = z
   .regex(/^[A-Za-z0-9._:-]+$/, 'must be 1 to 128 characters from A-Z a-z 0-9 . _ : -')
   .describe('Identifier: 1 to 128 characters from `[A-Za-z0-9._:-]`.');
 
-export const StageSchema = z.enum(STAGES).describe('Competition stage.');
-z.globalRegistry.add(StageSchema, { id: 'Stage', description: StageSchema.description });
+export const StageSchema = named('Stage', 'Competition stage.', z.enum(STAGES));
 
-export const ComplexitySchema = z.enum(COMPLEXITIES).describe('Complexity group.');
-z.globalRegistry.add(ComplexitySchema, { id: 'Complexity', description: ComplexitySchema.description });
+export const ComplexitySchema = named('Complexity', 'Complexity group.', z.enum(COMPLEXITIES));
 
 export const TokenCount = z
   .number()
@@ -37,8 +40,10 @@ export const TokenCount = z
   .max(Number.MAX_SAFE_INTEGER)
   .describe('A token count: an integer from 0 to 2^53-1.');
 
-export const ProblemSchema = z
-  .object({
+export const ProblemSchema = named(
+  'Problem',
+  'RFC 9457 problem details.',
+  z.object({
     type: z.string().describe('URI naming the kind of problem.'),
     title: z.string().describe('Short summary of the kind of problem.'),
     status: z.number().int().describe('HTTP status code.'),
@@ -52,9 +57,8 @@ export const ProblemSchema = z
       )
       .optional()
       .describe('Each invalid field, for validation errors.'),
-  })
-  .describe('RFC 9457 problem details.');
-z.globalRegistry.add(ProblemSchema, { id: 'Problem', description: ProblemSchema.description });
+  }),
+);
 
 /** Response map entries for the error statuses a route can return. */
 export function problems(...statuses: number[]): Record<number, typeof ProblemSchema> {

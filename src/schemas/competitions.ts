@@ -1,19 +1,23 @@
 import { z } from 'zod';
+import { named } from './named.js';
 import { LIMITS, StageSchema } from './common.js';
 
 const Weight = z.number().min(0).max(1e6);
 
-export const TokenWeightsSchema = z
-  .strictObject({
+export const TokenWeightsSchema = named(
+  'TokenWeights',
+  'Token weights of SPEC section 2; each finite and at least 0.',
+  z.strictObject({
     input: Weight.describe('Weight of non-cached input tokens (wi).'),
     cachedInput: Weight.describe('Weight of cached input tokens (wc).'),
     output: Weight.describe('Weight of output tokens (wo).'),
-  })
-  .describe('Token weights of SPEC section 2; each finite and at least 0.');
-z.globalRegistry.add(TokenWeightsSchema, { id: 'TokenWeights', description: TokenWeightsSchema.description });
+  }),
+);
 
-export const CompetitionInputSchema = z
-  .strictObject({
+export const CompetitionInputSchema = named(
+  'CompetitionSettings',
+  'Settings of a competition.',
+  z.strictObject({
     name: z.string().min(1).max(LIMITS.nameLength).describe('Display name.'),
     tokenWeights: TokenWeightsSchema.optional().describe('Default 1 / 0.1 / 3.'),
     burnRatio: z.number().min(0).max(1).optional().describe('Share of emission burned, 0 to 1. Default 0.'),
@@ -38,15 +42,13 @@ export const CompetitionInputSchema = z
       .describe(
         'Make QnA reference answers and rubrics public in task reads. Default false: only the admin sees them.',
       ),
-  })
-  .describe('Settings of a competition.');
-z.globalRegistry.add(CompetitionInputSchema, {
-  id: 'CompetitionSettings',
-  description: CompetitionInputSchema.description,
-});
+  }),
+);
 
-export const CompetitionSchema = z
-  .object({
+export const CompetitionSchema = named(
+  'Competition',
+  'A competition with its settings and counts.',
+  z.object({
     id: z.string().describe('Competition identifier.'),
     name: z.string().describe('Display name.'),
     tokenWeights: TokenWeightsSchema,
@@ -71,11 +73,11 @@ export const CompetitionSchema = z
         resolveRate: z.number().nullable().describe('Baseline Task Resolve Rate (SPEC 7); null without runs.'),
       })
       .describe('The baseline agent over the final stages.'),
-  })
-  .describe('A competition with its settings and counts.');
-z.globalRegistry.add(CompetitionSchema, { id: 'Competition', description: CompetitionSchema.description });
+  }),
+);
 
-export const CompetitionListSchema = z
-  .object({ competitions: z.array(CompetitionSchema).describe('All competitions, by id.') })
-  .describe('The competitions.');
-z.globalRegistry.add(CompetitionListSchema, { id: 'CompetitionList', description: CompetitionListSchema.description });
+export const CompetitionListSchema = named(
+  'CompetitionList',
+  'The competitions.',
+  z.object({ competitions: z.array(CompetitionSchema).describe('All competitions, by id.') }),
+);

@@ -1,10 +1,13 @@
 // Import sessions: request and response schemas.
 import { z } from 'zod';
+import { named } from './named.js';
 import { ComplexityInput } from './tasks.js';
 import { CompetitionParams, Id, LIMITS, StageSchema } from './common.js';
 
-export const ImportSessionInputSchema = z
-  .strictObject({
+export const ImportSessionInputSchema = named(
+  'NewImportSession',
+  'A task file to upload in chunks.',
+  z.strictObject({
     format: z.enum(['jsonl', 'parquet']).describe('`jsonl` (JSON Lines) or `parquet`.'),
     stage: StageSchema.optional().describe(
       'Stage of every imported task. Left out: stored tasks keep theirs, new ones get `evaluation`.',
@@ -12,15 +15,13 @@ export const ImportSessionInputSchema = z
     complexity: ComplexityInput.optional().describe(
       'Complexity of every imported task (any case). Left out: stored tasks keep theirs, new ones get none.',
     ),
-  })
-  .describe('A task file to upload in chunks.');
-z.globalRegistry.add(ImportSessionInputSchema, {
-  id: 'NewImportSession',
-  description: ImportSessionInputSchema.description,
-});
+  }),
+);
 
-export const ImportSessionSchema = z
-  .object({
+export const ImportSessionSchema = named(
+  'ImportSession',
+  'An import session.',
+  z.object({
     sessionId: z.string().describe('Session id, for the chunk, commit and cancel requests.'),
     competitionId: z.string().describe('Competition the tasks go to.'),
     format: z.enum(['jsonl', 'parquet']).describe('File format.'),
@@ -30,19 +31,19 @@ export const ImportSessionSchema = z
     receivedChunks: z.number().int().describe('Chunks received; the next chunk number.'),
     receivedBytes: z.number().int().describe('Bytes received.'),
     expiresAt: z.string().describe('When the session expires if no request comes (ISO 8601 UTC).'),
-  })
-  .describe('An import session.');
-z.globalRegistry.add(ImportSessionSchema, { id: 'ImportSession', description: ImportSessionSchema.description });
+  }),
+);
 
-export const ImportCommitSchema = z
-  .object({
+export const ImportCommitSchema = named(
+  'ImportCommit',
+  'What a committed import stored.',
+  z.object({
     sessionId: z.string().describe('The session, now closed.'),
     imported: z.number().int().describe('Tasks created.'),
     updated: z.number().int().describe('Existing tasks changed.'),
     unchanged: z.number().int().describe('Tasks sent exactly as stored.'),
-  })
-  .describe('What a committed import stored.');
-z.globalRegistry.add(ImportCommitSchema, { id: 'ImportCommit', description: ImportCommitSchema.description });
+  }),
+);
 
 export const SessionParams = CompetitionParams.extend({ sessionId: Id.describe('Import session id.') });
 export const ChunkParams = SessionParams.extend({

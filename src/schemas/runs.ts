@@ -1,33 +1,37 @@
 import { z } from 'zod';
+import { named } from './named.js';
 import { Id, LIMITS, TokenCount } from './common.js';
 
 const VoteText = z.string().max(LIMITS.voteTextLength);
 
-export const VoteSchema = z
-  .strictObject({
+export const VoteSchema = named(
+  'Vote',
+  'One judge vote.',
+  z.strictObject({
     verdict: z.enum(['YES', 'NO']).describe("The judge's verdict on the criterion."),
     reason: VoteText.optional().describe("The judge's reasoning, up to 8,000 characters; kept with the run."),
     evidence: VoteText.optional().describe('Quotes from the answer, up to 8,000 characters; kept with the run.'),
-  })
-  .describe('One judge vote.');
-z.globalRegistry.add(VoteSchema, { id: 'Vote', description: VoteSchema.description });
+  }),
+);
 
-export const CriterionVotesSchema = z
-  .strictObject({
+export const CriterionVotesSchema = named(
+  'CriterionVotes',
+  "The judge's votes on one criterion.",
+  z.strictObject({
     criterionId: z.string().min(1).max(LIMITS.idLength).describe('The rubric criterion voted on.'),
     votes: z.array(VoteSchema).min(1).max(LIMITS.maxJudgeVotes).describe('Exactly `judgeVotes` votes.'),
-  })
-  .describe("The judge's votes on one criterion.");
-z.globalRegistry.add(CriterionVotesSchema, { id: 'CriterionVotes', description: CriterionVotesSchema.description });
+  }),
+);
 
-export const TokensSchema = z
-  .strictObject({
+export const TokensSchema = named(
+  'Tokens',
+  'Token counts of a run.',
+  z.strictObject({
     input: TokenCount.describe('Non-cached input tokens.'),
     cachedInput: TokenCount.optional().describe('Cached input tokens; missing counts as 0.'),
     output: TokenCount.describe('Output tokens.'),
-  })
-  .describe('Token counts of a run.');
-z.globalRegistry.add(TokensSchema, { id: 'Tokens', description: TokensSchema.description });
+  }),
+);
 
 /** Fields every run carries, whatever its kind. */
 const runFields = {
@@ -74,82 +78,91 @@ function resolvedOrVotes(r: { resolved?: boolean; rubricVotes?: unknown }, ctx: 
     ctx.addIssue({ code: 'custom', path: ['resolved'], message: 'required unless rubricVotes are sent' });
 }
 
-export const BaselineRunSchema = z
-  .strictObject({
-    ...runFields,
-    kind: z.literal('baseline').describe('A run of the baseline (reference) agent.'),
-    minerHotkey: z
-      .never({ error: 'must be absent for a baseline run' })
-      .optional()
-      .describe('Never sent on a baseline run.'),
-  })
-  .superRefine(resolvedOrVotes)
-  .describe('A baseline run result: no `minerHotkey`; `resolved` unless `rubricVotes` are sent.');
-z.globalRegistry.add(BaselineRunSchema, {
-  id: 'BaselineRun',
-  description: BaselineRunSchema.description,
-  allOf: RESOLVED_OR_VOTES,
-});
+export const BaselineRunSchema = named(
+  'BaselineRun',
+  'A baseline run result: no `minerHotkey`; `resolved` unless `rubricVotes` are sent.',
+  z
+    .strictObject({
+      ...runFields,
+      kind: z.literal('baseline').describe('A run of the baseline (reference) agent.'),
+      minerHotkey: z
+        .never({ error: 'must be absent for a baseline run' })
+        .optional()
+        .describe('Never sent on a baseline run.'),
+    })
+    .superRefine(resolvedOrVotes),
+  { allOf: RESOLVED_OR_VOTES },
+);
 
-export const MinerRunSchema = z
-  .strictObject({
-    ...runFields,
-    kind: z.literal('miner').describe("A run of a miner's agent."),
-    minerHotkey: Id.describe("The miner's hotkey: required on a miner run."),
-  })
-  .superRefine(resolvedOrVotes)
-  .describe('A miner run result: `minerHotkey` required; `resolved` unless `rubricVotes` are sent.');
-z.globalRegistry.add(MinerRunSchema, {
-  id: 'MinerRun',
-  description: MinerRunSchema.description,
-  allOf: RESOLVED_OR_VOTES,
-});
+export const MinerRunSchema = named(
+  'MinerRun',
+  'A miner run result: `minerHotkey` required; `resolved` unless `rubricVotes` are sent.',
+  z
+    .strictObject({
+      ...runFields,
+      kind: z.literal('miner').describe("A run of a miner's agent."),
+      minerHotkey: Id.describe("The miner's hotkey: required on a miner run."),
+    })
+    .superRefine(resolvedOrVotes),
+  { allOf: RESOLVED_OR_VOTES },
+);
 
-export const RunInputSchema = z
-  .discriminatedUnion('kind', [BaselineRunSchema, MinerRunSchema], {
+export const RunInputSchema = named(
+  'RunResult',
+  'One run result, by `kind`: a baseline run or a miner run.',
+  z.discriminatedUnion('kind', [BaselineRunSchema, MinerRunSchema], {
     error: (issue) => (issue.code === 'invalid_union' ? 'kind must be baseline or miner' : undefined),
-  })
-  .describe('One run result, by `kind`: a baseline run or a miner run.');
-z.globalRegistry.add(RunInputSchema, { id: 'RunResult', description: RunInputSchema.description });
+  }),
+);
 export type RunInput = z.infer<typeof RunInputSchema>;
 
-export const RunBatchSchema = z
-  .strictObject({
-    runs: z.array(RunInputSchema).min(1).max(LIMITS.runsPerBatch).describe('Up to 5,000 runs, stored atomically.'),
-  })
-  .superRefine((b, ctx) => {
-    const seen = new Set<string>();
-    b.runs.forEach((r, i) => {
-      if (seen.has(r.runId))
-        ctx.addIssue({ code: 'custom', path: ['runs', i, 'runId'], message: `runId ${r.runId} repeated in the batch` });
-      seen.add(r.runId);
-    });
-  })
-  .describe('A batch of run results.');
-z.globalRegistry.add(RunBatchSchema, { id: 'RunBatch', description: RunBatchSchema.description });
+export const RunBatchSchema = named(
+  'RunBatch',
+  'A batch of run results.',
+  z
+    .strictObject({
+      runs: z.array(RunInputSchema).min(1).max(LIMITS.runsPerBatch).describe('Up to 5,000 runs, stored atomically.'),
+    })
+    .superRefine((b, ctx) => {
+      const seen = new Set<string>();
+      b.runs.forEach((r, i) => {
+        if (seen.has(r.runId))
+          ctx.addIssue({
+            code: 'custom',
+            path: ['runs', i, 'runId'],
+            message: `runId ${r.runId} repeated in the batch`,
+          });
+        seen.add(r.runId);
+      });
+    }),
+);
 
-export const RunBatchResultSchema = z
-  .object({
+export const RunBatchResultSchema = named(
+  'RunBatchResult',
+  'What a batch stored.',
+  z.object({
     accepted: z.number().int().describe('Runs stored by this request.'),
     duplicates: z.number().int().describe('Runs identical to ones already stored; nothing changed for them.'),
-  })
-  .describe('What a batch stored.');
-z.globalRegistry.add(RunBatchResultSchema, { id: 'RunBatchResult', description: RunBatchResultSchema.description });
+  }),
+);
 
-export const CriterionGradeSchema = z
-  .object({
+export const CriterionGradeSchema = named(
+  'CriterionGrade',
+  'A criterion graded from votes.',
+  z.object({
     criterionId: z.string().describe('Criterion id.'),
     yes: z.number().int().describe('YES votes.'),
     no: z.number().int().describe('NO votes.'),
     verdict: z.enum(['YES', 'NO']).describe('Majority verdict.'),
     met: z.boolean().describe('Verdict YES on a positive criterion, NO on a negative one.'),
     split: z.boolean().describe('True when the votes were not unanimous.'),
-  })
-  .describe('A criterion graded from votes.');
-z.globalRegistry.add(CriterionGradeSchema, { id: 'CriterionGrade', description: CriterionGradeSchema.description });
+  }),
+);
 
-export const RunSchema = z
-  .object({
+export const RunSchema = named(
+  'Run',
+  'A stored run.',
+  z.object({
     competitionId: z.string().describe('Competition identifier.'),
     runId: z.string().describe('Run identifier.'),
     seq: z.number().int().describe('Storage sequence: the order in which the server stored runs.'),
@@ -176,9 +189,8 @@ export const RunSchema = z
     criteria: z.array(CriterionGradeSchema).nullable().describe('Per-criterion grading, for runs sent with votes.'),
     rubricVotes: z.array(CriterionVotesSchema).nullable().describe('The votes as sent, reasons and evidence kept.'),
     createdAt: z.string().describe('When it was stored, ISO 8601 UTC.'),
-  })
-  .describe('A stored run.');
-z.globalRegistry.add(RunSchema, { id: 'Run', description: RunSchema.description });
+  }),
+);
 
 export const RunParams = z.object({
   competitionId: Id.describe('Competition identifier.'),
@@ -194,13 +206,14 @@ export const RunListQuery = z.strictObject({
   cursor: z.string().max(32).optional().describe('`nextCursor` of the previous page.'),
 });
 
-export const RunPageSchema = z
-  .object({
+export const RunPageSchema = named(
+  'RunPage',
+  'A page of stored runs.',
+  z.object({
     runs: z.array(RunSchema).describe('Runs in storage order, oldest first.'),
     nextCursor: z
       .string()
       .nullable()
       .describe('Pass as `cursor` for the next page; null at the end. Stays valid while runs are added.'),
-  })
-  .describe('A page of stored runs.');
-z.globalRegistry.add(RunPageSchema, { id: 'RunPage', description: RunPageSchema.description });
+  }),
+);

@@ -1,28 +1,33 @@
 import { z } from 'zod';
-import { ComplexitySchema, StageSchema } from './common.js';
+import { named } from './named.js';
+import { ComplexitySchema, Id, LIMITS, StageSchema, StagesParam } from './common.js';
 
 const Score = (what: string) => z.number().nullable().describe(`${what}; null when the miner has nothing scored.`);
 
-export const TaskCountsSchema = z
-  .object({
+export const TaskCountsSchema = named(
+  'TaskCounts',
+  'Tasks per pool.',
+  z.object({
     main: z.number().int().describe('Tasks in pool `main` (x >= 2).'),
     hardBoost: z.number().int().describe('Tasks in pool `hard_boost` (x <= 1, y >= 1).'),
     excluded: z.number().int().describe('Tasks run but not scored.'),
-  })
-  .describe('Tasks per pool.');
-z.globalRegistry.add(TaskCountsSchema, { id: 'TaskCounts', description: TaskCountsSchema.description });
+  }),
+);
 
-export const GroupScoresSchema = z
-  .object({
+export const GroupScoresSchema = named(
+  'GroupScores',
+  'Group scores; a group is absent when the miner has no scored task in it.',
+  z.object({
     short: z.number().optional().describe('S_N over short tasks.'),
     medium: z.number().optional().describe('S_N over medium tasks.'),
     long: z.number().optional().describe('S_N over long tasks.'),
-  })
-  .describe('Group scores; a group is absent when the miner has no scored task in it.');
-z.globalRegistry.add(GroupScoresSchema, { id: 'GroupScores', description: GroupScoresSchema.description });
+  }),
+);
 
-export const LeaderboardEntrySchema = z
-  .object({
+export const LeaderboardEntrySchema = named(
+  'LeaderboardEntry',
+  'One miner on the leaderboard.',
+  z.object({
     rank: z.number().int().nullable().describe('1-based rank, shared on equal scores; null when unscored or excluded.'),
     hotkey: z.string().describe('Miner hotkey.'),
     excluded: z.boolean().describe('Excluded by the admin: takes part in nothing.'),
@@ -41,37 +46,103 @@ export const LeaderboardEntrySchema = z
         finalWeight: z.number().describe('INC(m) = W(m) / sum W * (1 - burnRatio).'),
       })
       .describe('Incentive weight.'),
-  })
-  .describe('One miner on the leaderboard.');
-z.globalRegistry.add(LeaderboardEntrySchema, {
-  id: 'LeaderboardEntry',
-  description: LeaderboardEntrySchema.description,
-});
+  }),
+);
 
-export const BaselineRateSchema = z
-  .object({
+export const BaselineRateSchema = named(
+  'BaselineRate',
+  'The baseline agent over the chosen stages.',
+  z.object({
     runs: z.number().int().describe('Baseline runs in the chosen stages.'),
     resolved: z.number().int().describe('Of those, resolved.'),
     resolveRate: z.number().nullable().describe('Baseline Task Resolve Rate; null without runs.'),
-  })
-  .describe('The baseline agent over the chosen stages.');
-z.globalRegistry.add(BaselineRateSchema, { id: 'BaselineRate', description: BaselineRateSchema.description });
+  }),
+);
 
-export const LeaderboardSchema = z
-  .object({
+export const LeaderboardSchema = named(
+  'Leaderboard',
+  'The leaderboard.',
+  z.object({
     competitionId: z.string().describe('Competition identifier.'),
     stages: z.array(StageSchema).describe('Stages scored.'),
     baseline: BaselineRateSchema,
     miners: z.array(LeaderboardEntrySchema).describe('S_N descending, then hotkey; unranked miners last.'),
+  }),
+);
+
+const { miners: _miners, ...leaderboardHead } = LeaderboardSchema.shape;
+export const LeaderboardPageSchema = named(
+  'LeaderboardPage',
+  'The leaderboard, a page of it, or the chosen miners, with the number of entries before paging.',
+  z.object({
+    ...leaderboardHead,
+    total: z
+      .number()
+      .int()
+      .min(0)
+      .describe('Entries before paging: every miner, or the chosen ones found when `hotkeys` is given.'),
+    miners: z
+      .array(LeaderboardEntrySchema)
+      .describe(
+        'S_N descending, then hotkey; unranked miners last. A page or the chosen miners keep their ranks in the full list.',
+      ),
+  }),
+);
+
+/** `?hotkeys=a,b`: the miners to return, deduplicated; each an identifier, at most `LIMITS.hotkeysPerRead`. */
+const HotkeysParam = z
+  .string()
+  .max(LIMITS.hotkeysPerRead * (LIMITS.idLength + 1))
+  .optional()
+  .transform((raw, ctx): string[] | undefined => {
+    if (raw === undefined) return undefined;
+    if (raw.trim() === '') {
+      ctx.addIssue({ code: 'custom', message: 'name at least one hotkey, or leave `hotkeys` out for every miner' });
+      return z.NEVER;
+    }
+    const hotkeys = [...new Set(raw.split(',').map((h) => h.trim()))];
+    const bad = hotkeys.filter((h) => !Id.safeParse(h).success);
+    if (bad.length > 0) {
+      const named = bad.map((h) => (h === '' ? 'an empty name' : JSON.stringify(h))).join(', ');
+      ctx.addIssue({
+        code: 'custom',
+        message: `not a hotkey: ${named}; list 1 to ${LIMITS.hotkeysPerRead} identifiers`,
+      });
+    } else if (hotkeys.length > LIMITS.hotkeysPerRead) {
+      ctx.addIssue({ code: 'custom', message: `${hotkeys.length} hotkeys; at most ${LIMITS.hotkeysPerRead}` });
+    } else return hotkeys;
+    return z.NEVER;
   })
-  .describe('The leaderboard.');
-z.globalRegistry.add(LeaderboardSchema, { id: 'Leaderboard', description: LeaderboardSchema.description });
+  .describe(
+    `Comma-separated miner hotkeys (1 to ${LIMITS.hotkeysPerRead}): only these miners, in rank order; ` +
+      'hotkeys without an entry are left out. `limit` and `offset` then page the chosen miners.',
+  );
+
+export const LeaderboardQuery = z.strictObject({
+  stages: StagesParam,
+  limit: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(LIMITS.leaderboardPage)
+    .optional()
+    .describe('Entries per page, 1 to 1,000; default every entry from `offset` on.'),
+  offset: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .default(0)
+    .describe('Entries to skip before the page, 0 or more; default 0. Past the end the page is empty.'),
+  hotkeys: HotkeysParam,
+});
 
 const Zone = z.enum(['penalty', 'maintain', 'bonus', 'excluded']).describe('Scoring zone (SPEC 4).');
 const Pool = z.enum(['main', 'hard_boost', 'excluded']).describe('Pool (SPEC 4).');
 
-export const MinerTaskScoreSchema = z
-  .object({
+export const MinerTaskScoreSchema = named(
+  'MinerTaskScore',
+  "One miner's score on one task.",
+  z.object({
     taskId: z.string().describe('Task identifier.'),
     stage: StageSchema,
     complexity: ComplexitySchema.nullable().describe('Complexity group, or null.'),
@@ -88,19 +159,23 @@ export const MinerTaskScoreSchema = z
     score: z.number().nullable().describe('Task score s in [-4, 3]; null when excluded.'),
     weight: z.number().nullable().describe('x^(1/3) for main tasks, else null.'),
     hardBoostContribution: z.number().nullable().describe('h = max(0, s) for hard tasks, else null.'),
-  })
-  .describe("One miner's score on one task.");
-z.globalRegistry.add(MinerTaskScoreSchema, { id: 'MinerTaskScore', description: MinerTaskScoreSchema.description });
+  }),
+);
 
-export const MinerDetailSchema = LeaderboardEntrySchema.extend({
-  competitionId: z.string().describe('Competition identifier.'),
-  stages: z.array(StageSchema).describe('Stages scored.'),
-  tasks: z.array(MinerTaskScoreSchema).describe('Per-task breakdown, by task id.'),
-}).describe("A miner's leaderboard entry and per-task breakdown.");
-z.globalRegistry.add(MinerDetailSchema, { id: 'MinerDetail', description: MinerDetailSchema.description });
+export const MinerDetailSchema = named(
+  'MinerDetail',
+  "A miner's leaderboard entry and per-task breakdown.",
+  LeaderboardEntrySchema.extend({
+    competitionId: z.string().describe('Competition identifier.'),
+    stages: z.array(StageSchema).describe('Stages scored.'),
+    tasks: z.array(MinerTaskScoreSchema).describe('Per-task breakdown, by task id.'),
+  }),
+);
 
-export const TaskMinerScoreSchema = z
-  .object({
+export const TaskMinerScoreSchema = named(
+  'TaskMinerScore',
+  'One miner on a task.',
+  z.object({
     hotkey: z.string().describe('Miner hotkey.'),
     runs: z.number().int().describe("The miner's runs on the task."),
     y: z.number().int().describe('Resolved miner runs.'),
@@ -109,12 +184,13 @@ export const TaskMinerScoreSchema = z
     zone: Zone,
     pool: Pool,
     score: z.number().nullable().describe('Task score, null when excluded.'),
-  })
-  .describe('One miner on a task.');
-z.globalRegistry.add(TaskMinerScoreSchema, { id: 'TaskMinerScore', description: TaskMinerScoreSchema.description });
+  }),
+);
 
-export const CriterionStatsSchema = z
-  .object({
+export const CriterionStatsSchema = named(
+  'CriterionStats',
+  'How a rubric criterion fares across graded runs.',
+  z.object({
     position: z.number().int().describe('0-based position in the rubric.'),
     id: z
       .string()
@@ -129,12 +205,13 @@ export const CriterionStatsSchema = z
     graded: z.number().int().describe('Runs graded on this criterion from votes.'),
     metRate: z.number().nullable().describe('Share of graded runs that met it; null when none.'),
     splitRate: z.number().nullable().describe('Share of graded runs whose votes were not unanimous; null when none.'),
-  })
-  .describe('How a rubric criterion fares across graded runs.');
-z.globalRegistry.add(CriterionStatsSchema, { id: 'CriterionStats', description: CriterionStatsSchema.description });
+  }),
+);
 
-export const TaskDetailSchema = z
-  .object({
+export const TaskDetailSchema = named(
+  'TaskDetail',
+  'A task with its baseline and miners.',
+  z.object({
     competitionId: z.string().describe('Competition identifier.'),
     stages: z.array(StageSchema).describe('Stages scored.'),
     id: z.string().describe('Task identifier.'),
@@ -173,12 +250,13 @@ export const TaskDetailSchema = z
       .describe('Baseline summary.'),
     miners: z.array(TaskMinerScoreSchema).describe('Every miner that ran the task, by hotkey.'),
     criteria: z.array(CriterionStatsSchema).optional().describe('QnA tasks: criteria with grading statistics.'),
-  })
-  .describe('A task with its baseline and miners.');
-z.globalRegistry.add(TaskDetailSchema, { id: 'TaskDetail', description: TaskDetailSchema.description });
+  }),
+);
 
-export const WeightsSchema = z
-  .object({
+export const WeightsSchema = named(
+  'Weights',
+  'Incentive weights.',
+  z.object({
     competitionId: z.string().describe('Competition identifier.'),
     stages: z.array(StageSchema).describe('Stages scored.'),
     groups: z.array(ComplexitySchema).describe('Groups present (SPEC 6).'),
@@ -204,6 +282,5 @@ export const WeightsSchema = z
     finalWeights: z.record(z.string(), z.number()).describe('INC(m) by hotkey.'),
     burnRatio: z.number().describe('Configured burn ratio.'),
     burnWeight: z.number().describe('1 - sum of final weights.'),
-  })
-  .describe('Incentive weights.');
-z.globalRegistry.add(WeightsSchema, { id: 'Weights', description: WeightsSchema.description });
+  }),
+);

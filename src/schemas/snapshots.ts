@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { named } from './named.js';
 import { Id, StageSchema, StagesParam } from './common.js';
 import { LeaderboardSchema, WeightsSchema } from './scores.js';
 import { TokenWeightsSchema } from './competitions.js';
@@ -39,24 +40,31 @@ const snapshotFields = {
     ),
 };
 
-export const SnapshotHeadSchema = z.object(snapshotFields).describe('A snapshot without its leaderboard and weights.');
-z.globalRegistry.add(SnapshotHeadSchema, { id: 'SnapshotHead', description: SnapshotHeadSchema.description });
+export const SnapshotHeadSchema = named(
+  'SnapshotHead',
+  'A snapshot without its leaderboard and weights.',
+  z.object(snapshotFields),
+);
 
-export const SnapshotSchema = z
-  .object({ ...snapshotFields, leaderboard: LeaderboardSchema, weights: WeightsSchema })
-  .describe('An immutable, signed snapshot of the scores, in a hash chain per competition.');
-z.globalRegistry.add(SnapshotSchema, { id: 'Snapshot', description: SnapshotSchema.description });
+export const SnapshotSchema = named(
+  'Snapshot',
+  'An immutable, signed snapshot of the scores, in a hash chain per competition.',
+  z.object({ ...snapshotFields, leaderboard: LeaderboardSchema, weights: WeightsSchema }),
+);
 
-export const SnapshotListSchema = z
-  .object({
+export const SnapshotListSchema = named(
+  'SnapshotList',
+  'A page of snapshots.',
+  z.object({
     snapshots: z.array(SnapshotHeadSchema).describe('Oldest first.'),
     nextCursor: z.string().nullable().describe('Pass as `cursor` for the next page; null at the end.'),
-  })
-  .describe('A page of snapshots.');
-z.globalRegistry.add(SnapshotListSchema, { id: 'SnapshotList', description: SnapshotListSchema.description });
+  }),
+);
 
-export const SnapshotInputSchema = z
-  .strictObject({
+export const SnapshotInputSchema = named(
+  'NewSnapshot',
+  'A snapshot to take.',
+  z.strictObject({
     stages: z
       .array(StageSchema)
       .min(1)
@@ -64,9 +72,8 @@ export const SnapshotInputSchema = z
       .optional()
       .describe("Stage set to score; default the competition's final stages."),
     note: z.string().max(2000).optional().describe('Why it was taken, kept in the snapshot.'),
-  })
-  .describe('A snapshot to take.');
-z.globalRegistry.add(SnapshotInputSchema, { id: 'NewSnapshot', description: SnapshotInputSchema.description });
+  }),
+);
 
 export const PageQuery = z.strictObject({
   limit: z.coerce.number().int().min(1).max(1000).default(100).describe('Items per page, 1 to 1,000; default 100.'),
@@ -81,8 +88,10 @@ export const SnapshotParams = z.object({
     .describe('Snapshot number.'),
 });
 
-export const MinerHistorySchema = z
-  .object({
+export const MinerHistorySchema = named(
+  'MinerHistory',
+  'A miner across snapshots.',
+  z.object({
     competitionId: z.string().describe('Competition identifier.'),
     hotkey: z.string().describe('Miner hotkey.'),
     history: z
@@ -97,12 +106,13 @@ export const MinerHistorySchema = z
       )
       .describe('One entry per snapshot, oldest first.'),
     nextCursor: z.string().nullable().describe('Pass as `cursor` for the next page; null at the end.'),
-  })
-  .describe('A miner across snapshots.');
-z.globalRegistry.add(MinerHistorySchema, { id: 'MinerHistory', description: MinerHistorySchema.description });
+  }),
+);
 
-export const WeightsHistorySchema = z
-  .object({
+export const WeightsHistorySchema = named(
+  'WeightsHistory',
+  'Final weights across snapshots.',
+  z.object({
     competitionId: z.string().describe('Competition identifier.'),
     history: z
       .array(
@@ -115,22 +125,23 @@ export const WeightsHistorySchema = z
       )
       .describe('One entry per snapshot, oldest first.'),
     nextCursor: z.string().nullable().describe('Pass as `cursor` for the next page; null at the end.'),
-  })
-  .describe('Final weights across snapshots.');
-z.globalRegistry.add(WeightsHistorySchema, { id: 'WeightsHistory', description: WeightsHistorySchema.description });
+  }),
+);
 
-export const IdentitySchema = z
-  .object({
+export const IdentitySchema = named(
+  'Identity',
+  "The server's signing identity.",
+  z.object({
     publicKey: z.string().describe('The snapshot-signing key, SPKI PEM.'),
     algorithm: z.literal('ed25519').describe('Signature algorithm.'),
     rulesVersion: z.string().describe('Version of the scoring rules this server computes.'),
-  })
-  .describe("The server's signing identity.");
-z.globalRegistry.add(IdentitySchema, { id: 'Identity', description: IdentitySchema.description });
+  }),
+);
 
-export const ScoreResultSchema = z
-  .object({ leaderboard: LeaderboardSchema, weights: WeightsSchema })
-  .describe('Scores computed from an input document, nothing stored.');
-z.globalRegistry.add(ScoreResultSchema, { id: 'ScoreResult', description: ScoreResultSchema.description });
+export const ScoreResultSchema = named(
+  'ScoreResult',
+  'Scores computed from an input document, nothing stored.',
+  z.object({ leaderboard: LeaderboardSchema, weights: WeightsSchema }),
+);
 
 export const ScoreQuery = z.strictObject({ stages: StagesParam });

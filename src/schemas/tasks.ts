@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { named } from './named.js';
 import { ComplexitySchema, Id, LIMITS, StageSchema } from './common.js';
 import { commitField, criterionIdField, qnaText, repositoryField } from '../qna/fields.js';
 import { MAX_FIELD_LENGTH, MAX_PROMPT_LENGTH, MAX_REFERENCE_ANSWER_LENGTH, MAX_TITLE_LENGTH } from '../qna/types.js';
@@ -9,8 +10,10 @@ export const trimLowerCase = (v: unknown): unknown => (typeof v === 'string' ? v
 /** Complexity as sent, stored lower-case. */
 export const ComplexityInput = z.preprocess(trimLowerCase, ComplexitySchema);
 
-export const CriterionInputSchema = z
-  .strictObject({
+export const CriterionInputSchema = named(
+  'RubricCriterion',
+  'One rubric criterion.',
+  z.strictObject({
     id: criterionIdField().describe('Criterion id, 32 hex.'),
     title: qnaText(MAX_TITLE_LENGTH).describe('The criterion text the judge grades.'),
     type: z
@@ -23,12 +26,13 @@ export const CriterionInputSchema = z
       .nullable()
       .optional()
       .describe('Kind of rewording in the AA edition, or null.'),
-  })
-  .describe('One rubric criterion.');
-z.globalRegistry.add(CriterionInputSchema, { id: 'RubricCriterion', description: CriterionInputSchema.description });
+  }),
+);
 
-export const QnaInputSchema = z
-  .strictObject({
+export const QnaInputSchema = named(
+  'QnaContent',
+  'SWE-Atlas QnA task content.',
+  z.strictObject({
     prompt: qnaText(MAX_PROMPT_LENGTH).describe('The question presented to the agent.'),
     referenceAnswer: qnaText(MAX_REFERENCE_ANSWER_LENGTH).describe('Expert-written reference answer.'),
     repositoryUrl: repositoryField().describe('GitHub repository, owner/name.'),
@@ -41,72 +45,70 @@ export const QnaInputSchema = z
       .min(1)
       .max(LIMITS.criteriaPerTask)
       .describe('Criteria; every one must be met for the run to resolve.'),
-  })
-  .describe('SWE-Atlas QnA task content.');
-z.globalRegistry.add(QnaInputSchema, { id: 'QnaContent', description: QnaInputSchema.description });
+  }),
+);
 
-export const TaskInputSchema = z
-  .strictObject({
-    id: Id.describe('Task identifier, unique within the competition.'),
-    type: z.enum(['swebench_verified', 'swe_atlas_qna']).describe('How runs of the task are graded.'),
-    stage: StageSchema.optional().describe('Default `evaluation`.'),
-    complexity: ComplexityInput.nullable().optional().describe('short, medium or long (any case); absent for none.'),
-    plannedRuns: z.number().int().min(1).max(1000).nullable().optional().describe('Planned repeat count (n).'),
-    qna: QnaInputSchema.optional().describe(
-      'QnA content and rubric; only on swe_atlas_qna tasks. Left out, an existing QnA task keeps its stored content.',
-    ),
-  })
-  .superRefine((t, ctx) => {
-    if (t.qna && t.type !== 'swe_atlas_qna')
-      ctx.addIssue({ code: 'custom', path: ['qna'], message: 'only swe_atlas_qna tasks carry qna' });
-    const seen = new Set<string>();
-    t.qna?.rubric.forEach((c, i) => {
-      if (seen.has(c.id))
-        ctx.addIssue({ code: 'custom', path: ['qna', 'rubric', i, 'id'], message: `criterion id ${c.id} repeated` });
-      seen.add(c.id);
-    });
-  })
-  .describe('A task to create or update.');
-z.globalRegistry.add(TaskInputSchema, { id: 'TaskSpec', description: TaskInputSchema.description });
+export const TaskInputSchema = named(
+  'TaskSpec',
+  'A task to create or update.',
+  z
+    .strictObject({
+      id: Id.describe('Task identifier, unique within the competition.'),
+      type: z.enum(['swebench_verified', 'swe_atlas_qna']).describe('How runs of the task are graded.'),
+      stage: StageSchema.optional().describe('Default `evaluation`.'),
+      complexity: ComplexityInput.nullable().optional().describe('short, medium or long (any case); absent for none.'),
+      plannedRuns: z.number().int().min(1).max(1000).nullable().optional().describe('Planned repeat count (n).'),
+      qna: QnaInputSchema.optional().describe(
+        'QnA content and rubric; only on swe_atlas_qna tasks. Left out, an existing QnA task keeps its stored content.',
+      ),
+    })
+    .superRefine((t, ctx) => {
+      if (t.qna && t.type !== 'swe_atlas_qna')
+        ctx.addIssue({ code: 'custom', path: ['qna'], message: 'only swe_atlas_qna tasks carry qna' });
+      const seen = new Set<string>();
+      t.qna?.rubric.forEach((c, i) => {
+        if (seen.has(c.id))
+          ctx.addIssue({ code: 'custom', path: ['qna', 'rubric', i, 'id'], message: `criterion id ${c.id} repeated` });
+        seen.add(c.id);
+      });
+    }),
+);
 
-export const TaskUpsertSchema = z
-  .strictObject({
-    tasks: z.array(TaskInputSchema).min(1).max(LIMITS.tasksPerRequest).describe('Up to 5,000 tasks.'),
-  })
-  .superRefine((b, ctx) => {
-    const seen = new Set<string>();
-    b.tasks.forEach((t, i) => {
-      if (seen.has(t.id))
-        ctx.addIssue({ code: 'custom', path: ['tasks', i, 'id'], message: `task id ${t.id} repeated in the request` });
-      seen.add(t.id);
-    });
-  })
-  .describe('Bulk upsert of tasks.');
-z.globalRegistry.add(TaskUpsertSchema, { id: 'TaskUpsert', description: TaskUpsertSchema.description });
+export const TaskUpsertSchema = named(
+  'TaskUpsert',
+  'Bulk upsert of tasks.',
+  z
+    .strictObject({
+      tasks: z.array(TaskInputSchema).min(1).max(LIMITS.tasksPerRequest).describe('Up to 5,000 tasks.'),
+    })
+    .superRefine((b, ctx) => {
+      const seen = new Set<string>();
+      b.tasks.forEach((t, i) => {
+        if (seen.has(t.id))
+          ctx.addIssue({
+            code: 'custom',
+            path: ['tasks', i, 'id'],
+            message: `task id ${t.id} repeated in the request`,
+          });
+        seen.add(t.id);
+      });
+    }),
+);
 
-export const TaskWriteResultSchema = z
-  .object({
+export const TaskWriteResultSchema = named(
+  'TaskWriteResult',
+  'What a task upsert or import changed.',
+  z.object({
     imported: z.number().int().describe('Tasks created.'),
     updated: z.number().int().describe('Existing tasks changed.'),
     unchanged: z.number().int().describe('Tasks sent exactly as stored.'),
-  })
-  .describe('What a task upsert or import changed.');
-z.globalRegistry.add(TaskWriteResultSchema, { id: 'TaskWriteResult', description: TaskWriteResultSchema.description });
+  }),
+);
 
-export const CriterionSchema = z
-  .object({
-    id: z.string().describe('Criterion id.'),
-    title: z.string().describe('Criterion text.'),
-    type: z.enum(['positive', 'negative']).describe('Polarity.'),
-    importance: z.string().describe('Importance, `must have`.'),
-    originalTitle: z.string().describe("Scale's original text."),
-    change: z.string().nullable().describe('Kind of rewording, or null.'),
-  })
-  .describe('A rubric criterion as stored.');
-z.globalRegistry.add(CriterionSchema, { id: 'Criterion', description: CriterionSchema.description });
-
-export const TaskSchema = z
-  .object({
+export const TaskSchema = named(
+  'Task',
+  'A task with its run counts.',
+  z.object({
     id: z.string().describe('Task identifier.'),
     type: z.enum(['swebench_verified', 'swe_atlas_qna']).describe('Task type.'),
     stage: StageSchema,
@@ -115,14 +117,14 @@ export const TaskSchema = z
     runCount: z.number().int().describe('Runs stored for the task, baseline and miner.'),
     baselineRuns: z.number().int().describe('Baseline runs stored.'),
     criteriaCount: z.number().int().describe('Rubric criteria (0 for non-QnA tasks).'),
-  })
-  .describe('A task with its run counts.');
-z.globalRegistry.add(TaskSchema, { id: 'Task', description: TaskSchema.description });
+  }),
+);
 
-export const TaskListSchema = z
-  .object({
+export const TaskListSchema = named(
+  'TaskList',
+  'The tasks of a competition.',
+  z.object({
     competitionId: z.string().describe('Competition identifier.'),
     tasks: z.array(TaskSchema).describe('Tasks by id.'),
-  })
-  .describe('The tasks of a competition.');
-z.globalRegistry.add(TaskListSchema, { id: 'TaskList', description: TaskListSchema.description });
+  }),
+);

@@ -17,7 +17,11 @@ export function jsonBody(value: unknown): Body {
 
 /** A body already serialized (e.g. a stored snapshot, whose exact bytes its hash covers). */
 export function textBody(json: string): Body {
-  const bytes = Buffer.from(json, 'utf8');
+  return bytesBody(Buffer.from(json, 'utf8'));
+}
+
+/** A body from its UTF-8 bytes (e.g. a leaderboard page put together from serialized entries). */
+export function bytesBody(bytes: Buffer): Body {
   const etag = `"${createHash('sha1').update(bytes).digest('base64url')}"`;
   return { bytes, etag, encoded: new Map() };
 }

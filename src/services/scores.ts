@@ -8,10 +8,11 @@ import type { CompetitionSettings } from '../db/competitions.js';
 import { notFound } from '../errors.js';
 import { scoreCompetition } from '../scoring/index.js';
 import type { CompetitionInput, CompetitionScores, Stage, TaskScore } from '../scoring/types.js';
-import { leaderboardBody, leaderboardEntry, minerTaskView, weightsBody } from '../views/scores.js';
+import { leaderboardEntry, leaderboardHead, minerTaskView, weightsBody } from '../views/scores.js';
 import { taskDetailBody } from '../views/task.js';
 import { validatorsBody } from '../views/validators.js';
 import { jsonBody, type Body } from './body.js';
+import { leaderboardPages, type LeaderboardPage, type LeaderboardPages } from './leaderboardPages.js';
 import type { Principal } from './principal.js';
 
 interface Scored {
@@ -21,6 +22,8 @@ interface Scored {
   scores: CompetitionScores;
   /** Serialized bodies by read and argument; dropped with the entry. */
   bodies: Map<string, Body>;
+  /** The leaderboard and its pages, made on the first leaderboard read. */
+  leaderboard?: LeaderboardPages;
 }
 
 export function scoresService(repos: Repos, observe: (seconds: number) => void = () => {}) {
@@ -72,7 +75,7 @@ export function scoresService(repos: Repos, observe: (seconds: number) => void =
     return scoreCompetition(one).miners.flatMap((m) => m.tasks);
   }
 
-  return {
+  const api = {
     /**
      * Computes every competition's scores for its final stages, and their leaderboard and weights
      * bodies, so the first reads after a start (a deploy, a restart) answer from memory. Called
@@ -81,16 +84,20 @@ export function scoresService(repos: Repos, observe: (seconds: number) => void =
     warm(): number {
       const all = repos.competitions.list();
       for (const c of all) {
-        const s = scored(c.id, undefined);
-        cached(s, 'leaderboard', () => leaderboardBody(c.id, s.scores));
-        cached(s, 'weights', () => weightsBody(c.id, s.scores));
+        api.leaderboard(c.id);
+        api.weights(c.id);
       }
       return all.length;
     },
 
-    leaderboard(competitionId: string, stages?: Stage[]): Body {
+    /** The ranked list with its `total`, or a page of it, or the chosen miners (ranks of the full list). */
+    leaderboard(competitionId: string, stages?: Stage[], page: LeaderboardPage = { offset: 0 }): Body {
       const s = scored(competitionId, stages);
-      return cached(s, 'leaderboard', () => leaderboardBody(competitionId, s.scores));
+      s.leaderboard ??= leaderboardPages(
+        leaderboardHead(competitionId, s.scores),
+        s.scores.miners.map(leaderboardEntry),
+      );
+      return s.leaderboard.read(page);
     },
 
     weights(competitionId: string, stages?: Stage[]): Body {
@@ -144,6 +151,7 @@ export function scoresService(repos: Repos, observe: (seconds: number) => void =
       });
     },
   };
+  return api;
 }
 
 export type ScoresService = ReturnType<typeof scoresService>;

@@ -106,9 +106,11 @@ export function snapshotsService(repos: Repos, scores: ScoresService, signer: Si
     if (!c) throw notFound(`competition ${competitionId} does not exist`);
     const { runSeq, excluded, head } = inputHead(c);
     const inputDigest = digest(c.id, head, runSeq, excluded.validators);
-    const leaderboard = JSON.parse(scores.leaderboard(c.id, options.stages).bytes.toString('utf8')) as {
-      stages: Stage[];
-    };
+    // The snapshot keeps the leaderboard as offline scoring builds it: the live read's `total` (a
+    // paging aid, API 1.1) stays out, so `verify` rescores every snapshot, old and new, to the same JSON.
+    const { total: _total, ...leaderboard } = JSON.parse(
+      scores.leaderboard(c.id, options.stages).bytes.toString('utf8'),
+    ) as { stages: Stage[]; total: number };
     const weights = JSON.parse(scores.weights(c.id, options.stages).bytes.toString('utf8')) as unknown;
     const previous = repos.snapshots.latest(c.id);
     const settings = {

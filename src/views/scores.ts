@@ -8,13 +8,13 @@ export function leaderboardEntry(m: MinerScore) {
   return entry;
 }
 
+/** The leaderboard's fields before its `miners` list. */
+export function leaderboardHead(competitionId: string, scores: CompetitionScores) {
+  return { competitionId, stages: scores.stages, baseline: scores.baseline };
+}
+
 export function leaderboardBody(competitionId: string, scores: CompetitionScores) {
-  return {
-    competitionId,
-    stages: scores.stages,
-    baseline: scores.baseline,
-    miners: scores.miners.map(leaderboardEntry),
-  };
+  return { ...leaderboardHead(competitionId, scores), miners: scores.miners.map(leaderboardEntry) };
 }
 
 export function weightsBody(competitionId: string, scores: CompetitionScores) {
