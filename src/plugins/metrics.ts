@@ -42,12 +42,13 @@ declare module 'fastify' {
 export const metricsPlugin = fp(
   async (app: FastifyInstance, { metrics }: { metrics: Metrics }) => {
     app.decorate('metrics', metrics);
-    app.addHook('onResponse', async (request, reply) => {
+    app.addHook('onResponse', (request, reply, done) => {
       const route = request.routeOptions.url ?? 'unmatched';
       metrics.requestDuration.observe(
         { method: request.method, route, status: String(reply.statusCode) },
         reply.elapsedTime / 1000,
       );
+      done();
     });
   },
   { name: 'metrics' },

@@ -13,12 +13,13 @@ export const shutdownPlugin = fp(
       closing = true;
     });
     // Fastify's own 503 while closing is not problem+json (return503OnClosing is off); this is.
-    app.addHook('onRequest', async () => {
-      if (closing) throw unavailable('the server is shutting down; retry shortly');
+    // Callback hooks: they run on every request, and an async hook costs a promise each time.
+    app.addHook('onRequest', (_request, _reply, done) => {
+      done(closing ? unavailable('the server is shutting down; retry shortly') : undefined);
     });
-    app.addHook('onSend', async (_request, reply, payload) => {
+    app.addHook('onSend', (_request, reply, payload, done) => {
       if (closing) reply.header('connection', 'close');
-      return payload;
+      done(null, payload);
     });
   },
   { name: 'shutdown' },
