@@ -27,9 +27,9 @@ CREATE TABLE "competitions" (
 	"burn_ratio" double precision DEFAULT 0 NOT NULL,
 	"judge_votes" integer DEFAULT 5 NOT NULL,
 	"final_stages" text NOT NULL,
-	"reveal_answers" boolean DEFAULT false NOT NULL,
 	"created_at" text DEFAULT to_char(statement_timestamp() AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') NOT NULL,
-	"updated_at" text DEFAULT to_char(statement_timestamp() AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') NOT NULL
+	"updated_at" text DEFAULT to_char(statement_timestamp() AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') NOT NULL,
+	"reveal_answers" boolean DEFAULT false NOT NULL
 );
 --> statement-breakpoint
 CREATE TABLE "deleted_runs" (

@@ -65,9 +65,10 @@ export const competitions = pgTable('competitions', {
   burnRatio: doublePrecision('burn_ratio').notNull().default(0),
   judgeVotes: integer('judge_votes').notNull().default(5),
   finalStages: jsonText<string[]>('final_stages').notNull(),
-  revealAnswers: boolean('reveal_answers').notNull().default(false),
   createdAt: createdAt(),
   updatedAt: createdAt('updated_at'),
+  // Last, where SQLite's 1.1 migration added it: both engines give the columns in one order.
+  revealAnswers: boolean('reveal_answers').notNull().default(false),
 });
 
 export const tasks = pgTable(
