@@ -4,15 +4,19 @@
 //       parameters per transaction, and as one INSERT ... SELECT FROM unnest(arrays);
 //   (b) 1,000 point SELECTs by primary key, one after the other (a read that misses the cache);
 //   (c) a GROUP BY over 400,000 runs (the aggregate rebuild), read back whole and streamed in
-//       1,000-row batches (pg needs `pg-cursor` for that; postgres has `.cursor()`).
+//       1,000-row batches (pg needs `pg-cursor` for that; postgres has `.cursor()`), beside the
+//       server's own execution time (EXPLAIN ANALYZE).
+// Each phase gives its wall time and this process's CPU time: the driver's own cost, and the
+// steadier figure on a shared machine.
 //   node --import tsx bench/pgDriver.ts [--url postgres://postgres@127.0.0.1:5432/test] [--rounds 3]
 // It creates a scratch database, runs every round with the drivers in alternating order, prints
 // the median of the rounds (and every round), and drops the database. Only the driver chosen
 // (docs/POSTGRES.md) is a dependency; to compare, install the others without saving them:
 //   npm install --no-save postgres@3.4.9 pg-cursor@2.22.1
 // A driver that is not installed is skipped with a notice.
-import { parseArgs } from 'node:util';
 import { performance } from 'node:perf_hooks';
+import { parseArgs } from 'node:util';
+import { DRIVERS, type Driver } from './pgDrivers.js';
 
 const { values: args } = parseArgs({
   options: {
@@ -64,8 +68,7 @@ const TYPES = [
   'int4',
 ];
 const UNNEST_TYPES = [...TYPES, 'text', 'text'];
-/** Their type oids, which `postgres` needs to send an array of them. */
-const OIDS: Record<string, number> = { text: 25, int4: 23, bool: 16, int8: 20, float8: 701 };
+
 type Row = (string | number | boolean | null)[];
 
 /** mulberry32: a uniform integer in [0, m). */
@@ -141,149 +144,36 @@ CREATE TABLE runs (
   FOREIGN KEY (competition_id, task_id) REFERENCES tasks (competition_id, id)
 );`;
 
-// --- the drivers, behind one small interface --------------------------------------------------
-
-interface Driver {
-  name: string;
-  exec(sql: string): Promise<void>;
-  /** One transaction per call. */
-  insertMulti(rows: Row[]): Promise<unknown>;
-  insertUnnest(rows: Row[]): Promise<unknown>;
-  /** Point reads; `prepared` false sends the text each time (pg's unnamed statement). */
-  point(seq: number, prepared: boolean): Promise<number>;
-  fetchAll(sql: string): Promise<number>;
-  /** Rows read in batches of `size`, or null when the driver cannot stream. */
-  stream(sql: string, size: number): Promise<number | null>;
-  close(): Promise<void>;
-}
-
-// The drivers are loaded by name so this file type-checks and runs with only one installed.
-// The types below are the parts of their APIs used here.
-interface PgResult {
-  rows: unknown[];
-}
-interface PgClient {
-  connect(): Promise<void>;
-  query(q: string | { name?: string; text: string; values?: unknown[] }, values?: unknown[]): Promise<PgResult>;
-  query<C>(cursor: C): C;
-  end(): Promise<void>;
-}
-interface PgCursor {
-  read(n: number): Promise<unknown[]>;
-  close(): Promise<void>;
-}
-type PgModule = { default: { Client: new (c: { connectionString: string }) => PgClient } };
-type PgCursorModule = { default: new (text: string, values?: unknown[]) => PgCursor };
-
-interface PostgresQuery extends Promise<unknown[]> {
-  cursor(rows: number): AsyncIterable<unknown[]>;
-}
-interface PostgresSql {
-  unsafe(sql: string, params?: unknown[], options?: { prepare?: boolean }): PostgresQuery;
-  begin<T>(fn: (tx: PostgresSql) => Promise<T>): Promise<T>;
-  /** An array parameter of the given element type (oid). */
-  array(values: unknown[], type: number): unknown;
-  end(): Promise<void>;
-}
-type PostgresModule = { default: (url: string, options: Record<string, unknown>) => PostgresSql };
-
-async function load<T>(name: string): Promise<T | null> {
-  try {
-    return (await import(name)) as T;
-  } catch {
-    return null;
-  }
-}
-
-async function pgDriver(url: string): Promise<Driver | null> {
-  const pg = await load<PgModule>('pg');
-  if (!pg) return null;
-  const Cursor = (await load<PgCursorModule>('pg-cursor'))?.default;
-  const client = new pg.default.Client({ connectionString: url });
-  await client.connect();
-  const tx = async (fn: () => Promise<unknown>) => {
-    await client.query('BEGIN');
-    try {
-      await fn();
-      await client.query('COMMIT');
-    } catch (err) {
-      await client.query('ROLLBACK');
-      throw err;
-    }
-  };
-  return {
-    name: 'pg',
-    exec: async (sql) => void (await client.query(sql)),
-    insertMulti: (rows) => tx(() => client.query({ name: 'multi', text: MULTI_INSERT, values: rows.flat() })),
-    insertUnnest: (rows) => tx(() => client.query({ name: 'unnest', text: UNNEST_INSERT, values: columnsOf(rows) })),
-    point: async (seq, prepared) =>
-      (await client.query(prepared ? { name: 'point', text: POINT_SELECT, values: [seq] } : POINT_SELECT, [seq])).rows
-        .length,
-    fetchAll: async (sql) => (await client.query(sql)).rows.length,
-    stream: async (sql, size) => {
-      if (!Cursor) return null;
-      const cursor = client.query(new Cursor(sql));
-      let n = 0;
-      for (let rows = await cursor.read(size); rows.length > 0; rows = await cursor.read(size)) n += rows.length;
-      await cursor.close();
-      return n;
-    },
-    close: () => client.end(),
-  };
-}
-
-async function postgresDriver(url: string): Promise<Driver | null> {
-  const mod = await load<PostgresModule>('postgres');
-  if (!mod) return null;
-  const sql = mod.default(url, { max: 1, onnotice: () => {} });
-  return {
-    name: 'postgres',
-    exec: async (text) => void (await sql.unsafe(text)),
-    insertMulti: (rows) => sql.begin((tx) => tx.unsafe(MULTI_INSERT, rows.flat(), { prepare: true })),
-    insertUnnest: (rows) => {
-      const arrays = columnsOf(rows).map((values, c) => sql.array(values, OIDS[UNNEST_TYPES[c]!]!));
-      return sql.begin((tx) => tx.unsafe(UNNEST_INSERT, arrays, { prepare: true }));
-    },
-    point: async (seq, prepared) => (await sql.unsafe(POINT_SELECT, [seq], { prepare: prepared })).length,
-    fetchAll: async (text) => (await sql.unsafe(text)).length,
-    stream: async (text, size) => {
-      let n = 0;
-      for await (const rows of sql.unsafe(text).cursor(size)) n += rows.length;
-      return n;
-    },
-    close: () => sql.end(),
-  };
-}
-
 // --- the measurements -------------------------------------------------------------------------
 
 type Figures = Record<string, number>;
 
 /** Wall time, and the CPU time of this process: the driver's own cost, less noisy on a shared machine. */
-async function time(fn: () => Promise<unknown>): Promise<{ wallMs: number; cpuMs: number }> {
+async function time<T>(fn: () => Promise<T>): Promise<{ wallMs: number; cpuMs: number; value: T }> {
   const cpu = process.cpuUsage();
   const start = performance.now();
-  await fn();
+  const value = await fn();
   const wallMs = performance.now() - start;
   const used = process.cpuUsage(cpu);
-  return { wallMs, cpuMs: (used.user + used.system) / 1000 };
+  return { wallMs, cpuMs: (used.user + used.system) / 1000, value };
 }
 
 async function expectCount(d: Driver, expected: number) {
-  const n = await d.fetchAll('SELECT 1 FROM runs');
+  const n = (await d.rows('SELECT 1 FROM runs')).length;
   if (n !== expected) throw new Error(`${d.name}: ${n} rows in runs, expected ${expected}`);
 }
 
 async function measure(d: Driver): Promise<Figures> {
   const f: Figures = {};
   const rows = makeRows('r', INGEST_ROWS);
+  const batches = Array.from({ length: INGEST_ROWS / BATCH }, (_, i) => rows.slice(i * BATCH, (i + 1) * BATCH));
   for (const [label, insert] of [
-    ['(a) ingest multi-row', d.insertMulti],
-    ['(a) ingest unnest', d.insertUnnest],
+    ['(a) ingest multi-row', (b: Row[]) => d.insert('multi', MULTI_INSERT, b.flat())],
+    ['(a) ingest unnest', (b: Row[]) => d.insertArrays('unnest', UNNEST_INSERT, columnsOf(b), UNNEST_TYPES)],
   ] as const) {
     await d.exec('TRUNCATE runs RESTART IDENTITY');
     const t = await time(async () => {
-      for (let i = 0; i < rows.length; i += BATCH) await insert(rows.slice(i, i + BATCH));
+      for (const batch of batches) await insert(batch);
     });
     await expectCount(d, INGEST_ROWS);
     f[`${label}: runs/s`] = Math.round(INGEST_ROWS / (t.wallMs / 1000));
@@ -300,23 +190,27 @@ async function measure(d: Driver): Promise<Figures> {
   const seqs = Array.from({ length: POINT_READS }, () => next(SCAN_ROWS) + 1);
   for (const prepared of [true, false]) {
     const t = await time(async () => {
-      for (const seq of seqs) if ((await d.point(seq, prepared)) !== 1) throw new Error(`no run ${seq}`);
+      for (const seq of seqs) {
+        if ((await d.count('point', POINT_SELECT, [seq], prepared)) !== 1) throw new Error(`no run ${seq}`);
+      }
     });
     const label = `(b) point read, ${prepared ? 'prepared' : 'unprepared'}`;
     f[`${label}: µs each`] = Math.round((t.wallMs * 1000) / POINT_READS);
     f[`${label}: client CPU µs each`] = Math.round((t.cpuMs * 1000) / POINT_READS);
   }
-  const groups = await d.fetchAll(GROUP_BY);
+  const groups = (await d.rows(GROUP_BY)).length;
   f['(c) group by: groups'] = groups;
-  const server = await time(() => d.fetchAll(`SELECT count(*) FROM (${GROUP_BY}) AS g`));
-  f['(c) group by, server only: ms'] = Math.round(server.wallMs);
-  const whole = await time(() => d.fetchAll(GROUP_BY));
+  // The server's own share: the query run whole, its rows not sent.
+  const plan = (await d.rows(`EXPLAIN (ANALYZE, TIMING OFF) ${GROUP_BY}`)).map((r) => String(Object.values(r)[0]));
+  const executed = plan.map((line) => /^Execution Time: ([\d.]+) ms/.exec(line)).find((m) => m);
+  if (!executed) throw new Error(`no execution time in ${plan.join('\n')}`);
+  f['(c) group by, server execution: ms'] = Math.round(Number(executed[1]));
+  const whole = await time(() => d.rows(GROUP_BY));
   f['(c) group by, read whole: ms'] = Math.round(whole.wallMs);
   f['(c) group by, read whole: client CPU ms'] = Math.round(whole.cpuMs);
-  let streamed: number | null = null;
-  const t = await time(async () => (streamed = await d.stream(GROUP_BY, BATCH)));
-  if (streamed !== null) {
-    if (streamed !== groups) throw new Error(`${d.name}: streamed ${streamed} groups, expected ${groups}`);
+  const t = await time(() => d.stream(GROUP_BY, BATCH));
+  if (t.value !== null) {
+    if (t.value !== groups) throw new Error(`${d.name}: streamed ${t.value} groups, expected ${groups}`);
     f['(c) group by, streamed by 1,000: ms'] = Math.round(t.wallMs);
     f['(c) group by, streamed by 1,000: client CPU ms'] = Math.round(t.cpuMs);
   }
@@ -332,17 +226,16 @@ const scratchUrl = (() => {
   u.pathname = `/${dbName}`;
   return u.toString();
 })();
-const makers = [pgDriver, postgresDriver];
-const admin = (await pgDriver(args.url)) ?? (await postgresDriver(args.url));
+const admin = (await DRIVERS[0]!(args.url)) ?? (await DRIVERS[1]!(args.url));
 if (!admin) throw new Error('neither pg nor postgres is installed');
 await admin.exec(`CREATE DATABASE ${dbName}`);
 const results = new Map<string, Figures[]>();
 try {
-  const setup = (await makers[0]!(scratchUrl)) ?? (await makers[1]!(scratchUrl));
+  const setup = (await DRIVERS[0]!(scratchUrl)) ?? (await DRIVERS[1]!(scratchUrl));
   await setup!.exec(SCHEMA);
   await setup!.close();
   for (let round = 0; round < ROUNDS; round += 1) {
-    const order = round % 2 === 0 ? makers : [...makers].reverse();
+    const order = round % 2 === 0 ? DRIVERS : [...DRIVERS].reverse();
     for (const make of order) {
       const d = await make(scratchUrl);
       if (!d) continue;
@@ -365,11 +258,12 @@ console.log(`\nPostgreSQL drivers, median of ${ROUNDS} rounds (Node ${process.ve
 const names = [...results.keys()];
 const metrics = [...new Set([...results.values()].flatMap((rs) => rs.flatMap((r) => Object.keys(r))))];
 const width = Math.max(...metrics.map((m) => m.length));
-console.log(`${''.padEnd(width)}  ${names.map((n) => n.padEnd(30)).join('')}`);
+const cellWidth = 44;
+console.log(`${''.padEnd(width)}  ${names.map((n) => n.padEnd(cellWidth)).join('')}`);
 for (const m of metrics) {
   const cells = names.map((n) => {
     const v = (results.get(n) ?? []).map((r) => r[m]).filter((x): x is number => x !== undefined);
-    return (v.length ? `${median(v)} [${v.join(', ')}]` : '-').padEnd(30);
+    return (v.length ? `${median(v)} [${v.join(', ')}]` : '-').padEnd(cellWidth);
   });
   console.log(`${m.padEnd(width)}  ${cells.join('')}`);
 }
