@@ -1,0 +1,64 @@
+// A PostgreSQL server for the suites that need one (issue 15). This machine and CI run one at
+// 127.0.0.1:5432 with trust auth; PG_TEST_URL names another (any database on it: suites create
+// their own and drop them). Where no server answers, a suite is skipped with a printed notice,
+// except in CI (CI=true), where an unreachable server must fail the run:
+//
+//   const server = await testPostgres('test/db/x.test.ts');
+//   it.runIf(server.mustFail)('a PostgreSQL server answers', () => expect.fail(server.notice));
+//   describe.runIf(server.available)('...', () => { ... createScratchDatabase('x') ... });
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+
+const ADMIN_URL = process.env.PG_TEST_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+const CONNECT_TIMEOUT_MS = 3000;
+
+export interface TestPostgres {
+  available: boolean;
+  /** Unreachable in CI: the suite must fail rather than skip. */
+  mustFail: boolean;
+  /** Why the suite does not run, when it does not. */
+  notice: string;
+}
+
+async function withAdmin<T>(fn: (client: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: ADMIN_URL, connectionTimeoutMillis: CONNECT_TIMEOUT_MS });
+  await client.connect();
+  try {
+    return await fn(client);
+  } finally {
+    await client.end();
+  }
+}
+
+/** Whether a server answers at PG_TEST_URL; prints the notice when the suite will be skipped. */
+export async function testPostgres(suite: string): Promise<TestPostgres> {
+  try {
+    await withAdmin((c) => c.query('SELECT 1'));
+    return { available: true, mustFail: false, notice: '' };
+  } catch (err) {
+    const ci = process.env.CI === 'true';
+    const notice = `${suite}: no PostgreSQL server answers at ${new URL(ADMIN_URL).host} (${(err as Error).message}); ${
+      ci ? 'CI=true, so this fails' : 'its PostgreSQL tests are skipped'
+    }. Set PG_TEST_URL to use another server.`;
+    if (!ci) console.warn(notice);
+    return { available: false, mustFail: ci, notice };
+  }
+}
+
+export interface ScratchDatabase {
+  /** Connection string of the new, empty database. */
+  url: string;
+  drop(): Promise<void>;
+}
+
+/** Creates an empty database `swe_test_<label>_<random>` on the test server. */
+export async function createScratchDatabase(label: string): Promise<ScratchDatabase> {
+  const name = `swe_test_${label.replace(/\W/g, '_')}_${randomBytes(4).toString('hex')}`;
+  await withAdmin((c) => c.query(`CREATE DATABASE ${name}`));
+  const url = new URL(ADMIN_URL);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    drop: () => withAdmin((c) => c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)).then(() => undefined),
+  };
+}
