@@ -66,7 +66,7 @@ CREATE TABLE "miner_tasks" (
 	"input_sum" bigint DEFAULT 0 NOT NULL,
 	"cached_sum" bigint DEFAULT 0 NOT NULL,
 	"output_sum" bigint DEFAULT 0 NOT NULL,
-	CONSTRAINT "miner_tasks_competition_id_task_id_hotkey_pk" PRIMARY KEY("competition_id","task_id","hotkey"),
+	CONSTRAINT "miner_tasks_competition_id_hotkey_task_id_pk" PRIMARY KEY("competition_id","hotkey","task_id"),
 	CONSTRAINT "miner_tasks_sums_exact" CHECK ("input_sum" BETWEEN 0 AND 9007199254740991 AND "cached_sum" BETWEEN 0 AND 9007199254740991 AND "output_sum" BETWEEN 0 AND 9007199254740991)
 );
 --> statement-breakpoint
@@ -133,6 +133,13 @@ CREATE TABLE "task_criteria" (
 	CONSTRAINT "task_criteria_competition_id_task_id_id_pk" PRIMARY KEY("competition_id","task_id","id")
 );
 --> statement-breakpoint
+CREATE TABLE "task_run_counts" (
+	"competition_id" text NOT NULL,
+	"task_id" text NOT NULL,
+	"runs" integer DEFAULT 0 NOT NULL,
+	CONSTRAINT "task_run_counts_competition_id_task_id_pk" PRIMARY KEY("competition_id","task_id")
+);
+--> statement-breakpoint
 CREATE TABLE "tasks" (
 	"competition_id" text NOT NULL,
 	"id" text NOT NULL,
@@ -147,7 +154,6 @@ CREATE TABLE "tasks" (
 	"baseline_input_sum" bigint DEFAULT 0 NOT NULL,
 	"baseline_cached_sum" bigint DEFAULT 0 NOT NULL,
 	"baseline_output_sum" bigint DEFAULT 0 NOT NULL,
-	"run_count" integer DEFAULT 0 NOT NULL,
 	CONSTRAINT "tasks_competition_id_id_pk" PRIMARY KEY("competition_id","id"),
 	CONSTRAINT "tasks_baseline_sums_exact" CHECK ("baseline_input_sum" BETWEEN 0 AND 9007199254740991 AND "baseline_cached_sum" BETWEEN 0 AND 9007199254740991 AND "baseline_output_sum" BETWEEN 0 AND 9007199254740991)
 );
@@ -167,6 +173,7 @@ ALTER TABLE "competition_validators" ADD CONSTRAINT "competition_validators_comp
 ALTER TABLE "miners" ADD CONSTRAINT "miners_competition_id_competitions_id_fk" FOREIGN KEY ("competition_id") REFERENCES "public"."competitions"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "runs" ADD CONSTRAINT "runs_competition_id_task_id_tasks_competition_id_id_fk" FOREIGN KEY ("competition_id","task_id") REFERENCES "public"."tasks"("competition_id","id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "task_criteria" ADD CONSTRAINT "task_criteria_competition_id_task_id_tasks_competition_id_id_fk" FOREIGN KEY ("competition_id","task_id") REFERENCES "public"."tasks"("competition_id","id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "task_run_counts" ADD CONSTRAINT "task_run_counts_competition_id_task_id_tasks_competition_id_id_fk" FOREIGN KEY ("competition_id","task_id") REFERENCES "public"."tasks"("competition_id","id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "tasks" ADD CONSTRAINT "tasks_competition_id_competitions_id_fk" FOREIGN KEY ("competition_id") REFERENCES "public"."competitions"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 CREATE INDEX "audit_log_competition" ON "audit_log" USING btree ("competition_id","seq");--> statement-breakpoint
 CREATE INDEX "deleted_runs_seq" ON "deleted_runs" USING btree ("competition_id","seq");--> statement-breakpoint

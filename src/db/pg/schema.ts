@@ -89,11 +89,26 @@ export const tasks = pgTable(
     baselineInputSum: int64('baseline_input_sum').notNull().default(0),
     baselineCachedSum: int64('baseline_cached_sum').notNull().default(0),
     baselineOutputSum: int64('baseline_output_sum').notNull().default(0),
-    runCount: integer('run_count').notNull().default(0),
   },
   (t) => [
     primaryKey({ columns: [t.competitionId, t.id] }),
     exact('tasks_baseline_sums_exact', ['baseline_input_sum', 'baseline_cached_sum', 'baseline_output_sum']),
+  ],
+);
+
+/** Runs stored per task, apart from the wide tasks rows (as in SQLite, src/db/schema.ts). */
+export const taskRunCounts = pgTable(
+  'task_run_counts',
+  {
+    competitionId: text('competition_id').notNull(),
+    taskId: text('task_id').notNull(),
+    runs: integer('runs').notNull().default(0),
+  },
+  (t) => [
+    primaryKey({ columns: [t.competitionId, t.taskId] }),
+    foreignKey({ columns: [t.competitionId, t.taskId], foreignColumns: [tasks.competitionId, tasks.id] }).onDelete(
+      'cascade',
+    ),
   ],
 );
 
@@ -208,7 +223,7 @@ export const minerTasks = pgTable(
     outputSum: int64('output_sum').notNull().default(0),
   },
   (t) => [
-    primaryKey({ columns: [t.competitionId, t.taskId, t.hotkey] }),
+    primaryKey({ columns: [t.competitionId, t.hotkey, t.taskId] }),
     exact('miner_tasks_sums_exact', ['input_sum', 'cached_sum', 'output_sum']),
   ],
 );
