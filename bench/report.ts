@@ -36,6 +36,8 @@ export interface FigureInputs {
   rawDeletesPerSecond: number;
   snapshotMs: number;
   snapshotInputMs: number;
+  snapshotDocumentBytes: number;
+  snapshotInputBytes: number;
 }
 
 const ratio = (a: number, b: number) => (b > 0 ? Math.round((a / b) * 1000) / 1000 : null);
@@ -120,6 +122,8 @@ export function figures(x: FigureInputs): Figure[] {
     ),
     f('snapshot (POST), sealed and signed', x.snapshotMs, 'ms', null, '', null),
     f('snapshot input document (GET, streamed)', x.snapshotInputMs, 'ms', null, '', null),
+    f('snapshot document size', Math.round(x.snapshotDocumentBytes / 100) / 10, 'kB', null, '', null),
+    f('snapshot input document size', Math.round(x.snapshotInputBytes / 1e5) / 10, 'MB', null, '', null),
   ];
 }
 

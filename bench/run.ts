@@ -209,6 +209,8 @@ async function main(): Promise<void> {
       rawDeletesPerSecond: deleteFloor.keptPerSecond,
       snapshotMs: snapshot.takeMs,
       snapshotInputMs: snapshot.inputMs,
+      snapshotDocumentBytes: snapshot.documentBytes,
+      snapshotInputBytes: snapshot.inputBytes,
     });
     const result = {
       date: new Date().toISOString(),
