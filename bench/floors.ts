@@ -3,6 +3,7 @@
 // costs SQLite alone to store the benchmark's runs durably, and to delete runs one by one.
 import Database from 'better-sqlite3';
 import { rmSync, statSync } from 'node:fs';
+import { join } from 'node:path';
 import type { Run } from './generate.js';
 
 /** The runs table of migrations/0001_v1_1.sql without its foreign key to tasks; `autoincrement`
@@ -66,39 +67,52 @@ export interface InsertFloor {
   databaseMb: number;
 }
 
+const INSERT = `INSERT INTO runs (competition_id, run_id, task_id, kind, miner_hotkey, validator_id, attempt_no,
+    resolved, tokens_input, tokens_cached_input, tokens_output, time_taken_seconds, agent_steps, rubric_votes, grading)
+  VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
+
 /**
- * The same batches inserted straight into SQLite, one transaction (one fsync) per batch; each
- * body is parsed before its clock starts, so only the inserts and commits are timed.
+ * The same batches inserted straight into SQLite, one transaction (one fsync) per batch, into two
+ * databases: `sequence` with the runs table as the server has it (AUTOINCREMENT run sequence) and
+ * `rowid` with a plain rowid key. Each body is parsed before the clocks start; the two take turns
+ * going first, batch by batch, so that neither gets the quieter moments or the warmer caches.
  */
-export function rawInsert(path: string, competitionId: string, bodies: string[], autoincrement: boolean): InsertFloor {
-  const db = open(path);
-  try {
+export function rawInsert(
+  dir: string,
+  competitionId: string,
+  bodies: string[],
+): { sequence: InsertFloor; rowid: InsertFloor } {
+  const variants = [true, false].map((autoincrement) => {
+    const path = join(dir, `floor-${autoincrement ? 'sequence' : 'rowid'}.db`);
+    const db = open(path);
     db.exec(runsDdl(autoincrement));
-    const insert = db.prepare(`INSERT INTO runs (competition_id, run_id, task_id, kind, miner_hotkey, validator_id,
-        attempt_no, resolved, tokens_input, tokens_cached_input, tokens_output, time_taken_seconds, agent_steps,
-        rubric_votes, grading) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
+    const insert = db.prepare(INSERT);
     const batch = db.transaction((rows: unknown[][]) => {
       for (const r of rows) insert.run(r);
     });
-    let ms = 0;
+    return { path, db, batch, ms: 0 };
+  });
+  try {
     let runs = 0;
-    for (const body of bodies) {
+    bodies.forEach((body, i) => {
       const rows = (JSON.parse(body) as { runs: Run[] }).runs.map((r) => row(competitionId, r));
-      const start = performance.now();
-      batch(rows);
-      ms += performance.now() - start;
+      for (const v of i % 2 === 0 ? variants : [...variants].reverse()) {
+        const start = performance.now();
+        v.batch(rows);
+        v.ms += performance.now() - start;
+      }
       runs += rows.length;
-    }
-    const seconds = ms / 1000;
-    return {
+    });
+    const [sequence, rowid] = variants.map((v) => ({
       runs,
       transactions: bodies.length,
-      seconds: Math.round(seconds * 100) / 100,
-      runsPerSecond: Math.round(runs / seconds),
-      databaseMb: Math.round((statSync(path).size + walSize(path)) / 1e6),
-    };
+      seconds: Math.round(v.ms / 10) / 100,
+      runsPerSecond: Math.round(runs / (v.ms / 1000)),
+      databaseMb: Math.round((statSync(v.path).size + walSize(v.path)) / 1e6),
+    }));
+    return { sequence: sequence!, rowid: rowid! };
   } finally {
-    db.close();
+    for (const v of variants) v.db.close();
   }
 }
 
@@ -118,7 +132,7 @@ export interface DeleteFloor {
   plainPerSecond: number;
 }
 
-/** Deletes `kept` then `plain` (different run ids), each one durable transaction per run, on a floor database. */
+/** Deletes `kept` and `plain` (different run ids), one durable transaction per run, on a floor database. */
 export function rawDelete(path: string, competitionId: string, kept: string[], plain: string[]): DeleteFloor {
   const db = open(path);
   try {
@@ -138,15 +152,44 @@ export function rawDelete(path: string, competitionId: string, kept: string[], p
     const plainOne = db.transaction((id: string) => {
       if (remove.run(competitionId, id).changes !== 1) throw new Error(`floor: run ${id} not found`);
     });
-    const rate = (ids: string[], fn: (id: string) => void) => {
+    // Alternately one of each, so that neither kind gets the quieter moments.
+    const ms = { kept: 0, plain: 0 };
+    const time = (kind: 'kept' | 'plain', fn: (id: string) => void, id: string | undefined) => {
+      if (id === undefined) return;
       const start = performance.now();
-      for (const id of ids) fn(id);
-      return Math.round(ids.length / ((performance.now() - start) / 1000));
+      fn(id);
+      ms[kind] += performance.now() - start;
     };
-    return { deletes: kept.length, keptPerSecond: rate(kept, keptOne), plainPerSecond: rate(plain, plainOne) };
+    for (let i = 0; i < Math.max(kept.length, plain.length); i++) {
+      time('kept', keptOne, kept[i]);
+      time('plain', plainOne, plain[i]);
+    }
+    return {
+      deletes: kept.length,
+      keptPerSecond: Math.round(kept.length / (ms.kept / 1000)),
+      plainPerSecond: Math.round(plain.length / (ms.plain / 1000)),
+    };
   } finally {
     db.close();
   }
+}
+
+/**
+ * Two passes of the same floor, one on each side of the figure it is a floor for (the machine is
+ * shared: its load and its disk's fsync time drift by several times within minutes): their
+ * combined rate, and each.
+ */
+export function bracket(before: InsertFloor, after: InsertFloor) {
+  const seconds = before.seconds + after.seconds;
+  const runs = before.runs + after.runs;
+  return {
+    runs: before.runs,
+    seconds: Math.round((seconds / 2) * 100) / 100,
+    runsPerSecond: Math.round(runs / seconds),
+    beforeRunsPerSecond: before.runsPerSecond,
+    afterRunsPerSecond: after.runsPerSecond,
+    databaseMb: after.databaseMb,
+  };
 }
 
 /** Removes a floor database and its WAL files. */

@@ -34,6 +34,8 @@ interface Series {
 interface Panel {
   title: string;
   unit: string;
+  /** A logarithmic y axis: for a cost far below its floor. */
+  log?: boolean;
   series: Series[];
 }
 
@@ -65,13 +67,28 @@ function panel(p: Panel, x0: number, y0: number, w: number, h: number, xs: { x: 
   const top = y0 + 40;
   const bottom = y0 + h - 44;
   const xMax = Math.max(...xs.map((t) => t.x)) * 1.08;
-  const yTop = Math.max(...p.series.flatMap((s) => s.points.map((q) => q.y))) * 1.15 || 1;
-  const step = niceStep(yTop);
-  const yMax = Math.ceil(yTop / step) * step;
+  const ys = p.series.flatMap((s) => s.points.map((q) => q.y));
+  let Y: (y: number) => number;
+  let ticks: number[];
+  if (p.log) {
+    const lo = Math.log10(Math.min(...ys) / 1.6);
+    const hi = Math.log10(Math.max(...ys) * 1.6);
+    Y = (y: number) => bottom - ((Math.log10(y) - lo) / (hi - lo)) * (bottom - top);
+    ticks = [];
+    for (let e = Math.floor(lo); e <= Math.ceil(hi); e++)
+      for (const m of [1, 2, 5])
+        if (Math.log10(m * 10 ** e) >= lo && Math.log10(m * 10 ** e) <= hi) ticks.push(m * 10 ** e);
+  } else {
+    const yTop = Math.max(...ys) * 1.15 || 1;
+    const step = niceStep(yTop);
+    const yMax = Math.ceil(yTop / step) * step;
+    Y = (y: number) => bottom - (y / yMax) * (bottom - top);
+    ticks = [];
+    for (let y = 0; y <= yMax + step / 2; y += step) ticks.push(y);
+  }
   const X = (x: number) => left + (x / xMax) * (right - left);
-  const Y = (y: number) => bottom - (y / yMax) * (bottom - top);
   const out: string[] = [`<text x="${x0 + 8}" y="${y0 + 18}" class="title">${esc(p.title)}</text>`];
-  for (let y = 0; y <= yMax + step / 2; y += step) {
+  for (const y of ticks) {
     out.push(`<line x1="${left}" x2="${right}" y1="${Y(y)}" y2="${Y(y)}" class="grid"/>`);
     out.push(`<text x="${left - 6}" y="${Y(y) + 4}" class="tick" text-anchor="end">${num(y)}</text>`);
   }
@@ -131,12 +148,14 @@ export function plot(results: Result[]): string {
     },
     {
       title: 'Cold leaderboard after a write (median)',
-      unit: 'ms',
+      unit: 'ms, log scale',
+      log: true,
       series: [{ name: 'server', color: COST, points: pts((r) => r.cold.leaderboard.medianMs) }, scan],
     },
     {
       title: 'First leaderboard read after a restart',
-      unit: 'ms (after /readyz)',
+      unit: 'ms after /readyz, log scale',
+      log: true,
       series: [{ name: 'server', color: COST, points: pts((r) => r.restart.firstReadMs) }, scan],
     },
     {
@@ -159,7 +178,7 @@ export function plot(results: Result[]): string {
   const runs = rs
     .map(
       (r) =>
-        `${r.size}: ${r.date.slice(0, 16).replace('T', ' ')} UTC, load ${r.machine.loadAverageAtStart}, ${r.server ?? 'tsx'}`,
+        `${r.size}: ${r.date.slice(0, 16).replace('T', ' ')} UTC, load at start ${r.machine.loadAverageAtStart}, ${r.server ?? 'tsx'}`,
     )
     .join('; ');
   return `<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${2 * H + 60}" viewBox="0 0 ${W} ${2 * H + 60}" font-family="sans-serif">

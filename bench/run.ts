@@ -18,7 +18,7 @@ import { call, floorScan, timed } from './measure.js';
 import { BENCH_SIGNATURE_WINDOW_MS, compareAuth } from './authCompare.js';
 import { launch, type BenchServer } from './launch.js';
 import { load1, machine, parseCli } from './cli.js';
-import { dropDatabase, rawDelete, rawInsert } from './floors.js';
+import { bracket, dropDatabase, rawDelete, rawInsert } from './floors.js';
 import { pickTool, runLoad, startFloorServer } from './load.js';
 import { importUnderReads } from './importPhase.js';
 import { deleteThroughApi, runsToDelete, snapshotCost } from './runSequence.js';
@@ -65,25 +65,26 @@ async function main(): Promise<void> {
   const tool = pickTool(args.load);
   const deleteIds = runsToDelete(c, size.deletes);
 
-  // Storage floors first, in this process, with nothing else of ours running.
+  // Storage floors in this process, with nothing else of ours running: the insert floor once
+  // before the server's ingest and once after it, the delete floor after the API's deletions.
+  const floorDb = join(tmp.dir, 'floor-sequence.db');
+  const insertFloors = () => {
+    log('floor: the same runs into SQLite, 1,000-row transactions (WAL, synchronous=FULL)...');
+    const f = rawInsert(tmp.dir, COMPETITION, bodies);
+    dropDatabase(join(tmp.dir, 'floor-rowid.db'));
+    log(`floor: insert ${f.sequence.runsPerSecond} runs/s (plain rowid ${f.rowid.runsPerSecond})`);
+    return f;
+  };
   phase('floor-insert');
-  log('floor: the same runs into SQLite, 1,000-row transactions (WAL, synchronous=FULL)...');
-  const floorDb = join(tmp.dir, 'floor.db');
-  const insertFloor = rawInsert(floorDb, COMPETITION, bodies, true);
-  const rowidDb = join(tmp.dir, 'floor-rowid.db');
-  const rowidFloor = rawInsert(rowidDb, COMPETITION, bodies, false);
-  dropDatabase(rowidDb);
-  const deleteFloor = rawDelete(floorDb, COMPETITION, deleteIds.slice(0, size.deletes), deleteIds.slice(size.deletes));
+  const insertBefore = insertFloors();
   dropDatabase(floorDb);
-  log(
-    `floor: insert ${insertFloor.runsPerSecond} runs/s (plain rowid ${rowidFloor.runsPerSecond}), delete ${deleteFloor.keptPerSecond}/s kept, ${deleteFloor.plainPerSecond}/s plain`,
-  );
 
   const env = {
     SCORING_SIGNATURE_WINDOW_MS: process.env.SCORING_SIGNATURE_WINDOW_MS ?? String(BENCH_SIGNATURE_WINDOW_MS),
   };
   const nodeArgs = (process.env.BENCH_SERVER_NODE_ARGS ?? '').split(' ').filter(Boolean);
   const start = () => launch({ dbPath, adminToken: ADMIN, build: args.server, env, nodeArgs });
+  phase('server-start');
   let server: BenchServer | null = await start();
   let rss = rssSampler(server.pid);
   const base = `/v1/competitions/${COMPETITION}`;
@@ -95,11 +96,15 @@ async function main(): Promise<void> {
     phase('ingest', rss);
     log(`ingesting with ${CLIENTS} clients, batches of ${BATCH}...`);
     const seconds = await ingest(url, key, bodies, counts, CLIENTS);
-    bodies.length = 0;
     const stored = JSON.parse((await call(url, base)).text) as { counts: { runs: number } };
     if (stored.counts.runs !== total) throw new Error(`stored ${stored.counts.runs} runs, sent ${total}`);
     const ingestRate = Math.round(total / seconds);
     log(`ingest: ${total} runs in ${seconds.toFixed(1)} s = ${ingestRate} runs/s`);
+    phase('floor-insert-again', rss);
+    const insertAfter = insertFloors();
+    bodies.length = 0;
+    const insertFloor = bracket(insertBefore.sequence, insertAfter.sequence);
+    const rowidFloor = bracket(insertBefore.rowid, insertAfter.rowid);
 
     phase('cold', rss);
     const cold = {
@@ -176,6 +181,16 @@ async function main(): Promise<void> {
       deleteIds.slice(0, size.deletes),
       CLIENTS,
     );
+    phase('floor-delete', rss);
+    const deleteFloor = rawDelete(
+      floorDb,
+      COMPETITION,
+      deleteIds.slice(0, size.deletes),
+      deleteIds.slice(size.deletes),
+    );
+    dropDatabase(floorDb);
+    log(`floor: delete ${deleteFloor.keptPerSecond}/s kept, ${deleteFloor.plainPerSecond}/s plain`);
+    phase('snapshot-after-deletes', rss);
     const afterDeletes = await snapshotCost(restarted.baseUrl, ADMIN, COMPETITION, 'benchmark, after deletions');
     log(`deletes: ${deletes.deletesPerSecond} runs/s; snapshot after them ${afterDeletes.takeMs} ms`);
     const peakSecond = rss.peakMb();
