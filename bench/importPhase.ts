@@ -1,10 +1,10 @@
 // Reads during a big import: a QnA task file of about `mb` MB (the SWE-Atlas fixture's rows
 // repeated under new task ids) goes through the import-session API (open, 8 MiB chunks, commit)
-// into a competition of its own, while a reader loop in a child process times score reads of the
+// into a competition of its own, while a reader loop (reader.ts) times score reads of the
 // benchmark competition, one at a time.
-import { fork } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { call, callJson, percentile } from './measure.js';
+import { call, callJson } from './measure.js';
+import { readDuring, type ReadsDuring } from './reader.js';
 
 const QNA_FILE = new URL('../fixtures/swe-atlas-qna/tasks.jsonl', import.meta.url);
 const CHUNK = 8 * 1024 * 1024;
@@ -31,17 +31,7 @@ export interface ImportUnderReads {
   rows: number;
   uploadSeconds: number;
   commitSeconds: number;
-  reads: number;
-  readP50Ms: number;
-  readP99Ms: number;
-  readMaxMs: number;
-  /** Reads slower than 50 ms. */
-  readsOver50Ms: number;
-}
-
-interface ReaderReply {
-  latencies: number[];
-  failures: string[];
+  reads: ReadsDuring;
 }
 
 const r2 = (v: number) => Math.round(v * 100) / 100;
@@ -60,18 +50,8 @@ export async function importUnderReads(
     method: 'PUT',
     body: JSON.stringify({ name: 'Benchmark import' }),
   });
-  const reader = fork(new URL('./readerChild.ts', import.meta.url));
-  const replied = new Promise<ReaderReply>((resolve, reject) => {
-    reader.once('error', reject);
-    reader.on('message', (m: ReaderReply | 'started') => m !== 'started' && resolve(m));
-  });
-  await new Promise<void>((resolve) => {
-    reader.once('message', () => resolve());
-    reader.send({ baseUrl: url, paths: readPaths });
-  });
-  try {
-    await new Promise((r) => setTimeout(r, 300)); // a few reads before the import starts
-    const base = `/v1/competitions/${target}/tasks/imports`;
+  const base = `/v1/competitions/${target}/tasks/imports`;
+  const { result, reads } = await readDuring(url, readPaths, async () => {
     const t0 = performance.now();
     const session = await callJson<{ sessionId: string }>(url, base, {
       token: admin,
@@ -93,23 +73,7 @@ export async function importUnderReads(
     });
     const t2 = performance.now();
     if (done.imported !== rows) throw new Error(`import: ${done.imported} tasks stored of ${rows}`);
-    await new Promise((r) => setTimeout(r, 300)); // and a few after
-    reader.send('stop');
-    const { latencies, failures } = await replied;
-    if (failures.length > 0) throw new Error(`reads during the import failed: ${failures.slice(0, 5).join('; ')}`);
-    const sorted = [...latencies].sort((a, b) => a - b);
-    return {
-      fileMb: r2(bytes.length / 1e6),
-      rows,
-      uploadSeconds: r2((t1 - t0) / 1000),
-      commitSeconds: r2((t2 - t1) / 1000),
-      reads: sorted.length,
-      readP50Ms: r2(percentile(sorted, 0.5)),
-      readP99Ms: r2(percentile(sorted, 0.99)),
-      readMaxMs: r2(sorted[sorted.length - 1] ?? NaN),
-      readsOver50Ms: sorted.filter((v) => v > 50).length,
-    };
-  } finally {
-    if (reader.connected) reader.kill();
-  }
+    return { uploadSeconds: r2((t1 - t0) / 1000), commitSeconds: r2((t2 - t1) / 1000) };
+  });
+  return { fileMb: r2(bytes.length / 1e6), rows, ...result, reads };
 }

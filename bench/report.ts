@@ -2,6 +2,7 @@
 // kept in results.json. A target is a ratio to a floor measured in the same run or a bound; the
 // benchmark reports whether it is met and never fails on it.
 import type { SizeName } from './generate.js';
+import type { ReadsDuring } from './reader.js';
 
 export interface Figure {
   figure: string;
@@ -36,6 +37,7 @@ export interface FigureInputs {
   rawDeletesPerSecond: number;
   snapshotMs: number;
   snapshotInputMs: number;
+  snapshotReadP99Ms: number;
   snapshotDocumentBytes: number;
   snapshotInputBytes: number;
 }
@@ -121,6 +123,7 @@ export function figures(x: FigureInputs): Figure[] {
       null,
     ),
     f('snapshot (POST), sealed and signed', x.snapshotMs, 'ms', null, '', null),
+    f('score reads while a snapshot is taken, p99', x.snapshotReadP99Ms, 'ms', null, '', null),
     f('snapshot input document (GET, streamed)', x.snapshotInputMs, 'ms', null, '', null),
     f('snapshot document size', Math.round(x.snapshotDocumentBytes / 100) / 10, 'kB', null, '', null),
     f('snapshot input document size', Math.round(x.snapshotInputBytes / 1e5) / 10, 'MB', null, '', null),
@@ -170,16 +173,7 @@ export interface Printable {
     miner: { medianMs: number };
   };
   restart: { toFirstReadMs: number; secondReadMs: number };
-  importUnderReads: {
-    fileMb: number;
-    rows: number;
-    uploadSeconds: number;
-    commitSeconds: number;
-    reads: number;
-    readP50Ms: number;
-    readMaxMs: number;
-    readsOver50Ms: number;
-  };
+  importUnderReads: { fileMb: number; rows: number; uploadSeconds: number; commitSeconds: number; reads: ReadsDuring };
   memory: { peakRssMbBeforeImport: number | null; maxSampledRssMbByPhase: Record<string, number> };
   floors: {
     rawInsert: { runsPerSecond: number; beforeRunsPerSecond: number; afterRunsPerSecond: number };
@@ -189,12 +183,21 @@ export interface Printable {
     groupByScan: { rows: number; groups: number };
   };
   runSequence: {
-    snapshot: { takeMs: number; documentBytes: number; inputMs: number; inputBytes: number };
+    snapshot: {
+      takeMs: number;
+      documentBytes: number;
+      inputMs: number;
+      inputBytes: number;
+      readsDuringTake: ReadsDuring;
+    };
     snapshotAfterDeletes: { takeMs: number; inputMs: number; inputBytes: number };
     deletes: { deletes: number; seconds: number };
   };
   auth?: { bearerRunsPerSecond: number; signedRunsPerSecond: number; presignedRunsPerSecond: number; ratio: number };
 }
+
+const reads = (r: ReadsDuring) =>
+  `${r.reads} reads, p50 ${r.p50Ms} ms, p99 ${r.p99Ms} ms, max ${r.maxMs} ms, ${r.over50Ms} over 50 ms`;
 
 const list = (o: Record<string, number>) =>
   Object.entries(o)
@@ -216,8 +219,9 @@ export function printAll(r: Printable, rows: Figure[]): void {
   cold reads after a write, median: leaderboard ${r.cold.leaderboard.medianMs} ms (p95 ${r.cold.leaderboard.p95Ms}), weights ${r.cold.weights.medianMs} ms, miner ${r.cold.miner.medianMs} ms
   GROUP BY scan: ${f.groupByScan.rows} runs -> ${f.groupByScan.groups} (task, miner) groups
   restart: spawn to first leaderboard ${r.restart.toFirstReadMs} ms; the read after it ${r.restart.secondReadMs} ms
-  import: ${i.fileMb} MB, ${i.rows} tasks; upload ${i.uploadSeconds} s, commit ${i.commitSeconds} s; ${i.reads} reads, p50 ${i.readP50Ms} ms, max ${i.readMaxMs} ms, ${i.readsOver50Ms} over 50 ms
+  import: ${i.fileMb} MB, ${i.rows} tasks; upload ${i.uploadSeconds} s, commit ${i.commitSeconds} s; ${reads(i.reads)}
   snapshot: ${s.snapshot.takeMs} ms, document ${s.snapshot.documentBytes} B; input document ${s.snapshot.inputBytes} B in ${s.snapshot.inputMs} ms
+  reads while the snapshot was taken: ${reads(s.snapshot.readsDuringTake)}
   snapshot after ${s.deletes.deletes} deletions (${s.deletes.seconds} s): ${s.snapshotAfterDeletes.takeMs} ms; input ${s.snapshotAfterDeletes.inputBytes} B in ${s.snapshotAfterDeletes.inputMs} ms
   raw durable delete, one run a transaction: ${f.rawDelete.keptPerSecond}/s kept in deleted_runs, ${f.rawDelete.plainPerSecond}/s plain DELETE
   raw insert: ${f.rawInsert.runsPerSecond} runs/s (${f.rawInsert.beforeRunsPerSecond} before the server's ingest, ${f.rawInsert.afterRunsPerSecond} after) with the AUTOINCREMENT run sequence, ${f.rawInsertPlainRowid.runsPerSecond} with a plain rowid (${f.autoincrementCost}x)`);

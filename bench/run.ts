@@ -19,7 +19,7 @@ import { BENCH_SIGNATURE_WINDOW_MS, compareAuth } from './authCompare.js';
 import { launch, type BenchServer } from './launch.js';
 import { load1, machine, parseCli } from './cli.js';
 import { bracket, dropDatabase, rawDelete, rawInsert } from './floors.js';
-import { pickTool, runLoad, startFloorServer } from './load.js';
+import { alternate, pickTool, runLoad, startFloorServer, type Load } from './load.js';
 import { importUnderReads } from './importPhase.js';
 import { deleteThroughApi, runsToDelete, snapshotCost } from './runSequence.js';
 import { COMPETITION, WEIGHTS, coldReads, ingest, setup, shape } from './phases.js';
@@ -121,13 +121,15 @@ async function main(): Promise<void> {
     log(`shape: ${JSON.stringify(sh)}`);
 
     phase('warm', rss);
-    log(`warm leaderboard: ${tool}, 32 connections, ${size.warmSeconds} s, then the node:http floor...`);
-    const warm = await runLoad(tool, `${url}${base}/leaderboard`, size.warmSeconds, tmp.dir);
+    log(`warm leaderboard against the node:http floor: ${tool}, 32 connections, ${size.warmSeconds} s each...`);
     const floorServer = await startFloorServer(`${url}${base}/leaderboard`);
-    phase('warm-floor', rss);
-    let warmFloor;
+    let warm: Load, warmFloor: Load;
     try {
-      warmFloor = await runLoad(tool, floorServer.url, size.warmSeconds, tmp.dir);
+      ({ server: warm, floor: warmFloor } = await alternate(
+        (seconds) => runLoad(tool, `${url}${base}/leaderboard`, seconds, tmp.dir),
+        (seconds) => runLoad(tool, floorServer.url, seconds, tmp.dir),
+        size.warmSeconds,
+      ));
     } finally {
       floorServer.stop();
     }
@@ -147,7 +149,7 @@ async function main(): Promise<void> {
     const readPaths = [`${base}/leaderboard`, `${base}/weights`, `${base}/miners/${c.miners[1]!.hotkey}`];
     const imp = await importUnderReads(url, ADMIN, COMPETITION, readPaths, size.importMb);
     log(
-      `import: ${imp.rows} tasks, commit ${imp.commitSeconds} s; reads p99 ${imp.readP99Ms} ms, max ${imp.readMaxMs} ms`,
+      `import: ${imp.rows} tasks, commit ${imp.commitSeconds} s; reads p99 ${imp.reads.p99Ms} ms, max ${imp.reads.maxMs} ms`,
     );
     const peakFirst = rss.peakMb();
     const rssFirst = rss.sampledMb();
@@ -169,7 +171,7 @@ async function main(): Promise<void> {
     );
 
     phase('snapshots', rss);
-    const snapshot = await snapshotCost(restarted.baseUrl, ADMIN, COMPETITION, 'benchmark');
+    const snapshot = await snapshotCost(restarted.baseUrl, ADMIN, COMPETITION, 'benchmark', readPaths);
     log(
       `snapshot: ${snapshot.takeMs} ms, ${snapshot.documentBytes} B; input ${snapshot.inputMs} ms, ${snapshot.inputBytes} B`,
     );
@@ -191,7 +193,13 @@ async function main(): Promise<void> {
     dropDatabase(floorDb);
     log(`floor: delete ${deleteFloor.keptPerSecond}/s kept, ${deleteFloor.plainPerSecond}/s plain`);
     phase('snapshot-after-deletes', rss);
-    const afterDeletes = await snapshotCost(restarted.baseUrl, ADMIN, COMPETITION, 'benchmark, after deletions');
+    const afterDeletes = await snapshotCost(
+      restarted.baseUrl,
+      ADMIN,
+      COMPETITION,
+      'benchmark, after deletions',
+      readPaths,
+    );
     log(`deletes: ${deletes.deletesPerSecond} runs/s; snapshot after them ${afterDeletes.takeMs} ms`);
     const peakSecond = rss.peakMb();
     const rssSecond = rss.sampledMb();
@@ -218,12 +226,13 @@ async function main(): Promise<void> {
       floorP99Ms: warmFloor.p99Ms,
       loadTool: tool,
       peakRssMb,
-      importReadP99Ms: imp.readP99Ms,
+      importReadP99Ms: imp.reads.p99Ms,
       importMb: size.importMb,
       deletesPerSecond: deletes.deletesPerSecond,
       rawDeletesPerSecond: deleteFloor.keptPerSecond,
       snapshotMs: snapshot.takeMs,
       snapshotInputMs: snapshot.inputMs,
+      snapshotReadP99Ms: snapshot.readsDuringTake.p99Ms,
       snapshotDocumentBytes: snapshot.documentBytes,
       snapshotInputBytes: snapshot.inputBytes,
     });

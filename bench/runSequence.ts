@@ -3,6 +3,7 @@
 // runs through the API. Their storage floors are in floors.ts.
 import type { Competition } from './generate.js';
 import { call } from './measure.js';
+import { readDuring, type ReadsDuring } from './reader.js';
 
 export interface SnapshotCost {
   seq: number;
@@ -12,17 +13,27 @@ export interface SnapshotCost {
   /** GET …/snapshots/{seq}/input, streamed: the runs read back through the run sequence. */
   inputMs: number;
   inputBytes: number;
+  /** Score reads while the snapshot was taken (its POST only). */
+  readsDuringTake: ReadsDuring;
 }
 
 const r1 = (v: number) => Math.round(v * 10) / 10;
 
-export async function snapshotCost(url: string, admin: string, competitionId: string, note: string) {
+export async function snapshotCost(
+  url: string,
+  admin: string,
+  competitionId: string,
+  note: string,
+  readPaths: string[],
+): Promise<SnapshotCost> {
   const base = `/v1/competitions/${competitionId}/snapshots`;
-  let start = performance.now();
-  const taken = await call(url, base, { token: admin, body: JSON.stringify({ note }) });
-  const takeMs = performance.now() - start;
-  const seq = (JSON.parse(taken.text) as { seq: number }).seq;
-  start = performance.now();
+  const { result, reads } = await readDuring(url, readPaths, async () => {
+    const start = performance.now();
+    const taken = await call(url, base, { token: admin, body: JSON.stringify({ note }) });
+    return { taken, takeMs: performance.now() - start };
+  });
+  const seq = (JSON.parse(result.taken.text) as { seq: number }).seq;
+  const start = performance.now();
   const res = await fetch(`${url}${base}/${seq}/input`);
   let inputBytes = 0;
   for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) inputBytes += chunk.length;
@@ -30,11 +41,12 @@ export async function snapshotCost(url: string, admin: string, competitionId: st
   if (res.status !== 200) throw new Error(`GET ${base}/${seq}/input -> ${res.status}`);
   return {
     seq,
-    takeMs: r1(takeMs),
-    documentBytes: Buffer.byteLength(taken.text),
+    takeMs: r1(result.takeMs),
+    documentBytes: Buffer.byteLength(result.taken.text),
     inputMs: r1(inputMs),
     inputBytes,
-  } satisfies SnapshotCost;
+    readsDuringTake: reads,
+  };
 }
 
 /**
