@@ -17,31 +17,6 @@ export interface Figure {
   met: boolean | null;
 }
 
-export interface FigureInputs {
-  size: SizeName;
-  ingestRunsPerSecond: number;
-  rawInsertRunsPerSecond: number;
-  coldLeaderboardMs: number;
-  groupByScanMs: number;
-  readyMs: number;
-  firstReadMs: number;
-  warmRequestsPerSecond: number;
-  warmP99Ms: number;
-  floorRequestsPerSecond: number;
-  floorP99Ms: number;
-  loadTool: string;
-  peakRssMb: number | null;
-  importReadP99Ms: number;
-  importMb: number;
-  deletesPerSecond: number;
-  rawDeletesPerSecond: number;
-  snapshotMs: number;
-  snapshotInputMs: number;
-  snapshotReadP99Ms: number;
-  snapshotDocumentBytes: number;
-  snapshotInputBytes: number;
-}
-
 const ratio = (a: number, b: number) => (b > 0 ? Math.round((a / b) * 1000) / 1000 : null);
 
 /** The RSS bound at a size: 200 MB for the reference competition (and below), 400 MB up to 4x. */
@@ -49,7 +24,7 @@ function rssBound(size: SizeName): number {
   return size === 'small' || size === 'reference' ? 200 : 400;
 }
 
-export function figures(x: FigureInputs): Figure[] {
+export function figures(r: Measured): Figure[] {
   const f = (
     figure: string,
     value: number,
@@ -61,20 +36,22 @@ export function figures(x: FigureInputs): Figure[] {
     const r = floor ? ratio(value, floor.value) : null;
     return { figure, value, unit, floor, ratio: r, target, met: check ? check(value, r) : null };
   };
-  const scan = { name: 'GROUP BY task, miner scan', value: x.groupByScanMs };
-  const bound = rssBound(x.size);
+  const scan = { name: 'GROUP BY task, miner scan', value: r.floors.groupByScan.medianMs };
+  const bound = rssBound(r.size);
+  const peak = r.memory.peakRssMb;
+  const snap = r.runSequence.snapshot;
   return [
     f(
       'ingest, 4 clients x 1,000-run batches',
-      x.ingestRunsPerSecond,
+      r.ingest.runsPerSecond,
       'runs/s',
-      { name: 'durable raw insert, 1,000-row transactions, before and after', value: x.rawInsertRunsPerSecond },
+      { name: 'durable raw insert, 1,000-row transactions, before and after', value: r.floors.rawInsert.runsPerSecond },
       '>= 0.15x',
       (_, r) => r !== null && r >= 0.15,
     ),
     f(
       'cold leaderboard after a write, median',
-      x.coldLeaderboardMs,
+      r.cold.leaderboard.medianMs,
       'ms',
       scan,
       '<= 0.10x',
@@ -82,51 +59,51 @@ export function figures(x: FigureInputs): Figure[] {
     ),
     f(
       'first leaderboard read after a restart',
-      x.firstReadMs,
+      r.restart.firstReadMs,
       'ms',
       scan,
       '<= 0.25x',
       (_, r) => r !== null && r <= 0.25,
     ),
-    f('ready after a restart (spawn to /readyz 200)', x.readyMs, 'ms', null, '<= 2000 ms', (v) => v <= 2000),
+    f('ready after a restart (spawn to /readyz 200)', r.restart.readyMs, 'ms', null, '<= 2000 ms', (v) => v <= 2000),
     f(
-      `warm leaderboard, 32 connections (${x.loadTool})`,
-      x.warmRequestsPerSecond,
+      `warm leaderboard, 32 connections (${r.warm.tool})`,
+      r.warm.requestsPerSecond,
       'req/s',
-      { name: 'plain node:http, same bytes', value: x.floorRequestsPerSecond },
+      { name: 'plain node:http, same bytes', value: r.warmFloor.requestsPerSecond },
       '>= 0.85x',
       (_, r) => r !== null && r >= 0.85,
     ),
     f(
       'warm leaderboard p99',
-      x.warmP99Ms,
+      r.warm.p99Ms,
       'ms',
-      { name: 'plain node:http p99', value: x.floorP99Ms },
+      { name: 'plain node:http p99', value: r.warmFloor.p99Ms },
       '< 10 ms',
       (v) => v < 10,
     ),
+    f('server peak RSS (VmHWM)', peak ?? NaN, 'MB', null, `< ${bound} MB`, peak === null ? null : (v) => v < bound),
     f(
-      'server peak RSS (VmHWM)',
-      x.peakRssMb ?? NaN,
-      'MB',
+      `score reads during a ${r.importUnderReads.fileMb} MB import, p99`,
+      r.importUnderReads.reads.p99Ms,
+      'ms',
       null,
-      `< ${bound} MB`,
-      x.peakRssMb === null ? null : (v) => v < bound,
+      '< 50 ms',
+      (v) => v < 50,
     ),
-    f(`score reads during a ${x.importMb} MB import, p99`, x.importReadP99Ms, 'ms', null, '< 50 ms', (v) => v < 50),
     f(
       'run deletions through the API, 4 clients',
-      x.deletesPerSecond,
+      r.runSequence.deletes.deletesPerSecond,
       'runs/s',
-      { name: 'durable raw delete kept in deleted_runs', value: x.rawDeletesPerSecond },
+      { name: 'durable raw delete kept in deleted_runs', value: r.floors.rawDelete.keptPerSecond },
       '',
       null,
     ),
-    f('snapshot (POST), sealed and signed', x.snapshotMs, 'ms', null, '', null),
-    f('score reads while a snapshot is taken, p99', x.snapshotReadP99Ms, 'ms', null, '', null),
-    f('snapshot input document (GET, streamed)', x.snapshotInputMs, 'ms', null, '', null),
-    f('snapshot document size', Math.round(x.snapshotDocumentBytes / 100) / 10, 'kB', null, '', null),
-    f('snapshot input document size', Math.round(x.snapshotInputBytes / 1e5) / 10, 'MB', null, '', null),
+    f('snapshot (POST), sealed and signed', snap.takeMs, 'ms', null, '', null),
+    f('score reads while a snapshot is taken, p99', snap.readsDuringTake.p99Ms, 'ms', null, '', null),
+    f('snapshot input document (GET, streamed)', snap.inputMs, 'ms', null, '', null),
+    f('snapshot document size', Math.round(snap.documentBytes / 100) / 10, 'kB', null, '', null),
+    f('snapshot input document size', Math.round(snap.inputBytes / 1e5) / 10, 'MB', null, '', null),
   ];
 }
 
@@ -158,11 +135,11 @@ export function printFigures(rows: Figure[]): void {
   }
 }
 
-/** What the header and the lines under the table read from a result. */
-export interface Printable {
+/** What the table, its header and the lines under it read from a result. */
+export interface Measured {
   date: string;
   command: string;
-  size: string;
+  size: SizeName;
   machine: { os: string; cpu: string; cores: number; memoryGb: number; node: string; loadAverageAtStart: number };
   loadAverageByPhase: Record<string, number>;
   secondsByPhase: Record<string, number>;
@@ -172,15 +149,22 @@ export interface Printable {
     weights: { medianMs: number };
     miner: { medianMs: number };
   };
-  restart: { toFirstReadMs: number; secondReadMs: number };
+  ingest: { runsPerSecond: number };
+  restart: { readyMs: number; firstReadMs: number; toFirstReadMs: number; secondReadMs: number };
+  warm: { tool: string; requestsPerSecond: number; p99Ms: number };
+  warmFloor: { requestsPerSecond: number; p99Ms: number };
   importUnderReads: { fileMb: number; rows: number; uploadSeconds: number; commitSeconds: number; reads: ReadsDuring };
-  memory: { peakRssMbBeforeImport: number | null; maxSampledRssMbByPhase: Record<string, number> };
+  memory: {
+    peakRssMb: number | null;
+    peakRssMbBeforeImport: number | null;
+    maxSampledRssMbByPhase: Record<string, number>;
+  };
   floors: {
     rawInsert: { runsPerSecond: number; beforeRunsPerSecond: number; afterRunsPerSecond: number };
     rawInsertPlainRowid: { runsPerSecond: number };
     autoincrementCost: number;
     rawDelete: { keptPerSecond: number; plainPerSecond: number };
-    groupByScan: { rows: number; groups: number };
+    groupByScan: { medianMs: number; rows: number; groups: number };
   };
   runSequence: {
     snapshot: {
@@ -191,7 +175,7 @@ export interface Printable {
       readsDuringTake: ReadsDuring;
     };
     snapshotAfterDeletes: { takeMs: number; inputMs: number; inputBytes: number };
-    deletes: { deletes: number; seconds: number };
+    deletes: { deletes: number; seconds: number; deletesPerSecond: number };
   };
   auth?: { bearerRunsPerSecond: number; signedRunsPerSecond: number; presignedRunsPerSecond: number; ratio: number };
 }
@@ -204,7 +188,7 @@ const list = (o: Record<string, number>) =>
     .map(([k, v]) => `${k} ${v}`)
     .join(', ');
 
-export function printAll(r: Printable, rows: Figure[]): void {
+export function printAll(r: Measured, rows: Figure[]): void {
   const m = r.machine;
   console.log(`\nswe-scoring benchmark, size ${r.size} (${r.command}), ${r.date}`);
   console.log(`machine: ${m.os}, ${m.cpu} x ${m.cores}, ${m.memoryGb} GB, node ${m.node}`);

@@ -212,30 +212,6 @@ async function main(): Promise<void> {
     const peaks = [peakFirst, peakSecond].filter((p): p is number => p !== null);
     const peakRssMb = peaks.length > 0 ? Math.round(Math.max(...peaks)) : null;
     const readyMs = r2(restarted.readyMs);
-    const rows = figures({
-      size: args.size,
-      ingestRunsPerSecond: ingestRate,
-      rawInsertRunsPerSecond: insertFloor.runsPerSecond,
-      coldLeaderboardMs: cold.leaderboard.medianMs,
-      groupByScanMs: scan.medianMs,
-      readyMs,
-      firstReadMs: r2(firstReadMs),
-      warmRequestsPerSecond: warm.requestsPerSecond,
-      warmP99Ms: warm.p99Ms,
-      floorRequestsPerSecond: warmFloor.requestsPerSecond,
-      floorP99Ms: warmFloor.p99Ms,
-      loadTool: tool,
-      peakRssMb,
-      importReadP99Ms: imp.reads.p99Ms,
-      importMb: size.importMb,
-      deletesPerSecond: deletes.deletesPerSecond,
-      rawDeletesPerSecond: deleteFloor.keptPerSecond,
-      snapshotMs: snapshot.takeMs,
-      snapshotInputMs: snapshot.inputMs,
-      snapshotReadP99Ms: snapshot.readsDuringTake.p99Ms,
-      snapshotDocumentBytes: snapshot.documentBytes,
-      snapshotInputBytes: snapshot.inputBytes,
-    });
     const result = {
       date: new Date().toISOString(),
       command: `npm run bench -- --size ${args.size} --seed ${args.seed} --auth-batches ${args.authBatches} --load ${args.load} --server ${args.server}`,
@@ -254,7 +230,6 @@ async function main(): Promise<void> {
         requestMb: Math.round(mb),
         databaseMb,
       },
-      figures: rows,
       ingest: { runs: total, seconds: r2(seconds), runsPerSecond: ingestRate, clients: CLIENTS, batchSize: BATCH },
       cold,
       warm,
@@ -284,8 +259,9 @@ async function main(): Promise<void> {
       shape: sh,
       ...(auth ? { auth } : {}),
     };
+    const rows = figures(result);
     printAll(result, rows);
-    const json = `${JSON.stringify(result, null, 2)}\n`;
+    const json = `${JSON.stringify({ ...result, figures: rows }, null, 2)}\n`;
     writeFileSync(new URL('./results.json', import.meta.url), json);
     writeFileSync(new URL(`./results-${args.size}.json`, import.meta.url), json);
     console.log(
