@@ -15,10 +15,47 @@ export interface Size {
   coldRounds: number;
 }
 
-export const SIZES: Record<'reference' | 'small', Size> = {
-  reference: { miners: 256, tasksPerGroup: 100, qnaPerGroup: 8, runsPerSide: 5, warmSeconds: 10, coldRounds: 20 },
-  small: { miners: 16, tasksPerGroup: 10, qnaPerGroup: 2, runsPerSide: 5, warmSeconds: 2, coldRounds: 20 },
+/** A size of the end-to-end benchmark (bench/run.ts): the competition and its phases. */
+export interface BenchSize extends Size {
+  /** Size of the QnA task file imported over HTTP while a reader loop times score reads. */
+  importMb: number;
+  /** Runs deleted through the API (and in the raw-delete floor). */
+  deletes: number;
+}
+
+export type SizeName = 'small' | 'reference' | '2x' | 'large';
+
+const REFERENCE: BenchSize = {
+  miners: 256,
+  tasksPerGroup: 100,
+  qnaPerGroup: 8,
+  runsPerSide: 5,
+  warmSeconds: 10,
+  coldRounds: 20,
+  importMb: 30,
+  deletes: 1000,
 };
+
+/** reference: 256 miners x 324 tasks x 5 runs each side (about 416,000 runs); 2x and large
+ * (4x) multiply the miners, as a competition grows; small is the quick one CI runs. */
+export const SIZES: Record<SizeName, BenchSize> = {
+  small: {
+    miners: 16,
+    tasksPerGroup: 10,
+    qnaPerGroup: 2,
+    runsPerSide: 5,
+    warmSeconds: 2,
+    coldRounds: 20,
+    importMb: 3,
+    deletes: 100,
+  },
+  reference: REFERENCE,
+  '2x': { ...REFERENCE, miners: 512 },
+  large: { ...REFERENCE, miners: 1024 },
+};
+
+/** How many times the reference competition's miners a size has (the x axis of the cost plot). */
+export const scaleOf = (s: Size) => s.miners / REFERENCE.miners;
 
 const GROUPS = ['short', 'medium', 'long'] as const;
 type Group = (typeof GROUPS)[number];

@@ -1,0 +1,47 @@
+// The benchmark's command line and the machine it runs on.
+import os from 'node:os';
+import { parseArgs } from 'node:util';
+import { SIZES, type SizeName } from './generate.js';
+import type { ServerBuild } from './launch.js';
+
+const ALIASES: Record<string, SizeName> = { '1x': 'reference', '4x': 'large' };
+
+export function parseCli() {
+  const { values } = parseArgs({
+    options: {
+      size: { type: 'string', default: 'reference' },
+      seed: { type: 'string', default: '1' },
+      'auth-batches': { type: 'string', default: '40' },
+      load: { type: 'string', default: 'auto' },
+      server: { type: 'string', default: 'tsx' },
+    },
+  });
+  const size = (ALIASES[values.size] ?? values.size) as SizeName;
+  if (!(size in SIZES)) throw new Error(`--size must be small, reference (1x), 2x or large (4x), got ${values.size}`);
+  const seed = Number(values.seed);
+  if (!Number.isInteger(seed)) throw new Error(`--seed must be an integer, got ${values.seed}`);
+  const authBatches = Number(values['auth-batches']);
+  if (!Number.isInteger(authBatches) || authBatches < 0)
+    throw new Error(`--auth-batches must be a non-negative integer, got ${values['auth-batches']}`);
+  if (!['auto', 'wrk', 'autocannon'].includes(values.load))
+    throw new Error(`--load must be auto, wrk or autocannon, got ${values.load}`);
+  if (values.server !== 'tsx' && values.server !== 'dist')
+    throw new Error(`--server must be tsx or dist, got ${values.server}`);
+  const server: ServerBuild = values.server;
+  return { size, seed, authBatches, load: values.load, server };
+}
+
+export const load1 = () => Math.round((os.loadavg()[0] ?? 0) * 100) / 100;
+
+export function machine() {
+  const cpus = os.cpus();
+  return {
+    os: `${os.type()} ${os.release()} ${os.arch()}`,
+    cpu: cpus[0]?.model ?? 'unknown',
+    cores: cpus.length,
+    memoryGb: Math.round(os.totalmem() / 1e8) / 10,
+    node: process.version,
+    /** The 1-minute load average when the benchmark started: other work on the machine skews every figure. */
+    loadAverageAtStart: load1(),
+  };
+}

@@ -1,0 +1,185 @@
+// Warm-read load from a separate process, so the load generator takes the other core and not the
+// benchmark's event loop: wrk (Debian: apt-get install wrk) when it is on the PATH, otherwise
+// autocannon in a child process. The same tool loads the server and its floor.
+import { fork, spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+export type LoadTool = 'wrk' | 'autocannon';
+
+export interface Load {
+  tool: LoadTool;
+  connections: number;
+  seconds: number;
+  requestsPerSecond: number;
+  totalRequests: number;
+  p50Ms: number;
+  p99Ms: number;
+  megabytesPerSecond: number;
+}
+
+/** wrk when it runs (it prints its usage and exits 1 for --version), else autocannon. */
+export function pickTool(wanted: string): LoadTool {
+  if (wanted === 'autocannon') return 'autocannon';
+  const has = spawnSync('wrk', ['--version'], { encoding: 'utf8' });
+  const found = !has.error && /wrk/.test(`${has.stdout}${has.stderr}`);
+  if (wanted === 'wrk' && !found) throw new Error('--load wrk: wrk is not on the PATH (apt-get install -y wrk)');
+  return found ? 'wrk' : 'autocannon';
+}
+
+// wrk's summary as one JSON line (its Lua `done` hook); latencies in microseconds.
+const WRK_REPORT = `done = function(s, latency, requests)
+  local e = s.errors
+  io.write(string.format('{"requests":%d,"durationUs":%d,"bytes":%d,"errors":%d,"non2xx":%d,"timeouts":%d,"p50Us":%d,"p99Us":%d}\\n',
+    s.requests, s.duration, s.bytes, e.connect + e.read + e.write, e.status, e.timeout,
+    latency:percentile(50), latency:percentile(99)))
+end
+`;
+
+const r2 = (v: number) => Math.round(v * 100) / 100;
+
+function runWrk(url: string, connections: number, seconds: number, dir: string): Promise<Load> {
+  const script = join(dir, 'wrk-report.lua');
+  writeFileSync(script, WRK_REPORT);
+  const args = ['-t1', `-c${connections}`, `-d${seconds}s`, '--timeout', '5s', '-s', script, url];
+  return new Promise((resolve, reject) => {
+    const child = spawn('wrk', args, { stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    child.stdout.on('data', (d: Buffer) => (out += d.toString('utf8')));
+    child.stderr.on('data', (d: Buffer) => (out += d.toString('utf8')));
+    child.once('error', reject);
+    child.once('exit', (code) => {
+      const line = out.split('\n').find((l) => l.startsWith('{"requests"'));
+      if (code !== 0 || !line) return reject(new Error(`wrk ${args.join(' ')} failed (${code}):\n${out}`));
+      const w = JSON.parse(line) as Record<string, number>;
+      if (w.errors! + w.non2xx! + w.timeouts! > 0)
+        return reject(new Error(`wrk on ${url}: ${w.errors} errors, ${w.non2xx} non-2xx, ${w.timeouts} timeouts`));
+      const s = w.durationUs! / 1e6;
+      resolve({
+        tool: 'wrk',
+        connections,
+        seconds,
+        requestsPerSecond: Math.round(w.requests! / s),
+        totalRequests: w.requests!,
+        p50Ms: r2(w.p50Us! / 1000),
+        p99Ms: r2(w.p99Us! / 1000),
+        megabytesPerSecond: Math.round(w.bytes! / s / 1e5) / 10,
+      });
+    });
+  });
+}
+
+interface AutocannonReply {
+  ok: boolean;
+  error?: string;
+  result?: {
+    requests: { average: number; total: number };
+    latency: { p50: number; p99: number };
+    throughput: { average: number };
+    errors: number;
+    non2xx: number;
+    timeouts: number;
+  };
+}
+
+function runAutocannon(url: string, connections: number, seconds: number): Promise<Load> {
+  return new Promise((resolve, reject) => {
+    const child = fork(new URL('./loadChild.ts', import.meta.url));
+    child.once('error', reject);
+    child.once('message', (m: AutocannonReply) => {
+      const r = m.result;
+      if (!m.ok || !r) return reject(new Error(`autocannon on ${url}: ${m.error}`));
+      if (r.errors + r.non2xx + r.timeouts > 0)
+        return reject(
+          new Error(`autocannon on ${url}: ${r.errors} errors, ${r.non2xx} non-2xx, ${r.timeouts} timeouts`),
+        );
+      resolve({
+        tool: 'autocannon',
+        connections,
+        seconds,
+        requestsPerSecond: Math.round(r.requests.average),
+        totalRequests: r.requests.total,
+        p50Ms: r.latency.p50,
+        p99Ms: r.latency.p99,
+        megabytesPerSecond: Math.round(r.throughput.average / 1e5) / 10,
+      });
+    });
+    child.send({ url, connections, duration: seconds });
+  });
+}
+
+export function runLoad(tool: LoadTool, url: string, seconds: number, dir: string, connections = 32): Promise<Load> {
+  return tool === 'wrk' ? runWrk(url, connections, seconds, dir) : runAutocannon(url, connections, seconds);
+}
+
+/** Two loads in one, from two windows of half the time each. Requests per second over both;
+ * the latency percentiles of the worse window. */
+function merge(a: Load, b: Load): Load {
+  const seconds = a.seconds + b.seconds;
+  const total = a.totalRequests + b.totalRequests;
+  return {
+    ...a,
+    seconds,
+    totalRequests: total,
+    requestsPerSecond: Math.round(total / seconds),
+    p50Ms: Math.max(a.p50Ms, b.p50Ms),
+    p99Ms: Math.max(a.p99Ms, b.p99Ms),
+    megabytesPerSecond:
+      Math.round(((a.megabytesPerSecond * a.seconds + b.megabytesPerSecond * b.seconds) / seconds) * 10) / 10,
+  };
+}
+
+/**
+ * The server and its floor loaded in turn, server-floor-floor-server, half of `seconds` each time:
+ * on a shared machine the load of others drifts within seconds, and this spreads it over both.
+ */
+export async function alternate(
+  server: (seconds: number) => Promise<Load>,
+  floor: (seconds: number) => Promise<Load>,
+  seconds: number,
+): Promise<{ server: Load; floor: Load }> {
+  const half = Math.max(1, Math.round(seconds / 2));
+  const s1 = await server(half);
+  const f1 = await floor(half);
+  const f2 = await floor(half);
+  const s2 = await server(half);
+  return { server: merge(s1, s2), floor: merge(f1, f2) };
+}
+
+/** Response headers the floor repeats: what a client of the leaderboard sees besides the body. */
+const KEPT = ['content-type', 'etag', 'vary', 'cache-control'];
+
+export interface FloorServer {
+  url: string;
+  headers: Record<string, string>;
+  bytes: number;
+  stop(): void;
+}
+
+/** Fetches `url` from the real server and starts a plain node:http child serving those bytes. */
+export async function startFloorServer(url: string): Promise<FloorServer> {
+  const res = await fetch(url);
+  const body = Buffer.from(await res.arrayBuffer());
+  if (res.status !== 200) throw new Error(`floor: GET ${url} -> ${res.status}`);
+  const headers: Record<string, string> = {};
+  for (const name of KEPT) {
+    const v = res.headers.get(name);
+    if (v !== null) headers[name] = v;
+  }
+  const child: ChildProcess = fork(new URL('./floorServer.ts', import.meta.url));
+  const port = await new Promise<number>((resolve, reject) => {
+    child.once('error', reject);
+    child.once('exit', (code) => reject(new Error(`floor server exited (${code})`)));
+    child.once('message', (m: { port: number }) => resolve(m.port));
+    child.send({ body: body.toString('base64'), headers });
+  });
+  return {
+    url: `http://127.0.0.1:${port}/`,
+    headers,
+    bytes: body.length,
+    stop: () => {
+      child.removeAllListeners('exit');
+      child.disconnect();
+    },
+  };
+}

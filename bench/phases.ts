@@ -1,0 +1,104 @@
+// The benchmark's HTTP phases on the real server: the competition set up, the runs ingested by
+// concurrent clients, cold reads after a write, and a sanity check of the scores' shape.
+import { extraRun, sweTaskInputs, type Competition } from './generate.js';
+import { call, callJson, stats, timed, type Stats } from './measure.js';
+
+export const COMPETITION = 'bench';
+export const WEIGHTS = { input: 1, cachedInput: 0.1, output: 3 };
+
+/** The competition, its tasks (QnA through the one-request import), exclusions; returns a validator key. */
+export async function setup(url: string, admin: string, c: Competition): Promise<string> {
+  const token = { token: admin };
+  await call(url, `/v1/competitions/${COMPETITION}`, {
+    ...token,
+    method: 'PUT',
+    body: JSON.stringify({ name: 'Benchmark', burnRatio: 0.1, tokenWeights: WEIGHTS }),
+  });
+  await call(url, `/v1/competitions/${COMPETITION}/tasks`, {
+    ...token,
+    method: 'PUT',
+    body: JSON.stringify({ tasks: sweTaskInputs(c) }),
+  });
+  for (const imp of c.qnaImports) {
+    const res = await callJson<{ imported: number }>(
+      url,
+      `/v1/competitions/${COMPETITION}/tasks/import?complexity=${imp.complexity}`,
+      { ...token, body: imp.body, contentType: 'application/x-ndjson' },
+    );
+    if (res.imported !== c.size.qnaPerGroup)
+      throw new Error(`QnA import of ${imp.complexity}: imported ${res.imported}, expected ${c.size.qnaPerGroup}`);
+  }
+  for (const hotkey of c.excluded) {
+    await call(url, `/v1/competitions/${COMPETITION}/miners/${hotkey}`, {
+      ...token,
+      method: 'PUT',
+      body: JSON.stringify({ excluded: true, reason: 'benchmark: copied weights' }),
+    });
+  }
+  const v = await callJson<{ apiKey: string }>(url, '/v1/validators', {
+    ...token,
+    body: JSON.stringify({ name: 'bench-validator' }),
+  });
+  return v.apiKey;
+}
+
+/** Sends every batch, `clients` requests at a time; seconds taken. */
+export async function ingest(url: string, key: string, bodies: string[], counts: number[], clients: number) {
+  let next = 0;
+  const client = async () => {
+    while (next < bodies.length) {
+      const i = next++;
+      try {
+        const r = await callJson<{ accepted: number; duplicates: number }>(
+          url,
+          `/v1/competitions/${COMPETITION}/runs`,
+          { token: key, body: bodies[i]! },
+        );
+        if (r.accepted !== counts[i])
+          throw new Error(`batch ${i}: accepted ${r.accepted} of ${counts[i]} (duplicates ${r.duplicates})`);
+      } catch (err) {
+        next = bodies.length; // the other clients stop too
+        throw err;
+      }
+    }
+  };
+  const start = performance.now();
+  await Promise.all(Array.from({ length: clients }, client));
+  return (performance.now() - start) / 1000;
+}
+
+/** Write one new miner run, then time one read; `coldRounds` times. */
+export async function coldReads(url: string, key: string, c: Competition, path: string, salt: number): Promise<Stats> {
+  const times: number[] = [];
+  const miner = c.miners[0]!;
+  for (let i = 0; i < c.size.coldRounds; i++) {
+    const task = c.tasks[(i * 37 + salt) % c.tasks.length]!;
+    const run = extraRun(c, task, miner, salt + i);
+    await call(url, `/v1/competitions/${COMPETITION}/runs`, { token: key, body: JSON.stringify({ runs: [run] }) });
+    times.push(await timed(() => call(url, path)));
+  }
+  return stats(times);
+}
+
+/** Sanity of the data: zone mix over the breakdowns of up to 256 miners spread over the list,
+ * ranked miners, weight winners. */
+export async function shape(url: string, c: Competition) {
+  const zones: Record<string, number> = {};
+  const step = Math.ceil(c.miners.length / 256);
+  for (const m of c.miners.filter((_, i) => i % step === 0)) {
+    const d = await callJson<{ tasks: { zone: string }[] }>(url, `/v1/competitions/${COMPETITION}/miners/${m.hotkey}`);
+    for (const t of d.tasks) zones[t.zone] = (zones[t.zone] ?? 0) + 1;
+  }
+  const lb = await callJson<{ miners: { rank: number | null }[] }>(url, `/v1/competitions/${COMPETITION}/leaderboard`);
+  const w = await callJson<{ finalWeights: Record<string, number>; burnWeight: number }>(
+    url,
+    `/v1/competitions/${COMPETITION}/weights`,
+  );
+  const winners = Object.values(w.finalWeights).filter((x) => x > 0).length;
+  return {
+    zones,
+    ranked: lb.miners.filter((m) => m.rank !== null).length,
+    weightWinners: winners,
+    burnWeight: w.burnWeight,
+  };
+}

@@ -1,0 +1,224 @@
+// The benchmark's figures set against their floors and targets (issue 13): one table, printed and
+// kept in results.json. A target is a ratio to a floor measured in the same run or a bound; the
+// benchmark reports whether it is met and never fails on it.
+import type { SizeName } from './generate.js';
+import type { ReadsDuring } from './reader.js';
+
+export interface Figure {
+  figure: string;
+  value: number;
+  unit: string;
+  /** What the value is compared with, measured in the same run, or null. */
+  floor: { name: string; value: number } | null;
+  /** value / floor.value. */
+  ratio: number | null;
+  target: string;
+  /** null: no target at this size. */
+  met: boolean | null;
+}
+
+const ratio = (a: number, b: number) => (b > 0 ? Math.round((a / b) * 1000) / 1000 : null);
+
+/** The RSS bound at a size: 200 MB for the reference competition (and below), 400 MB up to 4x. */
+function rssBound(size: SizeName): number {
+  return size === 'small' || size === 'reference' ? 200 : 400;
+}
+
+export function figures(r: Measured): Figure[] {
+  const f = (
+    figure: string,
+    value: number,
+    unit: string,
+    floor: Figure['floor'],
+    target: string,
+    check: ((value: number, r: number | null) => boolean) | null,
+  ): Figure => {
+    const r = floor ? ratio(value, floor.value) : null;
+    return { figure, value, unit, floor, ratio: r, target, met: check ? check(value, r) : null };
+  };
+  const scan = { name: 'GROUP BY task, miner scan', value: r.floors.groupByScan.medianMs };
+  const bound = rssBound(r.size);
+  const peak = r.memory.peakRssMb;
+  const snap = r.runSequence.snapshot;
+  return [
+    f(
+      'ingest, 4 clients x 1,000-run batches',
+      r.ingest.runsPerSecond,
+      'runs/s',
+      { name: 'durable raw insert, 1,000-row transactions, before and after', value: r.floors.rawInsert.runsPerSecond },
+      '>= 0.15x',
+      (_, r) => r !== null && r >= 0.15,
+    ),
+    f(
+      'cold leaderboard after a write, median',
+      r.cold.leaderboard.medianMs,
+      'ms',
+      scan,
+      '<= 0.10x',
+      (_, r) => r !== null && r <= 0.1,
+    ),
+    f(
+      'first leaderboard read after a restart',
+      r.restart.firstReadMs,
+      'ms',
+      scan,
+      '<= 0.25x',
+      (_, r) => r !== null && r <= 0.25,
+    ),
+    f('ready after a restart (spawn to /readyz 200)', r.restart.readyMs, 'ms', null, '<= 2000 ms', (v) => v <= 2000),
+    f(
+      `warm leaderboard, 32 connections (${r.warm.tool})`,
+      r.warm.requestsPerSecond,
+      'req/s',
+      { name: 'plain node:http, same bytes', value: r.warmFloor.requestsPerSecond },
+      '>= 0.85x',
+      (_, r) => r !== null && r >= 0.85,
+    ),
+    f(
+      'warm leaderboard p99',
+      r.warm.p99Ms,
+      'ms',
+      { name: 'plain node:http p99', value: r.warmFloor.p99Ms },
+      '< 10 ms',
+      (v) => v < 10,
+    ),
+    f('server peak RSS (VmHWM)', peak ?? NaN, 'MB', null, `< ${bound} MB`, peak === null ? null : (v) => v < bound),
+    f(
+      `score reads during a ${r.importUnderReads.fileMb} MB import, p99`,
+      r.importUnderReads.reads.p99Ms,
+      'ms',
+      null,
+      '< 50 ms',
+      (v) => v < 50,
+    ),
+    f(
+      'run deletions through the API, 4 clients',
+      r.runSequence.deletes.deletesPerSecond,
+      'runs/s',
+      { name: 'durable raw delete kept in deleted_runs', value: r.floors.rawDelete.keptPerSecond },
+      '',
+      null,
+    ),
+    f('snapshot (POST), sealed and signed', snap.takeMs, 'ms', null, '', null),
+    f('score reads while a snapshot is taken, p99', snap.readsDuringTake.p99Ms, 'ms', null, '', null),
+    f('snapshot input document (GET, streamed)', snap.inputMs, 'ms', null, '', null),
+    f('snapshot document size', Math.round(snap.documentBytes / 100) / 10, 'kB', null, '', null),
+    f('snapshot input document size', Math.round(snap.inputBytes / 1e5) / 10, 'MB', null, '', null),
+  ];
+}
+
+const fmt = (v: number | null | undefined) =>
+  v === null || v === undefined || Number.isNaN(v)
+    ? '-'
+    : Math.abs(v) >= 100
+      ? String(Math.round(v))
+      : String(Math.round(v * 100) / 100);
+
+/** The table: figure, value, floor, ratio, target, met. */
+export function printFigures(rows: Figure[]): void {
+  const table = [
+    ['figure', 'value', 'floor', 'ratio', 'target', 'met?'],
+    ...rows.map((r) => [
+      r.figure,
+      `${fmt(r.value)} ${r.unit}`,
+      r.floor ? `${fmt(r.floor.value)} ${r.unit} (${r.floor.name})` : '-',
+      r.ratio === null ? '-' : `${r.ratio}x`,
+      r.target || '-',
+      r.met === null ? '-' : r.met ? 'yes' : 'NO',
+    ]),
+  ];
+  const width = table[0]!.map((_, i) => Math.max(...table.map((row) => row[i]!.length)));
+  for (const row of table) {
+    console.log(
+      `  ${row.map((cell, i) => (i === 1 || i === 3 ? cell.padStart(width[i]!) : cell.padEnd(width[i]!))).join('  ')}`,
+    );
+  }
+}
+
+/** What the table, its header and the lines under it read from a result. */
+export interface Measured {
+  date: string;
+  command: string;
+  size: SizeName;
+  machine: { os: string; cpu: string; cores: number; memoryGb: number; node: string; loadAverageAtStart: number };
+  loadAverageByPhase: Record<string, number>;
+  secondsByPhase: Record<string, number>;
+  data: { runs: number; miners: number; tasks: number; databaseMb: number };
+  cold: {
+    leaderboard: { medianMs: number; p95Ms: number };
+    weights: { medianMs: number };
+    miner: { medianMs: number };
+  };
+  ingest: { runsPerSecond: number };
+  restart: { readyMs: number; firstReadMs: number; toFirstReadMs: number; secondReadMs: number };
+  warm: { tool: string; requestsPerSecond: number; p99Ms: number };
+  warmFloor: { requestsPerSecond: number; p99Ms: number };
+  importUnderReads: { fileMb: number; rows: number; uploadSeconds: number; commitSeconds: number; reads: ReadsDuring };
+  memory: {
+    peakRssMb: number | null;
+    peakRssMbBeforeImport: number | null;
+    maxSampledRssMbByPhase: Record<string, number>;
+  };
+  floors: {
+    rawInsert: { runsPerSecond: number; beforeRunsPerSecond: number; afterRunsPerSecond: number };
+    rawInsertPlainRowid: { runsPerSecond: number };
+    autoincrementCost: number;
+    rawDelete: { keptPerSecond: number; plainPerSecond: number };
+    groupByScan: { medianMs: number; rows: number; groups: number };
+  };
+  runSequence: {
+    snapshot: {
+      takeMs: number;
+      documentBytes: number;
+      inputMs: number;
+      inputBytes: number;
+      readsDuringTake: ReadsDuring;
+    };
+    snapshotAfterDeletes: { takeMs: number; inputMs: number; inputBytes: number };
+    deletes: { deletes: number; seconds: number; deletesPerSecond: number };
+  };
+  auth?: { bearerRunsPerSecond: number; signedRunsPerSecond: number; presignedRunsPerSecond: number; ratio: number };
+}
+
+const reads = (r: ReadsDuring) =>
+  `${r.reads} reads, p50 ${r.p50Ms} ms, p99 ${r.p99Ms} ms, max ${r.maxMs} ms, ${r.over50Ms} over 50 ms`;
+
+const list = (o: Record<string, number>) =>
+  Object.entries(o)
+    .map(([k, v]) => `${k} ${v}`)
+    .join(', ');
+
+export function printAll(r: Measured, rows: Figure[]): void {
+  const m = r.machine;
+  console.log(`\nswe-scoring benchmark, size ${r.size} (${r.command}), ${r.date}`);
+  console.log(`machine: ${m.os}, ${m.cpu} x ${m.cores}, ${m.memoryGb} GB, node ${m.node}`);
+  console.log(
+    `data: ${r.data.runs} runs, ${r.data.miners} miners, ${r.data.tasks} tasks; database ${r.data.databaseMb} MB\n`,
+  );
+  printFigures(rows);
+  const s = r.runSequence;
+  const f = r.floors;
+  const i = r.importUnderReads;
+  console.log(`
+  cold reads after a write, median: leaderboard ${r.cold.leaderboard.medianMs} ms (p95 ${r.cold.leaderboard.p95Ms}), weights ${r.cold.weights.medianMs} ms, miner ${r.cold.miner.medianMs} ms
+  GROUP BY scan: ${f.groupByScan.rows} runs -> ${f.groupByScan.groups} (task, miner) groups
+  restart: spawn to first leaderboard ${r.restart.toFirstReadMs} ms; the read after it ${r.restart.secondReadMs} ms
+  import: ${i.fileMb} MB, ${i.rows} tasks; upload ${i.uploadSeconds} s, commit ${i.commitSeconds} s; ${reads(i.reads)}
+  snapshot: ${s.snapshot.takeMs} ms, document ${s.snapshot.documentBytes} B; input document ${s.snapshot.inputBytes} B in ${s.snapshot.inputMs} ms
+  reads while the snapshot was taken: ${reads(s.snapshot.readsDuringTake)}
+  snapshot after ${s.deletes.deletes} deletions (${s.deletes.seconds} s): ${s.snapshotAfterDeletes.takeMs} ms; input ${s.snapshotAfterDeletes.inputBytes} B in ${s.snapshotAfterDeletes.inputMs} ms
+  raw durable delete, one run a transaction: ${f.rawDelete.keptPerSecond}/s kept in deleted_runs, ${f.rawDelete.plainPerSecond}/s plain DELETE
+  raw insert: ${f.rawInsert.runsPerSecond} runs/s (${f.rawInsert.beforeRunsPerSecond} before the server's ingest, ${f.rawInsert.afterRunsPerSecond} after) with the AUTOINCREMENT run sequence, ${f.rawInsertPlainRowid.runsPerSecond} with a plain rowid (${f.autoincrementCost}x)`);
+  if (r.auth) {
+    const a = r.auth;
+    console.log(
+      `  ingest bearer / signed / presigned: ${a.bearerRunsPerSecond} / ${a.signedRunsPerSecond} / ${a.presignedRunsPerSecond} runs/s (signed ${a.ratio}x bearer)`,
+    );
+  }
+  console.log(`  server peak RSS before the import: ${r.memory.peakRssMbBeforeImport ?? '-'} MB`);
+  console.log(`  server RSS by phase (max sampled, MB): ${list(r.memory.maxSampledRssMbByPhase)}`);
+  console.log(`  seconds by phase: ${list(r.secondsByPhase)}`);
+  console.log(
+    `  load average (1 min) as each phase started: ${list(r.loadAverageByPhase)} (${m.cores} cores; others' work skews every figure)`,
+  );
+}
