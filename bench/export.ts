@@ -14,7 +14,7 @@ import { startServer } from '../test/support/serverProcess.js';
 import { tempDir } from '../test/support/tempDir.js';
 import { call, callJson } from './measure.js';
 
-const ADMIN = `bench-admin-${process.pid}`;
+const ADMIN = `bench-admin-token-${process.pid}`; // at least 16 characters, whatever the pid
 const C = 'bench';
 const log = (msg: string) => console.log(`[bench:export] ${msg}`);
 

@@ -27,7 +27,7 @@ import { figures, printAll } from './report.js';
 
 const CLIENTS = 4;
 const BATCH = 1000;
-const ADMIN = `bench-admin-${process.pid}`;
+const ADMIN = `bench-admin-token-${process.pid}`; // at least 16 characters, whatever the pid
 const log = (msg: string) => console.log(`[bench] ${msg}`);
 const r2 = (v: number) => Math.round(v * 100) / 100;
 
