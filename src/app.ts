@@ -17,6 +17,7 @@ import { createMetrics, metricsPlugin } from './plugins/metrics.js';
 import { shutdownPlugin } from './plugins/shutdown.js';
 import { strictQueryPlugin } from './plugins/strictQuery.js';
 import { routes } from './routes/index.js';
+import { writeGatePlugin } from './plugins/writeGate.js';
 
 export interface AppOptions {
   db: Db;
@@ -77,6 +78,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     authenticateSigned: (request) => services.signatures.authenticate(request),
   });
   await app.register(metricsPlugin, { metrics });
+  await app.register(writeGatePlugin, { gate: services.writeGate });
   await app.register(docsPlugin);
   await app.register(routes);
   await app.register(import('./plugins/dashboard.js'));

@@ -25,17 +25,24 @@ async function main(): Promise<void> {
     { file: config.signingKeyPath },
     key.generated ? 'generated the snapshot-signing key (mode 0600)' : 'read the snapshot-signing key',
   );
-  // Periodic snapshots of the competitions that changed since their last one.
+  // Periodic snapshots of the competitions that changed since their last one: a write, so through
+  // the write gate (it waits while an import commits); one at a time.
+  let taking = false;
   const schedule =
     config.snapshotIntervalMs === null
       ? null
       : setInterval(() => {
-          try {
-            const taken = app.services.snapshots.takeChanged();
-            if (taken > 0) app.log.info({ taken }, 'periodic snapshots taken');
-          } catch (err) {
-            app.log.error({ err }, 'periodic snapshot failed');
-          }
+          if (taking) return;
+          taking = true;
+          app.services.writeGate
+            .write(() => app.services.snapshots.takeChanged())
+            .then(
+              (taken) => {
+                if (taken > 0) app.log.info({ taken }, 'periodic snapshots taken');
+              },
+              (err: unknown) => app.log.error({ err }, 'periodic snapshot failed'),
+            )
+            .finally(() => (taking = false));
         }, config.snapshotIntervalMs);
   schedule?.unref();
 

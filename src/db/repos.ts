@@ -30,9 +30,14 @@ export function createRepos(db: Db) {
       /** Recomputes a competition's aggregates from its counted runs (src/db/aggregates.ts). */
       rebuild: (competitionId: string, w: TokenWeights) => rebuildAggregates(db, competitionId, w),
     },
-    /** better-sqlite3 transactions are synchronous; nested calls become savepoints. */
-    transaction<T>(fn: () => T): T {
-      return db.$client.transaction(fn)();
+    /**
+     * better-sqlite3 transactions are synchronous; nested calls become savepoints. `immediate`
+     * takes the write lock at BEGIN, where SQLite's busy_timeout applies (a deferred transaction
+     * that has read fails at once on a lock another connection holds).
+     */
+    transaction<T>(fn: () => T, begin: 'deferred' | 'immediate' = 'deferred'): T {
+      const tx = db.$client.transaction(fn);
+      return begin === 'immediate' ? tx.immediate() : tx();
     },
   };
 }

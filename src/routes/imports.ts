@@ -79,7 +79,7 @@ export const importRoutes: FastifyPluginAsyncZod = async (app) => {
   app.post(
     `${base}/:sessionId/commit`,
     {
-      config: { access: 'admin' },
+      config: { access: 'admin', ownWriteGate: true },
       schema: {
         tags,
         operationId: 'commitImportSession',

@@ -32,7 +32,7 @@ export const taskRoutes: FastifyPluginAsyncZod = async (app) => {
   app.post(
     '/competitions/:competitionId/tasks/import',
     {
-      config: { access: 'admin', fileBody: true },
+      config: { access: 'admin', fileBody: true, ownWriteGate: true },
       schema: {
         tags: ['tasks'],
         operationId: 'importQnaTasks',

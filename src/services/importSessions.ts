@@ -1,15 +1,16 @@
 // Import sessions: a task file of any size reaches a running server in chunks. Chunks are spooled
-// to a temporary file in order; the commit parses it (in a worker thread) and stores every task in
-// one transaction, or nothing. Cancelling deletes the file; a session left idle expires.
+// to a temporary file in order; the commit parses it (in the import worker) and stores every task
+// in one transaction, or nothing (src/services/importTasks.ts). Cancelling deletes the file; a
+// session left idle expires.
 import { createHash, randomUUID } from 'node:crypto';
 import { appendFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Repos } from '../db/repos.js';
-import type { AuditService } from './audit.js';
 import type { Principal } from './principal.js';
 import { badRequest, conflict, notFound } from '../errors.js';
-import { auditImport, importQnaFile, type ImportCounts, type ImportFormat, type ImportOptions } from './importTasks.js';
+import { importQnaFile, type ImportCounts, type ImportFormat, type ImportOptions } from './importTasks.js';
+import type { WriteGate } from './writeGate.js';
 
 export const IMPORT_SESSIONS = {
   /** A session with no request for this long is deleted. */
@@ -37,7 +38,7 @@ interface Session {
 
 export function importSessionsService(
   repos: Repos,
-  audit: AuditService,
+  gate: WriteGate,
   settings = IMPORT_SESSIONS,
   now: () => number = Date.now,
 ) {
@@ -136,18 +137,14 @@ export function importSessionsService(
       if (s.bytes === 0) throw badRequest(`import session ${id} has received no bytes; send chunks first`);
       s.state = 'committing';
       try {
-        const counts = await importQnaFile(
-          repos,
-          competitionId,
-          s.file,
-          s.format,
-          s.options,
-          () => {
+        const counts = await importQnaFile(repos, competitionId, s.file, s.format, s.options, {
+          who,
+          gate,
+          beforeWrite: () => {
             if (s.state === 'cancelled')
               throw conflict(`import session ${id} was cancelled while it was being parsed; nothing stored`);
           },
-          auditImport(audit, who, competitionId, s.format, s.options),
-        );
+        });
         return { sessionId: id, ...counts };
       } finally {
         drop(s);

@@ -1,17 +1,24 @@
-// Imports a SWE-Atlas-QnA file from disk: parsed and validated in a worker thread, then stored in
+// Imports a SWE-Atlas-QnA file from disk: parsed and validated in the import worker, then stored in
 // one transaction. Stage and complexity apply when given; left out, a task already stored keeps
 // its own (a new one gets `evaluation` and no complexity), so re-importing a file never resets them.
+//
+// Where the transaction runs is chosen here, once: on a database file the import worker commits on
+// a connection of its own (src/services/importWorker.ts) while the main thread keeps serving, the
+// write gate holding back main-connection writes meanwhile (src/services/writeGate.ts); a
+// ':memory:' database has no second connection, so the main thread commits. Both run storeQnaTasks.
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { emitWrite } from '../db/events.js';
 import type { Repos } from '../db/repos.js';
 import type { TaskRecord } from '../db/tasks.js';
-import { badRequest, notFound } from '../errors.js';
-import { parseFileInWorker } from '../qna/parseInWorker.js';
+import { badRequest, DomainError, notFound } from '../errors.js';
 import type { QnaTask } from '../qna/index.js';
 import type { Complexity, Stage } from '../scoring/types.js';
-import type { AuditService } from './audit.js';
+import { auditService } from './audit.js';
+import { importFileInWorker, parseFileInWorker, type Problems } from './importInWorker.js';
 import type { Principal } from './principal.js';
+import { writeGate, type WriteGate } from './writeGate.js';
 
 export type ImportFormat = 'parquet' | 'jsonl';
 export interface ImportOptions {
@@ -23,62 +30,103 @@ export interface ImportCounts {
   updated: number;
   unchanged: number;
 }
+/** What an import stores, and for whom: `who` gets the audit entry (none from the command line). */
+export interface ImportJob {
+  competitionId: string;
+  format: ImportFormat;
+  options: ImportOptions;
+  who: Principal | null;
+}
+export interface ImportHooks {
+  who?: Principal;
+  /** The server's write gate; without one (the command line) nothing else writes meanwhile. */
+  gate?: WriteGate;
+  /** Runs after the parse, just before the transaction: it may throw to store nothing. */
+  beforeWrite?: () => void;
+}
 
 function record(t: QnaTask, stage: Stage, complexity: Complexity | null): TaskRecord {
   const { id, rubric, ...meta } = t;
   return { id, type: 'swe_atlas_qna', stage, complexity, plannedRuns: null, qna: meta, rubric };
 }
 
-/** Records an import that changed something in the audit log, inside its transaction. */
-export const auditImport =
-  (audit: AuditService, who: Principal, competitionId: string, format: ImportFormat, options: ImportOptions) =>
-  (counts: ImportCounts) => {
-    if (counts.imported + counts.updated > 0)
-      audit.record(who, 'tasks.import', competitionId, `${format} file`, { ...counts, format, ...options });
-  };
-
 /**
- * `beforeWrite` runs after the parse, just before the transaction: it may throw to store nothing.
- * `afterWrite` runs inside the transaction, with what was stored (the audit entry).
+ * The import's one transaction, on whichever connection `repos` holds: the tasks, and the audit
+ * entry of an import that changed something. IMMEDIATE: the write lock is taken first, so a
+ * connection beside the server's waits for it (busy_timeout) instead of failing on its first write.
  */
-export async function importQnaFile(
-  repos: Repos,
-  competitionId: string,
-  path: string,
-  format: ImportFormat,
-  options: ImportOptions,
-  beforeWrite?: () => void,
-  afterWrite?: (counts: ImportCounts) => void,
-): Promise<ImportCounts> {
-  if (!repos.competitions.get(competitionId)) throw notFound(`competition ${competitionId} does not exist`);
-  const parsed = await parseFileInWorker(path, format);
-  if (!parsed.ok) {
-    // A whole-file problem (unreadable Parquet, no rows) has no row to name.
-    const errors = parsed.problems.map((p) => ({
-      path: p.row === null ? p.field : `row ${p.row}/${p.field}`,
-      message: p.message,
-    }));
-    const detail = errors
-      .slice(0, 5)
-      .map((e) => `${e.path}: ${e.message}`)
-      .join('; ');
-    const more = parsed.more > 0 ? ` (${errors.length + parsed.more} problems, the first ${errors.length} listed)` : '';
-    throw badRequest(`import rejected, nothing stored: ${detail}${more}`, errors);
-  }
-  beforeWrite?.();
+export function storeQnaTasks(repos: Repos, job: ImportJob, tasks: QnaTask[]): ImportCounts {
+  const { competitionId, format, options, who } = job;
   return repos.transaction(() => {
     // The competition may have gone while the file was parsed.
     if (!repos.competitions.get(competitionId)) throw notFound(`competition ${competitionId} does not exist`);
-    const records = parsed.tasks.map((t) => {
+    const records = tasks.map((t) => {
       const before = options.stage && options.complexity ? null : repos.tasks.get(competitionId, t.id);
       const stage = options.stage ?? (before?.stage as Stage | undefined) ?? 'evaluation';
       const complexity = options.complexity ?? (before?.complexity as Complexity | null | undefined) ?? null;
       return record(t, stage, complexity);
     });
     const counts = repos.tasks.upsertMany(competitionId, records);
-    afterWrite?.(counts);
+    if (who && counts.imported + counts.updated > 0)
+      auditService(repos).record(who, 'tasks.import', competitionId, `${format} file`, {
+        ...counts,
+        format,
+        ...options,
+      });
     return counts;
-  });
+  }, 'immediate');
+}
+
+function rejected(parsed: Problems): DomainError {
+  // A whole-file problem (unreadable Parquet, no rows) has no row to name.
+  const errors = parsed.problems.map((p) => ({
+    path: p.row === null ? p.field : `row ${p.row}/${p.field}`,
+    message: p.message,
+  }));
+  const detail = errors
+    .slice(0, 5)
+    .map((e) => `${e.path}: ${e.message}`)
+    .join('; ');
+  const more = parsed.more > 0 ? ` (${errors.length + parsed.more} problems, the first ${errors.length} listed)` : '';
+  return badRequest(`import rejected, nothing stored: ${detail}${more}`, errors);
+}
+
+export async function importQnaFile(
+  repos: Repos,
+  competitionId: string,
+  path: string,
+  format: ImportFormat,
+  options: ImportOptions,
+  hooks: ImportHooks = {},
+): Promise<ImportCounts> {
+  if (!repos.competitions.get(competitionId)) throw notFound(`competition ${competitionId} does not exist`);
+  const job: ImportJob = { competitionId, format, options, who: hooks.who ?? null };
+  const sqlite = repos.db.$client;
+  if (sqlite.memory) {
+    const parsed = await parseFileInWorker(path, format);
+    if (!parsed.ok) throw rejected(parsed);
+    hooks.beforeWrite?.();
+    return storeQnaTasks(repos, job, parsed.tasks);
+  }
+  const gate = hooks.gate ?? writeGate();
+  const outcome = await importFileInWorker(path, { ...job, database: sqlite.name }, (commit) =>
+    gate.exclusive(async () => {
+      hooks.beforeWrite?.();
+      try {
+        const { counts, events } = await commit();
+        // What the worker's transaction told its own connection, told to this one's listeners
+        // (score cache, scoring input, live pages) before the answer goes out.
+        for (const e of events) emitWrite(repos.db, e);
+        return counts;
+      } catch (e) {
+        // A domain error rolled back; after anything else, re-reading costs little and is exact.
+        if (!(e instanceof DomainError)) emitWrite(repos.db, { competitionId, kind: 'tasks' });
+        throw e;
+      }
+    }),
+  );
+  if (!outcome.ok) throw rejected(outcome);
+  return outcome.stored;
 }
 
 /** The same from bytes in memory (the one-request import route): spooled to a temporary file first. */
@@ -88,13 +136,13 @@ export async function importQnaBytes(
   body: Uint8Array,
   format: ImportFormat,
   options: ImportOptions,
-  afterWrite?: (counts: ImportCounts) => void,
+  hooks: ImportHooks = {},
 ) {
   const dir = mkdtempSync(join(tmpdir(), 'swe-scoring-import-'));
   try {
     const path = join(dir, `upload.${format}`);
     writeFileSync(path, body);
-    return await importQnaFile(repos, competitionId, path, format, options, undefined, afterWrite);
+    return await importQnaFile(repos, competitionId, path, format, options, hooks);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

@@ -17,6 +17,7 @@ import { scoreInputDocument } from './offline.js';
 import { ephemeralSigner } from '../signingKey.js';
 import { tasksService } from './tasks.js';
 import { validatorsService } from './validators.js';
+import { writeGate } from './writeGate.js';
 
 export interface ServiceOptions {
   /** Told how long each score computation took, in seconds. */
@@ -28,11 +29,13 @@ export interface ServiceOptions {
 
 export function createServices(repos: Repos, options: ServiceOptions = {}) {
   const audit = auditService(repos);
+  // Every main-connection write passes it; an import committing on its own connection holds it.
+  const gate = writeGate();
   const scores = scoresService(repos, options.observeScoring);
   return {
     audit,
     competitions: competitionsService(repos, audit),
-    tasks: tasksService(repos, audit),
+    tasks: tasksService(repos, audit, gate),
     runs: runsService(repos, audit),
     miners: minersService(repos, audit),
     validators: validatorsService(repos, audit),
@@ -41,9 +44,10 @@ export function createServices(repos: Repos, options: ServiceOptions = {}) {
     score: scoreInputDocument,
     changes: changesService(repos),
     exports: exportsService(repos),
-    signatures: signaturesService(repos, options.signatures),
+    signatures: signaturesService(repos, gate, options.signatures),
     backup: backupService(repos.db.$client),
-    imports: importSessionsService(repos, audit),
+    imports: importSessionsService(repos, gate),
+    writeGate: gate,
     /** True when the database answers and every migration is applied. */
     ready: () => isReady(repos.db),
   };

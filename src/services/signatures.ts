@@ -9,6 +9,7 @@ import {
 } from '../signatures/epistula.js';
 import { signatureValidInWorker } from '../signatures/verifyInWorker.js';
 import type { Principal } from './principal.js';
+import type { WriteGate } from './writeGate.js';
 
 export interface SignatureOptions {
   /** SCORING_SERVER_HOTKEY: when set, Epistula-Signed-For must name it. */
@@ -20,7 +21,7 @@ export interface SignatureOptions {
 /** Entries are pruned at most this often. */
 const PRUNE_EVERY_MS = 60_000;
 
-export function signaturesService(repos: Repos, options: SignatureOptions = {}) {
+export function signaturesService(repos: Repos, gate: WriteGate, options: SignatureOptions = {}) {
   const windowMs = options.windowMs ?? DEFAULT_SIGNATURE_WINDOW_MS;
   const verify = createAsyncEpistulaVerifier({
     serverAddress: options.serverAddress,
@@ -45,15 +46,21 @@ export function signaturesService(repos: Repos, options: SignatureOptions = {}) 
           { path: 'headers/epistula-signed-by', message: 'unknown or revoked hotkey' },
         ]);
       }
-      // Kept until its timestamp can no longer pass the window (plus a second of clock slack).
-      if (!repos.nonces.remember(verdict.publicKeyHex, verdict.uuid, verdict.timestamp + windowMs + 1000)) {
+      // Kept until its timestamp can no longer pass the window (plus a second of clock slack). A
+      // write: it waits while an import commits (src/services/writeGate.ts).
+      const fresh = await gate.write(() => {
+        if (!repos.nonces.remember(verdict.publicKeyHex, verdict.uuid, verdict.timestamp + windowMs + 1000))
+          return false;
+        if (request.now - lastPrune > PRUNE_EVERY_MS) {
+          lastPrune = request.now;
+          repos.nonces.prune(request.now);
+        }
+        return true;
+      });
+      if (!fresh) {
         throw unauthorized(`Epistula-Uuid ${verdict.uuid} was already used by this hotkey`, 'signature-replayed', [
           { path: 'headers/epistula-uuid', message: 'already used' },
         ]);
-      }
-      if (request.now - lastPrune > PRUNE_EVERY_MS) {
-        lastPrune = request.now;
-        repos.nonces.prune(request.now);
       }
       return { kind: 'validator', id: validator.id };
     },

@@ -4,10 +4,11 @@ import type { Repos } from '../db/repos.js';
 import type { CriterionRecord, TaskRecord, TaskType } from '../db/tasks.js';
 import type { TaskInputSchema } from '../schemas/tasks.js';
 import { notFound, unsupported } from '../errors.js';
-import { auditImport, importQnaBytes, type ImportFormat } from './importTasks.js';
+import { importQnaBytes, type ImportFormat } from './importTasks.js';
 import type { Complexity, Stage } from '../scoring/types.js';
 import type { AuditService } from './audit.js';
 import type { Principal } from './principal.js';
+import type { WriteGate } from './writeGate.js';
 
 type TaskInput = z.infer<typeof TaskInputSchema>;
 export type { ImportFormat };
@@ -33,7 +34,7 @@ export function fromTaskInput(t: TaskInput): TaskRecord {
   };
 }
 
-export function tasksService(repos: Repos, audit: AuditService) {
+export function tasksService(repos: Repos, audit: AuditService, gate: WriteGate) {
   const requireCompetition = (id: string) => {
     if (!repos.competitions.get(id)) throw notFound(`competition ${id} does not exist`);
   };
@@ -54,7 +55,7 @@ export function tasksService(repos: Repos, audit: AuditService) {
     },
 
     /**
-     * Imports a SWE-Atlas-QnA file: parsed in a worker thread, every row validated, one bad row
+     * Imports a SWE-Atlas-QnA file: parsed in the import worker, every row validated, one bad row
      * rejects the whole file. Stage and complexity left out keep what stored tasks have.
      */
     async importQna(
@@ -70,14 +71,7 @@ export function tasksService(repos: Repos, audit: AuditService) {
           'send a non-empty Parquet file (application/vnd.apache.parquet) or JSON Lines (application/x-ndjson)',
         );
       }
-      return importQnaBytes(
-        repos,
-        competitionId,
-        body,
-        format,
-        options,
-        auditImport(audit, who, competitionId, format, options),
-      );
+      return importQnaBytes(repos, competitionId, body, format, options, { who, gate });
     },
 
     list(competitionId: string) {

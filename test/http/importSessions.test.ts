@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { importSessionsService } from '../../src/services/importSessions.js';
-import { auditService } from '../../src/services/audit.js';
+import { writeGate } from '../../src/services/writeGate.js';
 import { admin, seedCompetition, testApp, type TestApp } from '../support/app.js';
 
 const JSONL = readFileSync(fileURLToPath(new URL('../../fixtures/swe-atlas-qna/tasks.jsonl', import.meta.url)));
@@ -154,7 +154,7 @@ it('a session idle past the limit expires and its upload is deleted', async () =
   let clock = 0;
   const service = importSessionsService(
     t.repos,
-    auditService(t.repos),
+    writeGate(),
     { idleMs: 1000, maxOpen: 1, maxBytes: 1 << 20 },
     () => clock,
   );

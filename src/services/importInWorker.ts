@@ -1,0 +1,160 @@
+// The import worker (./importWorker): one long-lived thread, started on first use and kept without
+// holding the process open. It parses and validates an import file off the main thread, then
+// either sends the tasks here (parseFileInWorker: a ':memory:' database, which no other connection
+// can reach) or keeps them and stores them on a connection of its own when told to
+// (importFileInWorker: a database file). Either way the main thread's event loop never holds the
+// parse, and for a file never the commit. Should the worker stop, every import in it fails with a
+// 503 and the next import starts a new worker.
+import type { Worker } from 'node:worker_threads';
+import type { WriteEvent } from '../db/events.js';
+import { DomainError, unavailable, type ErrorField, type ErrorKind } from '../errors.js';
+import type { QnaProblem } from '../qna/problems.js';
+import type { QnaTask } from '../qna/types.js';
+import { startWorker } from '../workerThread.js';
+import type { ImportCounts, ImportFormat, ImportJob } from './importTasks.js';
+
+/** What the worker stores a parsed file as, and in which database file. */
+export type CommitTarget = ImportJob & { database: string };
+export interface Committed {
+  counts: ImportCounts;
+  /** The write events the worker's transaction emitted, for the main connection's listeners. */
+  events: WriteEvent[];
+}
+export type Problems = { ok: false; problems: QnaProblem[]; more: number };
+export interface Failure {
+  message: string;
+  domain?: { kind: ErrorKind; detail: string; errors?: ErrorField[]; reason?: string };
+}
+
+export type ToWorker = { id: number } & (
+  { parse: { path: string; format: ImportFormat }; target: CommitTarget | null } | { commit: true } | { abort: true }
+);
+type Reply = { parsed: { ok: true } | Problems } | { committed: Committed } | { failed: Failure };
+export type FromWorker = { id: number } & ({ tasks: QnaTask[] } | Reply);
+
+interface Job {
+  onMessage(m: FromWorker): void;
+  onStop(e: DomainError): void;
+}
+
+let worker: Worker | null = null;
+const jobs = new Map<number, Job>();
+let nextId = 1;
+
+function shared(): Worker {
+  if (worker) return worker;
+  const w = (worker = startWorker('importWorker', import.meta.url));
+  const stop = (why: string) => {
+    if (worker === w) worker = null;
+    const e = unavailable(
+      `the import worker stopped (${why}) before it answered, and the import was not acknowledged; ` +
+        'send it again: an import that was stored comes back as unchanged',
+    );
+    for (const job of jobs.values()) job.onStop(e);
+    jobs.clear();
+  };
+  w.on('message', (m: FromWorker) => jobs.get(m.id)?.onMessage(m));
+  w.once('error', (e) => stop(e.message));
+  w.once('exit', (code) => stop(`exit code ${code}`));
+  w.unref();
+  return w;
+}
+
+/** A domain error keeps its kind across the thread boundary; anything else becomes a plain error (a 500). */
+function revive(f: Failure): Error {
+  if (!f.domain) return new Error(`import worker: ${f.message}`);
+  const { kind, detail, errors, reason } = f.domain;
+  return new DomainError(kind, detail, errors, reason);
+}
+
+/** One job's exchange with the worker: each `ask` posts a message and waits for its answer. */
+function start() {
+  const w = shared();
+  const id = nextId++;
+  const tasks: QnaTask[] = [];
+  let stopped: DomainError | null = null;
+  let pending: { resolve(r: Reply): void; reject(e: Error): void } | null = null;
+  jobs.set(id, {
+    onMessage(m) {
+      if ('tasks' in m) {
+        for (const t of m.tasks) tasks.push(t);
+        return;
+      }
+      const p = pending;
+      pending = null;
+      if (p && 'failed' in m) p.reject(revive(m.failed));
+      else p?.resolve(m);
+    },
+    onStop(e) {
+      stopped = e;
+      pending?.reject(e);
+      pending = null;
+    },
+  });
+  w.ref(); // a job in flight keeps the process alive until it ends
+  return {
+    tasks,
+    ask: (message: Omit<ToWorker, 'id'>) =>
+      new Promise<Reply>((resolve, reject) => {
+        if (stopped) return reject(stopped);
+        pending = { resolve, reject };
+        w.postMessage({ id, ...message });
+      }),
+    tell(message: Omit<ToWorker, 'id'>): void {
+      if (!stopped) w.postMessage({ id, ...message });
+    },
+    end(): void {
+      jobs.delete(id);
+      if (jobs.size === 0) w.unref();
+    },
+  };
+}
+
+const parsedOf = (r: Reply) => {
+  if (!('parsed' in r)) throw new Error('import worker: answered a parse with something else');
+  return r.parsed;
+};
+
+/** Parses `path` in the worker and returns its tasks; rejects only when the worker fails (not for bad rows). */
+export async function parseFileInWorker(
+  path: string,
+  format: ImportFormat,
+): Promise<{ ok: true; tasks: QnaTask[] } | Problems> {
+  const job = start();
+  try {
+    const parsed = parsedOf(await job.ask({ parse: { path, format }, target: null }));
+    return parsed.ok ? { ok: true, tasks: job.tasks } : parsed;
+  } finally {
+    job.end();
+  }
+}
+
+/**
+ * Parses `path` in the worker, which keeps the tasks. A valid file is then handed to `store`,
+ * which decides when the worker commits (`commit()`: the worker stores the tasks on its own
+ * connection to `target.database` and answers with what the transaction stored and emitted);
+ * should `store` throw before calling it, the worker drops the tasks.
+ */
+export async function importFileInWorker<T>(
+  path: string,
+  target: CommitTarget,
+  store: (commit: () => Promise<Committed>) => Promise<T>,
+): Promise<{ ok: true; stored: T } | Problems> {
+  const job = start();
+  let held = false;
+  try {
+    const parsed = parsedOf(await job.ask({ parse: { path, format: target.format }, target }));
+    if (!parsed.ok) return parsed;
+    held = true;
+    const stored = await store(async () => {
+      held = false;
+      const r = await job.ask({ commit: true });
+      if (!('committed' in r)) throw new Error('import worker: answered a commit with something else');
+      return r.committed;
+    });
+    return { ok: true, stored };
+  } finally {
+    if (held) job.tell({ abort: true });
+    job.end();
+  }
+}
