@@ -3,6 +3,7 @@
 import type { Db } from './client.js';
 import { emitWrite, pairKey } from './events.js';
 import type { TokenWeights } from '../scoring/types.js';
+import { unprocessable } from '../errors.js';
 import { addRunTokens, emptyTokenSums, type TokenSums } from '../scoring/tokenSums.js';
 import { tokenSumsSql, tokenWeightParams } from './tokenSql.js';
 
@@ -23,6 +24,19 @@ interface Sum {
   tokens: TokenSums;
 }
 
+/**
+ * True (1) when a stored token sum passed 2^53 - 1: SQLite keeps it exactly, but it would be read
+ * back rounded, and every score built on it would be off. Compared in SQL, where it is exact.
+ */
+const OVERFLOW = `max(input_sum, cached_sum, output_sum) > ${Number.MAX_SAFE_INTEGER} AS overflow`;
+const overflows = (row: unknown) => (row as { overflow: number } | undefined)?.overflow === 1;
+/** Throwing inside the write transaction stores nothing of the batch. */
+const tooLarge = (d: AggregatedRun) =>
+  unprocessable(
+    `the token sums of ${d.kind === 'baseline' ? 'the baseline' : `miner ${d.minerHotkey}`} on task ${d.taskId} ` +
+      `would pass 2^53 - 1 and could no longer be added exactly; nothing was stored. Check the token counts sent`,
+  );
+
 export function aggregateWriter(db: Db) {
   const c = db.$client;
   const minerUpsert = c.prepare(`
@@ -31,7 +45,8 @@ export function aggregateWriter(db: Db) {
     ON CONFLICT (competition_id, task_id, hotkey) DO UPDATE SET
       runs = runs + excluded.runs, resolved = resolved + excluded.resolved,
       token_count = token_count + excluded.token_count, input_sum = input_sum + excluded.input_sum,
-      cached_sum = cached_sum + excluded.cached_sum, output_sum = output_sum + excluded.output_sum`);
+      cached_sum = cached_sum + excluded.cached_sum, output_sum = output_sum + excluded.output_sum
+    RETURNING ${OVERFLOW}`);
   const minerPrune = c.prepare(
     'DELETE FROM miner_tasks WHERE competition_id = ? AND task_id = ? AND hotkey = ? AND runs <= 0',
   );
@@ -39,7 +54,8 @@ export function aggregateWriter(db: Db) {
     UPDATE tasks SET baseline_runs = baseline_runs + @runs, baseline_resolved = baseline_resolved + @resolved,
       baseline_token_count = baseline_token_count + @tokenCount, baseline_input_sum = baseline_input_sum + @input,
       baseline_cached_sum = baseline_cached_sum + @cached, baseline_output_sum = baseline_output_sum + @output
-    WHERE competition_id = @competitionId AND id = @taskId`);
+    WHERE competition_id = @competitionId AND id = @taskId
+    RETURNING ${OVERFLOW.replace(/(input|cached|output)_sum/g, 'baseline_$1_sum')}`);
 
   /**
    * Adds (sign 1) or removes (sign -1) the runs' contributions. Deltas are summed per
@@ -66,10 +82,10 @@ export function aggregateWriter(db: Db) {
         taskId: d.taskId,
       };
       if (d.kind === 'baseline') {
-        baselineUpdate.run(params);
+        if (overflows(baselineUpdate.get(params))) throw tooLarge(d);
         emitWrite(db, { competitionId: d.competitionId, kind: 'tasks' });
       } else {
-        minerUpsert.run({ ...params, hotkey: d.minerHotkey });
+        if (overflows(minerUpsert.get({ ...params, hotkey: d.minerHotkey }))) throw tooLarge(d);
         if (sign < 0) minerPrune.run(d.competitionId, d.taskId, d.minerHotkey);
         emitWrite(db, { competitionId: d.competitionId, kind: 'pair', pair: pairKey(d.taskId, d.minerHotkey ?? '') });
       }
