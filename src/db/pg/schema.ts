@@ -281,3 +281,15 @@ export const snapshots = pgTable(
   },
   (t) => [primaryKey({ columns: [t.competitionId, t.seq] })],
 );
+
+/**
+ * PostgreSQL only: each competition's write version. Every write transaction of a competition
+ * bumps its row first, which (a) serializes the competition's writers, so run sequence order and
+ * commit order agree within it (a snapshot at sequence S never later finds a run <= S it did not
+ * see), and (b) lets a server process see, with one small read, whether another process wrote
+ * since it cached the competition's scores. SQLite has one writer process and needs neither.
+ */
+export const competitionVersions = pgTable('competition_versions', {
+  competitionId: text('competition_id').primaryKey(),
+  version: int64('version').notNull(),
+});
