@@ -2,7 +2,8 @@
 import type { FastifyInstance, InjectOptions } from 'fastify';
 import { buildApp } from '../../src/app.js';
 import { openDatabase, type Db } from '../../src/db/client.js';
-import { createRepos, type Repos } from '../../src/db/repos.js';
+import { createSqliteStore } from '../../src/db/sqlite/store.js';
+import type { Store } from '../../src/db/store.js';
 import type { Json } from './json.js';
 import type { SignatureOptions } from '../../src/services/signatures.js';
 
@@ -12,8 +13,8 @@ export const admin = { authorization: `Bearer ${ADMIN_TOKEN}` };
 export interface TestApp {
   app: FastifyInstance;
   db: Db;
-  /** The repositories the app runs on. */
-  repos: Repos;
+  /** The storage the app runs on. */
+  store: Store;
   /** inject with JSON parsing of the body. */
   call(opts: InjectOptions): Promise<{ status: number; body: Json; headers: Record<string, unknown> }>;
   close(): Promise<void>;
@@ -23,10 +24,9 @@ export async function testApp(
   options: { readsRequireToken?: boolean; path?: string; signatures?: SignatureOptions } = {},
 ): Promise<TestApp> {
   const db = openDatabase(options.path ?? ':memory:');
-  const repos = createRepos(db);
+  const store = createSqliteStore(db);
   const app = await buildApp({
-    db,
-    repos,
+    store,
     adminToken: ADMIN_TOKEN,
     readsRequireToken: options.readsRequireToken,
     signatures: options.signatures,
@@ -34,7 +34,7 @@ export async function testApp(
   return {
     app,
     db,
-    repos,
+    store,
     async call(opts) {
       const res = await app.inject(opts);
       let body: unknown = res.body;
