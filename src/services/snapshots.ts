@@ -3,6 +3,7 @@
 // snapshot's leaderboard and weights from its input with `swe-scoring verify`.
 import { createHash, type KeyObject } from 'node:crypto';
 import { Readable } from 'node:stream';
+import { setImmediate } from 'node:timers/promises';
 import type { Store } from '../db/store.js';
 import type { CompetitionSettings } from '../db/competitions.js';
 import { conflict, notFound } from '../errors.js';
@@ -93,7 +94,12 @@ export function snapshotsService(store: Store, scores: ScoresService, signer: Si
     excludedValidators: readonly string[],
   ): Promise<string> {
     const hash = createHash('sha256');
-    for await (const chunk of inputChunks(competitionId, head, runSeq, excludedValidators)) hash.update(chunk);
+    for await (const chunk of inputChunks(competitionId, head, runSeq, excludedValidators)) {
+      hash.update(chunk);
+      // SQLite's reads answer at once, so without a turn of the event loop here the whole digest
+      // (seconds at the reference size) would run before any other request.
+      await setImmediate();
+    }
     return hash.digest('hex');
   }
 
