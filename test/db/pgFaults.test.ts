@@ -289,6 +289,16 @@ describe.runIf(server.available)('faults between the server and PostgreSQL', () 
       }
     });
 
+    it('close() returns within a second on a blackholed connection', async () => {
+      const { notifier } = listen('swe-test-faults-listen-close');
+      await notifier.ready();
+      proxy.pause();
+      const started = performance.now();
+      await notifier.close();
+      expect(performance.now() - started).toBeLessThan(1000 + SLACK_MS);
+      expect(notifier.connected()).toBe(false);
+    });
+
     it('a blackholed connection is found by the heartbeat; after resume it reconnects and hears again', async () => {
       const { notifier, got, resets } = listen('swe-test-faults-listen-pause');
       try {
