@@ -1,3 +1,4 @@
+import pg from 'pg';
 import { defineConfig } from 'vitest/config';
 
 // Test tiers as vitest projects. `npm run test:unit` runs the fast tier (in-process: the scoring
@@ -19,6 +20,39 @@ const UNIT = [
   'test/reliability/hostile-*.test.ts',
 ];
 
+// The suites that run on both engines (issue 15): every HTTP suite, the in-process reliability
+// suites, and the suites that start server processes. On PostgreSQL they run again as the
+// projects below with SCORING_TEST_ENGINE=postgres.
+const BOTH_ENGINES = ['test/http/**/*.test.ts', 'test/reliability/**/*.test.ts', 'test/e2e/**/*.test.ts'];
+
+/**
+ * Whether the PostgreSQL projects run: where no server answers they are left out with a notice,
+ * except in CI (CI=true), where they run and fail.
+ */
+async function postgresProjects(): Promise<boolean> {
+  if (process.env.CI === 'true') return true;
+  const url = process.env.PG_TEST_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 2000 });
+  try {
+    await client.connect();
+    return true;
+  } catch (e) {
+    console.warn(
+      `PostgreSQL test projects SKIPPED: no server answers at ${new URL(url).host} (${(e as Error).message}). Set PG_TEST_URL to use one.`,
+    );
+    return false;
+  } finally {
+    await client.end().catch(() => {});
+  }
+}
+
+const onPostgres = {
+  env: { SCORING_TEST_ENGINE: 'postgres' },
+  globalSetup: ['test/support/pgGlobalSetup.ts'],
+};
+
+const withPostgres = await postgresProjects();
+
 export default defineConfig({
   test: {
     testTimeout: 30_000,
@@ -32,7 +66,35 @@ export default defineConfig({
       { extends: true, test: { name: 'e2e', include: ['test/e2e/**/*.test.ts'] } },
       { extends: true, test: { name: 'reliability', include: ['test/reliability/**/*.test.ts'], exclude: UNIT } },
       { extends: true, test: { name: 'cli', include: ['test/cli/**/*.test.ts'] } },
-      // test/browser/ gets its own project (and its own environment) when it lands; it stays out of unit.
+      // test/browser/ has its own configuration (scripts/test-browser.sh).
+      ...(withPostgres
+        ? [
+            {
+              extends: true as const,
+              test: {
+                name: 'unit-pg',
+                include: UNIT.filter((p) => BOTH_ENGINES.some((b) => matchesPrefix(p, b))),
+                isolate: false,
+                ...onPostgres,
+              },
+            },
+            { extends: true as const, test: { name: 'e2e-pg', include: ['test/e2e/**/*.test.ts'], ...onPostgres } },
+            {
+              extends: true as const,
+              test: {
+                name: 'reliability-pg',
+                include: ['test/reliability/**/*.test.ts'],
+                exclude: UNIT,
+                ...onPostgres,
+              },
+            },
+          ]
+        : []),
     ],
   },
 });
+
+/** Whether the UNIT pattern `p` lies under the folder of pattern `b`. */
+function matchesPrefix(p: string, b: string): boolean {
+  return p.startsWith(b.slice(0, b.indexOf('*')));
+}

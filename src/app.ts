@@ -4,7 +4,8 @@
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { Db } from './db/client.js';
-import { createRepos, type Repos } from './db/repos.js';
+import { createSqliteStore } from './db/sqlite/store.js';
+import type { Store } from './db/store.js';
 import { createServices, type Services } from './services/index.js';
 import type { SignatureOptions } from './services/signatures.js';
 import type { Signer } from './services/snapshots.js';
@@ -20,9 +21,10 @@ import { routes } from './routes/index.js';
 import { writeGatePlugin } from './plugins/writeGate.js';
 
 export interface AppOptions {
-  db: Db;
-  /** Repositories over `db`, when the caller holds them too (tests); made here otherwise. */
-  repos?: Repos;
+  /** The storage: SQLite (the default, src/db/sqlite/store.ts) or PostgreSQL (src/db/pg/store.ts). */
+  store?: Store;
+  /** A SQLite database to store in, when no `store` is given. */
+  db?: Db;
   adminToken: string;
   readsRequireToken?: boolean;
   /** SCORING_SERVER_HOTKEY and SCORING_SIGNATURE_WINDOW_MS (signed requests). */
@@ -56,7 +58,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   app.setSerializerCompiler(serializerCompiler);
 
   const metrics = createMetrics();
-  const services = createServices(options.repos ?? createRepos(options.db), {
+  const store = options.store ?? createSqliteStore(options.db ?? missingStorage());
+  const services = createServices(store, {
     observeScoring: (s) => metrics.scoreComputation.observe(s),
     signatures: options.signatures,
     signer: options.signer,
@@ -85,7 +88,11 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.ready();
   // Before the server listens (and /readyz answers): the first score reads after a start answer from memory.
   const warming = performance.now();
-  const competitions = services.scores.warm();
+  const competitions = await services.scores.warm();
   app.log.info({ competitions, ms: Math.round(performance.now() - warming) }, 'scores computed');
   return app;
+}
+
+function missingStorage(): never {
+  throw new Error('buildApp needs a store or a SQLite database');
 }

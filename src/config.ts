@@ -8,6 +8,10 @@ export interface Config {
   port: number;
   host: string;
   databasePath: string;
+  /** DATABASE_URL: PostgreSQL instead of the SQLite file (docs/POSTGRES.md); null for SQLite. */
+  databaseUrl: string | null;
+  /** DATABASE_POOL_SIZE: PostgreSQL connections this process keeps at most. */
+  databasePoolSize: number;
   adminToken: string;
   /** The admin token file, when the token came from it rather than the environment. */
   adminTokenFile: string | null;
@@ -45,6 +49,8 @@ export function loadConfig(env: Env = process.env): Config {
     port,
     host: env.HOST || '127.0.0.1',
     databasePath,
+    databaseUrl: databaseUrl(env.DATABASE_URL),
+    databasePoolSize: parseInteger(env.DATABASE_POOL_SIZE ?? '10', 'DATABASE_POOL_SIZE', 1, 1000),
     adminToken: admin.token,
     adminTokenFile: admin.file,
     adminTokenGenerated: admin.generated,
@@ -60,6 +66,21 @@ export function loadConfig(env: Env = process.env): Config {
     signingKeyPath: env.SCORING_SIGNING_KEY_PATH || join(dataDir(databasePath), 'signing-key.pem'),
     snapshotIntervalMs: parseDuration(env.SCORING_SNAPSHOT_INTERVAL, 'SCORING_SNAPSHOT_INTERVAL'),
   };
+}
+
+function databaseUrl(value: string | undefined): string | null {
+  if (!value) return null;
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new Error('DATABASE_URL must be a postgres:// URL such as postgres://user:password@host:5432/database');
+  }
+  if (url.protocol !== 'postgres:' && url.protocol !== 'postgresql:')
+    throw new Error(
+      `DATABASE_URL must be a postgres:// or postgresql:// URL, got ${url.protocol}//…; leave it unset to use the SQLite file (DATABASE_PATH)`,
+    );
+  return value;
 }
 
 /** `90s`, `10m`, `2h` (or plain milliseconds) to milliseconds; unset or empty: null. At least 1 s. */

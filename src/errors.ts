@@ -32,6 +32,8 @@ export const unprocessable = (detail: string, errors?: ErrorField[]) =>
   new DomainError('unprocessable', detail, errors);
 export const unsupported = (detail: string) => new DomainError('unsupported', detail);
 export const unavailable = (detail: string) => new DomainError('unavailable', detail);
+/** The database (PostgreSQL) did not answer: nothing is wrong with the request. */
+export const databaseUnavailable = () => unavailable('the database did not answer in time; retry the request shortly');
 
 /** Lists at most a few items in a detail message, so a 5,000-run batch gives a readable line. */
 export function listSome(items: readonly string[], max = 10): string {

@@ -1,15 +1,15 @@
 // Starts the server: configuration from the environment, migrations, listen, graceful shutdown.
 import { buildApp } from './app.js';
 import { loadConfig } from './config.js';
-import { openDatabase } from './db/client.js';
+import { describeStorage, openStore } from './db/open.js';
 import { loadSigningKey } from './signingKey.js';
 
 async function main(): Promise<void> {
   const config = loadConfig();
-  const db = openDatabase(config.databasePath);
+  const store = await openStore(config);
   const key = loadSigningKey(config.signingKeyPath);
   const app = await buildApp({
-    db,
+    store,
     adminToken: config.adminToken,
     readsRequireToken: config.readsRequireToken,
     signatures: { serverAddress: config.serverHotkey, windowMs: config.signatureWindowMs },
@@ -59,7 +59,7 @@ async function main(): Promise<void> {
       await app.close();
     } finally {
       clearInterval(reap);
-      db.$client.close();
+      await store.close();
       app.log.info('database closed');
       process.exit(0);
     }
@@ -68,7 +68,7 @@ async function main(): Promise<void> {
   process.on('SIGINT', () => void shutdown('SIGINT'));
 
   await app.listen({ port: config.port, host: config.host });
-  app.log.info({ database: config.databasePath }, 'ready');
+  app.log.info({ database: describeStorage(config) }, 'ready');
 }
 
 main().catch((err: unknown) => {

@@ -1,8 +1,8 @@
 // The server's Ed25519 snapshot-signing key: read from a PEM file (PKCS#8), or generated into it
 // at first start with mode 0600, like the admin token. Its public half is published at
 // GET /v1/identity.
-import { createPrivateKey, createPublicKey, generateKeyPairSync, type KeyObject } from 'node:crypto';
-import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createPrivateKey, createPublicKey, generateKeyPairSync, randomBytes, type KeyObject } from 'node:crypto';
+import { chmodSync, existsSync, linkSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { Signer } from './services/snapshots.js';
 
@@ -18,19 +18,29 @@ export const ephemeralSigner = (): Signer => signer(generateKeyPairSync('ed25519
 
 /** Reads the key at `path`, or generates it there; `generated` says which. */
 export function loadSigningKey(path: string): { signer: Signer; generated: boolean } {
-  if (existsSync(path)) {
-    const pem = readFileSync(path, 'utf8');
-    let key: KeyObject;
-    try {
-      key = createPrivateKey({ key: pem, format: 'pem' });
-    } catch {
-      throw new Error(`${path} holds no usable private key (PKCS#8 PEM expected)`);
-    }
-    return { signer: signer(key), generated: false };
-  }
+  if (existsSync(path)) return { signer: signer(readKey(path)), generated: false };
   mkdirSync(dirname(path), { recursive: true });
   const { privateKey } = generateKeyPairSync('ed25519');
-  writeFileSync(path, privateKey.export({ type: 'pkcs8', format: 'pem' }), { mode: 0o600, flag: 'wx' });
-  chmodSync(path, 0o600);
+  // Written beside and linked into place: the file never exists half written, and of several
+  // processes starting together on a shared volume (replicas on PostgreSQL) exactly one key wins.
+  const temporary = `${path}.${process.pid}.${randomBytes(4).toString('hex')}`;
+  writeFileSync(temporary, privateKey.export({ type: 'pkcs8', format: 'pem' }), { mode: 0o600, flag: 'wx' });
+  try {
+    chmodSync(temporary, 0o600);
+    linkSync(temporary, path);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
+    return { signer: signer(readKey(path)), generated: false };
+  } finally {
+    rmSync(temporary, { force: true });
+  }
   return { signer: signer(privateKey), generated: true };
+}
+
+function readKey(path: string): KeyObject {
+  try {
+    return createPrivateKey({ key: readFileSync(path, 'utf8'), format: 'pem' });
+  } catch {
+    throw new Error(`${path} holds no usable private key (PKCS#8 PEM expected)`);
+  }
 }

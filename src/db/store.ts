@@ -51,6 +51,12 @@ export interface Store extends StoreRepos {
   transaction<T>(fn: (tx: Store) => Promise<T>, scope?: TxScope): Promise<T>;
   /** Told every committed write of this process (and, on PostgreSQL, of every other process). */
   readonly listeners: Set<WriteListener>;
+  /**
+   * Catches up with the competition's writes acknowledged by other processes: once it resolves,
+   * `listeners` have been told of every write acknowledged before the call. Absent where one
+   * process holds the database (SQLite), whose own writes are told as they commit.
+   */
+  sync?(competitionId: string): Promise<void>;
   /** True when the database answers and every migration is applied. */
   ready(): Promise<boolean>;
   close(): Promise<void>;

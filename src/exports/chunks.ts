@@ -6,10 +6,10 @@ import { Readable } from 'node:stream';
 export const CHUNK_BYTES = 64 * 1024;
 
 /** Joins the pieces into UTF-8 chunks of at least CHUNK_BYTES (the last one smaller). */
-export function* chunked(pieces: Iterable<string>): Generator<Buffer> {
+export async function* chunked(pieces: AsyncIterable<string>): AsyncGenerator<Buffer> {
   let parts: string[] = [];
   let length = 0;
-  for (const piece of pieces) {
+  for await (const piece of pieces) {
     parts.push(piece);
     // String length counts UTF-16 units: at most the byte count for the ASCII that dominates here,
     // and within a factor of 3 of it for any text, so a chunk stays well under 256 KiB.
@@ -24,6 +24,6 @@ export function* chunked(pieces: Iterable<string>): Generator<Buffer> {
 }
 
 /** A byte stream over the chunks, pulling the next one only when the consumer wants more. */
-export function byteStream(chunks: Iterable<Uint8Array>): Readable {
+export function byteStream(chunks: AsyncIterable<Uint8Array>): Readable {
   return Readable.from(chunks, { objectMode: false, highWaterMark: CHUNK_BYTES });
 }

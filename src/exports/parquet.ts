@@ -53,7 +53,7 @@ function columns(page: RunExportRow[]): ColumnSource[] {
 }
 
 /** The Parquet file's bytes, a row group per page; each piece is a fresh copy the caller may keep. */
-export function* runsParquet(pages: RunPages): Generator<Uint8Array> {
+export async function* runsParquet(pages: RunPages): AsyncGenerator<Uint8Array> {
   const writer = new ByteWriter(1 << 20);
   const take = () => {
     const bytes = writer.getBytes().slice();
@@ -61,7 +61,7 @@ export function* runsParquet(pages: RunPages): Generator<Uint8Array> {
     return bytes;
   };
   const pq = new ParquetWriter({ writer, schema: RUNS_PARQUET_SCHEMA, codec: 'SNAPPY', createdBy: 'swe-scoring' });
-  for (const page of pages) {
+  for await (const page of pages) {
     // A ByteWriter has no flush(), so write() and finish() run synchronously and return nothing to await.
     void pq.write({ columnData: columns(page), rowGroupSize: page.length });
     yield take();

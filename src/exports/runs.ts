@@ -23,7 +23,7 @@ export const RUN_COLUMNS = [
 ] as const;
 
 /** Where to read runs from: pages of rows in seq order (src/services/exports.ts). */
-export type RunPages = Iterable<RunExportRow[]>;
+export type RunPages = AsyncIterable<RunExportRow[]>;
 
 /** The stored criteria JSON, as one line (it always is one; this guards the NDJSON framing). */
 const oneLine = (json: string) => (json.includes('\n') ? JSON.stringify(JSON.parse(json)) : json);
@@ -70,8 +70,8 @@ export function csvRun(r: RunExportRow): string {
   ]);
 }
 
-export function* runLines(pages: RunPages, format: 'ndjson' | 'csv'): Generator<string> {
+export async function* runLines(pages: RunPages, format: 'ndjson' | 'csv'): AsyncGenerator<string> {
   if (format === 'csv') yield csvRecord(RUN_COLUMNS);
   const line = format === 'csv' ? csvRun : ndjsonRun;
-  for (const page of pages) for (const r of page) yield line(r);
+  for await (const page of pages) for (const r of page) yield line(r);
 }

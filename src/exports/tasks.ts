@@ -33,9 +33,12 @@ function criterionView(c: CriterionExportRow, reveal: boolean) {
 }
 
 /** Each task of the page as an object whose keys are `taskColumns(reveal)`, in that order. */
-export function* taskRecords(pages: Iterable<TaskPage>, reveal: boolean): Generator<Record<string, unknown>> {
+export async function* taskRecords(
+  pages: AsyncIterable<TaskPage>,
+  reveal: boolean,
+): AsyncGenerator<Record<string, unknown>> {
   const fields = reveal ? QNA_FIELDS : QNA_FIELDS.filter((f) => f !== 'referenceAnswer');
-  for (const { tasks, criteria } of pages) {
+  for await (const { tasks, criteria } of pages) {
     const rubrics = new Map<string, ReturnType<typeof criterionView>[]>();
     for (const c of criteria) {
       const list = rubrics.get(c[0]) ?? [];
@@ -52,10 +55,14 @@ export function* taskRecords(pages: Iterable<TaskPage>, reveal: boolean): Genera
   }
 }
 
-export function* taskLines(pages: Iterable<TaskPage>, format: 'ndjson' | 'csv', reveal: boolean): Generator<string> {
+export async function* taskLines(
+  pages: AsyncIterable<TaskPage>,
+  format: 'ndjson' | 'csv',
+  reveal: boolean,
+): AsyncGenerator<string> {
   const columns = taskColumns(reveal);
   if (format === 'csv') yield csvRecord(columns);
-  for (const record of taskRecords(pages, reveal)) {
+  for await (const record of taskRecords(pages, reveal)) {
     if (format === 'ndjson') {
       yield `${JSON.stringify(record)}\n`;
       continue;

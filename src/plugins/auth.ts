@@ -46,7 +46,7 @@ export interface AuthOptions {
   adminToken: string;
   readsRequireToken: boolean;
   /** The validator holding a bearer key, or null. */
-  validatorByKey: (key: string) => { id: string } | null;
+  validatorByKey: (key: string) => Promise<{ id: string } | null>;
   /** The validator that signed a request (Epistula v2), or a 401 domain error saying why not. */
   authenticateSigned: (request: EpistulaRequest) => Promise<Principal>;
 }
@@ -61,7 +61,7 @@ export function authenticator({ adminToken, readsRequireToken, validatorByKey, a
   const adminDigest = digest(adminToken);
 
   /** undefined: no header; null: a header that names no one. */
-  function identify(header: string | undefined): Principal | null | undefined {
+  async function identify(header: string | undefined): Promise<Principal | null | undefined> {
     if (header === undefined) return undefined;
     // The scheme name is case-insensitive (RFC 9110, section 11.1).
     const m = /^bearer ([\x21-\x7e]{1,512})$/i.exec(header);
@@ -69,7 +69,7 @@ export function authenticator({ adminToken, readsRequireToken, validatorByKey, a
     const token = m[1]!;
     // Digests have equal length, so the comparison time says nothing about the token.
     if (timingSafeEqual(digest(token), adminDigest)) return { kind: 'admin' };
-    const v = validatorByKey(token);
+    const v = await validatorByKey(token);
     return v ? { kind: 'validator', id: v.id } : null;
   }
 
@@ -99,7 +99,7 @@ export function authenticator({ adminToken, readsRequireToken, validatorByKey, a
         request.principal = await signed(request, undefined);
         return allow(access, request.principal);
       }
-      const who = identify(request.headers.authorization);
+      const who = await identify(request.headers.authorization);
       request.principal = who ?? null;
       allow(access, who);
     },

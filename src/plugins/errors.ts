@@ -3,8 +3,9 @@
 // to the log only.
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
+import { isUnavailable } from '../db/pg/client.js';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
-import { DomainError, type ErrorField, type ErrorKind } from '../errors.js';
+import { databaseUnavailable, DomainError, type ErrorField, type ErrorKind } from '../errors.js';
 import { LIMITS } from '../schemas/common.js';
 import { acceptedTypes } from './contentTypes.js';
 
@@ -106,6 +107,11 @@ function unsupportedType(request: FastifyRequest): string {
 
 export function errorHandler(error: FastifyError, request: FastifyRequest, reply: FastifyReply): FastifyReply {
   if (error instanceof DomainError) return sendProblem(reply, fromDomainError(error));
+  if (isUnavailable(error)) {
+    // The database (PostgreSQL) did not answer: the client may retry; the cause goes to the log.
+    request.log.warn({ err: error }, 'database unavailable');
+    return sendProblem(reply, fromDomainError(databaseUnavailable()));
+  }
   if (hasZodFastifySchemaValidationErrors(error)) return sendProblem(reply, validationProblem(error));
   const status = error.statusCode ?? 500;
   if (status === 413) return sendProblem(reply, { status, slug: 'too-large', detail: tooLarge() });

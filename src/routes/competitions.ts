@@ -21,7 +21,11 @@ export const competitionRoutes: FastifyPluginAsyncZod = async (app) => {
       },
     },
     async (request, reply) => {
-      const { created, competition } = competitions.put(request.params.competitionId, request.body, request.principal!);
+      const { created, competition } = await competitions.put(
+        request.params.competitionId,
+        request.body,
+        request.principal!,
+      );
       return reply.code(created ? 201 : 200).send(competition);
     },
   );
@@ -37,7 +41,7 @@ export const competitionRoutes: FastifyPluginAsyncZod = async (app) => {
         response: { 200: CompetitionListSchema, ...problems(401) },
       },
     },
-    async () => ({ competitions: competitions.list() }),
+    async () => ({ competitions: await competitions.list() }),
   );
 
   app.get(

@@ -32,7 +32,7 @@ export const eventRoutes: FastifyPluginAsyncZod = async (app) => {
     },
     async (request, reply) => {
       const { competitionId } = request.params;
-      competitions.require(competitionId);
+      await competitions.require(competitionId);
       const res = reply.raw;
       reply.hijack();
       res.writeHead(200, {

@@ -37,7 +37,7 @@ export const exportRoutes: FastifyPluginAsyncZod = async (app) => {
         response: { 200: ExportBodySchema, ...problems(400, 401, 404) },
       },
     },
-    async (request, reply) => sendExport(reply, exports.runs(request.params.competitionId, request.query.format)),
+    async (request, reply) => sendExport(reply, await exports.runs(request.params.competitionId, request.query.format)),
   );
 
   app.get(
@@ -60,6 +60,6 @@ export const exportRoutes: FastifyPluginAsyncZod = async (app) => {
       },
     },
     async (request, reply) =>
-      sendExport(reply, exports.tasks(request.params.competitionId, request.query.format, request.principal)),
+      sendExport(reply, await exports.tasks(request.params.competitionId, request.query.format, request.principal)),
   );
 };

@@ -36,7 +36,7 @@ export const importRoutes: FastifyPluginAsyncZod = async (app) => {
     },
     async (request, reply) => {
       const { format, ...options } = request.body;
-      return reply.code(201).send(imports.open(request.params.competitionId, format, options));
+      return reply.code(201).send(await imports.open(request.params.competitionId, format, options));
     },
   );
 

@@ -26,7 +26,7 @@ export const minerRoutes: FastifyPluginAsyncZod = async (app) => {
     },
     async (request, reply) => {
       const { competitionId, hotkey } = request.params;
-      const { created, miner } = miners.setExclusion(competitionId, hotkey, request.body, request.principal!);
+      const { created, miner } = await miners.setExclusion(competitionId, hotkey, request.body, request.principal!);
       return reply.code(created ? 201 : 200).send(miner);
     },
   );

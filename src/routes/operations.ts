@@ -30,7 +30,7 @@ export const operationRoutes: FastifyPluginAsyncZod = async (app) => {
       },
     },
     async (_request, reply) => {
-      const ready = app.services.ready();
+      const ready = await app.services.ready();
       return reply.code(ready ? 200 : 503).send({ status: ready ? 'ok' : 'unavailable' });
     },
   );

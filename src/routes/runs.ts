@@ -30,7 +30,7 @@ export const runRoutes: FastifyPluginAsyncZod = async (app) => {
       },
     },
     async (request) => {
-      const result = runs.ingest(request.params.competitionId, request.body.runs, request.principal!);
+      const result = await runs.ingest(request.params.competitionId, request.body.runs, request.principal!);
       app.metrics.runsIngested.inc(result.accepted);
       return result;
     },

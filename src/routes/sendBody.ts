@@ -36,7 +36,12 @@ function compress(kind: 'br' | 'gzip', bytes: Buffer): Buffer {
   return gzipSync(bytes, { level: 6 });
 }
 
-export function sendBody(request: FastifyRequest, reply: FastifyReply, body: Body): FastifyReply {
+export async function sendBody(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  pending: Body | Promise<Body>,
+): Promise<FastifyReply> {
+  const body = await pending;
   reply.header('etag', body.etag).header('vary', 'accept-encoding, authorization').header('cache-control', 'no-cache');
   if (matches(request.headers['if-none-match'], body.etag)) return reply.code(304).send();
   reply.type('application/json; charset=utf-8');

@@ -37,7 +37,7 @@ export const snapshotRoutes: FastifyPluginAsyncZod = async (app) => {
       },
     },
     async (request, reply) => {
-      const document = snapshots.take(request.params.competitionId, request.body ?? {}, request.principal!);
+      const document = await snapshots.take(request.params.competitionId, request.body ?? {}, request.principal!);
       return sendBody(request, reply.code(201), textBody(document));
     },
   );
@@ -56,7 +56,8 @@ export const snapshotRoutes: FastifyPluginAsyncZod = async (app) => {
         response: { 200: SnapshotListSchema, ...problems(400, 401, 404) },
       },
     },
-    async (request) => snapshots.list(request.params.competitionId, request.query.cursor, request.query.limit) as never,
+    async (request) =>
+      (await snapshots.list(request.params.competitionId, request.query.cursor, request.query.limit)) as never,
   );
 
   app.get(
@@ -71,7 +72,8 @@ export const snapshotRoutes: FastifyPluginAsyncZod = async (app) => {
         response: { 200: SnapshotSchema, ...problems(401, 404) },
       },
     },
-    async (request, reply) => sendBody(request, reply, textBody(snapshots.get(request.params.competitionId, 'latest'))),
+    async (request, reply) =>
+      sendBody(request, reply, textBody(await snapshots.get(request.params.competitionId, 'latest'))),
   );
 
   app.get(
@@ -88,7 +90,7 @@ export const snapshotRoutes: FastifyPluginAsyncZod = async (app) => {
       },
     },
     async (request, reply) =>
-      sendBody(request, reply, textBody(snapshots.get(request.params.competitionId, request.params.seq))),
+      sendBody(request, reply, textBody(await snapshots.get(request.params.competitionId, request.params.seq))),
   );
 
   app.get(
@@ -109,7 +111,7 @@ export const snapshotRoutes: FastifyPluginAsyncZod = async (app) => {
     },
     async (request, reply) => {
       const { competitionId, seq } = request.params;
-      const stream = snapshots.input(competitionId, seq);
+      const stream = await snapshots.input(competitionId, seq);
       return reply
         .type('application/x-ndjson; charset=utf-8')
         .header('content-disposition', `attachment; filename="${competitionId}-snapshot-${seq}-input.ndjson"`)

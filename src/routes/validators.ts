@@ -31,7 +31,7 @@ export const validatorRoutes: FastifyPluginAsyncZod = async (app) => {
         response: { 201: ValidatorCreatedSchema, ...problems(400, 401, 403, 409) },
       },
     },
-    async (request, reply) => reply.code(201).send(validators.create(request.body, request.principal!)),
+    async (request, reply) => reply.code(201).send(await validators.create(request.body, request.principal!)),
   );
 
   app.get(
@@ -45,7 +45,7 @@ export const validatorRoutes: FastifyPluginAsyncZod = async (app) => {
         response: { 200: ValidatorListSchema, ...problems(401, 403) },
       },
     },
-    async () => ({ validators: validators.list() }),
+    async () => ({ validators: await validators.list() }),
   );
 
   app.delete(
@@ -103,7 +103,7 @@ export const validatorRoutes: FastifyPluginAsyncZod = async (app) => {
     },
     async (request, reply) => {
       const { competitionId, validatorId } = request.params;
-      const { created, standing } = validators.setStanding(
+      const { created, standing } = await validators.setStanding(
         competitionId,
         validatorId,
         request.body,

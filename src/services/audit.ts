@@ -1,6 +1,6 @@
 // The audit log's writer and reader. Services record an entry inside the transaction of the write
 // it describes, so the two are stored together or not at all.
-import type { Repos } from '../db/repos.js';
+import type { Store } from '../db/store.js';
 import type { AuditEntry } from '../db/audit.js';
 import { badRequest } from '../errors.js';
 import type { Principal } from './principal.js';
@@ -18,19 +18,21 @@ export function parseCursor(cursor: string | undefined, name = 'cursor'): number
   return Number(cursor);
 }
 
-export function auditService(repos: Repos) {
+export function auditService(store: Store) {
   return {
-    record(
+    /** Appends an entry through `tx`, the transaction of the write it describes. */
+    async record(
+      tx: Store,
       who: Principal,
       action: string,
       competitionId: string | null,
       target: string,
       summary: Record<string, unknown>,
-    ): void {
-      repos.audit.append({ actor: actorOf(who), action, competitionId, target, summary });
+    ): Promise<void> {
+      await tx.audit.append({ actor: actorOf(who), action, competitionId, target, summary });
     },
-    list(filter: { competitionId?: string; cursor?: string; limit: number }) {
-      const entries = repos.audit.list({
+    async list(filter: { competitionId?: string; cursor?: string; limit: number }) {
+      const entries = await store.audit.list({
         competitionId: filter.competitionId,
         after: parseCursor(filter.cursor),
         limit: filter.limit,

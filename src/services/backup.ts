@@ -3,6 +3,8 @@
 // writes made meanwhile and ends as one consistent state; from another connection (the command
 // line) it copies everything in one step, a single read of one snapshot that writers do not wait on.
 import type Database from 'better-sqlite3';
+import type { Store } from '../db/store.js';
+import { conflict } from '../errors.js';
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -29,10 +31,15 @@ export async function backupDatabase(sqlite: Database.Database, path: string, sh
   return statSync(path).size;
 }
 
-export function backupService(sqlite: Database.Database) {
+export function backupService(store: Store) {
   return {
     /** A consistent copy in a fresh temporary folder; the caller removes it when done. */
     async toTempFile(): Promise<BackupFile> {
+      if (!store.sqlite)
+        throw conflict(
+          'this server stores its data in PostgreSQL: back it up with pg_dump (docs/POSTGRES.md); this route copies the SQLite file',
+        );
+      const sqlite = store.sqlite.$client;
       const dir = mkdtempSync(join(tmpdir(), 'swe-scoring-backup-'));
       const remove = () => rmSync(dir, { recursive: true, force: true });
       try {

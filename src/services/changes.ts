@@ -1,8 +1,7 @@
 // Change notices for live pages (GET …/events): a version per competition that moves with every
 // write the storage layer reports, and listeners told of it at most once per interval. Notices go
 // out on a later tick than the write, so never before its transaction has committed.
-import type { Repos } from '../db/repos.js';
-import { writeListeners } from '../db/events.js';
+import type { Store } from '../db/store.js';
 
 export type ChangeListener = (version: number) => void;
 
@@ -13,7 +12,7 @@ interface Channel {
   timer: NodeJS.Timeout | null;
 }
 
-export function changesService(repos: Repos, intervalMs = 250) {
+export function changesService(store: Store, intervalMs = 250) {
   const channels = new Map<string, Channel>();
   const channel = (id: string): Channel => {
     let c = channels.get(id);
@@ -27,7 +26,7 @@ export function changesService(repos: Repos, intervalMs = 250) {
     for (const listener of c.listeners) listener(c.version);
   }
 
-  writeListeners(repos.db).add((event) => {
+  store.listeners.add((event) => {
     const c = channel(event.competitionId);
     c.version++;
     if (c.listeners.size === 0 || c.timer) return;

@@ -6,7 +6,7 @@
 // `runSeq`), whatever is written while it streams: runs stored later are left out, and runs
 // deleted later are still in it (read back from deleted_runs).
 import type { Readable } from 'node:stream';
-import type { Repos } from '../db/repos.js';
+import type { Store } from '../db/store.js';
 import { notFound } from '../errors.js';
 import { byteStream, chunked } from '../exports/chunks.js';
 import { runsParquet } from '../exports/parquet.js';
@@ -43,29 +43,29 @@ export interface ExportBody {
 const fileName = (competitionId: string, what: string, format: string) =>
   `${competitionId.replaceAll(':', '_')}-${what}.${format}`;
 
-export function exportsService(repos: Repos, pages = { runs: RUN_PAGE, parquet: PARQUET_ROW_GROUP, tasks: TASK_PAGE }) {
-  function competition(id: string) {
-    const c = repos.competitions.get(id);
+export function exportsService(store: Store, pages = { runs: RUN_PAGE, parquet: PARQUET_ROW_GROUP, tasks: TASK_PAGE }) {
+  async function competition(id: string) {
+    const c = await store.competitions.get(id);
     if (!c) throw notFound(`competition ${id} does not exist`);
     return c;
   }
 
   /** Keyset pages: each read whole before it is handed on, so no statement stays open in between. */
-  function* runPages(competitionId: string, upTo: number, size: number) {
+  async function* runPages(competitionId: string, upTo: number, size: number) {
     for (let after = 0; ;) {
-      const page = repos.exports.runPage(competitionId, after, upTo, size);
+      const page = await store.exports.runPage(competitionId, after, upTo, size);
       if (page.length > 0) yield page;
       if (page.length < size) return;
       after = page[page.length - 1]![0];
     }
   }
 
-  function* taskPages(competitionId: string): Generator<TaskPage> {
+  async function* taskPages(competitionId: string): AsyncGenerator<TaskPage> {
     for (let after = ''; ;) {
-      const tasks = repos.exports.taskPage(competitionId, after, pages.tasks);
+      const tasks = await store.exports.taskPage(competitionId, after, pages.tasks);
       if (tasks.length === 0) return;
       const last = tasks[tasks.length - 1]![0];
-      yield { tasks, criteria: repos.exports.criteria(competitionId, tasks[0]![0], last) };
+      yield { tasks, criteria: await store.exports.criteria(competitionId, tasks[0]![0], last) };
       if (tasks.length < pages.tasks) return;
       after = last;
     }
@@ -73,9 +73,9 @@ export function exportsService(repos: Repos, pages = { runs: RUN_PAGE, parquet: 
 
   return {
     /** Every run as the competition stands now, in storage order. */
-    runs(competitionId: string, format: RunExportFormat): ExportBody {
-      competition(competitionId);
-      const runSeq = repos.exports.runSeq();
+    async runs(competitionId: string, format: RunExportFormat): Promise<ExportBody> {
+      await competition(competitionId);
+      const runSeq = await store.exports.runSeq();
       const chunks =
         format === 'parquet'
           ? runsParquet(runPages(competitionId, runSeq, pages.parquet))
@@ -89,8 +89,8 @@ export function exportsService(repos: Repos, pages = { runs: RUN_PAGE, parquet: 
     },
 
     /** Every task in id order; the answer key only for the admin or when the competition reveals it. */
-    tasks(competitionId: string, format: TaskExportFormat, who: Principal | null): ExportBody {
-      const reveal = who?.kind === 'admin' || competition(competitionId).revealAnswers;
+    async tasks(competitionId: string, format: TaskExportFormat, who: Principal | null): Promise<ExportBody> {
+      const reveal = who?.kind === 'admin' || (await competition(competitionId)).revealAnswers;
       const stream = byteStream(chunked(taskLines(taskPages(competitionId), format, reveal)));
       return { stream, contentType: EXPORT_CONTENT_TYPES[format], filename: fileName(competitionId, 'tasks', format) };
     },

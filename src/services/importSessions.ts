@@ -6,7 +6,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import { appendFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Repos } from '../db/repos.js';
+import type { Store } from '../db/store.js';
 import type { Principal } from './principal.js';
 import { badRequest, conflict, notFound } from '../errors.js';
 import { importQnaFile, type ImportCounts, type ImportFormat, type ImportOptions } from './importTasks.js';
@@ -37,7 +37,7 @@ interface Session {
 }
 
 export function importSessionsService(
-  repos: Repos,
+  store: Store,
   gate: WriteGate,
   settings = IMPORT_SESSIONS,
   now: () => number = Date.now,
@@ -80,8 +80,8 @@ export function importSessionsService(
   timer.unref();
 
   return {
-    open(competitionId: string, format: ImportFormat, options: ImportOptions) {
-      if (!repos.competitions.get(competitionId)) throw notFound(`competition ${competitionId} does not exist`);
+    async open(competitionId: string, format: ImportFormat, options: ImportOptions) {
+      if (!(await store.competitions.get(competitionId))) throw notFound(`competition ${competitionId} does not exist`);
       sweep();
       if (sessions.size >= settings.maxOpen) {
         throw conflict(
@@ -137,7 +137,7 @@ export function importSessionsService(
       if (s.bytes === 0) throw badRequest(`import session ${id} has received no bytes; send chunks first`);
       s.state = 'committing';
       try {
-        const counts = await importQnaFile(repos, competitionId, s.file, s.format, s.options, {
+        const counts = await importQnaFile(store, competitionId, s.file, s.format, s.options, {
           who,
           gate,
           beforeWrite: () => {

@@ -10,7 +10,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { emitWrite } from '../db/events.js';
-import type { Repos } from '../db/repos.js';
+import type { Store } from '../db/store.js';
 import type { TaskRecord } from '../db/tasks.js';
 import { badRequest, DomainError, notFound } from '../errors.js';
 import type { QnaTask } from '../qna/index.js';
@@ -51,30 +51,33 @@ function record(t: QnaTask, stage: Stage, complexity: Complexity | null): TaskRe
 }
 
 /**
- * The import's one transaction, on whichever connection `repos` holds: the tasks, and the audit
- * entry of an import that changed something. IMMEDIATE: the write lock is taken first, so a
- * connection beside the server's waits for it (busy_timeout) instead of failing on its first write.
+ * The import's one transaction, on whichever connection `store` holds: the tasks, and the audit
+ * entry of an import that changed something.
  */
-export function storeQnaTasks(repos: Repos, job: ImportJob, tasks: QnaTask[]): ImportCounts {
+export function storeQnaTasks(store: Store, job: ImportJob, tasks: QnaTask[]): Promise<ImportCounts> {
   const { competitionId, format, options, who } = job;
-  return repos.transaction(() => {
-    // The competition may have gone while the file was parsed.
-    if (!repos.competitions.get(competitionId)) throw notFound(`competition ${competitionId} does not exist`);
-    const records = tasks.map((t) => {
-      const before = options.stage && options.complexity ? null : repos.tasks.get(competitionId, t.id);
-      const stage = options.stage ?? (before?.stage as Stage | undefined) ?? 'evaluation';
-      const complexity = options.complexity ?? (before?.complexity as Complexity | null | undefined) ?? null;
-      return record(t, stage, complexity);
-    });
-    const counts = repos.tasks.upsertMany(competitionId, records);
-    if (who && counts.imported + counts.updated > 0)
-      auditService(repos).record(who, 'tasks.import', competitionId, `${format} file`, {
-        ...counts,
-        format,
-        ...options,
-      });
-    return counts;
-  }, 'immediate');
+  return store.transaction(
+    async (tx) => {
+      // The competition may have gone while the file was parsed.
+      if (!(await tx.competitions.get(competitionId))) throw notFound(`competition ${competitionId} does not exist`);
+      const records: TaskRecord[] = [];
+      for (const t of tasks) {
+        const before = options.stage && options.complexity ? null : await tx.tasks.get(competitionId, t.id);
+        const stage = options.stage ?? (before?.stage as Stage | undefined) ?? 'evaluation';
+        const complexity = options.complexity ?? (before?.complexity as Complexity | null | undefined) ?? null;
+        records.push(record(t, stage, complexity));
+      }
+      const counts = await tx.tasks.upsertMany(competitionId, records);
+      if (who && counts.imported + counts.updated > 0)
+        await auditService(tx).record(tx, who, 'tasks.import', competitionId, `${format} file`, {
+          ...counts,
+          format,
+          ...options,
+        });
+      return counts;
+    },
+    { competitionId },
+  );
 }
 
 function rejected(parsed: Problems): DomainError {
@@ -92,35 +95,37 @@ function rejected(parsed: Problems): DomainError {
 }
 
 export async function importQnaFile(
-  repos: Repos,
+  store: Store,
   competitionId: string,
   path: string,
   format: ImportFormat,
   options: ImportOptions,
   hooks: ImportHooks = {},
 ): Promise<ImportCounts> {
-  if (!repos.competitions.get(competitionId)) throw notFound(`competition ${competitionId} does not exist`);
+  if (!(await store.competitions.get(competitionId))) throw notFound(`competition ${competitionId} does not exist`);
   const job: ImportJob = { competitionId, format, options, who: hooks.who ?? null };
-  const sqlite = repos.db.$client;
-  if (sqlite.memory) {
+  const sqlite = store.sqlite;
+  // An in-memory database has no file for another connection; PostgreSQL commits without
+  // stopping the event loop, from any process.
+  if (!sqlite || sqlite.$client.memory) {
     const parsed = await parseFileInWorker(path, format);
     if (!parsed.ok) throw rejected(parsed);
     hooks.beforeWrite?.();
-    return storeQnaTasks(repos, job, parsed.tasks);
+    return storeQnaTasks(store, job, parsed.tasks);
   }
   const gate = hooks.gate ?? writeGate();
-  const outcome = await importFileInWorker(path, { ...job, database: sqlite.name }, (commit) =>
+  const outcome = await importFileInWorker(path, { ...job, database: sqlite.$client.name }, (commit) =>
     gate.exclusive(async () => {
       hooks.beforeWrite?.();
       try {
         const { counts, events } = await commit();
         // What the worker's transaction told its own connection, told to this one's listeners
         // (score cache, scoring input, live pages) before the answer goes out.
-        for (const e of events) emitWrite(repos.db, e);
+        for (const e of events) emitWrite(sqlite, e);
         return counts;
       } catch (e) {
         // A domain error rolled back; after anything else, re-reading costs little and is exact.
-        if (!(e instanceof DomainError)) emitWrite(repos.db, { competitionId, kind: 'tasks' });
+        if (!(e instanceof DomainError)) emitWrite(sqlite, { competitionId, kind: 'tasks' });
         throw e;
       }
     }),
@@ -131,7 +136,7 @@ export async function importQnaFile(
 
 /** The same from bytes in memory (the one-request import route): spooled to a temporary file first. */
 export async function importQnaBytes(
-  repos: Repos,
+  store: Store,
   competitionId: string,
   body: Uint8Array,
   format: ImportFormat,
@@ -142,7 +147,7 @@ export async function importQnaBytes(
   try {
     const path = join(dir, `upload.${format}`);
     writeFileSync(path, body);
-    return await importQnaFile(repos, competitionId, path, format, options, hooks);
+    return await importQnaFile(store, competitionId, path, format, options, hooks);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

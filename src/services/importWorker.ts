@@ -6,8 +6,8 @@
 // connection keeps reading the state before the import until this transaction commits.
 import { parentPort } from 'node:worker_threads';
 import { openDatabase, type Db } from '../db/client.js';
-import { writeListeners, type WriteEvent } from '../db/events.js';
-import { createRepos } from '../db/repos.js';
+import type { WriteEvent } from '../db/events.js';
+import { createSqliteStore } from '../db/sqlite/store.js';
 import { DomainError } from '../errors.js';
 import { parseQnaFile } from '../qna/parseFile.js';
 import type { QnaTask } from '../qna/types.js';
@@ -39,7 +39,7 @@ async function parse(id: number, path: string, format: CommitTarget['format'], t
   }
 }
 
-function commit(id: number): void {
+async function commit(id: number): Promise<void> {
   const job = held.get(id);
   held.delete(id);
   if (!job) return send({ id, failed: { message: `no parsed import ${id} to commit` } });
@@ -47,9 +47,10 @@ function commit(id: number): void {
   let db: Db | undefined;
   try {
     db = openDatabase(target.database);
+    const store = createSqliteStore(db);
     const events: WriteEvent[] = [];
-    writeListeners(db).add((e) => events.push(e));
-    const counts = storeQnaTasks(createRepos(db), target, tasks);
+    store.listeners.add((e) => events.push(e));
+    const counts = await storeQnaTasks(store, target, tasks);
     send({ id, committed: { counts, events } });
   } catch (e) {
     send({ id, failed: failure(e) });
@@ -60,6 +61,6 @@ function commit(id: number): void {
 
 port.on('message', (m: ToWorker) => {
   if ('parse' in m) void parse(m.id, m.parse.path, m.parse.format, m.target);
-  else if ('commit' in m) commit(m.id);
+  else if ('commit' in m) void commit(m.id);
   else held.delete(m.id);
 });

@@ -1,7 +1,6 @@
 // Every service over one set of repositories. Services take plain dependencies and know nothing
 // of HTTP: routes call them, and so do the command-line tools.
-import type { Repos } from '../db/repos.js';
-import { isReady } from '../db/client.js';
+import type { Store } from '../db/store.js';
 import { auditService } from './audit.js';
 import { changesService } from './changes.js';
 import { competitionsService } from './competitions.js';
@@ -27,29 +26,30 @@ export interface ServiceOptions {
   signer?: Signer;
 }
 
-export function createServices(repos: Repos, options: ServiceOptions = {}) {
-  const audit = auditService(repos);
+export function createServices(store: Store, options: ServiceOptions = {}) {
+  const audit = auditService(store);
   // Every main-connection write passes it; an import committing on its own connection holds it.
   const gate = writeGate();
-  const scores = scoresService(repos, options.observeScoring);
+  const scores = scoresService(store, options.observeScoring);
   return {
     audit,
-    competitions: competitionsService(repos, audit),
-    tasks: tasksService(repos, audit, gate),
-    runs: runsService(repos, audit),
-    miners: minersService(repos, audit),
-    validators: validatorsService(repos, audit),
+    competitions: competitionsService(store, audit),
+    tasks: tasksService(store, audit, gate),
+    runs: runsService(store, audit),
+    miners: minersService(store, audit),
+    validators: validatorsService(store, audit),
     scores,
-    snapshots: snapshotsService(repos, scores, options.signer ?? ephemeralSigner(), audit),
+    snapshots: snapshotsService(store, scores, options.signer ?? ephemeralSigner(), audit),
     score: scoreInputDocument,
-    changes: changesService(repos),
-    exports: exportsService(repos),
-    signatures: signaturesService(repos, gate, options.signatures),
-    backup: backupService(repos.db.$client),
-    imports: importSessionsService(repos, gate),
+    changes: changesService(store),
+    exports: exportsService(store),
+    signatures: signaturesService(store, gate, options.signatures),
+    backup: backupService(store),
+    imports: importSessionsService(store, gate),
     writeGate: gate,
+    store,
     /** True when the database answers and every migration is applied. */
-    ready: () => isReady(repos.db),
+    ready: () => store.ready(),
   };
 }
 

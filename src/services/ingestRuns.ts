@@ -1,6 +1,6 @@
 // Turns a validated batch into stored runs: task checks, QnA grading, idempotency. Runs inside the
 // caller's transaction (services/runs.ts), which also holds the audit entry: one commit per batch.
-import type { Repos } from '../db/repos.js';
+import type { Store } from '../db/store.js';
 import type { RunRecord } from '../db/runs.js';
 import type { RunInput } from '../schemas/runs.js';
 import { conflict, listSome, notFound, unprocessable, type ErrorField } from '../errors.js';
@@ -47,24 +47,24 @@ function differingFields(stored: RunRecord, sent: RunRecord): string[] {
 }
 
 /** Who stored a run, as a 409 says it: this same validator, another one by name and id, or the admin. */
-function storedBy(repos: Repos, id: string | null, sender: string | null): string {
+async function storedBy(tx: Store, id: string | null, sender: string | null): Promise<string> {
   if (id === null) return sender === null ? 'the admin (this same sender)' : 'the admin';
-  const name = repos.validators.get(id)?.name;
+  const name = (await tx.validators.get(id))?.name;
   const who = `validator ${name === undefined ? id : `"${name}" (${id})`}`;
   return id === sender ? `${who}, this same validator,` : `another ${who}`;
 }
 
-export function ingestRuns(
-  repos: Repos,
+export async function ingestRuns(
+  tx: Store,
   competitionId: string,
   runs: RunInput[],
   validatorId: string | null,
-): IngestResult {
-  const competition = repos.competitions.get(competitionId);
+): Promise<IngestResult> {
+  const competition = await tx.competitions.get(competitionId);
   if (!competition) throw notFound(`competition ${competitionId} does not exist`);
 
   const rubrics = new Map<string, { type: string; criteria: Criterion[] } | null>();
-  for (const id of new Set(runs.map((r) => r.taskId))) rubrics.set(id, repos.tasks.rubric(competitionId, id));
+  for (const id of new Set(runs.map((r) => r.taskId))) rubrics.set(id, await tx.tasks.rubric(competitionId, id));
   const unknown = [...rubrics].filter(([, t]) => t === null).map(([id]) => id);
   if (unknown.length > 0) {
     const missing = new Set(unknown);
@@ -148,21 +148,21 @@ export function ingestRuns(
       invalid,
     );
 
-  const stored = repos.runs.existing(
+  const stored = await tx.runs.existing(
     competitionId,
     records.map((r) => r.runId),
   );
   const conflicts: ErrorField[] = [];
-  records.forEach((r, i) => {
+  for (const [i, r] of records.entries()) {
     const old = stored.get(r.runId);
-    if (old === undefined) return;
+    if (old === undefined) continue;
     const fields = differingFields(old, r);
-    if (fields.length === 0) return;
+    if (fields.length === 0) continue;
     conflicts.push({
       path: `body/runs/${i}/runId`,
-      message: `run ${r.runId} was stored by ${storedBy(repos, old.validatorId, validatorId)} with different ${fields.join(', ')}`,
+      message: `run ${r.runId} was stored by ${await storedBy(tx, old.validatorId, validatorId)} with different ${fields.join(', ')}`,
     });
-  });
+  }
   if (conflicts.length > 0) {
     throw conflict(
       `${conflicts.length} run(s) already stored with different content, nothing stored: ` +
@@ -175,6 +175,6 @@ export function ingestRuns(
     );
   }
   const fresh = records.filter((r) => !stored.has(r.runId));
-  repos.runs.insertMany(fresh, competition.tokenWeights, new Set(competition.excludedValidators));
+  await tx.runs.insertMany(fresh, competition.tokenWeights, new Set(competition.excludedValidators));
   return { accepted: fresh.length, duplicates: records.length - fresh.length };
 }

@@ -1,5 +1,5 @@
 // Runs: ingesting batches, reading and deleting single runs.
-import type { Repos } from '../db/repos.js';
+import type { Store } from '../db/store.js';
 import type { StoredRun } from '../db/runs.js';
 import type { RunInput } from '../schemas/runs.js';
 import { forbidden, notFound } from '../errors.js';
@@ -40,11 +40,11 @@ export interface RunListQuery {
   limit: number;
 }
 
-export function runsService(repos: Repos, audit: AuditService) {
-  function find(competitionId: string, runId: string) {
-    const competition = repos.competitions.get(competitionId);
+export function runsService(store: Store, audit: AuditService) {
+  async function find(db: Store, competitionId: string, runId: string) {
+    const competition = await db.competitions.get(competitionId);
     if (!competition) throw notFound(`competition ${competitionId} does not exist`);
-    const run = repos.runs.get(competitionId, runId);
+    const run = await db.runs.get(competitionId, runId);
     if (!run) throw notFound(`run ${runId} does not exist in competition ${competitionId}`);
     return { competition, run };
   }
@@ -52,23 +52,26 @@ export function runsService(repos: Repos, audit: AuditService) {
   return {
     /** Stores a batch atomically; the writer is recorded on every run, and an admin batch in the audit log. */
     ingest(competitionId: string, runs: RunInput[], who: Principal) {
-      return repos.transaction(() => {
-        const result = ingestRuns(repos, competitionId, runs, writerId(who));
-        if (who.kind === 'admin' && result.accepted > 0) {
-          audit.record(who, 'runs.post', competitionId, `${runs.length} runs`, {
-            ...result,
-            runIds: runs.slice(0, 20).map((r) => r.runId),
-          });
-        }
-        return result;
-      });
+      return store.transaction(
+        async (tx) => {
+          const result = await ingestRuns(tx, competitionId, runs, writerId(who));
+          if (who.kind === 'admin' && result.accepted > 0) {
+            await audit.record(tx, who, 'runs.post', competitionId, `${runs.length} runs`, {
+              ...result,
+              runIds: runs.slice(0, 20).map((r) => r.runId),
+            });
+          }
+          return result;
+        },
+        { competitionId },
+      );
     },
 
     /** Stored runs, oldest first, filtered; the cursor stays valid while runs are added. */
-    list(competitionId: string, query: RunListQuery) {
-      const competition = repos.competitions.get(competitionId);
+    async list(competitionId: string, query: RunListQuery) {
+      const competition = await store.competitions.get(competitionId);
       if (!competition) throw notFound(`competition ${competitionId} does not exist`);
-      const page = repos.runs.list(competitionId, {
+      const page = await store.runs.list(competitionId, {
         validatorId: query.validator,
         minerHotkey: query.miner,
         taskId: query.task,
@@ -83,23 +86,26 @@ export function runsService(repos: Repos, audit: AuditService) {
       };
     },
 
-    get(competitionId: string, runId: string) {
-      const { competition, run } = find(competitionId, runId);
+    async get(competitionId: string, runId: string) {
+      const { competition, run } = await find(store, competitionId, runId);
       return runView(run, competition.tokenWeights);
     },
 
     /** Deletes a run and its share of every aggregate; a validator may delete only its own runs. */
     delete(competitionId: string, runId: string, who: Principal) {
-      return repos.transaction(() => {
-        const { competition, run } = find(competitionId, runId);
-        if (who.kind === 'validator' && run.validatorId !== who.id) {
-          throw forbidden(`run ${runId} was sent by another validator; a validator may delete only its own runs`);
-        }
-        repos.runs.delete(run, competition.tokenWeights, new Set(competition.excludedValidators));
-        const view = runView(run, competition.tokenWeights);
-        audit.record(who, 'run.delete', competitionId, runId, { run: view });
-        return view;
-      });
+      return store.transaction(
+        async (tx) => {
+          const { competition, run } = await find(tx, competitionId, runId);
+          if (who.kind === 'validator' && run.validatorId !== who.id) {
+            throw forbidden(`run ${runId} was sent by another validator; a validator may delete only its own runs`);
+          }
+          await tx.runs.delete(run, competition.tokenWeights, new Set(competition.excludedValidators));
+          const view = runView(run, competition.tokenWeights);
+          await audit.record(tx, who, 'run.delete', competitionId, runId, { run: view });
+          return view;
+        },
+        { competitionId },
+      );
     },
   };
 }

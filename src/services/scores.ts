@@ -2,13 +2,12 @@
 // stage set and kept, with every response body serialized from them, until the storage layer
 // reports a write to that competition (src/db/events.ts): a read after an acknowledged write never
 // sees the old scores, and no write path has to remember to invalidate anything.
-import type { Repos } from '../db/repos.js';
-import { writeListeners } from '../db/events.js';
+import type { Store } from '../db/store.js';
 import type { CompetitionSettings } from '../db/competitions.js';
 import { notFound } from '../errors.js';
 import { scoreCompetition } from '../scoring/index.js';
 import type { CompetitionInput, CompetitionScores, Stage, TaskScore } from '../scoring/types.js';
-import { leaderboardEntry, leaderboardHead, minerTaskView, weightsBody } from '../views/scores.js';
+import { leaderboardBody, leaderboardEntry, leaderboardHead, minerTaskView, weightsBody } from '../views/scores.js';
 import { taskDetailBody } from '../views/task.js';
 import { validatorsBody } from '../views/validators.js';
 import { jsonBody, type Body } from './body.js';
@@ -21,19 +20,24 @@ interface Scored {
   /** Leaderboard and weights; every miner's `tasks` is empty (breakdowns are computed on demand). */
   scores: CompetitionScores;
   /** Serialized bodies by read and argument; dropped with the entry. */
-  bodies: Map<string, Body>;
+  bodies: Map<string, Promise<Body>>;
   /** The leaderboard and its pages, made on the first leaderboard read. */
   leaderboard?: LeaderboardPages;
 }
 
-export function scoresService(repos: Repos, observe: (seconds: number) => void = () => {}) {
-  // Per competition: its settings, read once, and the scores of each stage set asked for.
-  const cache = new Map<string, { competition: CompetitionSettings; byStages: Map<string, Scored> }>();
-  writeListeners(repos.db).add((event) => cache.delete(event.competitionId));
+export function scoresService(store: Store, observe: (seconds: number) => void = () => {}) {
+  // Per competition: its settings, read once, and the scores of each stage set asked for. Entries
+  // are promises, so concurrent first reads share one computation; a write drops the competition's
+  // entry (a computation still running then finishes for the readers that came before the write).
+  const cache = new Map<
+    string,
+    { competition: Promise<CompetitionSettings>; byStages: Map<string, Promise<Scored>> }
+  >();
+  store.listeners.add((event) => cache.delete(event.competitionId));
 
-  function compute(competition: CompetitionSettings, stages: Stage[]): Scored {
+  async function compute(competition: CompetitionSettings, stages: Stage[]): Promise<Scored> {
     const started = process.hrtime.bigint();
-    const loaded = repos.scoringInput.load(competition.id, competition.tokenWeights);
+    const loaded = await store.scoringInput.load(competition.id, competition.tokenWeights);
     const input: CompetitionInput = { ...loaded, stages, burnRatio: competition.burnRatio };
     // The leaderboard keeps only per-miner sums; per-task scores are computed when a breakdown
     // is asked for, from the same input: a miner's task scores depend on its runs and the
@@ -43,25 +47,58 @@ export function scoresService(repos: Repos, observe: (seconds: number) => void =
     return { competition, input, scores, bodies: new Map() };
   }
 
-  /** The scores of a stage set (default the competition's final stages); not found for no competition. */
-  function scored(competitionId: string, stages: Stage[] | undefined): Scored {
+  /** Forgets a failed entry, unless a write replaced it meanwhile. */
+  function forgetOnFailure<T>(p: Promise<T>, forget: () => void): Promise<T> {
+    p.catch(forget);
+    return p;
+  }
+
+  async function settings(competitionId: string) {
     let entry = cache.get(competitionId);
     if (!entry) {
-      const competition = repos.competitions.get(competitionId);
-      if (!competition) throw notFound(`competition ${competitionId} does not exist`);
+      const competition = forgetOnFailure(
+        store.competitions.get(competitionId).then((c) => {
+          if (!c) throw notFound(`competition ${competitionId} does not exist`);
+          return c;
+        }),
+        () => {
+          if (cache.get(competitionId) === entry) cache.delete(competitionId);
+        },
+      );
       entry = { competition, byStages: new Map() };
       cache.set(competitionId, entry);
     }
-    const chosen = stages ?? entry.competition.finalStages;
+    return { entry, competition: await entry.competition };
+  }
+
+  /** The scores of a stage set (default the competition's final stages); not found for no competition. */
+  async function scored(competitionId: string, stages: Stage[] | undefined): Promise<Scored> {
+    // On PostgreSQL, first catch up with writes other processes acknowledged (src/db/store.ts).
+    if (store.sync) await store.sync(competitionId);
+    const { entry, competition } = await settings(competitionId);
+    const chosen = stages ?? competition.finalStages;
     const key = chosen.join(',');
     let s = entry.byStages.get(key);
-    if (!s) entry.byStages.set(key, (s = compute(entry.competition, chosen)));
+    if (!s) {
+      const made = forgetOnFailure(compute(competition, chosen), () => {
+        if (entry.byStages.get(key) === made) entry.byStages.delete(key);
+      });
+      entry.byStages.set(key, (s = made));
+    }
     return s;
   }
 
-  function cached(s: Scored, key: string, build: () => unknown): Body {
+  async function cached(s: Scored, key: string, build: () => unknown): Promise<Body> {
     let body = s.bodies.get(key);
-    if (!body) s.bodies.set(key, (body = jsonBody(build())));
+    if (!body) {
+      const made = forgetOnFailure(
+        Promise.resolve(build()).then((value) => jsonBody(value)),
+        () => {
+          if (s.bodies.get(key) === made) s.bodies.delete(key);
+        },
+      );
+      s.bodies.set(key, (body = made));
+    }
     return body;
   }
 
@@ -77,22 +114,40 @@ export function scoresService(repos: Repos, observe: (seconds: number) => void =
 
   const api = {
     /**
+     * The leaderboard and weights as `tx` sees the competition, computed afresh and kept nowhere:
+     * a snapshot's scores, read in the same transaction as its input.
+     */
+    async fresh(tx: Store, competition: CompetitionSettings, stages?: Stage[]) {
+      const chosen = stages ?? competition.finalStages;
+      const loaded = await tx.scoringInput.load(competition.id, competition.tokenWeights);
+      const scores = scoreCompetition(
+        { ...loaded, stages: chosen, burnRatio: competition.burnRatio },
+        { keepTasks: false },
+      );
+      // As parsed from the bodies a read sends, so a snapshot holds exactly what a read would show.
+      return {
+        leaderboard: JSON.parse(JSON.stringify(leaderboardBody(competition.id, scores))) as unknown,
+        weights: JSON.parse(JSON.stringify(weightsBody(competition.id, scores))) as unknown,
+      };
+    },
+
+    /**
      * Computes every competition's scores for its final stages, and their leaderboard and weights
      * bodies, so the first reads after a start (a deploy, a restart) answer from memory. Called
      * once before the server listens; returns how many competitions it scored.
      */
-    warm(): number {
-      const all = repos.competitions.list();
+    async warm(): Promise<number> {
+      const all = await store.competitions.list();
       for (const c of all) {
-        api.leaderboard(c.id);
-        api.weights(c.id);
+        await api.leaderboard(c.id);
+        await api.weights(c.id);
       }
       return all.length;
     },
 
     /** The ranked list with its `total`, or a page of it, or the chosen miners (ranks of the full list). */
-    leaderboard(competitionId: string, stages?: Stage[], page: LeaderboardPage = { offset: 0 }): Body {
-      const s = scored(competitionId, stages);
+    async leaderboard(competitionId: string, stages?: Stage[], page: LeaderboardPage = { offset: 0 }): Promise<Body> {
+      const s = await scored(competitionId, stages);
       s.leaderboard ??= leaderboardPages(
         leaderboardHead(competitionId, s.scores),
         s.scores.miners.map(leaderboardEntry),
@@ -100,14 +155,14 @@ export function scoresService(repos: Repos, observe: (seconds: number) => void =
       return s.leaderboard.read(page);
     },
 
-    weights(competitionId: string, stages?: Stage[]): Body {
-      const s = scored(competitionId, stages);
+    async weights(competitionId: string, stages?: Stage[]): Promise<Body> {
+      const s = await scored(competitionId, stages);
       return cached(s, 'weights', () => weightsBody(competitionId, s.scores));
     },
 
     /** A miner's leaderboard entry and per-task breakdown; not found when it has no standing. */
-    miner(competitionId: string, hotkey: string, stages?: Stage[]): Body {
-      const s = scored(competitionId, stages);
+    async miner(competitionId: string, hotkey: string, stages?: Stage[]): Promise<Body> {
+      const s = await scored(competitionId, stages);
       const miner = s.scores.miners.find((m) => m.hotkey === hotkey);
       if (!miner) throw notFound(`miner ${hotkey} has no runs and no standing in competition ${competitionId}`);
       return cached(s, `miner:${hotkey}`, () => {
@@ -118,11 +173,11 @@ export function scoresService(repos: Repos, observe: (seconds: number) => void =
     },
 
     /** Every validator's activity and agreement (SPEC 10) over the stage set. */
-    validators(competitionId: string, stages?: Stage[]): Body {
-      const s = scored(competitionId, stages);
-      return cached(s, 'validators', () => {
-        const known = new Map(repos.validators.list().map((v) => [v.id, v]));
-        const rows = repos.validators.pairRuns(competitionId, s.scores.stages);
+    async validators(competitionId: string, stages?: Stage[]): Promise<Body> {
+      const s = await scored(competitionId, stages);
+      return cached(s, 'validators', async () => {
+        const known = new Map((await store.validators.list()).map((v) => [v.id, v]));
+        const rows = await store.validators.pairRuns(competitionId, s.scores.stages);
         return validatorsBody(competitionId, s.scores.stages, rows, known, new Set(s.competition.excludedValidators));
       });
     },
@@ -132,13 +187,18 @@ export function scoresService(repos: Repos, observe: (seconds: number) => void =
      * answer key (reference answer, criterion ids and titles) is shown to the admin, or to
      * everyone when the competition reveals answers.
      */
-    task(competitionId: string, taskId: string, stages: Stage[] | undefined, who: Principal | null): Body {
-      const s = scored(competitionId, stages);
+    async task(
+      competitionId: string,
+      taskId: string,
+      stages: Stage[] | undefined,
+      who: Principal | null,
+    ): Promise<Body> {
+      const s = await scored(competitionId, stages);
       const reveal = who?.kind === 'admin' || s.competition.revealAnswers;
-      return cached(s, `task:${reveal ? 'full' : 'public'}:${taskId}`, () => {
-        const task = repos.tasks.get(competitionId, taskId);
+      return cached(s, `task:${reveal ? 'full' : 'public'}:${taskId}`, async () => {
+        const task = await store.tasks.get(competitionId, taskId);
         if (!task) throw notFound(`task ${taskId} does not exist in competition ${competitionId}`);
-        const criteria = repos.tasks.criteria(competitionId, taskId);
+        const criteria = await store.tasks.criteria(competitionId, taskId);
         return taskDetailBody(
           competitionId,
           s.scores.stages,

@@ -1,6 +1,6 @@
 // Signed requests (Epistula v2): the pure verifier (src/signatures/) plus what needs storage: the
 // validator holding the key, and each (key, uuid) accepted once, durably.
-import type { Repos } from '../db/repos.js';
+import type { Store } from '../db/store.js';
 import { unauthorized } from '../errors.js';
 import {
   createAsyncEpistulaVerifier,
@@ -21,7 +21,7 @@ export interface SignatureOptions {
 /** Entries are pruned at most this often. */
 const PRUNE_EVERY_MS = 60_000;
 
-export function signaturesService(repos: Repos, gate: WriteGate, options: SignatureOptions = {}) {
+export function signaturesService(store: Store, gate: WriteGate, options: SignatureOptions = {}) {
   const windowMs = options.windowMs ?? DEFAULT_SIGNATURE_WINDOW_MS;
   const verify = createAsyncEpistulaVerifier({
     serverAddress: options.serverAddress,
@@ -40,7 +40,7 @@ export function signaturesService(repos: Repos, gate: WriteGate, options: Signat
           { path: `headers/${verdict.header.toLowerCase()}`, message: verdict.message },
         ]);
       }
-      const validator = repos.validators.byPublicKey(verdict.publicKeyHex);
+      const validator = await store.validators.byPublicKey(verdict.publicKeyHex);
       if (!validator || validator.revokedAt !== null) {
         throw unauthorized(`no active validator has the hotkey ${verdict.hotkey}`, 'unknown-hotkey', [
           { path: 'headers/epistula-signed-by', message: 'unknown or revoked hotkey' },
@@ -48,12 +48,12 @@ export function signaturesService(repos: Repos, gate: WriteGate, options: Signat
       }
       // Kept until its timestamp can no longer pass the window (plus a second of clock slack). A
       // write: it waits while an import commits (src/services/writeGate.ts).
-      const fresh = await gate.write(() => {
-        if (!repos.nonces.remember(verdict.publicKeyHex, verdict.uuid, verdict.timestamp + windowMs + 1000))
+      const fresh = await gate.write(async () => {
+        if (!(await store.nonces.remember(verdict.publicKeyHex, verdict.uuid, verdict.timestamp + windowMs + 1000)))
           return false;
         if (request.now - lastPrune > PRUNE_EVERY_MS) {
           lastPrune = request.now;
-          repos.nonces.prune(request.now);
+          await store.nonces.prune(request.now);
         }
         return true;
       });

@@ -3,9 +3,10 @@
 // snapshot's leaderboard and weights from its input with `swe-scoring verify`.
 import { createHash, type KeyObject } from 'node:crypto';
 import { Readable } from 'node:stream';
-import type { Repos } from '../db/repos.js';
+import { setImmediate } from 'node:timers/promises';
+import type { Store } from '../db/store.js';
 import type { CompetitionSettings } from '../db/competitions.js';
-import { notFound } from '../errors.js';
+import { conflict, notFound } from '../errors.js';
 import { ascending, RULES_VERSION } from '../scoring/index.js';
 import type { Stage } from '../scoring/types.js';
 import { competitionLine, runLine, taskLine } from '../snapshots/inputDocument.js';
@@ -32,12 +33,12 @@ type Snapshot = Record<string, unknown> & {
 /** Run lines go out in chunks of about this many bytes. */
 const CHUNK_BYTES = 64 * 1024;
 
-export function snapshotsService(repos: Repos, scores: ScoresService, signer: Signer, audit: AuditService) {
+export function snapshotsService(store: Store, scores: ScoresService, signer: Signer, audit: AuditService) {
   /** The competition and task lines of the input as the competition stands now, and its run sequence. */
-  function inputHead(c: CompetitionSettings) {
-    const runSeq = repos.snapshots.runSeq();
-    const miners = repos.miners.list(c.id);
-    const tasks = repos.tasks.list(c.id).sort((a, b) => ascending(a.id, b.id));
+  async function inputHead(tx: Store, c: CompetitionSettings) {
+    const runSeq = await tx.snapshots.runSeq();
+    const miners = await tx.miners.list(c.id);
+    const tasks = (await tx.tasks.list(c.id)).sort((a, b) => ascending(a.id, b.id));
     const excluded = {
       miners: miners.filter((m) => m.excluded).map((m) => m.hotkey),
       validators: c.excludedValidators,
@@ -51,7 +52,7 @@ export function snapshotsService(repos: Repos, scores: ScoresService, signer: Si
       miners: miners.map((m) => m.hotkey),
       excluded,
     };
-    const runs = repos.snapshots.inputRunCount(c.id, runSeq, excluded.validators);
+    const runs = await tx.snapshots.inputRunCount(c.id, runSeq, excluded.validators);
     const lines = [competitionLine(competition, { tasks: tasks.length, runs })];
     for (const t of tasks) {
       lines.push(
@@ -68,10 +69,15 @@ export function snapshotsService(repos: Repos, scores: ScoresService, signer: Si
   }
 
   /** The input document's bytes, chunk by chunk: the stored head, then the run lines read back. */
-  function* inputChunks(competitionId: string, head: string, runSeq: number, excludedValidators: readonly string[]) {
+  async function* inputChunks(
+    competitionId: string,
+    head: string,
+    runSeq: number,
+    excludedValidators: readonly string[],
+  ) {
     yield Buffer.from(head, 'utf8');
     let chunk = '';
-    for (const run of repos.snapshots.inputRuns(competitionId, runSeq, excludedValidators)) {
+    for await (const run of store.snapshots.inputRuns(competitionId, runSeq, excludedValidators)) {
       chunk += `${runLine(run)}\n`;
       if (chunk.length >= CHUNK_BYTES) {
         yield Buffer.from(chunk, 'utf8');
@@ -81,38 +87,55 @@ export function snapshotsService(repos: Repos, scores: ScoresService, signer: Si
     if (chunk) yield Buffer.from(chunk, 'utf8');
   }
 
-  function digest(competitionId: string, head: string, runSeq: number, excludedValidators: readonly string[]): string {
+  async function digest(
+    competitionId: string,
+    head: string,
+    runSeq: number,
+    excludedValidators: readonly string[],
+  ): Promise<string> {
     const hash = createHash('sha256');
-    for (const chunk of inputChunks(competitionId, head, runSeq, excludedValidators)) hash.update(chunk);
+    for await (const chunk of inputChunks(competitionId, head, runSeq, excludedValidators)) {
+      hash.update(chunk);
+      // SQLite's reads answer at once, so without a turn of the event loop here the whole digest
+      // (seconds at the reference size) would run before any other request.
+      await setImmediate();
+    }
     return hash.digest('hex');
   }
 
-  function row(competitionId: string, seq: number) {
-    const found = repos.snapshots.get(competitionId, seq);
+  async function row(competitionId: string, seq: number) {
+    const found = await store.snapshots.get(competitionId, seq);
     if (!found) throw notFound(`competition ${competitionId} has no snapshot ${seq}`);
     return found;
   }
 
   /**
-   * Takes a snapshot now. Everything is read in one synchronous stretch, so no write falls between
-   * the input and the scores computed from it.
+   * Takes a snapshot now. The input's head (settings, tasks, miners, run sequence) and the scores
+   * are read in one transaction, so no write falls between them. The runs are those with a
+   * sequence number up to the head's, stored or deleted since (src/db/snapshots.ts): a set no
+   * later write changes, digested after the transaction without holding up other requests.
    */
-  function take(
+  async function take(
     competitionId: string,
     options: { stages?: Stage[]; note?: string; onlyIfChanged?: boolean },
     who: Principal | null,
   ) {
-    const c = repos.competitions.get(competitionId);
-    if (!c) throw notFound(`competition ${competitionId} does not exist`);
-    const { runSeq, excluded, head } = inputHead(c);
-    const inputDigest = digest(c.id, head, runSeq, excluded.validators);
+    const frozen = await store.transaction(
+      async (tx) => {
+        const c = await tx.competitions.get(competitionId);
+        if (!c) throw notFound(`competition ${competitionId} does not exist`);
+        const head = await inputHead(tx, c);
+        const bodies = await scores.fresh(tx, c, options.stages);
+        return { c, ...head, ...bodies, previous: await tx.snapshots.latest(c.id) };
+      },
+      { competitionId },
+    );
+    const { c, runSeq, excluded, head, previous } = frozen;
+    const inputDigest = await digest(c.id, head, runSeq, excluded.validators);
     // The snapshot keeps the leaderboard as offline scoring builds it: the live read's `total` (a
     // paging aid, API 1.1) stays out, so `verify` rescores every snapshot, old and new, to the same JSON.
-    const { total: _total, ...leaderboard } = JSON.parse(
-      scores.leaderboard(c.id, options.stages).bytes.toString('utf8'),
-    ) as { stages: Stage[]; total: number };
-    const weights = JSON.parse(scores.weights(c.id, options.stages).bytes.toString('utf8')) as unknown;
-    const previous = repos.snapshots.latest(c.id);
+    const { total: _total, ...leaderboard } = frozen.leaderboard as { stages: Stage[]; total?: number };
+    const weights = frozen.weights;
     const settings = {
       name: c.name,
       tokenWeights: c.tokenWeights,
@@ -146,24 +169,30 @@ export function snapshotsService(repos: Repos, scores: ScoresService, signer: Si
       signer.privateKey,
     );
     const document = JSON.stringify(sealed);
-    repos.transaction(() => {
-      repos.snapshots.insert({
-        competitionId: c.id,
-        seq: sealed.seq,
-        takenAt: sealed.takenAt,
-        runSeq,
-        document,
-        inputHead: head,
-        hash: sealed.hash,
-      });
-      if (who)
-        audit.record(who, 'snapshot.take', c.id, String(sealed.seq), {
+    await store.transaction(
+      async (tx) => {
+        // Another snapshot taken while this one was digested would share its number.
+        if ((await tx.snapshots.latest(c.id))?.seq !== previous?.seq)
+          throw conflict(`another snapshot of competition ${c.id} was taken meanwhile; take it again`);
+        await tx.snapshots.insert({
+          competitionId: c.id,
+          seq: sealed.seq,
+          takenAt: sealed.takenAt,
+          runSeq,
+          document,
+          inputHead: head,
           hash: sealed.hash,
-          inputDigest,
-          stages: sealed.stages,
-          note: sealed.note,
         });
-    });
+        if (who)
+          await audit.record(tx, who, 'snapshot.take', c.id, String(sealed.seq), {
+            hash: sealed.hash,
+            inputDigest,
+            stages: sealed.stages,
+            note: sealed.note,
+          });
+      },
+      { competitionId: c.id },
+    );
     return document;
   }
 
@@ -210,9 +239,9 @@ export function snapshotsService(repos: Repos, scores: ScoresService, signer: Si
     return s;
   }
 
-  function page(competitionId: string, cursor: string | undefined, limit: number) {
-    if (!repos.competitions.get(competitionId)) throw notFound(`competition ${competitionId} does not exist`);
-    const rows = repos.snapshots.list(competitionId, parseCursor(cursor), limit);
+  async function page(competitionId: string, cursor: string | undefined, limit: number) {
+    if (!(await store.competitions.get(competitionId))) throw notFound(`competition ${competitionId} does not exist`);
+    const rows = await store.snapshots.list(competitionId, parseCursor(cursor), limit);
     const last = rows.at(-1);
     return { rows, nextCursor: rows.length === limit && last ? String(last.seq) : null };
   }
@@ -220,26 +249,26 @@ export function snapshotsService(repos: Repos, scores: ScoresService, signer: Si
   return {
     publicKeyPem: signer.publicKeyPem,
     /** Takes a snapshot (admin); returns its document as published. */
-    take: (competitionId: string, options: { stages?: Stage[]; note?: string }, who: Principal) =>
-      take(competitionId, options, who)!,
+    take: async (competitionId: string, options: { stages?: Stage[]; note?: string }, who: Principal) =>
+      (await take(competitionId, options, who))!,
     /** Takes a snapshot of each competition whose input, stages or settings changed since its last one. */
-    takeChanged(): number {
+    async takeChanged(): Promise<number> {
       let taken = 0;
-      for (const c of repos.competitions.list()) if (take(c.id, { onlyIfChanged: true }, null)) taken++;
+      for (const c of await store.competitions.list()) if (await take(c.id, { onlyIfChanged: true }, null)) taken++;
       return taken;
     },
     /** One snapshot's document, as published (its exact bytes are what the hash covers). */
-    get(competitionId: string, seq: number | 'latest'): string {
+    async get(competitionId: string, seq: number | 'latest'): Promise<string> {
       if (seq === 'latest') {
-        const latest = repos.snapshots.latest(competitionId);
+        const latest = await store.snapshots.latest(competitionId);
         if (!latest) throw notFound(`competition ${competitionId} has no snapshot yet`);
         return latest.document;
       }
-      return row(competitionId, seq).document;
+      return (await row(competitionId, seq)).document;
     },
     /** Snapshots without their leaderboard and weights, oldest first. */
-    list(competitionId: string, cursor: string | undefined, limit: number) {
-      const { rows, nextCursor } = page(competitionId, cursor, limit);
+    async list(competitionId: string, cursor: string | undefined, limit: number) {
+      const { rows, nextCursor } = await page(competitionId, cursor, limit);
       const snapshots = rows.map((r) => {
         const { leaderboard: _l, weights: _w, ...rest } = JSON.parse(r.document) as Record<string, unknown>;
         return rest;
@@ -247,13 +276,13 @@ export function snapshotsService(repos: Repos, scores: ScoresService, signer: Si
       return { snapshots, nextCursor };
     },
     /** The snapshot's input document, NDJSON, exactly as the competition stood when it was taken. */
-    input(competitionId: string, seq: number): Readable {
-      const r = row(competitionId, seq);
+    async input(competitionId: string, seq: number): Promise<Readable> {
+      const r = await row(competitionId, seq);
       const { excluded } = JSON.parse(r.document) as { excluded: { validators: string[] } };
       return Readable.from(inputChunks(competitionId, r.inputHead, r.runSeq, excluded.validators));
     },
-    minerHistory(competitionId: string, hotkey: string, cursor: string | undefined, limit: number) {
-      const { rows, nextCursor } = page(competitionId, cursor, limit);
+    async minerHistory(competitionId: string, hotkey: string, cursor: string | undefined, limit: number) {
+      const { rows, nextCursor } = await page(competitionId, cursor, limit);
       const history = rows.map((r) => {
         const s = summary(r);
         const m = s.miners.get(hotkey);
@@ -267,8 +296,8 @@ export function snapshotsService(repos: Repos, scores: ScoresService, signer: Si
       });
       return { competitionId, hotkey, history, nextCursor };
     },
-    weightsHistory(competitionId: string, cursor: string | undefined, limit: number) {
-      const { rows, nextCursor } = page(competitionId, cursor, limit);
+    async weightsHistory(competitionId: string, cursor: string | undefined, limit: number) {
+      const { rows, nextCursor } = await page(competitionId, cursor, limit);
       const history = rows.map((r) => {
         const s = summary(r);
         return { seq: r.seq, takenAt: s.takenAt, finalWeights: s.finalWeights, burnWeight: s.burnWeight };

@@ -1,6 +1,6 @@
 // Tasks: the JSON upsert, the SWE-Atlas QnA file import and the task list.
 import type { z } from 'zod';
-import type { Repos } from '../db/repos.js';
+import type { Store } from '../db/store.js';
 import type { CriterionRecord, TaskRecord, TaskType } from '../db/tasks.js';
 import type { TaskInputSchema } from '../schemas/tasks.js';
 import { notFound, unsupported } from '../errors.js';
@@ -34,24 +34,27 @@ export function fromTaskInput(t: TaskInput): TaskRecord {
   };
 }
 
-export function tasksService(repos: Repos, audit: AuditService, gate: WriteGate) {
-  const requireCompetition = (id: string) => {
-    if (!repos.competitions.get(id)) throw notFound(`competition ${id} does not exist`);
+export function tasksService(store: Store, audit: AuditService, gate: WriteGate) {
+  const requireCompetition = async (db: Store, id: string) => {
+    if (!(await db.competitions.get(id))) throw notFound(`competition ${id} does not exist`);
   };
 
   return {
     upsert(competitionId: string, tasks: TaskInput[], who: Principal) {
-      return repos.transaction(() => {
-        requireCompetition(competitionId);
-        const result = repos.tasks.upsertMany(competitionId, tasks.map(fromTaskInput));
-        if (result.imported + result.updated > 0) {
-          audit.record(who, 'tasks.put', competitionId, `${tasks.length} tasks`, {
-            ...result,
-            taskIds: tasks.slice(0, 20).map((t) => t.id),
-          });
-        }
-        return result;
-      });
+      return store.transaction(
+        async (tx) => {
+          await requireCompetition(tx, competitionId);
+          const result = await tx.tasks.upsertMany(competitionId, tasks.map(fromTaskInput));
+          if (result.imported + result.updated > 0) {
+            await audit.record(tx, who, 'tasks.put', competitionId, `${tasks.length} tasks`, {
+              ...result,
+              taskIds: tasks.slice(0, 20).map((t) => t.id),
+            });
+          }
+          return result;
+        },
+        { competitionId },
+      );
     },
 
     /**
@@ -65,19 +68,19 @@ export function tasksService(repos: Repos, audit: AuditService, gate: WriteGate)
       options: { stage?: Stage; complexity?: Complexity },
       who: Principal,
     ) {
-      requireCompetition(competitionId);
+      await requireCompetition(store, competitionId);
       if (body.length === 0) {
         throw unsupported(
           'send a non-empty Parquet file (application/vnd.apache.parquet) or JSON Lines (application/x-ndjson)',
         );
       }
-      return importQnaBytes(repos, competitionId, body, format, options, { who, gate });
+      return importQnaBytes(store, competitionId, body, format, options, { who, gate });
     },
 
-    list(competitionId: string) {
-      requireCompetition(competitionId);
-      const criteria = repos.tasks.criteriaCounts(competitionId);
-      const tasks = repos.tasks.list(competitionId).map((t) => ({
+    async list(competitionId: string) {
+      await requireCompetition(store, competitionId);
+      const criteria = await store.tasks.criteriaCounts(competitionId);
+      const tasks = (await store.tasks.list(competitionId)).map((t) => ({
         id: t.id,
         type: t.type as TaskType,
         stage: t.stage as Stage,

@@ -1,6 +1,6 @@
 // Validators: bearer-key or signing (hotkey) validators, their standing in each competition, and
 // their agreement with each other (SPEC 10).
-import type { Repos } from '../db/repos.js';
+import type { Store } from '../db/store.js';
 import type { ValidatorRow } from '../db/validators.js';
 import { badRequest, conflict, notFound } from '../errors.js';
 import { decodeSs58 } from '../signatures/ss58.js';
@@ -15,7 +15,7 @@ const view = (v: ValidatorRow) => ({
   revokedAt: v.revokedAt,
 });
 
-export function validatorsService(repos: Repos, audit: AuditService) {
+export function validatorsService(store: Store, audit: AuditService) {
   return {
     /** Creates a validator: with a hotkey it signs its requests, without one it gets a key shown only here. */
     create(input: { name: string; hotkey?: string }, who: Principal) {
@@ -28,29 +28,32 @@ export function validatorsService(repos: Repos, audit: AuditService) {
           ]);
         signer = { hotkey: input.hotkey, publicKey: Buffer.from(decoded.publicKey).toString('hex') };
       }
-      return repos.transaction(() => {
+      return store.transaction(async (tx) => {
         if (signer) {
-          const holder = repos.validators.byPublicKey(signer.publicKey);
+          const holder = await tx.validators.byPublicKey(signer.publicKey);
           if (holder)
             throw conflict(`hotkey ${input.hotkey} already belongs to validator ${holder.id} (${holder.name})`, [
               { path: 'body/hotkey', message: 'already registered' },
             ]);
         }
-        const { validator, apiKey } = repos.validators.create(input.name, signer);
-        audit.record(who, 'validator.create', null, validator.id, { name: input.name, hotkey: input.hotkey ?? null });
+        const { validator, apiKey } = await tx.validators.create(input.name, signer);
+        await audit.record(tx, who, 'validator.create', null, validator.id, {
+          name: input.name,
+          hotkey: input.hotkey ?? null,
+        });
         return apiKey ? { ...view(validator), apiKey } : view(validator);
       });
     },
-    list: () => repos.validators.list().map(view),
+    list: async () => (await store.validators.list()).map(view),
     revoke(id: string, who: Principal) {
-      return repos.transaction(() => {
-        if (!repos.validators.revoke(id)) throw notFound(`validator ${id} does not exist`);
-        audit.record(who, 'validator.revoke', null, id, {});
-        return view(repos.validators.get(id)!);
+      return store.transaction(async (tx) => {
+        if (!(await tx.validators.revoke(id))) throw notFound(`validator ${id} does not exist`);
+        await audit.record(tx, who, 'validator.revoke', null, id, {});
+        return view((await tx.validators.get(id))!);
       });
     },
     /** The active validator holding this bearer key, or null. */
-    authenticate: (apiKey: string) => repos.validators.authenticate(apiKey),
+    authenticate: (apiKey: string) => store.validators.authenticate(apiKey),
     /**
      * Sets a validator's runs aside in a competition (or brings them back): every aggregate is
      * rebuilt from the counted runs, so scores are exactly those of a competition without them.
@@ -61,23 +64,38 @@ export function validatorsService(repos: Repos, audit: AuditService) {
       input: { excluded: boolean; reason?: string },
       who: Principal,
     ) {
-      return repos.transaction(() => {
-        const competition = repos.competitions.get(competitionId);
-        if (!competition) throw notFound(`competition ${competitionId} does not exist`);
-        if (!repos.validators.get(validatorId)) throw notFound(`validator ${validatorId} does not exist`);
-        const before = repos.validators.setExcluded(competitionId, validatorId, input.excluded, input.reason ?? null);
-        if ((before?.excluded ?? false) !== input.excluded)
-          repos.aggregates.rebuild(competitionId, competition.tokenWeights);
-        audit.record(who, input.excluded ? 'validator.exclude' : 'validator.include', competitionId, validatorId, {
-          excluded: input.excluded,
-          reason: input.reason ?? null,
-          before: before ? { excluded: before.excluded, reason: before.reason } : null,
-        });
-        return {
-          created: before === null,
-          standing: { competitionId, validatorId, excluded: input.excluded, reason: input.reason ?? null },
-        };
-      });
+      return store.transaction(
+        async (tx) => {
+          const competition = await tx.competitions.get(competitionId);
+          if (!competition) throw notFound(`competition ${competitionId} does not exist`);
+          if (!(await tx.validators.get(validatorId))) throw notFound(`validator ${validatorId} does not exist`);
+          const before = await tx.validators.setExcluded(
+            competitionId,
+            validatorId,
+            input.excluded,
+            input.reason ?? null,
+          );
+          if ((before?.excluded ?? false) !== input.excluded)
+            await tx.aggregates.rebuild(competitionId, competition.tokenWeights);
+          await audit.record(
+            tx,
+            who,
+            input.excluded ? 'validator.exclude' : 'validator.include',
+            competitionId,
+            validatorId,
+            {
+              excluded: input.excluded,
+              reason: input.reason ?? null,
+              before: before ? { excluded: before.excluded, reason: before.reason } : null,
+            },
+          );
+          return {
+            created: before === null,
+            standing: { competitionId, validatorId, excluded: input.excluded, reason: input.reason ?? null },
+          };
+        },
+        { competitionId },
+      );
     },
   };
 }

@@ -35,7 +35,7 @@ it('a /v1 route without a declared access level fails closed (admin only)', asyn
     authenticator({
       adminToken: ADMIN_TOKEN,
       readsRequireToken: false,
-      validatorByKey: (key) => t.repos.validators.authenticate(key),
+      validatorByKey: (key) => t.store.validators.authenticate(key),
       authenticateSigned: (r) => t.app.services.signatures.authenticate(r),
     }).onRequest,
   );

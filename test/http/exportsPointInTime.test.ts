@@ -49,9 +49,9 @@ describe('runs export while the competition changes', () => {
   it('reads pages only as the client pulls, lets writes through mid-stream, and stands at its start', async () => {
     const before = await listedRuns(t, 'c');
     let pagesRead = 0;
-    const runPage = t.repos.exports.runPage;
-    t.repos.exports.runPage = (...args) => (pagesRead++, runPage(...args));
-    const body = exportsService(t.repos, { runs: 10, parquet: 25, tasks: 2 }).runs('c', 'ndjson');
+    const runPage = t.store.exports.runPage;
+    t.store.exports.runPage = (...args) => (pagesRead++, runPage(...args));
+    const body = await exportsService(t.store, { runs: 10, parquet: 25, tasks: 2 }).runs('c', 'ndjson');
     const chunks = body.stream[Symbol.asyncIterator]() as AsyncIterator<Buffer>;
     const first = await chunks.next();
     // One 64 KiB chunk is about 230 runs: far from the 150 pages of the whole export.
@@ -68,7 +68,7 @@ describe('runs export while the competition changes', () => {
     expect(pagesRead).toBe(RUNS / 10 + 1);
 
     // A new export stands at the new sequence: without the deleted run, with the late ones.
-    const now = ndjsonRows(await text(exportsService(t.repos).runs('c', 'ndjson').stream));
+    const now = ndjsonRows(await text((await exportsService(t.store).runs('c', 'ndjson')).stream));
     expect(now.map((r) => r.runId)).toEqual([
       ...before.map((r) => r.runId).filter((id) => id !== 'r1400'),
       'late-1',
@@ -78,7 +78,7 @@ describe('runs export while the competition changes', () => {
   });
 
   it('Parquet with a row group per page holds every run, in order', async () => {
-    const stream = exportsService(t.repos, { runs: 10, parquet: 25, tasks: 2 }).runs('c', 'parquet').stream;
+    const stream = (await exportsService(t.store, { runs: 10, parquet: 25, tasks: 2 }).runs('c', 'parquet')).stream;
     const parts: Buffer[] = [];
     for await (const c of stream) parts.push(c as Buffer);
     const { rows, numRows, rowGroups } = await parquetRows(Buffer.concat(parts));
@@ -112,13 +112,15 @@ describe('tasks export in small pages', () => {
     ).toEqual({ imported: 5, updated: 0, unchanged: 0 });
     for (const format of ['ndjson', 'csv'] as const) {
       const small = await text(
-        exportsService(t.repos, { runs: 10, parquet: 25, tasks: 2 }).tasks('c', format, { kind: 'admin' }).stream,
+        (await exportsService(t.store, { runs: 10, parquet: 25, tasks: 2 }).tasks('c', format, { kind: 'admin' }))
+          .stream,
       );
-      expect(small).toBe(await text(exportsService(t.repos).tasks('c', format, { kind: 'admin' }).stream));
+      expect(small).toBe(await text((await exportsService(t.store).tasks('c', format, { kind: 'admin' })).stream));
     }
     const rows = ndjsonRows(
       await text(
-        exportsService(t.repos, { runs: 10, parquet: 25, tasks: 2 }).tasks('c', 'ndjson', { kind: 'admin' }).stream,
+        (await exportsService(t.store, { runs: 10, parquet: 25, tasks: 2 }).tasks('c', 'ndjson', { kind: 'admin' }))
+          .stream,
       ),
     );
     expect(rows.map((r) => [r.id, r.rubric?.length ?? null])).toEqual([

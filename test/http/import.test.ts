@@ -2,7 +2,6 @@
 // its tests), and with broken copies of them made here.
 import { readFileSync } from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { dumpAll } from '../support/dbDump.js';
 import { admin, seedCompetition, testApp, type TestApp } from '../support/app.js';
 
 const DATA = new URL('../../fixtures/swe-atlas-qna/', import.meta.url);
@@ -36,7 +35,7 @@ const taskView = async (id: string, c = 'c') =>
   (await t.call({ method: 'GET', url: `/v1/competitions/${c}/tasks/${id}`, headers: admin })).body;
 
 /** Every row of every table: equal dumps mean nothing was stored. */
-const dump = () => dumpAll(t.db.$client);
+const dump = () => t.dump();
 
 /** The JSONL file with one row (1-based) changed. */
 function editRow(row: number, edit: (r: Record<string, unknown>) => void): string {
@@ -88,10 +87,10 @@ describe('QnA import of the real task set', () => {
 
   it('re-importing the same file changes nothing', async () => {
     await importFile(PARQUET, 'parquet');
-    const before = dump();
+    const before = await dump();
     expect((await importFile(PARQUET, 'parquet')).body).toEqual({ imported: 0, updated: 0, unchanged: 124 });
     expect((await importFile(JSONL, 'jsonl')).body).toEqual({ imported: 0, updated: 0, unchanged: 124 });
-    expect(dump()).toBe(before);
+    expect(await dump()).toBe(before);
   });
 
   it('a changed rubric for a task that already has runs is a 409 and changes nothing', async () => {
@@ -109,7 +108,7 @@ describe('QnA import of the real task set', () => {
     });
     expect(run.body).toEqual({ accepted: 1, duplicates: 0 });
 
-    const before = dump();
+    const before = await dump();
     const changed = editRow(114, (r) => {
       const rubric = JSON.parse(r.rubric as string);
       rubric[0].title = `${rubric[0].title} (reworded)`;
@@ -118,7 +117,7 @@ describe('QnA import of the real task set', () => {
     const res = await importFile(changed, 'jsonl', '?stage=screener_1');
     expect(res.status).toBe(409);
     expect(res.body.detail).toContain(K6);
-    expect(dump()).toBe(before); // not even the stage of the other 123 tasks
+    expect(await dump()).toBe(before); // not even the stage of the other 123 tasks
   });
 
   const brokenCopies: [string, () => [Buffer | string, keyof typeof TYPES], RegExp][] = [
@@ -165,13 +164,13 @@ describe('QnA import of the real task set', () => {
     'rejects %s with a 400 naming the row (or the file), storing nothing',
     async (_name, make, where) => {
       await importFile(PARQUET, 'parquet', '?stage=screener_1'); // something stored, so "unchanged" means something
-      const before = dump();
+      const before = await dump();
       const [body, format] = make();
       const res = await importFile(body, format);
       expect(res.status).toBe(400);
       expect(res.body.detail).toMatch(/nothing stored/);
       expect(res.body.detail).toMatch(where);
-      expect(dump()).toBe(before);
+      expect(await dump()).toBe(before);
     },
   );
 });

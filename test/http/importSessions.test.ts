@@ -153,19 +153,19 @@ describe('import sessions', () => {
 it('a session idle past the limit expires and its upload is deleted', async () => {
   let clock = 0;
   const service = importSessionsService(
-    t.repos,
+    t.store,
     writeGate(),
     { idleMs: 1000, maxOpen: 1, maxBytes: 1 << 20 },
     () => clock,
   );
-  const first = service.open('c', 'jsonl', {});
+  const first = await service.open('c', 'jsonl', {});
   service.append('c', first.sessionId, 0, JSONL.subarray(0, 10));
   clock = 900;
   expect(service.get('c', first.sessionId).receivedBytes).toBe(10); // a request renews it
   clock = 1800; // 900 ms idle: alive, and the only slot is taken
-  expect(() => service.open('c', 'jsonl', {})).toThrow(/at most 1/);
+  await expect(service.open('c', 'jsonl', {})).rejects.toThrow(/at most 1/);
   clock = 2000; // 1,100 ms idle: swept when the next session opens
-  const second = service.open('c', 'jsonl', {});
+  const second = await service.open('c', 'jsonl', {});
   expect(() => service.get('c', first.sessionId)).toThrow(/expired/);
   expect(uploads()).toHaveLength(1);
   expect(() => service.append('c', second.sessionId, 0, Buffer.alloc(2 << 20))).toThrow(/would exceed 1048576 bytes/);

@@ -71,7 +71,7 @@ it('equals a fresh read after every write', async () => {
     }
     // A score read through the server (which uses and updates the in-memory copy)...
     expect((await t.call({ method: 'GET', url: '/v1/competitions/comp/leaderboard' })).status).toBe(200);
-    const kept = t.repos.scoringInput.load('comp', weights);
+    const kept = await t.store.scoringInput.load('comp', weights);
     // ...must match what a fresh reader sees in the database.
     const fresh = scoringInputRepo(t.db).load('comp', weights);
     expect(sorted(kept.minerTasks)).toEqual(sorted(fresh.minerTasks));

@@ -6,7 +6,6 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { signRequest } from '../../src/client/sign.js';
 import { EPISTULA_HEADERS } from '../../src/signatures/message.js';
 import { admin, testApp, type TestApp } from '../support/app.js';
-import { dumpAll } from '../support/dbDump.js';
 import { ALICE, BOB, SERVER } from '../signatures/fixtures.js';
 
 const NAMES = Object.values(EPISTULA_HEADERS);
@@ -29,7 +28,7 @@ beforeAll(async () => {
     headers: admin,
     payload: { name: 'alice', hotkey: ALICE.address },
   });
-  before = dumpAll(t.db.$client);
+  before = (await t.dump());
 });
 afterAll(async () => t.close());
 
@@ -153,7 +152,7 @@ it('every mangled signature is a 401 problem naming a header, and stores nothing
       const problem = JSON.parse(res.body);
       expect(problem.type, shown).toMatch(REASONS);
       expect(problem.errors?.[0]?.path ?? '', shown).toMatch(/^headers\/(epistula-|authorization)/);
-      expect(dumpAll(t.db.$client), shown).toBe(before);
+      expect((await t.dump()), shown).toBe(before);
     }),
     { numRuns: 400, seed: 0x51a7e },
   );

@@ -4,7 +4,6 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { keypairFromSeed, signRequest, type EpistulaKeypair } from '../../src/client/sign.js';
 import { encodeSs58 } from '../../src/signatures/ss58.js';
 import { admin, testApp, type TestApp } from '../support/app.js';
-import { dumpAll } from '../support/dbDump.js';
 import { ALICE, BOB, SERVER } from '../signatures/fixtures.js';
 import type { Json } from '../support/json.js';
 
@@ -39,7 +38,7 @@ const signedPost = (
   opts: { uuid?: string; now?: number; signedFor?: string } = {},
 ) => postRaw(payload, signRequest({ key, body: payload, ...opts }));
 
-const runCount = () => t.db.$client.prepare('SELECT count(*) FROM runs').pluck().get() as number;
+const runCount = () => t.count('runs');
 
 /** A 401 problem of this reason, naming this header, with the database unchanged. */
 async function expectRefused(
@@ -47,14 +46,14 @@ async function expectRefused(
   reason: string,
   header: string,
 ) {
-  const before = dumpAll(t.db.$client);
+  const before = (await t.dump());
   const res = await send();
   expect(res.status, JSON.stringify(res.body)).toBe(401);
   expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
   expect(res.body.type).toMatch(new RegExp(`:${reason}$`));
   const named = `${res.body.detail} ${JSON.stringify(res.body.errors ?? [])}`.toLowerCase();
   expect(named).toContain(header.toLowerCase());
-  expect(dumpAll(t.db.$client)).toBe(before);
+  expect((await t.dump())).toBe(before);
   return res.body;
 }
 
@@ -80,7 +79,7 @@ describe('signed validators', () => {
       headers: signRequest({ key: ALICE }),
     });
     expect(del.status, JSON.stringify(del.body)).toBe(200);
-    expect(runCount()).toBe(0);
+    expect(await runCount()).toBe(0);
   });
 
   it('signs through the generated client against a listening server', async () => {
@@ -95,7 +94,7 @@ describe('signed validators', () => {
     });
     expect(res.response.status).toBe(200);
     expect(res.data).toEqual({ accepted: 1, duplicates: 0 });
-    expect(runCount()).toBe(1);
+    expect(await runCount()).toBe(1);
   });
 
   it('keeps bearer validators working beside signing ones', async () => {
@@ -228,7 +227,7 @@ describe('refusals over HTTP', () => {
     await expectRefused(() => postRaw(payload, upper), 'signature-replayed', 'Epistula-Uuid');
     const fromBob = await signedPost(BOB, body('r2'), { uuid: headers['Epistula-Uuid'] });
     expect(fromBob.status, JSON.stringify(fromBob.body)).toBe(200);
-    expect(runCount()).toBe(2);
+    expect(await runCount()).toBe(2);
   });
 
   it('unknown-hotkey: never registered, or revoked', async () => {

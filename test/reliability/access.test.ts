@@ -5,7 +5,6 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ADMIN_TOKEN, admin, testApp, type TestApp } from '../support/app.js';
-import { dumpAll } from '../support/dbDump.js';
 import { COMPETITION, QNA_TASK, setupCompetition } from './fixture.js';
 import { validRun } from './hostileKit.js';
 
@@ -136,7 +135,7 @@ describe('write routes', () => {
   it('refuse missing, malformed, unknown and revoked credentials (401) and validator keys on admin routes (403)', async () => {
     const w = await world();
     worlds.push(w);
-    const before = dumpAll(w.t.db.$client);
+    const before = (await w.t.dump());
     let tried = 0;
     for (const r of ROUTES) {
       const cases: [string, string | undefined, number][] = [
@@ -160,7 +159,7 @@ describe('write routes', () => {
         expect(res.body.detail).toMatch(status === 403 ? /admin token/ : /token/);
       }
     }
-    expect(dumpAll(w.t.db.$client) === before, 'a refused request changed the database').toBe(true);
+    expect((await w.t.dump()) === before, 'a refused request changed the database').toBe(true);
     console.log(`[access] refused requests tried: ${tried}, database unchanged`);
   });
 
@@ -182,7 +181,7 @@ describe('write routes', () => {
   it("a validator cannot delete another validator's run (403), the admin can", async () => {
     const w = await world();
     worlds.push(w);
-    const before = dumpAll(w.t.db.$client);
+    const before = (await w.t.dump());
     const res = await w.t.call({
       method: 'DELETE',
       url: `${c}/runs/run-b`,
@@ -190,7 +189,7 @@ describe('write routes', () => {
     });
     expect(res.status).toBe(403);
     expect(res.body.detail).toContain('run-b');
-    expect(dumpAll(w.t.db.$client) === before).toBe(true);
+    expect((await w.t.dump()) === before).toBe(true);
     expect((await w.t.call({ method: 'GET', url: `${c}/runs/run-b` })).status).toBe(200);
     expect(
       (await w.t.call({ method: 'DELETE', url: `${c}/runs/run-b`, headers: { authorization: `Bearer ${w.keyB}` } }))

@@ -4,7 +4,6 @@
 import fc from 'fast-check';
 import { expect } from 'vitest';
 import { ADMIN_TOKEN, admin, testApp, type TestApp } from '../support/app.js';
-import { dumpAll } from '../support/dbDump.js';
 import { COMPETITION, CRITERIA, QNA_TASK, setupCompetition } from './fixture.js';
 import type { Json } from '../support/json.js';
 
@@ -78,7 +77,7 @@ export async function hostileTarget(): Promise<Target> {
     payload: { runs: [storedMinerRun, storedQnaRun, baseline] },
   });
   if (seeded.status !== 200) throw new Error(`seeding runs: ${seeded.status} ${JSON.stringify(seeded.body)}`);
-  const before = dumpAll(t.db.$client);
+  const before = (await t.dump());
 
   const target: Target = {
     t,
@@ -116,7 +115,7 @@ export async function hostileTarget(): Promise<Target> {
         const ok = typeof m === 'string' ? text.includes(m.toLowerCase()) : m.test(text);
         expect(ok, `${shown}: does not mention ${String(m)}`).toBe(true);
       }
-      expect(dumpAll(t.db.$client) === before, `${label}: the database changed`).toBe(true);
+      expect((await t.dump()) === before, `${label}: the database changed`).toBe(true);
     },
   };
   return target;

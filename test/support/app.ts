@@ -1,40 +1,105 @@
-// Builds the real app over a fresh in-memory database with the real migrations.
+// Builds the real app over a fresh database with the real migrations: in-memory SQLite, or, when
+// the test project sets SCORING_TEST_ENGINE=postgres (vitest.config.ts), a PostgreSQL database
+// copied from a migrated template. The same suites run on both engines.
 import type { FastifyInstance, InjectOptions } from 'fastify';
+import pg from 'pg';
 import { buildApp } from '../../src/app.js';
 import { openDatabase, type Db } from '../../src/db/client.js';
-import { createRepos, type Repos } from '../../src/db/repos.js';
+import { openPostgresStore } from '../../src/db/pg/open.js';
+import { createSqliteStore } from '../../src/db/sqlite/store.js';
+import type { Engine, Store } from '../../src/db/store.js';
 import type { Json } from './json.js';
 import type { SignatureOptions } from '../../src/services/signatures.js';
+import { dumpAll } from './dbDump.js';
+import { postgresDatabaseFor, TEST_ENGINE } from './engine.js';
 
 export const ADMIN_TOKEN = 'test-admin-token-0123456789';
 export const admin = { authorization: `Bearer ${ADMIN_TOKEN}` };
 
+export { TEST_ENGINE };
+
 export interface TestApp {
   app: FastifyInstance;
+  engine: Engine;
+  /** The SQLite database, for the suites that look at SQLite itself; throws on PostgreSQL. */
   db: Db;
-  /** The repositories the app runs on. */
-  repos: Repos;
+  /** The storage the app runs on. */
+  store: Store;
+  /** Every row of every table, in a fixed order: equal strings mean equal stored content. */
+  dump(): Promise<string>;
+  /** Rows in a table. */
+  count(table: string): Promise<number>;
   /** inject with JSON parsing of the body. */
   call(opts: InjectOptions): Promise<{ status: number; body: Json; headers: Record<string, unknown> }>;
   close(): Promise<void>;
 }
 
+async function postgresDump(url: string): Promise<{ dump: string; counts: Map<string, number> }> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    const tables = (
+      await client.query<{ table_name: string }>(
+        "SELECT table_name FROM information_schema.tables WHERE table_schema = 'public' ORDER BY table_name",
+      )
+    ).rows.map((r) => r.table_name);
+    const content: Record<string, unknown[]> = {};
+    const counts = new Map<string, number>();
+    for (const table of tables) {
+      const columns = (
+        await client.query<{ column_name: string }>(
+          'SELECT column_name FROM information_schema.columns WHERE table_name = $1 ORDER BY ordinal_position',
+          [table],
+        )
+      ).rows.map((r) => r.column_name);
+      const order = columns.map((_, i) => i + 1).join(', ');
+      content[table] = (await client.query(`SELECT * FROM "${table}" ORDER BY ${order}`)).rows;
+      counts.set(table, content[table].length);
+    }
+    return { dump: JSON.stringify(content), counts };
+  } finally {
+    await client.end();
+  }
+}
+
 export async function testApp(
   options: { readsRequireToken?: boolean; path?: string; signatures?: SignatureOptions } = {},
 ): Promise<TestApp> {
-  const db = openDatabase(options.path ?? ':memory:');
-  const repos = createRepos(db);
+  let store: Store;
+  let db: Db | undefined;
+  let url: string | undefined;
+  let drop = () => Promise.resolve();
+  if (TEST_ENGINE === 'postgres') {
+    const database = await postgresDatabaseFor(options.path);
+    url = database.url;
+    // A database standing in for a path outlives the app (a test may reopen it); the run drops it.
+    if (options.path === undefined) drop = () => database.drop();
+    store = await openPostgresStore(url, { max: 4 });
+  } else {
+    db = openDatabase(options.path ?? ':memory:');
+    store = createSqliteStore(db);
+  }
   const app = await buildApp({
-    db,
-    repos,
+    store,
     adminToken: ADMIN_TOKEN,
     readsRequireToken: options.readsRequireToken,
     signatures: options.signatures,
   });
   return {
     app,
-    db,
-    repos,
+    engine: TEST_ENGINE,
+    get db(): Db {
+      if (!db) throw new Error('this test reads the SQLite database itself: it runs on SQLite only');
+      return db;
+    },
+    store,
+    async dump() {
+      return db ? dumpAll(db.$client) : (await postgresDump(url!)).dump;
+    },
+    async count(table) {
+      if (db) return db.$client.prepare(`SELECT count(*) FROM "${table}"`).pluck().get() as number;
+      return (await postgresDump(url!)).counts.get(table) ?? 0;
+    },
     async call(opts) {
       const res = await app.inject(opts);
       let body: unknown = res.body;
@@ -47,7 +112,8 @@ export async function testApp(
     },
     async close() {
       await app.close();
-      db.$client.close();
+      await store.close();
+      await drop();
     },
   };
 }

@@ -74,3 +74,32 @@ export async function createScratchDatabase(label: string, options: ScratchOptio
     drop: () => withAdmin((c) => c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)).then(() => undefined),
   };
 }
+
+/** The name `createScratchDatabase` would give, for a database made another way. */
+export function scratchName(label: string): string {
+  return `swe_test_${label.replace(/\W/g, '_')}_${randomBytes(4).toString('hex')}`;
+}
+
+/** Creates `swe_test_<label>_<random>` as a copy of `template` (a migrated, otherwise unused database). */
+export async function copyDatabase(template: string, label: string): Promise<ScratchDatabase> {
+  const name = scratchName(label);
+  // CREATE DATABASE … TEMPLATE fails while another session is connected to the template.
+  await withAdmin((c) => c.query(`CREATE DATABASE ${name} TEMPLATE ${template}`));
+  const url = new URL(ADMIN_URL);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    drop: () => withAdmin((c) => c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)).then(() => undefined),
+  };
+}
+
+/** Drops every database whose name starts with `prefix` (a test run's leftovers). */
+export async function dropDatabases(prefix: string): Promise<void> {
+  await withAdmin(async (c) => {
+    const { rows } = await c.query<{ datname: string }>(
+      'SELECT datname FROM pg_database WHERE starts_with(datname, $1)',
+      [prefix],
+    );
+    for (const { datname } of rows) await c.query(`DROP DATABASE IF EXISTS "${datname}" WITH (FORCE)`);
+  });
+}

@@ -58,6 +58,11 @@ process.once('exit', () => {
 
 export async function startServer(opts: ServerOptions): Promise<ServerProcess> {
   const port = await freePort();
+  // On the PostgreSQL test projects, the database standing in for the path (test/support/engine.ts).
+  const storage =
+    process.env.SCORING_TEST_ENGINE === 'postgres'
+      ? { DATABASE_URL: (await (await import('./engine.js')).postgresDatabaseFor(opts.dbPath)).url }
+      : {};
   if (opts.entry === 'dist' && !existsSync(join(ROOT, 'dist/server.js')))
     throw new Error('no dist/server.js: run `npm run build` first');
   const spawned = performance.now();
@@ -71,6 +76,7 @@ export async function startServer(opts: ServerOptions): Promise<ServerProcess> {
         PORT: String(port),
         HOST: '127.0.0.1',
         DATABASE_PATH: opts.dbPath,
+        ...storage,
         SCORING_ADMIN_TOKEN: opts.adminToken ?? SERVER_ADMIN_TOKEN,
         LOG_LEVEL: opts.logLevel ?? 'warn',
         ...opts.env,

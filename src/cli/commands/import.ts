@@ -5,7 +5,7 @@ import { dirname, join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { DEFAULT_DATABASE_PATH } from '../../config.js';
 import { openDatabase } from '../../db/client.js';
-import { createRepos } from '../../db/repos.js';
+import { createSqliteStore } from '../../db/sqlite/store.js';
 import { DomainError } from '../../errors.js';
 import { StageSchema } from '../../schemas/common.js';
 import { ComplexityInput } from '../../schemas/tasks.js';
@@ -75,13 +75,13 @@ async function direct(competitionId: string, file: string, format: Format, o: Im
     throw new CliError(`no database at ${databasePath}: start the server once to create it, or set DATABASE_PATH`);
   const db = openDatabase(databasePath);
   try {
-    const repos = createRepos(db);
-    if (!repos.competitions.get(competitionId)) {
+    const store = createSqliteStore(db);
+    if (!(await store.competitions.get(competitionId))) {
       throw new CliError(
         `competition ${competitionId} does not exist in ${databasePath}; create it first (PUT /v1/competitions/${competitionId})`,
       );
     }
-    return await importQnaFile(repos, competitionId, file, format, o);
+    return await importQnaFile(store, competitionId, file, format, o);
   } catch (e) {
     if (!(e instanceof DomainError)) throw e;
     const errors = e.errors ?? [];

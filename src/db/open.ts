@@ -1,0 +1,23 @@
+// The storage a server runs on, chosen by the configuration: the SQLite file (DATABASE_PATH, the
+// default) or PostgreSQL (DATABASE_URL, for several server processes on one database).
+import type { Config } from '../config.js';
+import { openDatabase } from './client.js';
+import type { PgLogger } from './pg/client.js';
+import { openPostgresStore } from './pg/open.js';
+import { createSqliteStore } from './sqlite/store.js';
+import type { Store } from './store.js';
+
+export async function openStore(
+  config: Pick<Config, 'databasePath' | 'databaseUrl' | 'databasePoolSize'>,
+  logger?: PgLogger,
+): Promise<Store> {
+  if (config.databaseUrl) return openPostgresStore(config.databaseUrl, { max: config.databasePoolSize, logger });
+  return createSqliteStore(openDatabase(config.databasePath));
+}
+
+/** Where the data is, for the log: a SQLite path, or the PostgreSQL server and database without credentials. */
+export function describeStorage(config: Pick<Config, 'databasePath' | 'databaseUrl'>): string {
+  if (!config.databaseUrl) return config.databasePath;
+  const url = new URL(config.databaseUrl);
+  return `postgres://${url.host}${url.pathname}`;
+}

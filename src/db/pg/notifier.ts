@@ -1,0 +1,166 @@
+// Hears the writes of every server process on one database. Each write transaction runs
+// `SELECT pg_notify('swe_scoring_writes', '{"competitionId":"…","version":N}')`; PostgreSQL
+// delivers it at commit to every session that LISTENs on the channel.
+//
+// LISTEN needs one session for good, so this is a dedicated pg.Client outside the pool. It
+// reconnects by itself, with capped backoff, after any error or end, and after a heartbeat query
+// goes unanswered (a connection whose network went silent never errors by itself, and a LISTEN
+// session sends nothing). Notifications sent while it was away are lost: `onReset` after every
+// reconnect tells the caller to drop whatever it cached.
+import pg from 'pg';
+import { z } from 'zod';
+import { POSTGRES_DEFAULTS, type PgLogger } from './client.js';
+
+export const WRITES_CHANNEL = 'swe_scoring_writes';
+
+export interface WriteNotification {
+  competitionId: string;
+  version: number;
+}
+
+const Payload = z.object({ competitionId: z.string().min(1), version: z.number().int().nonnegative() });
+
+export interface NotifierOptions {
+  /** Called for each well-formed notification, in the order PostgreSQL delivers them. */
+  onNotify(notification: WriteNotification): void;
+  /** Called after each successful reconnect (not the first connect): notifications may have been missed. */
+  onReset(): void;
+  logger?: PgLogger;
+  /** Wait for each connection attempt (default 5 s). */
+  connectTimeoutMs?: number;
+  /** How often the connection is checked with a query (default 5 s). */
+  heartbeatMs?: number;
+  /** How long the check may take before the connection counts as lost (default 5 s). */
+  heartbeatTimeoutMs?: number;
+  /** The first retry after a failure; each next one waits twice as long, up to `maxBackoffMs`. */
+  minBackoffMs?: number;
+  maxBackoffMs?: number;
+  applicationName?: string;
+}
+
+export interface Notifier {
+  /** Whether it is listening now. */
+  connected(): boolean;
+  /** Resolves once it listens for the first time; rejects if closed before. */
+  ready(): Promise<void>;
+  /** Stops it for good. */
+  close(): Promise<void>;
+}
+
+export function startNotifier(url: string, options: NotifierOptions): Notifier {
+  const heartbeatMs = options.heartbeatMs ?? 5_000;
+  const minBackoffMs = options.minBackoffMs ?? 100;
+  const maxBackoffMs = options.maxBackoffMs ?? 5_000;
+  const log = options.logger;
+
+  let client: pg.Client | undefined;
+  let listening = false;
+  let everListened = false;
+  let closed = false;
+  let failures = 0;
+  let retry: NodeJS.Timeout | undefined;
+  let heartbeat: NodeJS.Timeout | undefined;
+
+  let resolveReady!: () => void;
+  let rejectReady!: (err: Error) => void;
+  const readyPromise = new Promise<void>((resolve, reject) => {
+    resolveReady = resolve;
+    rejectReady = reject;
+  });
+  readyPromise.catch(() => {}); // nobody has to wait for it
+
+  const call = (what: string, fn: () => void) => {
+    try {
+      fn();
+    } catch (err) {
+      log?.warn({ err }, `PostgreSQL notifier: ${what} threw`);
+    }
+  };
+
+  function deliver(payload: string | undefined): void {
+    let parsed: z.infer<typeof Payload>;
+    try {
+      parsed = Payload.parse(JSON.parse(payload ?? ''));
+    } catch {
+      log?.warn({ payload }, `PostgreSQL notifier: ignored a malformed ${WRITES_CHANNEL} payload`);
+      return;
+    }
+    call('onNotify', () => options.onNotify({ competitionId: parsed.competitionId, version: parsed.version }));
+  }
+
+  async function connect(): Promise<void> {
+    retry = undefined;
+    if (closed) return;
+    const c = new pg.Client({
+      connectionString: url,
+      connectionTimeoutMillis: options.connectTimeoutMs ?? POSTGRES_DEFAULTS.connectTimeoutMs,
+      query_timeout: options.heartbeatTimeoutMs ?? 5_000,
+      application_name: options.applicationName ?? `${POSTGRES_DEFAULTS.applicationName}-listen`,
+      keepAlive: true,
+    });
+    client = c;
+    c.on('error', (err) => drop(c, err));
+    c.on('end', () => drop(c, new Error('Connection terminated')));
+    c.on('notification', (msg) => {
+      if (msg.channel === WRITES_CHANNEL) deliver(msg.payload);
+    });
+    try {
+      await c.connect();
+      await c.query(`LISTEN ${WRITES_CHANNEL}`);
+    } catch (err) {
+      drop(c, err);
+      return;
+    }
+    if (client !== c) return; // dropped (or closed) while connecting
+    listening = true;
+    failures = 0;
+    heartbeat = setInterval(() => {
+      c.query('SELECT 1').catch((err: unknown) => drop(c, err));
+    }, heartbeatMs);
+    if (everListened) {
+      call('onReset', () => options.onReset());
+    } else {
+      everListened = true;
+      resolveReady();
+    }
+  }
+
+  /** Forgets `c` (once) and, unless closed, schedules the next attempt. */
+  function drop(c: pg.Client, err: unknown): void {
+    if (client !== c) return;
+    client = undefined;
+    listening = false;
+    clearInterval(heartbeat);
+    c.removeAllListeners();
+    c.on('error', () => {}); // late errors of a client already given up
+    // end() destroys the socket when a query (the heartbeat) is stuck on it.
+    c.end().catch(() => {});
+    if (closed) return;
+    const delay = Math.min(maxBackoffMs, minBackoffMs * 2 ** failures);
+    failures += 1;
+    log?.warn({ err, retryInMs: delay }, 'PostgreSQL notifier: connection lost, reconnecting');
+    retry = setTimeout(() => void connect(), delay);
+  }
+
+  void connect();
+
+  return {
+    connected: () => listening,
+    ready: () => readyPromise,
+    async close() {
+      if (closed) return;
+      closed = true;
+      clearTimeout(retry);
+      clearInterval(heartbeat);
+      listening = false;
+      rejectReady(new Error('PostgreSQL notifier closed'));
+      const c = client;
+      client = undefined;
+      if (c) {
+        c.removeAllListeners();
+        c.on('error', () => {});
+        await c.end().catch(() => {});
+      }
+    },
+  };
+}

@@ -1,0 +1,76 @@
+// PostgreSQL as a server's storage, shared with other server processes. Each process keeps its
+// own in-memory state (the scoring input, scores, response bodies), driven by the write events
+// its store tells its listeners. Its own writes tell exact events as they commit; another
+// process's writes reach it as a version change of their competition, told to the listeners as
+// `rebuild` (re-read everything of that competition):
+// - early, by NOTIFY (src/db/pg/notifier.ts), sent by every write transaction as it commits;
+// - for certain, by `sync(competitionId)` before each score read: one small read of every
+//   competition's version, shared by the reads that arrive together (src/db/pg/freshness.ts). So
+//   a read that follows an acknowledged write on any process reflects it, notification or not.
+// After the notifier reconnects (notifications may have been lost) every competition is re-read.
+import { databaseUnavailable, DomainError } from '../../errors.js';
+import type { Store } from '../store.js';
+import { isUnavailable, openPostgres, type PgLogger, type PostgresOptions } from './client.js';
+import { createFreshness } from './freshness.js';
+import { startNotifier } from './notifier.js';
+import { createPgStore } from './store.js';
+
+export interface PostgresStoreOptions extends PostgresOptions {
+  logger?: PgLogger;
+}
+
+export async function openPostgresStore(url: string, options: PostgresStoreOptions = {}): Promise<Store> {
+  const pool = await openPostgres(url, options);
+  /** Per competition, the version this process's listeners have been told up to. */
+  const known = new Map<string, number>();
+  let store!: Store;
+
+  function remote(competitionId: string, version: number): void {
+    const have = known.get(competitionId);
+    if (have !== undefined && have >= version) return;
+    known.set(competitionId, version);
+    for (const listener of store.listeners) listener({ competitionId, kind: 'rebuild' });
+  }
+
+  const pgStore = createPgStore(pool, {
+    // This process's own commit: its events are told exactly; only a version skipped on the way
+    // (another process wrote in between) needs a rebuild.
+    onCommitted(competitionId, version) {
+      const have = known.get(competitionId);
+      if (have === version - 1) known.set(competitionId, version);
+      else remote(competitionId, version);
+    },
+  });
+  const freshness = createFreshness(pool);
+  const notifier = startNotifier(url, {
+    onNotify: ({ competitionId, version }) => remote(competitionId, version),
+    onReset: () => {
+      for (const competitionId of known.keys()) known.set(competitionId, -1);
+    },
+    logger: options.logger,
+    connectTimeoutMs: options.connectTimeoutMs,
+  });
+
+  store = {
+    ...pgStore,
+    async sync(competitionId) {
+      let versions;
+      try {
+        versions = await freshness.versions();
+      } catch (e) {
+        throw asDomainError(e);
+      }
+      remote(competitionId, versions.get(competitionId) ?? 0);
+    },
+    async close() {
+      await notifier.close();
+      await pgStore.close();
+    },
+  };
+  return store;
+}
+
+/** A database that does not answer is a 503 the client may retry; anything else stays as it is. */
+export function asDomainError(e: unknown): unknown {
+  return e instanceof DomainError || !isUnavailable(e) ? e : databaseUnavailable();
+}

@@ -1,0 +1,149 @@
+// The Store (src/db/store.ts) over the embedded SQLite file: the synchronous repositories of
+// src/db/*.ts behind promises.
+//
+// One connection serves the whole process, so a transaction is the connection's state, not a
+// handle: while one is open, every other statement on the connection would run inside it and see
+// its uncommitted writes. So transactions take turns, and a read outside the open transaction
+// waits for it to end. The repositories never wait for anything but the database, so a
+// transaction's awaits all resolve at once and the wait is short; a transaction must not await
+// anything else (a worker, the network), which would stall every read for as long.
+import type { Db } from '../client.js';
+import { isReady } from '../client.js';
+import { writeListeners, type WriteEvent, type WriteListener } from '../events.js';
+import { createRepos } from '../repos.js';
+import type { AsyncRepo, Store, StoreRepos } from '../store.js';
+
+export function createSqliteStore(db: Db): Store {
+  const repos = createRepos(db);
+  const c = db.$client;
+  const listeners = new Set<WriteListener>();
+  /** The open transaction's events, told after it commits; null when none is open. */
+  let pending: WriteEvent[] | null = null;
+  /** Settles when the open transaction ends; null when none is open. */
+  let open: Promise<void> | null = null;
+
+  writeListeners(db).add((event) => {
+    if (pending) pending.push(event);
+    else for (const listener of listeners) listener(event);
+  });
+
+  async function turn(): Promise<void> {
+    while (open) await open;
+  }
+
+  /** A repository's methods as promises; `outside` ones first wait for an open transaction to end. */
+  function asyncRepo<R extends object>(repo: R, outside: boolean): AsyncRepo<R> {
+    const out: Record<string, unknown> = {};
+    for (const [name, fn] of Object.entries(repo) as [string, (...args: unknown[]) => unknown][]) {
+      if (isGeneratorFunction(fn)) {
+        out[name] = async function* (...args: unknown[]) {
+          if (outside) await turn();
+          const it = fn.apply(repo, args) as Iterator<unknown>;
+          for (;;) {
+            // Each step reads a page at most; between steps another transaction may have run.
+            if (outside) await turn();
+            const step = it.next();
+            if (step.done) return;
+            yield step.value;
+          }
+        };
+      } else {
+        out[name] = outside
+          ? async (...args: unknown[]) => {
+              if (open) await turn();
+              return fn.apply(repo, args);
+            }
+          : async (...args: unknown[]) => fn.apply(repo, args);
+      }
+    }
+    return out as AsyncRepo<R>;
+  }
+
+  function reposOf(outside: boolean): StoreRepos {
+    return {
+      competitions: asyncRepo(repos.competitions, outside),
+      tasks: asyncRepo(repos.tasks, outside),
+      runs: asyncRepo(repos.runs, outside),
+      miners: asyncRepo(repos.miners, outside),
+      validators: asyncRepo(repos.validators, outside),
+      scoringInput: asyncRepo(repos.scoringInput, outside),
+      nonces: asyncRepo(repos.nonces, outside),
+      audit: asyncRepo(repos.audit, outside),
+      snapshots: asyncRepo(repos.snapshots, outside),
+      exports: asyncRepo(repos.exports, outside),
+      aggregates: asyncRepo(repos.aggregates, outside),
+    };
+  }
+
+  let savepoints = 0;
+  /** The store a transaction's function is given: no waiting, nested transactions as savepoints. */
+  const inside: Store = {
+    ...reposOf(false),
+    engine: 'sqlite',
+    listeners,
+    sqlite: db,
+    async transaction(fn) {
+      const name = `s${++savepoints}`;
+      c.exec(`SAVEPOINT ${name}`);
+      try {
+        const result = await fn(inside);
+        c.exec(`RELEASE ${name}`);
+        return result;
+      } catch (e) {
+        if (c.inTransaction) c.exec(`ROLLBACK TO ${name}; RELEASE ${name}`);
+        throw e;
+      }
+    },
+    ready: async () => isReady(db),
+    close: async () => {
+      throw new Error('close() inside a transaction');
+    },
+  };
+
+  const store: Store = {
+    ...reposOf(true),
+    engine: 'sqlite',
+    listeners,
+    sqlite: db,
+    async transaction(fn) {
+      await turn();
+      let end!: () => void;
+      open = new Promise((resolve) => (end = resolve));
+      pending = [];
+      try {
+        // IMMEDIATE: the write lock is taken first, so where another connection writes to the same
+        // file (an import's worker, the command line) this one waits for it (busy_timeout) instead
+        // of failing on its first write.
+        c.exec('BEGIN IMMEDIATE');
+        let result;
+        try {
+          result = await fn(inside);
+          c.exec('COMMIT');
+        } catch (e) {
+          // SQLite may have rolled back already (e.g. SQLITE_FULL); a second ROLLBACK would throw.
+          if (c.inTransaction) c.exec('ROLLBACK');
+          pending = [];
+          throw e;
+        }
+        const told = pending;
+        pending = null;
+        for (const event of told) for (const listener of listeners) listener(event);
+        return result;
+      } finally {
+        pending = null;
+        open = null;
+        end();
+      }
+    },
+    ready: async () => isReady(db),
+    async close() {
+      await turn();
+      c.close();
+    },
+  };
+  return store;
+}
+
+function isGeneratorFunction(fn: unknown): boolean {
+  return typeof fn === 'function' && fn.constructor.name === 'GeneratorFunction';
+}
