@@ -189,7 +189,12 @@ async function sqliteSource(path: string): Promise<Source> {
     c.exec('BEGIN');
     const counts: Record<string, number> = {};
     for (const t of copyTables()) {
-      counts[t.name] = Number(c.prepare(`SELECT count(*) FROM ${q(t.name)}`).pluck().get());
+      counts[t.name] = Number(
+        c
+          .prepare(`SELECT count(*) FROM ${q(t.name)}`)
+          .pluck()
+          .get(),
+      );
     }
     const counter = c.prepare(`SELECT seq FROM sqlite_sequence WHERE name = ?`).pluck();
     const counters: Counters = {
@@ -237,7 +242,9 @@ async function connect(url: string, role: string): Promise<pg.Client> {
     await client.connect();
   } catch (e) {
     await client.end().catch(() => {});
-    throw new CopyError(`cannot connect to the ${role} ${describeEndpoint({ engine: 'postgres', url })}: ${(e as Error).message}`);
+    throw new CopyError(
+      `cannot connect to the ${role} ${describeEndpoint({ engine: 'postgres', url })}: ${(e as Error).message}`,
+    );
   }
   return client;
 }
@@ -252,9 +259,13 @@ function fromPostgres(c: Column, v: unknown): Value {
 async function postgresSource(url: string): Promise<Source> {
   const client = await connect(url, 'source');
   try {
-    const hasMigrations = await client.query<{ t: string | null }>(`SELECT to_regclass('drizzle.__drizzle_migrations') AS t`);
+    const hasMigrations = await client.query<{ t: string | null }>(
+      `SELECT to_regclass('drizzle.__drizzle_migrations') AS t`,
+    );
     if (hasMigrations.rows[0]!.t === null)
-      throw new CopyError(`${describeEndpoint({ engine: 'postgres', url })} is not a swe-scoring database (no migrations table)`);
+      throw new CopyError(
+        `${describeEndpoint({ engine: 'postgres', url })} is not a swe-scoring database (no migrations table)`,
+      );
     const applied = await client.query<{ n: string }>('SELECT count(*) AS n FROM drizzle.__drizzle_migrations');
     const expected = migrationCount(PG_MIGRATIONS_FOLDER);
     if (Number(applied.rows[0]!.n) !== expected)
@@ -349,7 +360,15 @@ function sqliteTarget(path: string): Target {
     },
     async counts(list) {
       return Object.fromEntries(
-        list.map((t) => [t.name, Number(c.prepare(`SELECT count(*) FROM ${q(t.name)}`).pluck().get())]),
+        list.map((t) => [
+          t.name,
+          Number(
+            c
+              .prepare(`SELECT count(*) FROM ${q(t.name)}`)
+              .pluck()
+              .get(),
+          ),
+        ]),
       );
     },
     async commit(counters) {
@@ -458,7 +477,8 @@ const endpointKey = (e: Endpoint) => (e.engine === 'sqlite' ? `sqlite:${resolve(
 export async function copyDatabase(
   from: Endpoint,
   to: Endpoint,
-  onProgress: (p: CopyProgress) => void = () => {},
+  /** Told after each page; the copy waits for a promise it returns. */
+  onProgress: (p: CopyProgress) => void | Promise<void> = () => {},
 ): Promise<CopyResult> {
   if (endpointKey(from) === endpointKey(to)) throw new CopyError('the source and the target are the same database');
   const started = performance.now();
@@ -477,7 +497,8 @@ export async function copyDatabase(
         const tableStarted = performance.now();
         const total = source.counts[t.name]!;
         // The runs sequence numbers runs and deletions alike (src/db/runs.ts).
-        const counted = t.name === 'deleted_runs' ? 'runs' : t.name === 'runs' || t.name === 'audit_log' ? t.name : null;
+        const counted =
+          t.name === 'deleted_runs' ? 'runs' : t.name === 'runs' || t.name === 'audit_log' ? t.name : null;
         const seqColumn = counted === null ? -1 : seqIndex(t, t.name === 'deleted_runs' ? 'deleted_seq' : 'seq');
         let copied = 0;
         for await (const page of source.pages(t)) {
@@ -489,7 +510,7 @@ export async function copyDatabase(
             }
           }
           copied += page.length;
-          onProgress({ table: t.name, copied, total });
+          await onProgress({ table: t.name, copied, total });
         }
         if (copied !== total)
           throw new CopyError(`${t.name}: the source snapshot counted ${total} rows but ${copied} were read`);
