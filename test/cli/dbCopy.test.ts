@@ -108,10 +108,10 @@ async function seedSource(path: string): Promise<void> {
     const board = (await ok('GET', '/v1/competitions/demo/leaderboard')) as { miners: { hotkey: string }[] };
     await ok('PUT', `/v1/competitions/demo/miners/${board.miners[0]!.hotkey}`, {
       excluded: true,
-      reason: 'copied\nacross',
+      reason: 'copied\nacross {a,b} "q" \\ ∅',
     });
     const validators = (await ok('POST', '/v1/validators', { name: 'short-lived' })) as { id: string };
-    await ok('PUT', `/v1/competitions/demo/validators/${validators.id}`, { excluded: true, reason: 'test' });
+    await ok('PUT', `/v1/competitions/demo/validators/${validators.id}`, { excluded: true, reason: 'NULL' });
     await ok('DELETE', `/v1/validators/${validators.id}`);
     await ok('POST', '/v1/competitions/demo/snapshots', {});
     await ok('POST', '/v1/competitions/zweite/snapshots', {});
@@ -225,7 +225,7 @@ describe('swe-scoring db copy', () => {
       expect(res.stderr).toContain('copying');
       expect(res.code, res.stderr).toBe(0);
       const printed = Object.fromEntries(
-        [...res.stdout.matchAll(/^(\w+)\s+([\d,]+)$/gm)].map((m) => [m[1], Number(m[2]!.replace(/,/g, ''))]),
+        [...res.stdout.matchAll(/^(\w+)\s+([\d,]+)\s+[\d.]+$/gm)].map((m) => [m[1], Number(m[2]!.replace(/,/g, ''))]),
       );
       const stored = await pgCounts(copied.url);
       for (const t of copyTables().map((x) => x.name)) {

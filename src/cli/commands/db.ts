@@ -51,8 +51,9 @@ export const dbCommand: Command = {
     try {
       const result = await copyDatabase(from, to, onProgress);
       const width = Math.max(...result.tables.map((t) => t.table.length));
-      console.log(`${'table'.padEnd(width)}  ${'rows'.padStart(12)}`);
-      for (const t of result.tables) console.log(`${t.table.padEnd(width)}  ${fmt(t.rows).padStart(12)}`);
+      console.log(`${'table'.padEnd(width)}  ${'rows'.padStart(12)}  ${'seconds'.padStart(8)}`);
+      for (const t of result.tables)
+        console.log(`${t.table.padEnd(width)}  ${fmt(t.rows).padStart(12)}  ${(t.ms / 1000).toFixed(1).padStart(8)}`);
       const total = result.tables.reduce((n, t) => n + t.rows, 0);
       console.log(
         `copied ${fmt(total)} rows in ${(result.ms / 1000).toFixed(1)} s; counts checked in the target; ` +
