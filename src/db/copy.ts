@@ -480,6 +480,13 @@ export interface CopyResult {
   ms: number;
 }
 
+/** The columns numbered by a sequence. The runs sequence numbers deletions too (src/db/runs.ts). */
+const NUMBERED: Record<string, { counter: keyof Counters; column: string }> = {
+  runs: { counter: 'runs', column: 'seq' },
+  deleted_runs: { counter: 'runs', column: 'deleted_seq' },
+  audit_log: { counter: 'audit_log', column: 'seq' },
+};
+
 const endpointKey = (e: Endpoint) => (e.engine === 'sqlite' ? `sqlite:${resolve(e.path)}` : e.url);
 
 /** Copies every row of `from` into the empty database `to`, in one transaction on `to`. */
@@ -501,21 +508,18 @@ export async function copyDatabase(
       const done: CopyResult['tables'] = [];
       // The counters never fall below a number in use, whatever the source's counter says.
       const counters: Counters = { ...source.counters };
-      const seqIndex = (t: TableSpec, name: string) => t.columns.findIndex((c) => c.name === name);
       for (const t of tables) {
         const tableStarted = performance.now();
         const total = source.counts[t.name]!;
-        // The runs sequence numbers runs and deletions alike (src/db/runs.ts).
-        const counted =
-          t.name === 'deleted_runs' ? 'runs' : t.name === 'runs' || t.name === 'audit_log' ? t.name : null;
-        const seqColumn = counted === null ? -1 : seqIndex(t, t.name === 'deleted_runs' ? 'deleted_seq' : 'seq');
+        const numbered = NUMBERED[t.name];
+        const seqColumn = numbered ? t.columns.findIndex((c) => c.name === numbered.column) : -1;
         let copied = 0;
         for await (const page of source.pages(t)) {
           await target.insert(t, page);
-          if (counted !== null) {
+          if (numbered) {
             for (const row of page) {
               const seq = row[seqColumn] as bigint;
-              if (seq > counters[counted]) counters[counted] = seq;
+              if (seq > counters[numbered.counter]) counters[numbered.counter] = seq;
             }
           }
           copied += page.length;
