@@ -4,6 +4,7 @@ import { pathToFileURL } from 'node:url';
 import { PACKAGE_VERSION } from '../version.js';
 import { CliError, type Command } from './command.js';
 import { backupCommand } from './commands/backup.js';
+import { dbCommand } from './commands/db.js';
 import { demoCommand } from './commands/demo.js';
 import { importCommand } from './commands/import.js';
 import { serveCommand } from './commands/serve.js';
@@ -14,6 +15,7 @@ export const COMMANDS: Command[] = [
   importCommand,
   demoCommand,
   backupCommand,
+  dbCommand,
   scoreCommand,
   verifyCommand,
 ];
