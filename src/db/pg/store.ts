@@ -11,6 +11,7 @@ import { readFileSync } from 'node:fs';
 import pg from 'pg';
 import type { WriteEvent, WriteListener } from '../events.js';
 import type { Store, TxScope } from '../store.js';
+import { isUnavailable } from './client.js';
 import { PG_MIGRATIONS_FOLDER } from './migrate.js';
 import { mapPgError, runQuery, type PgContext, type QueryOptions } from './context.js';
 import { pgAuditRepo } from './audit.js';
@@ -40,20 +41,9 @@ const BUMP = `WITH v AS (
 interface TxState {
   client: pg.PoolClient;
   events: WriteEvent[];
-  /** Competitions whose version this transaction bumped (and whose row it holds locked). */
-  bumped: Set<string>;
+  /** Competitions whose version this transaction bumped (and whose row it holds locked), and that version. */
+  bumped: Map<string, number>;
   savepoints: number;
-}
-
-/** Errors after which the connection cannot be trusted: it goes, not back to the pool. */
-function isConnectionError(err: unknown): boolean {
-  const e = err as { code?: unknown; message?: unknown };
-  const code = typeof e.code === 'string' ? e.code : '';
-  return (
-    /^(08|57P)/.test(code) ||
-    ['ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'ECONNREFUSED'].includes(code) ||
-    (typeof e.message === 'string' && /Connection terminated|Query read timeout|not queryable/.test(e.message))
-  );
 }
 
 let migrationCount: number | undefined;
@@ -64,33 +54,22 @@ function expectedMigrations(): number {
   return migrationCount;
 }
 
-/**
- * A pool as the store wants it: bounded waits (connection, query, statement), and an `error`
- * listener, without which an idle client whose server went away would end the process.
- */
-export function createPgPool(
-  connectionString: string,
-  options: { max?: number; connectTimeoutMs?: number; queryTimeoutMs?: number; onError?: (err: Error) => void } = {},
-): pg.Pool {
-  const pool = new pg.Pool({
-    connectionString,
-    max: options.max ?? 10,
-    connectionTimeoutMillis: options.connectTimeoutMs ?? 5_000,
-    query_timeout: options.queryTimeoutMs ?? 30_000,
-    statement_timeout: options.queryTimeoutMs ?? 30_000,
-  });
-  pool.on('error', options.onError ?? (() => undefined));
-  return pool;
+export interface PgStoreOptions {
+  /**
+   * Called after each commit, for each competition the transaction bumped, with the version it
+   * committed; before the transaction's events are told.
+   */
+  onCommitted?(competitionId: string, version: number): void;
 }
 
-export function createPgStore(pool: pg.Pool): Store {
+export function createPgStore(pool: pg.Pool, options: PgStoreOptions = {}): Store {
   const listeners = new Set<WriteListener>();
   const mirrors = createScoringMirrors(pool, listeners);
 
   async function bump(state: TxState, competitionId: string): Promise<void> {
     if (state.bumped.has(competitionId)) return;
-    await runQuery(state.client, BUMP, [competitionId], { name: 'pg_store_bump' });
-    state.bumped.add(competitionId);
+    const { rows } = await runQuery(state.client, BUMP, [competitionId], { name: 'pg_store_bump' });
+    state.bumped.set(competitionId, (rows[0] as { version: number }).version);
   }
 
   /** The context of statements inside the transaction `state`. */
@@ -114,7 +93,7 @@ export function createPgStore(pool: pg.Pool): Store {
     const client = await pool.connect();
     let broken = false;
     try {
-      const state: TxState = { client, events: [], bumped: new Set(), savepoints: 0 };
+      const state: TxState = { client, events: [], bumped: new Map(), savepoints: 0 };
       let result: T;
       try {
         await client.query('BEGIN');
@@ -122,10 +101,13 @@ export function createPgStore(pool: pg.Pool): Store {
         result = await fn(txContext(state), state);
         await client.query('COMMIT');
       } catch (err) {
-        if (isConnectionError(err)) broken = true;
+        // A connection that failed (or whose query timed out and is still running) goes, not back
+        // to the pool; the server rolls back what it held.
+        if (isUnavailable(err)) broken = true;
         else await client.query('ROLLBACK').catch(() => (broken = true));
         throw mapPgError(err);
       }
+      for (const [competitionId, version] of state.bumped) options.onCommitted?.(competitionId, version);
       for (const event of state.events) for (const listener of listeners) listener(event);
       return result;
     } finally {
@@ -173,7 +155,7 @@ export function createPgStore(pool: pg.Pool): Store {
       async transaction(fn, scope) {
         const name = `s${++state.savepoints}`;
         const events = state.events.length;
-        const bumped = new Set(state.bumped);
+        const bumped = new Map(state.bumped);
         await state.client.query(`SAVEPOINT ${name}`);
         try {
           if (scope?.competitionId !== undefined) await bump(state, scope.competitionId);
