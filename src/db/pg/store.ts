@@ -41,7 +41,7 @@ const BUMP = `WITH v AS (
 interface TxState {
   client: pg.PoolClient;
   events: WriteEvent[];
-  /** Competitions whose version this transaction bumped (and whose row it holds locked), and that version. */
+  /** Competitions whose version this transaction bumped (and whose row it holds locked), with the new version. */
   bumped: Map<string, number>;
   savepoints: number;
 }
@@ -69,7 +69,7 @@ export function createPgStore(pool: pg.Pool, options: PgStoreOptions = {}): Stor
   async function bump(state: TxState, competitionId: string): Promise<void> {
     if (state.bumped.has(competitionId)) return;
     const { rows } = await runQuery(state.client, BUMP, [competitionId], { name: 'pg_store_bump' });
-    state.bumped.set(competitionId, (rows[0] as { version: number }).version);
+    state.bumped.set(competitionId, Number((rows[0] as { version: number | string }).version));
   }
 
   /** The context of statements inside the transaction `state`. */
