@@ -9,7 +9,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../src/db/client.js';
 import { writeListeners, type WriteEvent } from '../../src/db/events.js';
 import { migratePostgres } from '../../src/db/pg/migrate.js';
-import { createPgPool, createPgStore } from '../../src/db/pg/store.js';
+import { createPool } from '../../src/db/pg/client.js';
+import { createPgStore } from '../../src/db/pg/store.js';
 import { createRepos, type Repos } from '../../src/db/repos.js';
 import type { RunRecord, StoredRun } from '../../src/db/runs.js';
 import type { Store } from '../../src/db/store.js';
@@ -249,7 +250,7 @@ describe.runIf(server.available)('PostgreSQL store: the same answers as SQLite',
     // Text sorts by locale here, not by bytes: every order the store gives must still be SQLite's.
     scratch = await createScratchDatabase('pg_store', { icuLocale: 'en-US' });
     await migratePostgres(scratch.url);
-    pool = createPgPool(scratch.url, { max: 12 });
+    pool = createPool(scratch.url, { max: 12 });
   });
   afterAll(async () => {
     await pool?.end();
@@ -597,7 +598,7 @@ describe.runIf(server.available)('PostgreSQL store: transactions', () => {
   beforeAll(async () => {
     scratch = await createScratchDatabase('pg_store_tx');
     await migratePostgres(scratch.url);
-    pool = createPgPool(scratch.url, { max: 12 });
+    pool = createPool(scratch.url, { max: 12 });
     store = createPgStore(pool);
   });
   afterAll(async () => {
@@ -700,6 +701,14 @@ describe.runIf(server.available)('PostgreSQL store: transactions', () => {
       );
       await expect.poll(() => notes.length).toBeGreaterThanOrEqual(1);
       expect(JSON.parse(notes[notes.length - 1]!)).toEqual({ competitionId: 'ev', version: Number(rows[0]!.version) });
+      // The committed version is handed to onCommitted, before the events are told.
+      const seen: unknown[] = [];
+      const other = createPgStore(pool, {
+        onCommitted: (competitionId, version) => seen.push([competitionId, version]),
+      });
+      other.listeners.add((e) => seen.push(e.kind));
+      await other.miners.setExcluded('ev', 'm3', true, null);
+      expect(seen).toEqual([['ev', Number(rows[0]!.version) + 1], 'miners']);
       store.listeners.delete(listener);
     } finally {
       await listen.end();
@@ -773,7 +782,7 @@ describe.runIf(server.available)('PostgreSQL store: transactions', () => {
     expect(await store.ready()).toBe(true);
     const url = new URL(scratch.url);
     url.pathname = '/swe_test_no_such_database';
-    const nowhere = createPgStore(createPgPool(url.toString(), { connectTimeoutMs: 2000 }));
+    const nowhere = createPgStore(createPool(url.toString(), { connectTimeoutMs: 2000 }));
     expect(await nowhere.ready()).toBe(false);
     await nowhere.close();
   });

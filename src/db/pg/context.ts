@@ -13,9 +13,17 @@ import { unprocessable } from '../../errors.js';
  */
 const INT8 = 20;
 const defaultParser = pg.types.getTypeParser as (oid: number, format?: string) => unknown;
+/** Refused past 2^53 - 1 rather than rounded, as the server's pool does (src/db/pg/client.ts). */
+function parseInt8(text: string): number {
+  const n = Number(text);
+  if (!Number.isSafeInteger(n)) throw new RangeError(`int8 value ${text} is not exact as a JS number`);
+  return n;
+}
 export const PG_TYPES: pg.CustomTypesConfig = {
   getTypeParser: ((oid: number, format?: string) =>
-    oid === INT8 ? Number : defaultParser(oid, format)) as pg.CustomTypesConfig['getTypeParser'],
+    oid === INT8 && format !== 'binary'
+      ? parseInt8
+      : defaultParser(oid, format)) as pg.CustomTypesConfig['getTypeParser'],
 };
 
 /** The largest integer a JS number holds exactly; the CHECKs' bound. */

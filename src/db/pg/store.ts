@@ -11,6 +11,7 @@ import { readFileSync } from 'node:fs';
 import pg from 'pg';
 import type { WriteEvent, WriteListener } from '../events.js';
 import type { Store, TxScope } from '../store.js';
+import { isUnavailable } from './client.js';
 import { PG_MIGRATIONS_FOLDER } from './migrate.js';
 import { mapPgError, runQuery, type PgContext, type QueryOptions } from './context.js';
 import { pgAuditRepo } from './audit.js';
@@ -45,17 +46,6 @@ interface TxState {
   savepoints: number;
 }
 
-/** Errors after which the connection cannot be trusted: it goes, not back to the pool. */
-function isConnectionError(err: unknown): boolean {
-  const e = err as { code?: unknown; message?: unknown };
-  const code = typeof e.code === 'string' ? e.code : '';
-  return (
-    /^(08|57P)/.test(code) ||
-    ['ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'ECONNREFUSED'].includes(code) ||
-    (typeof e.message === 'string' && /Connection terminated|Query read timeout|not queryable/.test(e.message))
-  );
-}
-
 let migrationCount: number | undefined;
 function expectedMigrations(): number {
   migrationCount ??= (
@@ -64,27 +54,11 @@ function expectedMigrations(): number {
   return migrationCount;
 }
 
-/**
- * A pool as the store wants it: bounded waits (connection, query, statement), and an `error`
- * listener, without which an idle client whose server went away would end the process.
- */
-export function createPgPool(
-  connectionString: string,
-  options: { max?: number; connectTimeoutMs?: number; queryTimeoutMs?: number; onError?: (err: Error) => void } = {},
-): pg.Pool {
-  const pool = new pg.Pool({
-    connectionString,
-    max: options.max ?? 10,
-    connectionTimeoutMillis: options.connectTimeoutMs ?? 5_000,
-    query_timeout: options.queryTimeoutMs ?? 30_000,
-    statement_timeout: options.queryTimeoutMs ?? 30_000,
-  });
-  pool.on('error', options.onError ?? (() => undefined));
-  return pool;
-}
-
 export interface PgStoreOptions {
-  /** Told, after a transaction commits, each competition version it made (src/db/pg/open.ts). */
+  /**
+   * Called after each commit, for each competition the transaction bumped, with the version it
+   * committed; before the transaction's events are told.
+   */
   onCommitted?(competitionId: string, version: number): void;
 }
 
@@ -127,7 +101,9 @@ export function createPgStore(pool: pg.Pool, options: PgStoreOptions = {}): Stor
         result = await fn(txContext(state), state);
         await client.query('COMMIT');
       } catch (err) {
-        if (isConnectionError(err)) broken = true;
+        // A connection that failed (or whose query timed out and is still running) goes, not back
+        // to the pool; the server rolls back what it held.
+        if (isUnavailable(err)) broken = true;
         else await client.query('ROLLBACK').catch(() => (broken = true));
         throw mapPgError(err);
       }
