@@ -585,7 +585,7 @@ export interface paths {
         };
         /**
          * Download a consistent backup of the database
-         * @description A SQLite file (`application/vnd.sqlite3`) copied with SQLite's backup API while the server keeps serving: it holds every write acknowledged before the request and each batch whole or not at all. To restore: stop the server, put the file at `DATABASE_PATH` (removing its `-wal` and `-shm`), start it.
+         * @description A SQLite file (`application/vnd.sqlite3`) copied with SQLite's backup API while the server keeps serving: it holds every write acknowledged before the request and each batch whole or not at all. To restore: stop the server, put the file at `DATABASE_PATH` (removing its `-wal` and `-shm`), start it. A server on PostgreSQL (`DATABASE_URL`) answers 409: back it up with `pg_dump`.
          */
         get: operations["getBackup"];
         put?: never;
@@ -3734,6 +3734,15 @@ export interface operations {
             };
             /** @description Forbidden */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };

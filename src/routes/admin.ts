@@ -20,8 +20,9 @@ export const adminRoutes: FastifyPluginAsyncZod = async (app) => {
         description:
           "A SQLite file (`application/vnd.sqlite3`) copied with SQLite's backup API while the server keeps serving: " +
           'it holds every write acknowledged before the request and each batch whole or not at all. ' +
-          'To restore: stop the server, put the file at `DATABASE_PATH` (removing its `-wal` and `-shm`), start it.',
-        response: { 200: z.string().describe('The SQLite database file.'), ...problems(401, 403) },
+          'To restore: stop the server, put the file at `DATABASE_PATH` (removing its `-wal` and `-shm`), start it. ' +
+          'A server on PostgreSQL (`DATABASE_URL`) answers 409: back it up with `pg_dump`.',
+        response: { 200: z.string().describe('The SQLite database file.'), ...problems(401, 403, 409) },
       },
     },
     async (_request, reply) => {

@@ -3,7 +3,7 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { admin, seedCompetition, testApp, type TestApp } from '../support/app.js';
+import { admin, seedCompetition, testApp, TEST_ENGINE, type TestApp } from '../support/app.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'swe-scoring-backup-test-'));
 let t: TestApp;
@@ -52,30 +52,40 @@ it('needs the admin token', async () => {
   expect((await t.call({ method: 'GET', url: '/v1/admin/backup' })).status).toBe(401);
 });
 
-it('streams a SQLite file that a fresh app opens with the same scores, and removes its temporary copy', async () => {
-  mkdirSync(scratch);
-  const saved = process.env.TMPDIR;
-  process.env.TMPDIR = scratch;
-  const res = await t.app
-    .inject({ method: 'GET', url: '/v1/admin/backup', headers: admin })
-    .finally(() => (saved === undefined ? delete process.env.TMPDIR : (process.env.TMPDIR = saved)));
-  expect(res.statusCode).toBe(200);
-  expect(res.headers['content-type']).toBe('application/vnd.sqlite3');
-  expect(res.headers['content-disposition']).toMatch(/^attachment; filename="swe-scoring-.*\.db"$/);
-  expect(res.rawPayload.subarray(0, 16).toString('latin1')).toBe('SQLite format 3\u0000');
-  expect(Number(res.headers['content-length'])).toBe(res.rawPayload.length);
-  const file = join(dir, 'restored.db');
-  writeFileSync(file, res.rawPayload);
-  const restored = await testApp({ path: file });
-  try {
-    for (const route of ['leaderboard', 'weights', 'tasks/T1', 'miners/alice']) {
-      const url = `/v1/competitions/c/${route}`;
-      expect((await restored.call({ url })).body, route).toEqual((await t.call({ url })).body);
-    }
-  } finally {
-    await restored.close();
-  }
-  await new Promise((r) => setTimeout(r, 50));
-  expect(backupsInTmp()).toEqual([]);
-  expect(existsSync(file)).toBe(true);
+it.runIf(TEST_ENGINE === 'postgres')('on PostgreSQL is a 409 that points to pg_dump', async () => {
+  const res = await t.call({ method: 'GET', url: '/v1/admin/backup', headers: admin });
+  expect(res.status).toBe(409);
+  expect(res.headers['content-type']).toContain('application/problem+json');
+  expect(res.body.detail).toContain('pg_dump');
 });
+
+it.runIf(TEST_ENGINE === 'sqlite')(
+  'streams a SQLite file that a fresh app opens with the same scores, and removes its temporary copy',
+  async () => {
+    mkdirSync(scratch);
+    const saved = process.env.TMPDIR;
+    process.env.TMPDIR = scratch;
+    const res = await t.app
+      .inject({ method: 'GET', url: '/v1/admin/backup', headers: admin })
+      .finally(() => (saved === undefined ? delete process.env.TMPDIR : (process.env.TMPDIR = saved)));
+    expect(res.statusCode).toBe(200);
+    expect(res.headers['content-type']).toBe('application/vnd.sqlite3');
+    expect(res.headers['content-disposition']).toMatch(/^attachment; filename="swe-scoring-.*\.db"$/);
+    expect(res.rawPayload.subarray(0, 16).toString('latin1')).toBe('SQLite format 3\u0000');
+    expect(Number(res.headers['content-length'])).toBe(res.rawPayload.length);
+    const file = join(dir, 'restored.db');
+    writeFileSync(file, res.rawPayload);
+    const restored = await testApp({ path: file });
+    try {
+      for (const route of ['leaderboard', 'weights', 'tasks/T1', 'miners/alice']) {
+        const url = `/v1/competitions/c/${route}`;
+        expect((await restored.call({ url })).body, route).toEqual((await t.call({ url })).body);
+      }
+    } finally {
+      await restored.close();
+    }
+    await new Promise((r) => setTimeout(r, 50));
+    expect(backupsInTmp()).toEqual([]);
+    expect(existsSync(file)).toBe(true);
+  },
+);

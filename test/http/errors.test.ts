@@ -10,7 +10,7 @@ afterEach(async () => t.close());
 it('an unexpected failure is a 500 problem that leaks no internals', async () => {
   await t.call({ method: 'PUT', url: '/v1/competitions/c', headers: admin, payload: { name: 'c' } });
   // Break the storage underneath the app: the table the list reads is gone.
-  t.db.$client.exec('DROP TABLE validators');
+  await t.query({ sqlite: 'DROP TABLE validators', postgres: 'DROP TABLE validators CASCADE' });
   const res = await t.call({ method: 'GET', url: '/v1/validators', headers: admin });
   expect(res.status).toBe(500);
   expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
@@ -54,7 +54,7 @@ it('health, readiness, metrics and docs are served', async () => {
 });
 
 it('readiness fails when the migrations are not applied', async () => {
-  t.db.$client.exec('DELETE FROM __drizzle_migrations');
+  await t.query({ sqlite: 'DELETE FROM __drizzle_migrations', postgres: 'DELETE FROM drizzle.__drizzle_migrations' });
   const res = await t.call({ method: 'GET', url: '/readyz' });
   expect(res.status).toBe(503);
 });

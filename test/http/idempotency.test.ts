@@ -21,13 +21,13 @@ const post = (runs: unknown[]) => t.call({ method: 'POST', url, headers: v, payl
 const getRun = (id: string) => t.call({ method: 'GET', url: `${url}/${id}` });
 /** Everything a batch could change: counts, stored rows and aggregates, the leaderboard, one task view. */
 async function snapshot() {
-  const sql = t.db.$client;
-  const rows = sql.prepare('SELECT count(*) AS n, coalesce(sum(resolved), 0) AS resolved FROM runs').get();
-  const aggregates = sql
-    .prepare(
-      'SELECT count(*) AS n, coalesce(sum(runs), 0) AS runs, coalesce(sum(resolved), 0) AS resolved FROM miner_tasks',
-    )
-    .get();
+  const [rows] = await t.query({
+    sqlite: 'SELECT count(*) AS n, coalesce(sum(resolved), 0) AS resolved FROM runs',
+    postgres: 'SELECT count(*) AS n, count(*) FILTER (WHERE resolved) AS resolved FROM runs',
+  });
+  const [aggregates] = await t.query(
+    'SELECT count(*) AS n, coalesce(sum(runs), 0) AS runs, coalesce(sum(resolved), 0) AS resolved FROM miner_tasks',
+  );
   const c = await t.call({ method: 'GET', url: '/v1/competitions/comp' });
   const lb = await t.call({ method: 'GET', url: '/v1/competitions/comp/leaderboard' });
   const task = await t.call({ method: 'GET', url: '/v1/competitions/comp/tasks/T1' });

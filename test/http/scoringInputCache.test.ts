@@ -2,7 +2,6 @@
 // fresh read of the database after any sequence of writes: runs sent and deleted, rejected
 // batches, token weights changed, miners excluded.
 import { afterEach, beforeEach, expect, it } from 'vitest';
-import { scoringInputRepo } from '../../src/db/scoringInput.js';
 import { admin, seedCompetition, testApp, type TestApp } from '../support/app.js';
 import { prng } from '../support/prng.js';
 
@@ -73,7 +72,9 @@ it('equals a fresh read after every write', async () => {
     expect((await t.call({ method: 'GET', url: '/v1/competitions/comp/leaderboard' })).status).toBe(200);
     const kept = await t.store.scoringInput.load('comp', weights);
     // ...must match what a fresh reader sees in the database.
-    const fresh = scoringInputRepo(t.db).load('comp', weights);
+    const reader = await t.freshStore();
+    const fresh = await reader.scoringInput.load('comp', weights);
+    await reader.close();
     expect(sorted(kept.minerTasks)).toEqual(sorted(fresh.minerTasks));
     expect(kept.tasks).toEqual(fresh.tasks);
     expect(kept.miners).toEqual(fresh.miners);

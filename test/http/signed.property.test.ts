@@ -28,7 +28,7 @@ beforeAll(async () => {
     headers: admin,
     payload: { name: 'alice', hotkey: ALICE.address },
   });
-  before = (await t.dump());
+  before = await t.dump();
 });
 afterAll(async () => t.close());
 
@@ -152,7 +152,7 @@ it('every mangled signature is a 401 problem naming a header, and stores nothing
       const problem = JSON.parse(res.body);
       expect(problem.type, shown).toMatch(REASONS);
       expect(problem.errors?.[0]?.path ?? '', shown).toMatch(/^headers\/(epistula-|authorization)/);
-      expect((await t.dump()), shown).toBe(before);
+      expect(await t.dump(), shown).toBe(before);
     }),
     { numRuns: 400, seed: 0x51a7e },
   );

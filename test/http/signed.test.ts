@@ -46,14 +46,14 @@ async function expectRefused(
   reason: string,
   header: string,
 ) {
-  const before = (await t.dump());
+  const before = await t.dump();
   const res = await send();
   expect(res.status, JSON.stringify(res.body)).toBe(401);
   expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
   expect(res.body.type).toMatch(new RegExp(`:${reason}$`));
   const named = `${res.body.detail} ${JSON.stringify(res.body.errors ?? [])}`.toLowerCase();
   expect(named).toContain(header.toLowerCase());
-  expect((await t.dump())).toBe(before);
+  expect(await t.dump()).toBe(before);
   return res.body;
 }
 

@@ -135,7 +135,7 @@ describe('write routes', () => {
   it('refuse missing, malformed, unknown and revoked credentials (401) and validator keys on admin routes (403)', async () => {
     const w = await world();
     worlds.push(w);
-    const before = (await w.t.dump());
+    const before = await w.t.dump();
     let tried = 0;
     for (const r of ROUTES) {
       const cases: [string, string | undefined, number][] = [
@@ -181,7 +181,7 @@ describe('write routes', () => {
   it("a validator cannot delete another validator's run (403), the admin can", async () => {
     const w = await world();
     worlds.push(w);
-    const before = (await w.t.dump());
+    const before = await w.t.dump();
     const res = await w.t.call({
       method: 'DELETE',
       url: `${c}/runs/run-b`,

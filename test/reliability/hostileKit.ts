@@ -77,7 +77,7 @@ export async function hostileTarget(): Promise<Target> {
     payload: { runs: [storedMinerRun, storedQnaRun, baseline] },
   });
   if (seeded.status !== 200) throw new Error(`seeding runs: ${seeded.status} ${JSON.stringify(seeded.body)}`);
-  const before = (await t.dump());
+  const before = await t.dump();
 
   const target: Target = {
     t,

@@ -29,6 +29,10 @@ export interface TestApp {
   dump(): Promise<string>;
   /** Rows in a table. */
   count(table: string): Promise<number>;
+  /** Runs SQL written for both engines (or the one given for each) and answers its rows. */
+  query(sql: string | { sqlite: string; postgres: string }): Promise<Record<string, unknown>[]>;
+  /** A second store over the same database, with nothing in memory yet; closed by the caller. */
+  freshStore(): Promise<Store>;
   /** inject with JSON parsing of the body. */
   call(opts: InjectOptions): Promise<{ status: number; body: Json; headers: Record<string, unknown> }>;
   close(): Promise<void>;
@@ -40,7 +44,8 @@ async function postgresDump(url: string): Promise<{ dump: string; counts: Map<st
   try {
     const tables = (
       await client.query<{ table_name: string }>(
-        "SELECT table_name FROM information_schema.tables WHERE table_schema = 'public' ORDER BY table_name",
+        // competition_versions counts write transactions (src/db/pg/schema.ts): bookkeeping, not content.
+        "SELECT table_name FROM information_schema.tables WHERE table_schema = 'public' AND table_name <> 'competition_versions' ORDER BY table_name",
       )
     ).rows.map((r) => r.table_name);
     const content: Record<string, unknown[]> = {};
@@ -100,6 +105,25 @@ export async function testApp(
     async count(table) {
       if (db) return db.$client.prepare(`SELECT count(*) FROM "${table}"`).pluck().get() as number;
       return (await postgresDump(url!)).counts.get(table) ?? 0;
+    },
+    async query(sql) {
+      const text = typeof sql === 'string' ? sql : sql[engine];
+      if (db) {
+        const statement = db.$client.prepare(text);
+        return statement.reader ? (statement.all() as Record<string, unknown>[]) : (statement.run(), []);
+      }
+      const client = new pg.Client({ connectionString: url });
+      await client.connect();
+      try {
+        return (await client.query(text)).rows as Record<string, unknown>[];
+      } finally {
+        await client.end();
+      }
+    },
+    async freshStore() {
+      // SQLite: new repositories on the same connection (an in-memory database has only this one).
+      if (db) return { ...createSqliteStore(db), close: async () => {} };
+      return openPostgresStore(url!, { max: 2 });
     },
     async call(opts) {
       const res = await app.inject(opts);
