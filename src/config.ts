@@ -12,6 +12,11 @@ export interface Config {
   databaseUrl: string | null;
   /** DATABASE_POOL_SIZE: PostgreSQL connections this process keeps at most. */
   databasePoolSize: number;
+  /**
+   * DATABASE_TIMEOUT_MS: on PostgreSQL, the longest wait for a connection; a statement may run
+   * twice as long. A request that hits either answers 503.
+   */
+  databaseTimeoutMs: number;
   adminToken: string;
   /** The admin token file, when the token came from it rather than the environment. */
   adminTokenFile: string | null;
@@ -51,6 +56,7 @@ export function loadConfig(env: Env = process.env): Config {
     databasePath,
     databaseUrl: databaseUrl(env.DATABASE_URL),
     databasePoolSize: parseInteger(env.DATABASE_POOL_SIZE ?? '10', 'DATABASE_POOL_SIZE', 1, 1000),
+    databaseTimeoutMs: parseInteger(env.DATABASE_TIMEOUT_MS ?? '5000', 'DATABASE_TIMEOUT_MS', 100, 600_000),
     adminToken: admin.token,
     adminTokenFile: admin.file,
     adminTokenGenerated: admin.generated,

@@ -8,10 +8,16 @@ import { createSqliteStore } from './sqlite/store.js';
 import type { Store } from './store.js';
 
 export async function openStore(
-  config: Pick<Config, 'databasePath' | 'databaseUrl' | 'databasePoolSize'>,
+  config: Pick<Config, 'databasePath' | 'databaseUrl' | 'databasePoolSize' | 'databaseTimeoutMs'>,
   logger?: PgLogger,
 ): Promise<Store> {
-  if (config.databaseUrl) return openPostgresStore(config.databaseUrl, { max: config.databasePoolSize, logger });
+  if (config.databaseUrl)
+    return openPostgresStore(config.databaseUrl, {
+      max: config.databasePoolSize,
+      connectTimeoutMs: config.databaseTimeoutMs,
+      statementTimeoutMs: 2 * config.databaseTimeoutMs,
+      logger,
+    });
   return createSqliteStore(openDatabase(config.databasePath));
 }
 

@@ -2,6 +2,7 @@
 // and miner runs with raw token counts, exclusions, deletions and a late weight change.
 import fc from 'fast-check';
 import type { Complexity, Stage, TokenWeights } from '../../src/scoring/types.js';
+import { admin, type TestApp } from '../support/app.js';
 
 export interface RandomRun {
   runId: string;
@@ -82,3 +83,38 @@ export const randomCompetition: fc.Arbitrary<RandomCompetition> = fc
     const deleted = runs.filter((_, i) => (i * 0.618) % 1 < deleteShare).map((r) => r.runId);
     return { ...rest, tasks: specs, runs, deleted };
   });
+
+async function ok(t: TestApp, method: 'PUT' | 'POST' | 'DELETE', url: string, payload?: object) {
+  const res = await t.call({ method, url, headers: admin, ...(payload ? { payload } : {}) });
+  if (res.status >= 300) throw new Error(`${method} ${url}: ${res.status} ${JSON.stringify(res.body)}`);
+}
+
+/** Posts the competition the way an operator and validators would. */
+export async function postCompetition(t: TestApp, c: RandomCompetition): Promise<void> {
+  const C = '/v1/competitions/c';
+  const settings = {
+    name: 'Random',
+    tokenWeights: c.weights,
+    burnRatio: c.burnRatio,
+    ...(c.finalStages ? { finalStages: c.finalStages } : {}),
+  };
+  await ok(t, 'PUT', C, settings);
+  const tasks = c.tasks.map((x) => ({
+    id: x.id,
+    type: 'swebench_verified',
+    stage: x.stage,
+    complexity: x.complexity,
+    plannedRuns: x.plannedRuns,
+  }));
+  await ok(t, 'PUT', `${C}/tasks`, { tasks });
+  const runs = c.runs.map(({ minerHotkey, tokens, ...r }) => ({
+    ...r,
+    ...(minerHotkey ? { minerHotkey } : {}),
+    tokens,
+  }));
+  for (let i = 0; i < runs.length; i += 50) await ok(t, 'POST', `${C}/runs`, { runs: runs.slice(i, i + 50) });
+  for (const hotkey of c.excluded) await ok(t, 'PUT', `${C}/miners/${hotkey}`, { excluded: true });
+  for (const hotkey of c.idle) await ok(t, 'PUT', `${C}/miners/${hotkey}`, { excluded: false });
+  for (const runId of c.deleted) await ok(t, 'DELETE', `${C}/runs/${runId}`);
+  if (c.laterWeights) await ok(t, 'PUT', C, { ...settings, tokenWeights: c.laterWeights });
+}

@@ -3,48 +3,14 @@
 // canonical bytes.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { admin, testApp, type TestApp } from '../support/app.js';
+import { testApp } from '../support/app.js';
 import { canonicalJson } from '../../src/snapshots/canonicalJson.js';
 import { parseDocument, serializeDocument } from '../../src/snapshots/inputDocument.js';
 import { scoreDocument } from '../../src/snapshots/scoreDocument.js';
 import type { InputDocument } from '../../src/snapshots/inputSchemas.js';
-import { randomCompetition, type RandomCompetition } from './randomCompetition.js';
+import { postCompetition, randomCompetition, type RandomCompetition } from './randomCompetition.js';
 
 const C = '/v1/competitions/c';
-
-async function ok(t: TestApp, method: 'PUT' | 'POST' | 'DELETE', url: string, payload?: object) {
-  const res = await t.call({ method, url, headers: admin, ...(payload ? { payload } : {}) });
-  if (res.status >= 300) throw new Error(`${method} ${url}: ${res.status} ${JSON.stringify(res.body)}`);
-}
-
-/** Posts the competition the way an operator and validators would. */
-async function post(t: TestApp, c: RandomCompetition): Promise<void> {
-  const settings = {
-    name: 'Random',
-    tokenWeights: c.weights,
-    burnRatio: c.burnRatio,
-    ...(c.finalStages ? { finalStages: c.finalStages } : {}),
-  };
-  await ok(t, 'PUT', C, settings);
-  const tasks = c.tasks.map((x) => ({
-    id: x.id,
-    type: 'swebench_verified',
-    stage: x.stage,
-    complexity: x.complexity,
-    plannedRuns: x.plannedRuns,
-  }));
-  await ok(t, 'PUT', `${C}/tasks`, { tasks });
-  const runs = c.runs.map(({ minerHotkey, tokens, ...r }) => ({
-    ...r,
-    ...(minerHotkey ? { minerHotkey } : {}),
-    tokens,
-  }));
-  for (let i = 0; i < runs.length; i += 50) await ok(t, 'POST', `${C}/runs`, { runs: runs.slice(i, i + 50) });
-  for (const hotkey of c.excluded) await ok(t, 'PUT', `${C}/miners/${hotkey}`, { excluded: true });
-  for (const hotkey of c.idle) await ok(t, 'PUT', `${C}/miners/${hotkey}`, { excluded: false });
-  for (const runId of c.deleted) await ok(t, 'DELETE', `${C}/runs/${runId}`);
-  if (c.laterWeights) await ok(t, 'PUT', C, { ...settings, tokenWeights: c.laterWeights });
-}
 
 /** The input document written from the same data, without reading the server's storage. */
 function document(c: RandomCompetition): InputDocument {
@@ -81,7 +47,7 @@ describe('offline scoring reproduces the server', () => {
       fc.asyncProperty(randomCompetition, async (c) => {
         const t = await testApp();
         try {
-          await post(t, c);
+          await postCompetition(t, c);
           const query = c.askStages ? `?stages=${c.askStages.join(',')}` : '';
           // The live read adds `total` (API 1.1) to the snapshot's leaderboard shape.
           const { total, ...live } = JSON.parse((await t.app.inject({ url: `${C}/leaderboard${query}` })).body) as {

@@ -63,13 +63,14 @@ async function postgresDump(url: string): Promise<{ dump: string; counts: Map<st
 }
 
 export async function testApp(
-  options: { readsRequireToken?: boolean; path?: string; signatures?: SignatureOptions } = {},
+  options: { readsRequireToken?: boolean; path?: string; signatures?: SignatureOptions; engine?: Engine } = {},
 ): Promise<TestApp> {
+  const engine = options.engine ?? TEST_ENGINE;
   let store: Store;
   let db: Db | undefined;
   let url: string | undefined;
   let drop = () => Promise.resolve();
-  if (TEST_ENGINE === 'postgres') {
+  if (engine === 'postgres') {
     const database = await postgresDatabaseFor(options.path);
     url = database.url;
     // A database standing in for a path outlives the app (a test may reopen it); the run drops it.
@@ -87,7 +88,7 @@ export async function testApp(
   });
   return {
     app,
-    engine: TEST_ENGINE,
+    engine,
     get db(): Db {
       if (!db) throw new Error('this test reads the SQLite database itself: it runs on SQLite only');
       return db;

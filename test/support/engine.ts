@@ -4,7 +4,8 @@
 // finds its data. They are dropped when the run ends (test/support/pgGlobalSetup.ts).
 import { inject } from 'vitest';
 import type { Engine } from '../../src/db/store.js';
-import { copyDatabase, type ScratchDatabase } from './postgres.js';
+import { migratePostgres } from '../../src/db/pg/migrate.js';
+import { copyDatabase, createScratchDatabase, type ScratchDatabase } from './postgres.js';
 
 export const TEST_ENGINE: Engine = process.env.SCORING_TEST_ENGINE === 'postgres' ? 'postgres' : 'sqlite';
 
@@ -14,7 +15,14 @@ const databasesByPath = new Map<string, ScratchDatabase>();
 export async function postgresDatabaseFor(path?: string): Promise<ScratchDatabase> {
   const known = path === undefined ? undefined : databasesByPath.get(path);
   if (known) return known;
-  const db = await copyDatabase(inject('pgTemplate'), `app_${inject('pgRun')}`);
+  const template = inject('pgTemplate');
+  let db: ScratchDatabase;
+  if (template) db = await copyDatabase(template, `app_${inject('pgRun')}`);
+  else {
+    // A SQLite project's suite that compares both engines: no template, migrate this one.
+    db = await createScratchDatabase('app');
+    await migratePostgres(db.url);
+  }
   if (path !== undefined) databasesByPath.set(path, db);
   return db;
 }

@@ -51,10 +51,22 @@ export interface ScratchDatabase {
   drop(): Promise<void>;
 }
 
+export interface ScratchOptions {
+  /**
+   * An ICU locale (e.g. `en-US`) for the database's default collation, where text does not sort
+   * in byte order: what a server's default locale often gives, and what SQLite never does.
+   */
+  icuLocale?: string;
+}
+
 /** Creates an empty database `swe_test_<label>_<random>` on the test server. */
-export async function createScratchDatabase(label: string): Promise<ScratchDatabase> {
+export async function createScratchDatabase(label: string, options: ScratchOptions = {}): Promise<ScratchDatabase> {
   const name = `swe_test_${label.replace(/\W/g, '_')}_${randomBytes(4).toString('hex')}`;
-  await withAdmin((c) => c.query(`CREATE DATABASE ${name}`));
+  const locale = options.icuLocale;
+  if (locale !== undefined && !/^[A-Za-z0-9-]+$/.test(locale)) throw new Error(`not an ICU locale: ${locale}`);
+  const icu =
+    locale === undefined ? '' : ` TEMPLATE template0 LOCALE_PROVIDER icu ICU_LOCALE '${locale}' LOCALE 'C.UTF-8'`;
+  await withAdmin((c) => c.query(`CREATE DATABASE ${name}${icu}`));
   const url = new URL(ADMIN_URL);
   url.pathname = `/${name}`;
   return {

@@ -16,7 +16,7 @@ import { BASELINE, MINERS, qnaTask, simulateRuns, sweTasks, type DemoTask } from
 import { portIsFree } from '../port.js';
 
 const QNA_FILE = fileURLToPath(new URL('../../../fixtures/swe-atlas-qna/test-00000-of-00001.parquet', import.meta.url));
-const COMPETITION = 'demo';
+export const COMPETITION = 'demo';
 const SHOWCASE_TASK = '6905333b74f22949d97baa22'; // grafana/k6, the task with the two scale-corrected criteria
 
 /** Response bodies, typed from the generated client (the routes' own schemas). */
@@ -38,7 +38,7 @@ function resetDemoDatabase(path: string): void {
   for (const suffix of ['', '-wal', '-shm']) rmSync(path + suffix, { force: true });
 }
 
-async function seed(app: FastifyInstance, adminToken: string, log: (line: string) => void) {
+export async function seed(app: FastifyInstance, adminToken: string, log: (line: string) => void) {
   const send = async <T>(
     method: 'PUT' | 'POST',
     url: string,

@@ -131,15 +131,19 @@ export function startNotifier(url: string, options: NotifierOptions): Notifier {
     client = undefined;
     listening = false;
     clearInterval(heartbeat);
-    c.removeAllListeners();
-    c.on('error', () => {}); // late errors of a client already given up
-    // end() destroys the socket when a query (the heartbeat) is stuck on it.
-    c.end().catch(() => {});
+    abandon(c);
     if (closed) return;
     const delay = Math.min(maxBackoffMs, minBackoffMs * 2 ** failures);
     failures += 1;
     log?.warn({ err, retryInMs: delay }, 'PostgreSQL notifier: connection lost, reconnecting');
     retry = setTimeout(() => void connect(), delay);
+  }
+
+  /** Forgets a client for good, late events and all; its socket closes now, not when TCP gives up. */
+  function abandon(c: pg.Client): void {
+    c.removeAllListeners();
+    c.on('error', () => {});
+    c.connection.stream.destroy();
   }
 
   void connect();
@@ -156,11 +160,13 @@ export function startNotifier(url: string, options: NotifierOptions): Notifier {
       rejectReady(new Error('PostgreSQL notifier closed'));
       const c = client;
       client = undefined;
-      if (c) {
-        c.removeAllListeners();
-        c.on('error', () => {});
-        await c.end().catch(() => {});
-      }
+      if (!c) return;
+      c.removeAllListeners('notification');
+      // A polite goodbye, but bounded: on a silent network the server's close never comes.
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([c.end().catch(() => {}), new Promise((r) => (timer = setTimeout(r, 1_000)))]);
+      clearTimeout(timer);
+      abandon(c);
     },
   };
 }

@@ -1,0 +1,219 @@
+// src/db/aggregates.ts on PostgreSQL: the per-(task, miner) and baseline aggregates kept in step
+// with the runs inside the write transaction, and their rebuild.
+//
+// A batch's deltas go in one statement per table (unnest), not one per pair. A token sum that
+// would pass 2^53 - 1 must give SQLite's 422, naming the first such pair in SQLite's order, and
+// store nothing: the upserts skip (WHERE on DO UPDATE) the rows whose new sums would pass the
+// bound instead of letting the CHECK fail the statement, and a pair missing from what they return
+// is one that would have overflowed. The caller's transaction then rolls everything back.
+import { addRunTokens, emptyTokenSums, type TokenSums } from '../../scoring/tokenSums.js';
+import type { TokenWeights } from '../../scoring/types.js';
+import { unprocessable } from '../../errors.js';
+import type { AggregatedRun } from '../aggregates.js';
+import { pairKey } from '../events.js';
+import { MAX_EXACT, type PgContext } from './context.js';
+import { tokenSumsSql } from './tokenSql.js';
+
+interface Sum {
+  d: AggregatedRun;
+  runs: number;
+  resolved: number;
+  tokens: TokenSums;
+}
+
+/** SQLite's message (src/db/aggregates.ts), word for word. */
+const tooLarge = (d: AggregatedRun) =>
+  unprocessable(
+    `the token sums of ${d.kind === 'baseline' ? 'the baseline' : `miner ${d.minerHotkey}`} on task ${d.taskId} ` +
+      `would pass 2^53 - 1 and could no longer be added exactly; nothing was stored. Check the token counts sent`,
+  );
+
+/** SQL: each of the three stored sums plus its delta stays within 2^53 - 1 (`col(c)` names a delta). */
+const fits = (stored: (c: string) => string, delta: (c: string) => string) =>
+  ['input', 'cached', 'output'].map((c) => `${stored(c)} + ${delta(c)} <= ${MAX_EXACT}`).join(' AND ');
+
+const MINER_UPSERT = `
+  INSERT INTO miner_tasks AS m (competition_id, task_id, hotkey, runs, resolved, token_count, input_sum, cached_sum, output_sum)
+  SELECT $1, u.task_id, u.hotkey, u.runs, u.resolved, u.token_count, u.input, u.cached, u.output
+  FROM unnest($2::text[], $3::text[], $4::int[], $5::int[], $6::int[], $7::int8[], $8::int8[], $9::int8[])
+    AS u(task_id, hotkey, runs, resolved, token_count, input, cached, output)
+  ON CONFLICT (competition_id, hotkey, task_id) DO UPDATE SET
+    runs = m.runs + excluded.runs, resolved = m.resolved + excluded.resolved,
+    token_count = m.token_count + excluded.token_count, input_sum = m.input_sum + excluded.input_sum,
+    cached_sum = m.cached_sum + excluded.cached_sum, output_sum = m.output_sum + excluded.output_sum
+  WHERE ${fits(
+    (c) => `m.${c}_sum`,
+    (c) => `excluded.${c}_sum`,
+  )}
+  RETURNING task_id, hotkey`;
+
+// Taking runs out: an UPDATE, not the upsert, whose proposed row would carry negative sums and
+// fail the CHECK before the conflict is even found. A pair with no row gets none, as SQLite's
+// upsert and prune leave none.
+const MINER_SUBTRACT = `
+  UPDATE miner_tasks m SET runs = m.runs + u.runs, resolved = m.resolved + u.resolved,
+    token_count = m.token_count + u.token_count, input_sum = m.input_sum + u.input,
+    cached_sum = m.cached_sum + u.cached, output_sum = m.output_sum + u.output
+  FROM unnest($2::text[], $3::text[], $4::int[], $5::int[], $6::int[], $7::int8[], $8::int8[], $9::int8[])
+    AS u(task_id, hotkey, runs, resolved, token_count, input, cached, output)
+  WHERE m.competition_id = $1 AND m.task_id = u.task_id AND m.hotkey = u.hotkey`;
+
+const BASELINE_UPDATE = `
+  UPDATE tasks t SET baseline_runs = t.baseline_runs + u.runs, baseline_resolved = t.baseline_resolved + u.resolved,
+    baseline_token_count = t.baseline_token_count + u.token_count, baseline_input_sum = t.baseline_input_sum + u.input,
+    baseline_cached_sum = t.baseline_cached_sum + u.cached, baseline_output_sum = t.baseline_output_sum + u.output
+  FROM unnest($2::text[], $3::int[], $4::int[], $5::int[], $6::int8[], $7::int8[], $8::int8[])
+    AS u(task_id, runs, resolved, token_count, input, cached, output)
+  WHERE t.competition_id = $1 AND t.id = u.task_id AND ${fits(
+    (c) => `t.baseline_${c}_sum`,
+    (c) => `u.${c}`,
+  )}
+  RETURNING t.id`;
+
+const MINER_PRUNE = 'DELETE FROM miner_tasks WHERE competition_id = $1 AND task_id = $2 AND hotkey = $3 AND runs <= 0';
+
+/**
+ * Adds (sign 1) or removes (sign -1) the runs' contributions, summed per (task, miner) first as
+ * SQLite does; tells the same events in the same order. Runs of one competition.
+ */
+export async function applyAggregates(
+  ctx: PgContext,
+  runs: readonly AggregatedRun[],
+  w: TokenWeights,
+  sign: 1 | -1,
+): Promise<void> {
+  if (runs.length === 0) return;
+  const sums = new Map<string, Sum>();
+  for (const d of runs) {
+    const key = `${d.kind}\u0000${d.taskId}\u0000${d.minerHotkey ?? ''}`;
+    let s = sums.get(key);
+    if (!s) sums.set(key, (s = { d, runs: 0, resolved: 0, tokens: emptyTokenSums() }));
+    s.runs += sign;
+    if (d.resolved) s.resolved += sign;
+    addRunTokens(s.tokens, d, w, sign);
+  }
+  const competitionId = runs[0]!.competitionId;
+  // A delta past the bound already overflows (stored sums are >= 0), and could not be sent exactly.
+  const tooBig = (t: TokenSums) => t.input > MAX_EXACT || t.cached > MAX_EXACT || t.output > MAX_EXACT;
+  const baseline: Sum[] = [];
+  const miner: Sum[] = [];
+  for (const s of sums.values()) {
+    if (tooBig(s.tokens)) continue;
+    (s.d.kind === 'baseline' ? baseline : miner).push(s);
+  }
+  const columns = (list: Sum[]) => [
+    list.map((s) => s.runs),
+    list.map((s) => s.resolved),
+    list.map((s) => s.tokens.count),
+    list.map((s) => s.tokens.input),
+    list.map((s) => s.tokens.cached),
+    list.map((s) => s.tokens.output),
+  ];
+  const stored = new Set<string>();
+  if (miner.length > 0) {
+    const params = [competitionId, miner.map((s) => s.d.taskId), miner.map((s) => s.d.minerHotkey), ...columns(miner)];
+    if (sign > 0) {
+      const rows = await ctx.query<[string, string]>(MINER_UPSERT, params, {
+        array: true,
+        name: 'pg_aggregates_miner_upsert',
+      });
+      for (const [taskId, hotkey] of rows) stored.add(`miner\u0000${taskId}\u0000${hotkey}`);
+    } else {
+      await ctx.execute(MINER_SUBTRACT, params, { name: 'pg_aggregates_miner_subtract' });
+    }
+  }
+  if (baseline.length > 0) {
+    const rows = await ctx.query<[string]>(
+      BASELINE_UPDATE,
+      [competitionId, baseline.map((s) => s.d.taskId), ...columns(baseline)],
+      { array: true, name: 'pg_aggregates_baseline_update' },
+    );
+    for (const [taskId] of rows) stored.add(`baseline\u0000${taskId}\u0000`);
+  }
+  // SQLite's order: the first pair (in batch order) whose sums would pass the bound is the error.
+  // Taking runs out only lowers the sums.
+  if (sign > 0) {
+    for (const [key, s] of sums) {
+      if (!stored.has(key)) throw tooLarge(s.d);
+    }
+  }
+  for (const { d } of sums.values()) {
+    if (d.kind === 'baseline') ctx.emit({ competitionId: d.competitionId, kind: 'tasks' });
+    else {
+      if (sign < 0) await ctx.execute(MINER_PRUNE, [d.competitionId, d.taskId, d.minerHotkey]);
+      ctx.emit({ competitionId: d.competitionId, kind: 'pair', pair: pairKey(d.taskId, d.minerHotkey ?? '') });
+    }
+  }
+}
+
+/** Runs that count: not sent by a validator excluded from the competition ($1). */
+const countedSql = `(validator_id IS NULL OR validator_id NOT IN (
+    SELECT validator_id FROM competition_validators WHERE competition_id = $1 AND excluded))`;
+
+/** src/db/aggregates.ts rebuildAggregates: every aggregate of a competition from its counted runs. */
+export async function rebuildAggregates(ctx: PgContext, competitionId: string, w: TokenWeights): Promise<void> {
+  const sums = tokenSumsSql('$2', '$3', '$4');
+  const params = [competitionId, w.input, w.cachedInput, w.output];
+  ctx.emit({ competitionId, kind: 'rebuild' });
+  await ctx.execute('DELETE FROM miner_tasks WHERE competition_id = $1', [competitionId]);
+  await ctx.execute(
+    `INSERT INTO miner_tasks (competition_id, task_id, hotkey, runs, resolved, token_count, input_sum, cached_sum, output_sum)
+    SELECT competition_id, task_id, miner_hotkey, ${sums}
+    FROM runs WHERE competition_id = $1 AND kind = 'miner' AND ${countedSql}
+    GROUP BY competition_id, task_id, miner_hotkey`,
+    params,
+  );
+  await ctx.execute(
+    `UPDATE tasks SET (baseline_runs, baseline_resolved, baseline_token_count, baseline_input_sum,
+      baseline_cached_sum, baseline_output_sum) = (
+      SELECT ${sums}
+      FROM runs r WHERE r.competition_id = tasks.competition_id AND r.task_id = tasks.id AND r.kind = 'baseline'
+        AND ${countedSql})
+    WHERE competition_id = $1`,
+    params,
+  );
+  await rebuildCriterionStats(ctx, competitionId);
+  await rebuildMiners(ctx, competitionId);
+}
+
+/**
+ * The per-criterion graded, met and split counts from the counted runs' gradings. The gradings
+ * are JSON text (JSON.stringify of CriterionGrade[], `met` and `split` booleans); read here in SQL
+ * rather than shipped to the process.
+ */
+async function rebuildCriterionStats(ctx: PgContext, competitionId: string): Promise<void> {
+  await ctx.execute('UPDATE task_criteria SET graded = 0, met = 0, split = 0 WHERE competition_id = $1', [
+    competitionId,
+  ]);
+  await ctx.execute(
+    `UPDATE task_criteria t SET graded = s.graded, met = s.met, split = s.split
+    FROM (
+      SELECT r.task_id, g->>'criterionId' AS id, count(*) AS graded,
+        count(*) FILTER (WHERE g->'met' = 'true'::jsonb) AS met,
+        count(*) FILTER (WHERE g->'split' = 'true'::jsonb) AS split
+      FROM runs r CROSS JOIN jsonb_array_elements(r.grading::jsonb) g
+      WHERE r.competition_id = $1 AND r.grading IS NOT NULL AND ${countedSql}
+      GROUP BY r.task_id, g->>'criterionId'
+    ) s
+    WHERE t.competition_id = $1 AND t.task_id = s.task_id AND t.id = s.id`,
+    [competitionId],
+  );
+}
+
+/** src/db/aggregates.ts rebuildMiners: the miners a competition knows, from its counted runs and the audit log. */
+async function rebuildMiners(ctx: PgContext, competitionId: string): Promise<void> {
+  const counted = `SELECT miner_hotkey FROM runs WHERE competition_id = $1 AND kind = 'miner' AND ${countedSql}
+    UNION SELECT miner_hotkey FROM deleted_runs WHERE competition_id = $1 AND kind = 'miner' AND ${countedSql}`;
+  await ctx.execute(
+    `DELETE FROM miners WHERE competition_id = $1 AND NOT excluded AND reason IS NULL
+    AND hotkey NOT IN (${counted})
+    AND hotkey NOT IN (SELECT target FROM audit_log WHERE competition_id = $1 AND action IN ('miner.exclude', 'miner.include'))`,
+    [competitionId],
+  );
+  // SQLite's INSERT OR IGNORE also drops a NULL hotkey (NOT NULL); ON CONFLICT would not.
+  await ctx.execute(
+    `INSERT INTO miners (competition_id, hotkey) SELECT $1, miner_hotkey FROM (${counted}) k
+    WHERE miner_hotkey IS NOT NULL ON CONFLICT DO NOTHING`,
+    [competitionId],
+  );
+}

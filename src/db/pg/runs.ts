@@ -1,0 +1,215 @@
+// src/db/runs.ts on PostgreSQL. A batch is one INSERT ... SELECT FROM unnest (docs/POSTGRES.md:
+// 1.5x the multi-row form, and no parameter cap), and each counter table takes one statement per
+// batch, not one per task or pair.
+import type { TokenWeights } from '../../scoring/types.js';
+import type { RunFilter, RunRecord, StoredRun, StoredVote } from '../runs.js';
+import type { CriterionGrade } from '../../scoring/types.js';
+import type { PgContext } from './context.js';
+import { RUN_SEQUENCE } from './context.js';
+import { applyAggregates } from './aggregates.js';
+
+interface RunRow {
+  seq: number;
+  competition_id: string;
+  run_id: string;
+  task_id: string;
+  kind: 'baseline' | 'miner';
+  miner_hotkey: string | null;
+  validator_id: string | null;
+  attempt_no: number | null;
+  resolved: boolean;
+  tokens_input: number | null;
+  tokens_cached_input: number | null;
+  tokens_output: number | null;
+  time_taken_seconds: number | null;
+  agent_steps: number | null;
+  rubric_votes: string | null;
+  grading: string | null;
+  created_at: string;
+}
+
+/** src/db/runs.ts fromRow: the same object, key for key. */
+const fromRow = (r: RunRow): StoredRun => ({
+  seq: r.seq,
+  competitionId: r.competition_id,
+  runId: r.run_id,
+  taskId: r.task_id,
+  kind: r.kind,
+  minerHotkey: r.miner_hotkey,
+  validatorId: r.validator_id,
+  attemptNo: r.attempt_no,
+  resolved: r.resolved,
+  tokens:
+    r.tokens_input === null || r.tokens_output === null
+      ? null
+      : { input: r.tokens_input, cachedInput: r.tokens_cached_input, output: r.tokens_output },
+  timeTakenSeconds: r.time_taken_seconds,
+  agentSteps: r.agent_steps,
+  rubricVotes: r.rubric_votes === null ? null : (JSON.parse(r.rubric_votes) as StoredVote[]),
+  criteria: r.grading === null ? null : (JSON.parse(r.grading) as CriterionGrade[]),
+  createdAt: r.created_at,
+});
+
+const isExcludedRun = (r: RunRecord, excluded: ReadonlySet<string>) =>
+  r.validatorId !== null && excluded.has(r.validatorId);
+
+const RUN_COLUMNS = `competition_id, run_id, task_id, kind, miner_hotkey, validator_id, attempt_no, resolved,
+  tokens_input, tokens_cached_input, tokens_output, time_taken_seconds, agent_steps, rubric_votes, grading`;
+
+// unnest yields the rows in array order, and the identity takes its numbers in that order: the
+// batch's runs get increasing sequence numbers in the order sent, as on SQLite.
+const INSERT = `INSERT INTO runs (${RUN_COLUMNS})
+  SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::int[],
+    $8::bool[], $9::int8[], $10::int8[], $11::int8[], $12::float8[], $13::int[], $14::text[], $15::text[])`;
+
+const ADD_MINERS = `INSERT INTO miners (competition_id, hotkey) SELECT $1, unnest($2::text[]) ON CONFLICT DO NOTHING`;
+
+const TASK_RUN_COUNTS = `INSERT INTO task_run_counts AS n (runs, competition_id, task_id)
+  SELECT u.runs, $1, u.task_id FROM unnest($2::int[], $3::text[]) AS u(runs, task_id)
+  ON CONFLICT (competition_id, task_id) DO UPDATE SET runs = n.runs + excluded.runs`;
+
+const CRITERION_STATS = `UPDATE task_criteria t SET graded = t.graded + u.sign, met = t.met + u.met, split = t.split + u.split
+  FROM unnest($2::text[], $3::text[], $4::int[], $5::int[], $6::int[]) AS u(task_id, id, sign, met, split)
+  WHERE t.competition_id = $1 AND t.task_id = u.task_id AND t.id = u.id`;
+
+const KEEP_DELETED = `WITH gone AS (DELETE FROM runs WHERE competition_id = $1 AND run_id = $2 RETURNING *)
+  INSERT INTO deleted_runs (seq, ${RUN_COLUMNS}, created_at, deleted_seq)
+  SELECT seq, ${RUN_COLUMNS}, created_at, $3 FROM gone`;
+
+export function pgRunsRepo(ctx: PgContext) {
+  /** Adds or removes the runs' criterion grades, summed per criterion: one statement in all. */
+  async function criteriaStats(c: PgContext, records: RunRecord[], sign: 1 | -1): Promise<void> {
+    const sums = new Map<string, { taskId: string; id: string; sign: number; met: number; split: number }>();
+    for (const r of records) {
+      for (const g of r.criteria ?? []) {
+        const key = `${r.taskId}\u0000${g.criterionId}`;
+        let s = sums.get(key);
+        if (!s) sums.set(key, (s = { taskId: r.taskId, id: g.criterionId, sign: 0, met: 0, split: 0 }));
+        s.sign += sign;
+        if (g.met) s.met += sign;
+        if (g.split) s.split += sign;
+      }
+    }
+    if (sums.size === 0) return;
+    const list = [...sums.values()];
+    await c.execute(
+      CRITERION_STATS,
+      [
+        records[0]!.competitionId,
+        list.map((s) => s.taskId),
+        list.map((s) => s.id),
+        list.map((s) => s.sign),
+        list.map((s) => s.met),
+        list.map((s) => s.split),
+      ],
+      { name: 'pg_runs_criterion_stats' },
+    );
+  }
+
+  async function taskRunCounts(c: PgContext, competitionId: string, perTask: Map<string, number>): Promise<void> {
+    await c.execute(TASK_RUN_COUNTS, [competitionId, [...perTask.values()], [...perTask.keys()]], {
+      name: 'pg_runs_task_run_counts',
+    });
+  }
+
+  return {
+    /** The stored runs among the given ids, in the order asked. */
+    async existing(competitionId: string, runIds: string[]): Promise<Map<string, StoredRun>> {
+      const found = new Map<string, StoredRun>();
+      if (runIds.length === 0) return found;
+      const rows = await ctx.query<RunRow>(
+        'SELECT * FROM runs WHERE competition_id = $1 AND run_id = ANY($2::text[])',
+        [competitionId, runIds],
+      );
+      const byId = new Map(rows.map((r) => [r.run_id, r]));
+      for (const id of runIds) {
+        const row = byId.get(id);
+        if (row && !found.has(id)) found.set(id, fromRow(row));
+      }
+      return found;
+    },
+    async get(competitionId: string, runId: string): Promise<StoredRun | null> {
+      const [row] = await ctx.query<RunRow>('SELECT * FROM runs WHERE competition_id = $1 AND run_id = $2', [
+        competitionId,
+        runId,
+      ]);
+      return row ? fromRow(row) : null;
+    },
+    async list(competitionId: string, f: RunFilter): Promise<StoredRun[]> {
+      const rows = await ctx.query<RunRow>(
+        `SELECT * FROM runs WHERE competition_id = $1 AND seq > $2
+          AND ($4::text IS NULL OR validator_id = $4) AND ($5::text IS NULL OR miner_hotkey = $5)
+          AND ($6::text IS NULL OR task_id = $6) AND ($7::text IS NULL OR kind = $7)
+        ORDER BY seq LIMIT $3`,
+        [
+          competitionId,
+          f.after ?? 0,
+          f.limit,
+          f.validatorId ?? null,
+          f.minerHotkey ?? null,
+          f.taskId ?? null,
+          f.kind ?? null,
+        ],
+      );
+      return rows.map(fromRow);
+    },
+    /**
+     * Inserts runs of one competition and updates every aggregate, atomically (in the open
+     * transaction, or one of its own). Runs of validators in `excluded` are stored and counted as
+     * stored, but enter no aggregate.
+     */
+    async insertMany(records: RunRecord[], w: TokenWeights, excluded: ReadonlySet<string> = new Set()): Promise<void> {
+      if (records.length === 0) return;
+      const competitionId = records[0]!.competitionId;
+      await ctx.write(competitionId, async (c) => {
+        const col = <T>(f: (r: RunRecord) => T) => records.map(f);
+        await c.execute(
+          INSERT,
+          [
+            col((r) => r.competitionId),
+            col((r) => r.runId),
+            col((r) => r.taskId),
+            col((r) => r.kind),
+            col((r) => r.minerHotkey),
+            col((r) => r.validatorId),
+            col((r) => r.attemptNo),
+            col((r) => r.resolved),
+            col((r) => r.tokens?.input ?? null),
+            col((r) => r.tokens?.cachedInput ?? null),
+            col((r) => r.tokens?.output ?? null),
+            col((r) => r.timeTakenSeconds),
+            col((r) => r.agentSteps),
+            col((r) => (r.rubricVotes ? JSON.stringify(r.rubricVotes) : null)),
+            col((r) => (r.criteria ? JSON.stringify(r.criteria) : null)),
+          ],
+          { name: 'pg_runs_insert' },
+        );
+        const counted = excluded.size === 0 ? records : records.filter((r) => !isExcludedRun(r, excluded));
+        // Only counted runs make a miner known (src/db/runs.ts).
+        const hotkeys = new Set(counted.flatMap((r) => (r.minerHotkey === null ? [] : [r.minerHotkey])));
+        if (hotkeys.size > 0)
+          await c.execute(ADD_MINERS, [competitionId, [...hotkeys]], { name: 'pg_runs_add_miners' });
+        const perTask = new Map<string, number>();
+        for (const r of records) perTask.set(r.taskId, (perTask.get(r.taskId) ?? 0) + 1);
+        await taskRunCounts(c, competitionId, perTask);
+        await criteriaStats(c, counted, 1);
+        await applyAggregates(c, counted, w, 1);
+      });
+    },
+    /** Deletes one run (kept in deleted_runs for snapshot inputs) and takes it out of every aggregate. */
+    async delete(run: StoredRun, w: TokenWeights, excluded: ReadonlySet<string> = new Set()): Promise<void> {
+      await ctx.write(run.competitionId, async (c) => {
+        // The deletion's number comes from the run sequence, taken even when the run is gone
+        // already, as SQLite's bump of sqlite_sequence is.
+        const [[seq]] = (await c.query<[number]>(`SELECT nextval('${RUN_SEQUENCE}')`, [], { array: true })) as [
+          [number],
+        ];
+        await c.execute(KEEP_DELETED, [run.competitionId, run.runId, seq]);
+        await taskRunCounts(c, run.competitionId, new Map([[run.taskId, -1]]));
+        if (isExcludedRun(run, excluded)) return;
+        await criteriaStats(c, [run], -1);
+        await applyAggregates(c, [run], w, -1);
+      });
+    },
+  };
+}

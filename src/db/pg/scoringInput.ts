@@ -1,0 +1,207 @@
+// src/db/scoringInput.ts on PostgreSQL: a competition's aggregates as the scoring core's input,
+// with the (task, miner) entries kept in memory per competition and only the pairs that write
+// events name read again (the events of this process's commits, and of other processes' as the
+// store's `listeners` are told them; a 'rebuild' reads everything again).
+//
+// Unlike SQLite's synchronous read, a load here awaits, and writes commit meanwhile. So:
+// - the changed set is swapped for an empty one as a load starts: an event told during the read
+//   lands in the new set and its pair is read again next time (a re-read of a pair is harmless);
+// - a load reads tasks, miners and the pairs in one REPEATABLE READ snapshot, so the three agree;
+// - concurrent loads of one competition share the one in flight, unless an event came after it
+//   started (then its answer might predate a write the caller has seen commit: they wait and
+//   read again).
+import type pg from 'pg';
+import { weightedSum } from '../../scoring/tokenSums.js';
+import type {
+  Complexity,
+  MinerTaskSummary,
+  ScoringMiner,
+  ScoringTask,
+  Stage,
+  TokenWeights,
+} from '../../scoring/types.js';
+import { pairKey, type WriteListener } from '../events.js';
+import { runQuery, type PgContext } from './context.js';
+
+export interface ScoringInput {
+  tasks: ScoringTask[];
+  miners: ScoringMiner[];
+  minerTasks: MinerTaskSummary[];
+}
+
+interface Mirror {
+  weights: TokenWeights;
+  byPair: Map<string, MinerTaskSummary>;
+  list: MinerTaskSummary[];
+}
+
+interface CompetitionState {
+  mirror: Mirror | null;
+  /** Pairs changed since the mirror's read began; null: read everything again. */
+  changed: Set<string> | null;
+  /** Counts the competition's events, so a load knows whether any came since another began. */
+  events: number;
+  inflight: { weights: TokenWeights; events: number; promise: Promise<ScoringInput> } | null;
+}
+
+/** The per-competition mirrors of one store, kept up to date from its listeners. */
+export interface ScoringMirrors {
+  pool: pg.Pool;
+  states: Map<string, CompetitionState>;
+}
+
+export function createScoringMirrors(pool: pg.Pool, listeners: Set<WriteListener>): ScoringMirrors {
+  const states = new Map<string, CompetitionState>();
+  listeners.add((event) => {
+    const s = states.get(event.competitionId);
+    if (!s) return;
+    s.events++;
+    if (event.kind === 'rebuild') s.changed = null;
+    else if (event.kind === 'pair') s.changed?.add(event.pair);
+  });
+  return { pool, states };
+}
+
+const TASKS = `SELECT id, stage, complexity, planned_runs, baseline_runs, baseline_resolved,
+    baseline_token_count, baseline_input_sum, baseline_cached_sum, baseline_output_sum
+  FROM tasks WHERE competition_id = $1 ORDER BY id COLLATE "C"`;
+const MINERS = 'SELECT hotkey, excluded FROM miners WHERE competition_id = $1 ORDER BY hotkey COLLATE "C"';
+const COLUMNS = 'm.task_id, m.hotkey, m.runs, m.resolved, m.token_count, m.input_sum, m.cached_sum, m.output_sum';
+// SQLite's order: miner_tasks' primary key (competition, hotkey, task).
+const PAIRS = `SELECT ${COLUMNS} FROM miner_tasks m WHERE m.competition_id = $1
+  ORDER BY m.hotkey COLLATE "C", m.task_id COLLATE "C"`;
+const SOME_PAIRS = `SELECT ${COLUMNS} FROM miner_tasks m
+  JOIN unnest($2::text[], $3::text[]) AS u(task_id, hotkey) ON m.task_id = u.task_id AND m.hotkey = u.hotkey
+  WHERE m.competition_id = $1`;
+
+type Query = (text: string, values: unknown[], name: string) => Promise<unknown[][]>;
+
+const sameWeights = (a: TokenWeights, b: TokenWeights) =>
+  a.input === b.input && a.cachedInput === b.cachedInput && a.output === b.output;
+
+/** Token sums are stored as raw integer sums, weighted here once (the core's weightedSum). */
+const entry = (r: unknown[], w: TokenWeights): MinerTaskSummary => ({
+  taskId: r[0] as string,
+  hotkey: r[1] as string,
+  runs: r[2] as number,
+  resolved: r[3] as number,
+  tokenCount: r[4] as number,
+  tokenSum: weightedSum(
+    { count: r[4] as number, input: r[5] as number, cached: r[6] as number, output: r[7] as number },
+    w,
+  ),
+});
+
+async function readTasksAndMiners(
+  query: Query,
+  competitionId: string,
+  w: TokenWeights,
+): Promise<{ tasks: ScoringTask[]; miners: ScoringMiner[] }> {
+  const tasks = (await query(TASKS, [competitionId], 'pg_scoring_tasks')).map((r): ScoringTask => ({
+    id: r[0] as string,
+    stage: r[1] as Stage,
+    complexity: r[2] as Complexity | null,
+    plannedRuns: r[3] as number | null,
+    baseline: {
+      runs: r[4] as number,
+      resolved: r[5] as number,
+      resolvedTokenCount: r[6] as number,
+      resolvedTokenSum: weightedSum(
+        { count: r[6] as number, input: r[7] as number, cached: r[8] as number, output: r[9] as number },
+        w,
+      ),
+    },
+  }));
+  const miners = (await query(MINERS, [competitionId], 'pg_scoring_miners')).map((r) => ({
+    hotkey: r[0] as string,
+    excluded: r[1] as boolean,
+  }));
+  return { tasks, miners };
+}
+
+export function pgScoringInputRepo(ctx: PgContext, mirrors: ScoringMirrors) {
+  const txQuery: Query = (text, values, name) => ctx.query<unknown[]>(text, values, { array: true, name });
+
+  /** Reads in one REPEATABLE READ snapshot on a client of its own. */
+  async function snapshot<T>(fn: (query: Query) => Promise<T>): Promise<T> {
+    const client = await mirrors.pool.connect();
+    let broken = false;
+    try {
+      await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
+      const result = await fn(async (text, values, name) => {
+        return (await runQuery(client, text, values, { array: true, name })).rows as unknown[][];
+      });
+      await client.query('COMMIT');
+      return result;
+    } catch (err) {
+      await client.query('ROLLBACK').catch(() => (broken = true));
+      throw err;
+    } finally {
+      client.release(broken);
+    }
+  }
+
+  /** A load from the mirror, started synchronously up to its first await (the swap of the changed set). */
+  function read(s: CompetitionState, competitionId: string, w: TokenWeights): Promise<ScoringInput> {
+    const mirror = s.mirror && s.changed && sameWeights(s.mirror.weights, w) ? s.mirror : null;
+    const changed = mirror ? s.changed! : null;
+    s.changed = new Set();
+    return snapshot(async (query) => {
+      const { tasks, miners } = await readTasksAndMiners(query, competitionId, w);
+      if (!mirror) {
+        const list = (await query(PAIRS, [competitionId], 'pg_scoring_pairs')).map((r) => entry(r, w));
+        const byPair = new Map(list.map((e) => [pairKey(e.taskId, e.hotkey), e]));
+        s.mirror = { weights: { ...w }, byPair, list };
+        return { tasks, miners, minerTasks: list };
+      }
+      if (changed!.size > 0) {
+        const keys = [...changed!].map((k) => k.split('\u0000') as [string, string]);
+        const rows = await query(
+          SOME_PAIRS,
+          [competitionId, keys.map((k) => k[0]), keys.map((k) => k[1])],
+          'pg_scoring_some_pairs',
+        );
+        const found = new Map(rows.map((r) => [pairKey(r[0] as string, r[1] as string), r]));
+        // In the changed set's order, as SQLite: a pair seen again keeps its place, a new one goes last.
+        for (const key of changed!) {
+          const row = found.get(key);
+          if (row) mirror.byPair.set(key, entry(row, w));
+          else mirror.byPair.delete(key);
+        }
+        mirror.list = [...mirror.byPair.values()];
+      }
+      return { tasks, miners, minerTasks: mirror.list };
+    }).catch((err: unknown) => {
+      // What the failed read would have applied is lost: read everything next time.
+      s.changed = null;
+      throw err;
+    });
+  }
+
+  return {
+    /** The scoring input; the returned arrays are shared between reads and must not be mutated. */
+    async load(competitionId: string, w: TokenWeights): Promise<ScoringInput> {
+      // Inside a write transaction the rows may not be committed yet: read them, keep nothing.
+      if (ctx.inTransaction) {
+        const { tasks, miners } = await readTasksAndMiners(txQuery, competitionId, w);
+        const minerTasks = (await txQuery(PAIRS, [competitionId], 'pg_scoring_pairs')).map((r) => entry(r, w));
+        return { tasks, miners, minerTasks };
+      }
+      let s = mirrors.states.get(competitionId);
+      if (!s) mirrors.states.set(competitionId, (s = { mirror: null, changed: null, events: 0, inflight: null }));
+      for (let f = s.inflight; f; f = s.inflight) {
+        if (f.events === s.events && sameWeights(f.weights, w)) return f.promise;
+        await f.promise.catch(() => undefined);
+      }
+      const state = s;
+      const inflight = { weights: { ...w }, events: s.events, promise: read(s, competitionId, w) };
+      s.inflight = inflight;
+      // Registered first, so it runs before any waiter's handler.
+      const done = () => {
+        if (state.inflight === inflight) state.inflight = null;
+      };
+      inflight.promise.then(done, done);
+      return inflight.promise;
+    },
+  };
+}

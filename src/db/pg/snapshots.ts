@@ -1,0 +1,130 @@
+// src/db/snapshots.ts on PostgreSQL: snapshot rows, and the runs of a snapshot's input as they
+// stood at its run sequence.
+import type { InputRunRow, SnapshotRow } from '../snapshots.js';
+import { RUN_SEQUENCE, type PgContext } from './context.js';
+
+/** Runs read per page of an input document. */
+const PAGE = 2000;
+
+const COLUMNS = `competition_id AS "competitionId", seq, taken_at AS "takenAt", run_seq AS "runSeq", document,
+  input_head AS "inputHead", hash`;
+const RUN_COLUMNS = `run_id, task_id, kind, miner_hotkey, resolved, tokens_input, tokens_cached_input, tokens_output, validator_id`;
+type RawRun = [
+  string,
+  string,
+  'baseline' | 'miner',
+  string | null,
+  boolean,
+  number | null,
+  number | null,
+  number | null,
+  string | null,
+];
+const toInputRun = (r: RawRun): InputRunRow => ({
+  runId: r[0],
+  taskId: r[1],
+  kind: r[2],
+  minerHotkey: r[3],
+  resolved: r[4],
+  tokens: r[5] === null || r[7] === null ? null : { input: r[5], cachedInput: r[6], output: r[7] },
+  validatorId: r[8],
+});
+
+/** Not sent by one of the validators in $3. */
+const KEPT = '(validator_id IS NULL OR NOT (validator_id = ANY($3::text[])))';
+
+/**
+ * The highest run sequence number handed out, 0 before the first. The sequence is not
+ * transactional: inside a transaction scoped to a competition, whose writers take turns
+ * (src/db/pg/store.ts), every committed run and deletion of that competition is at or below it.
+ */
+export const RUN_SEQ_SQL = `SELECT CASE WHEN is_called THEN last_value ELSE 0 END FROM ${RUN_SEQUENCE}`;
+
+export async function readRunSeq(ctx: PgContext): Promise<number> {
+  const [[seq]] = (await ctx.query<[number]>(RUN_SEQ_SQL, [], { array: true })) as [[number]];
+  return seq;
+}
+
+export function pgSnapshotsRepo(ctx: PgContext) {
+  return {
+    /** How many runs `inputRuns` gives for the same arguments. */
+    async inputRunCount(competitionId: string, upTo: number, excludedValidators: readonly string[]): Promise<number> {
+      const [[n]] = (await ctx.query<[number]>(
+        `SELECT (SELECT count(*) FROM runs WHERE competition_id = $1 AND seq <= $2 AND ${KEPT})
+          + (SELECT count(*) FROM deleted_runs WHERE competition_id = $1 AND seq <= $2 AND deleted_seq > $2 AND ${KEPT})`,
+        [competitionId, upTo, excludedValidators],
+        { array: true },
+      )) as [[number]];
+      return n;
+    },
+    async latest(competitionId: string): Promise<SnapshotRow | null> {
+      const [row] = await ctx.query<SnapshotRow>(
+        `SELECT ${COLUMNS} FROM snapshots WHERE competition_id = $1 ORDER BY seq DESC LIMIT 1`,
+        [competitionId],
+      );
+      return row ?? null;
+    },
+    async get(competitionId: string, seq: number): Promise<SnapshotRow | null> {
+      const [row] = await ctx.query<SnapshotRow>(
+        `SELECT ${COLUMNS} FROM snapshots WHERE competition_id = $1 AND seq = $2`,
+        [competitionId, seq],
+      );
+      return row ?? null;
+    },
+    list(competitionId: string, after: number, limit: number): Promise<SnapshotRow[]> {
+      return ctx.query<SnapshotRow>(
+        `SELECT ${COLUMNS} FROM snapshots WHERE competition_id = $1 AND seq > $2 ORDER BY seq LIMIT $3`,
+        [competitionId, after, limit],
+      );
+    },
+    // `undefined`, as SQLite's `void insert.run(row)` gives.
+    async insert(row: SnapshotRow): Promise<undefined> {
+      await ctx.execute(
+        `INSERT INTO snapshots (competition_id, seq, taken_at, run_seq, document, input_head, hash)
+        VALUES ($1, $2, $3, $4, $5, $6, $7)`,
+        [row.competitionId, row.seq, row.takenAt, row.runSeq, row.document, row.inputHead, row.hash],
+      );
+      return undefined;
+    },
+    /** The run sequence now (see RUN_SEQ_SQL). */
+    runSeq: () => readRunSeq(ctx),
+    /**
+     * The runs of a competition as they stood at run sequence `upTo`, in run id order (bytes, as
+     * SQLite's BINARY), leaving out the runs of the given validators. A page at a time, each its
+     * own statement, as on SQLite; deleted runs are few: read whole and merged in.
+     */
+    async *inputRuns(
+      competitionId: string,
+      upTo: number,
+      excludedValidators: readonly string[],
+    ): AsyncGenerator<InputRunRow> {
+      const deleted = (
+        await ctx.query<RawRun>(
+          `SELECT ${RUN_COLUMNS} FROM deleted_runs
+          WHERE competition_id = $1 AND seq <= $2 AND deleted_seq > $2 AND ${KEPT}
+          ORDER BY run_id COLLATE "C"`,
+          [competitionId, upTo, excludedValidators],
+          { array: true },
+        )
+      ).map(toInputRun);
+      let d = 0;
+      let after = '';
+      for (;;) {
+        const page = await ctx.query<RawRun>(
+          `SELECT ${RUN_COLUMNS} FROM runs
+          WHERE competition_id = $1 AND run_id COLLATE "C" > $4 AND seq <= $2 AND ${KEPT}
+          ORDER BY run_id COLLATE "C" LIMIT $5`,
+          [competitionId, upTo, excludedValidators, after, PAGE],
+          { array: true },
+        );
+        for (const raw of page) {
+          while (d < deleted.length && deleted[d]!.runId < raw[0]) yield deleted[d++]!;
+          yield toInputRun(raw);
+        }
+        if (page.length < PAGE) break;
+        after = page[page.length - 1]![0];
+      }
+      while (d < deleted.length) yield deleted[d++]!;
+    },
+  };
+}

@@ -1,0 +1,214 @@
+// The Store (src/db/store.ts) over PostgreSQL: the repositories of src/db/pg/, each answering what
+// its SQLite twin in src/db/*.ts answers (test/db/pgStore.test.ts holds them together).
+//
+// A transaction takes a client of the pool. Scoped to a competition, it first bumps the
+// competition's row in competition_versions: the row lock makes the competition's writers take
+// turns, so within a competition the run sequence order is the commit order (a snapshot at
+// sequence S never later finds a run <= S it did not see; docs/POSTGRES.md "For the port"), and
+// the notification it queues (delivered at commit, dropped on rollback) tells other processes
+// that the competition changed. Write events are kept until COMMIT and told after it, in order.
+import { readFileSync } from 'node:fs';
+import pg from 'pg';
+import type { WriteEvent, WriteListener } from '../events.js';
+import type { Store, TxScope } from '../store.js';
+import { PG_MIGRATIONS_FOLDER } from './migrate.js';
+import { mapPgError, runQuery, type PgContext, type QueryOptions } from './context.js';
+import { pgAuditRepo } from './audit.js';
+import { rebuildAggregates } from './aggregates.js';
+import { pgCompetitionsRepo } from './competitions.js';
+import { pgExportsRepo } from './exports.js';
+import { pgMinersRepo } from './miners.js';
+import { pgNoncesRepo } from './nonces.js';
+import { pgRunsRepo } from './runs.js';
+import { createScoringMirrors, pgScoringInputRepo, type ScoringMirrors } from './scoringInput.js';
+import { pgSnapshotsRepo } from './snapshots.js';
+import { pgTasksRepo } from './tasks.js';
+import { pgValidatorsRepo } from './validators.js';
+import type { TokenWeights } from '../../scoring/types.js';
+
+/** The channel other processes LISTEN on; the payload is {"competitionId", "version"}. */
+export const WRITES_CHANNEL = 'swe_scoring_writes';
+
+/** Bumps the competition's version (taking its row lock until the transaction ends) and queues the notification. */
+const BUMP = `WITH v AS (
+    INSERT INTO competition_versions (competition_id, version) VALUES ($1, 1)
+    ON CONFLICT (competition_id) DO UPDATE SET version = competition_versions.version + 1
+    RETURNING version)
+  SELECT v.version, pg_notify('${WRITES_CHANNEL}', json_build_object('competitionId', $1::text, 'version', v.version)::text)
+  FROM v`;
+
+interface TxState {
+  client: pg.PoolClient;
+  events: WriteEvent[];
+  /** Competitions whose version this transaction bumped (and whose row it holds locked). */
+  bumped: Set<string>;
+  savepoints: number;
+}
+
+/** Errors after which the connection cannot be trusted: it goes, not back to the pool. */
+function isConnectionError(err: unknown): boolean {
+  const e = err as { code?: unknown; message?: unknown };
+  const code = typeof e.code === 'string' ? e.code : '';
+  return (
+    /^(08|57P)/.test(code) ||
+    ['ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'ECONNREFUSED'].includes(code) ||
+    (typeof e.message === 'string' && /Connection terminated|Query read timeout|not queryable/.test(e.message))
+  );
+}
+
+let migrationCount: number | undefined;
+function expectedMigrations(): number {
+  migrationCount ??= (
+    JSON.parse(readFileSync(`${PG_MIGRATIONS_FOLDER}/meta/_journal.json`, 'utf8')) as { entries: unknown[] }
+  ).entries.length;
+  return migrationCount;
+}
+
+/**
+ * A pool as the store wants it: bounded waits (connection, query, statement), and an `error`
+ * listener, without which an idle client whose server went away would end the process.
+ */
+export function createPgPool(
+  connectionString: string,
+  options: { max?: number; connectTimeoutMs?: number; queryTimeoutMs?: number; onError?: (err: Error) => void } = {},
+): pg.Pool {
+  const pool = new pg.Pool({
+    connectionString,
+    max: options.max ?? 10,
+    connectionTimeoutMillis: options.connectTimeoutMs ?? 5_000,
+    query_timeout: options.queryTimeoutMs ?? 30_000,
+    statement_timeout: options.queryTimeoutMs ?? 30_000,
+  });
+  pool.on('error', options.onError ?? (() => undefined));
+  return pool;
+}
+
+export function createPgStore(pool: pg.Pool): Store {
+  const listeners = new Set<WriteListener>();
+  const mirrors = createScoringMirrors(pool, listeners);
+
+  async function bump(state: TxState, competitionId: string): Promise<void> {
+    if (state.bumped.has(competitionId)) return;
+    await runQuery(state.client, BUMP, [competitionId], { name: 'pg_store_bump' });
+    state.bumped.add(competitionId);
+  }
+
+  /** The context of statements inside the transaction `state`. */
+  function txContext(state: TxState): PgContext {
+    const ctx: PgContext = {
+      inTransaction: true,
+      query: async <R>(text: string, values?: unknown[], options?: QueryOptions) =>
+        (await runQuery(state.client, text, values, options)).rows as R[],
+      execute: async (text, values, options) => (await runQuery(state.client, text, values, options)).rowCount ?? 0,
+      emit: (event) => void state.events.push(event),
+      async write(competitionId, fn) {
+        if (competitionId !== undefined) await bump(state, competitionId);
+        return fn(ctx);
+      },
+    };
+    return ctx;
+  }
+
+  /** BEGIN, fn, COMMIT, then the events told; ROLLBACK on any error, and nothing told. */
+  async function inTransaction<T>(fn: (ctx: PgContext, state: TxState) => Promise<T>, scope?: TxScope): Promise<T> {
+    const client = await pool.connect();
+    let broken = false;
+    try {
+      const state: TxState = { client, events: [], bumped: new Set(), savepoints: 0 };
+      let result: T;
+      try {
+        await client.query('BEGIN');
+        if (scope?.competitionId !== undefined) await bump(state, scope.competitionId);
+        result = await fn(txContext(state), state);
+        await client.query('COMMIT');
+      } catch (err) {
+        if (isConnectionError(err)) broken = true;
+        else await client.query('ROLLBACK').catch(() => (broken = true));
+        throw mapPgError(err);
+      }
+      for (const event of state.events) for (const listener of listeners) listener(event);
+      return result;
+    } finally {
+      client.release(broken);
+    }
+  }
+
+  const root: PgContext = {
+    inTransaction: false,
+    query: async <R>(text: string, values?: unknown[], options?: QueryOptions) =>
+      (await runQuery(pool, text, values, options)).rows as R[],
+    execute: async (text, values, options) => (await runQuery(pool, text, values, options)).rowCount ?? 0,
+    emit() {
+      throw new Error('a write event outside a transaction: the write should have gone through ctx.write');
+    },
+    write: (competitionId, fn) => inTransaction((ctx) => fn(ctx), { competitionId }),
+  };
+
+  function repos(ctx: PgContext, scoring: ScoringMirrors) {
+    return {
+      competitions: pgCompetitionsRepo(ctx),
+      tasks: pgTasksRepo(ctx),
+      runs: pgRunsRepo(ctx),
+      miners: pgMinersRepo(ctx),
+      validators: pgValidatorsRepo(ctx),
+      scoringInput: pgScoringInputRepo(ctx, scoring),
+      nonces: pgNoncesRepo(ctx),
+      audit: pgAuditRepo(ctx),
+      snapshots: pgSnapshotsRepo(ctx),
+      exports: pgExportsRepo(ctx),
+      aggregates: {
+        /** Recomputes a competition's aggregates from its counted runs (src/db/aggregates.ts). */
+        rebuild: (competitionId: string, w: TokenWeights) =>
+          ctx.write(competitionId, (c) => rebuildAggregates(c, competitionId, w)),
+      },
+    };
+  }
+
+  /** The store a transaction's function is given: its client, nested transactions as savepoints. */
+  function txStore(ctx: PgContext, state: TxState): Store {
+    const store: Store = {
+      ...repos(ctx, mirrors),
+      engine: 'postgres',
+      listeners,
+      async transaction(fn, scope) {
+        const name = `s${++state.savepoints}`;
+        const events = state.events.length;
+        const bumped = new Set(state.bumped);
+        await state.client.query(`SAVEPOINT ${name}`);
+        try {
+          if (scope?.competitionId !== undefined) await bump(state, scope.competitionId);
+          const result = await fn(store);
+          await state.client.query(`RELEASE SAVEPOINT ${name}`);
+          return result;
+        } catch (err) {
+          // A broken connection fails here too; the outer transaction then gives up the client.
+          await state.client.query(`ROLLBACK TO SAVEPOINT ${name}`);
+          state.events.length = events;
+          state.bumped = bumped;
+          throw mapPgError(err);
+        }
+      },
+      ready: () => ready(),
+      close: () => Promise.reject(new Error('close() inside a transaction')),
+    };
+    return store;
+  }
+
+  async function ready(): Promise<boolean> {
+    try {
+      const [row] = await root.query<{ n: number }>('SELECT count(*) AS n FROM drizzle.__drizzle_migrations');
+      return row!.n >= expectedMigrations();
+    } catch {
+      return false;
+    }
+  }
+
+  return {
+    ...repos(root, mirrors),
+    engine: 'postgres',
+    listeners,
+    transaction: (fn, scope) => inTransaction((ctx, state) => fn(txStore(ctx, state)), scope),
+    ready,
+    close: () => pool.end(),
+  };
+}

@@ -1,0 +1,275 @@
+// src/db/tasks.ts on PostgreSQL. An import reads the stored tasks and rubrics it touches in two
+// statements, decides in memory exactly as SQLite's record-by-record loop does (a task sent
+// twice sees its first version), and writes in one statement per table.
+import { conflict, listSome } from '../../errors.js';
+import type { Criterion, Polarity } from '../../scoring/types.js';
+import type { CriterionRecord, QnaMeta, TaskRecord, TaskRow } from '../tasks.js';
+import type { PgContext } from './context.js';
+
+/** The stored criterion as drizzle gives it on SQLite (typeof taskCriteria.$inferSelect). */
+export interface CriterionRow {
+  competitionId: string;
+  taskId: string;
+  id: string;
+  position: number;
+  title: string;
+  type: string;
+  importance: string;
+  originalTitle: string;
+  change: string | null;
+  graded: number;
+  met: number;
+  split: number;
+}
+
+const CRITERION_COLUMNS = `competition_id AS "competitionId", task_id AS "taskId", id, position, title, type,
+  importance, original_title AS "originalTitle", change, graded, met, split`;
+
+// Keys in the order of SQLite's drizzle row (src/db/schema.ts), then runCount.
+const TASK_COLUMNS = `t.competition_id AS "competitionId", t.id, t.type, t.stage, t.complexity,
+  t.planned_runs AS "plannedRuns", t.qna, t.baseline_runs AS "baselineRuns", t.baseline_resolved AS "baselineResolved",
+  t.baseline_token_count AS "baselineTokenCount", t.baseline_input_sum AS "baselineInputSum",
+  t.baseline_cached_sum AS "baselineCachedSum", t.baseline_output_sum AS "baselineOutputSum",
+  coalesce(n.runs, 0) AS "runCount"`;
+const TASK_FROM = `tasks t LEFT JOIN task_run_counts n ON n.competition_id = t.competition_id AND n.task_id = t.id`;
+
+/** The qna column is JSON text; drizzle's json mode on SQLite gives it parsed. */
+const toTaskRow = (r: TaskRow): TaskRow => ({ ...r, qna: r.qna === null ? null : JSON.parse(r.qna as string) });
+
+const toCriterion = (c: CriterionRow): CriterionRecord => ({
+  id: c.id,
+  title: c.title,
+  type: c.type as Polarity,
+  importance: c.importance,
+  originalTitle: c.originalTitle,
+  change: c.change,
+});
+const rubricKey = (r: CriterionRecord[]) =>
+  JSON.stringify(r.map((c) => [c.id, c.title, c.type, c.importance, c.originalTitle, c.change]));
+const qnaKey = (q: QnaMeta | null) =>
+  q
+    ? JSON.stringify([
+        q.prompt,
+        q.referenceAnswer,
+        q.repositoryUrl,
+        q.repositoryBaseCommit,
+        q.language,
+        q.category,
+        q.dockerImage,
+      ])
+    : 'null';
+
+/** A task as the import loop sees it: stored, or as an earlier record of the same batch left it. */
+interface Current {
+  type: string;
+  stage: string;
+  complexity: string | null;
+  plannedRuns: number | null;
+  qna: QnaMeta | null;
+  rubric: CriterionRecord[];
+  runCount: number;
+  /** Not stored before this batch. */
+  inserted: boolean;
+  /** Columns to write (an update). */
+  changed: boolean;
+  /** Rubric to write again (delete and insert, as SQLite's writeCriteria). */
+  rubricWritten: boolean;
+}
+
+export function pgTasksRepo(ctx: PgContext) {
+  async function criteria(c: PgContext, competitionId: string, taskId: string): Promise<CriterionRow[]> {
+    return c.query<CriterionRow>(
+      `SELECT ${CRITERION_COLUMNS} FROM task_criteria WHERE competition_id = $1 AND task_id = $2 ORDER BY position`,
+      [competitionId, taskId],
+    );
+  }
+
+  return {
+    async get(competitionId: string, taskId: string): Promise<TaskRow | null> {
+      const [row] = await ctx.query<TaskRow>(
+        `SELECT ${TASK_COLUMNS} FROM ${TASK_FROM} WHERE t.competition_id = $1 AND t.id = $2`,
+        [competitionId, taskId],
+      );
+      return row ? toTaskRow(row) : null;
+    },
+    criteria: (competitionId: string, taskId: string) => criteria(ctx, competitionId, taskId),
+    async list(competitionId: string): Promise<TaskRow[]> {
+      const rows = await ctx.query<TaskRow>(
+        `SELECT ${TASK_COLUMNS} FROM ${TASK_FROM} WHERE t.competition_id = $1 ORDER BY t.id COLLATE "C"`,
+        [competitionId],
+      );
+      return rows.map(toTaskRow);
+    },
+    async rubric(competitionId: string, taskId: string): Promise<{ type: string; criteria: Criterion[] } | null> {
+      const rows = await ctx.query<[string, string | null, Polarity | null]>(
+        `SELECT t.type, c.id, c.type FROM tasks t
+          LEFT JOIN task_criteria c ON c.competition_id = t.competition_id AND c.task_id = t.id
+        WHERE t.competition_id = $1 AND t.id = $2 ORDER BY c.position`,
+        [competitionId, taskId],
+        { array: true, name: 'pg_tasks_rubric' },
+      );
+      if (rows.length === 0) return null;
+      const criteria = rows.flatMap(([, id, polarity]) => (id === null ? [] : [{ id, type: polarity! }]));
+      return { type: rows[0]![0], criteria };
+    },
+    async criteriaCounts(competitionId: string): Promise<Map<string, number>> {
+      const rows = await ctx.query<[string, number]>(
+        `SELECT task_id, count(*) FROM task_criteria WHERE competition_id = $1
+        GROUP BY task_id ORDER BY task_id COLLATE "C"`,
+        [competitionId],
+        { array: true },
+      );
+      return new Map(rows);
+    },
+    /**
+     * Creates or updates tasks atomically. Changing the type or rubric of a task that already has
+     * runs is a 409: its stored gradings were made against the old rubric. Nothing is written then.
+     */
+    upsertMany(
+      competitionId: string,
+      records: TaskRecord[],
+    ): Promise<{ imported: number; updated: number; unchanged: number }> {
+      return ctx.write(competitionId, async (c) => {
+        const ids = [...new Set(records.map((r) => r.id))];
+        const current = new Map<string, Current>();
+        for (const row of await c.query<TaskRow>(
+          `SELECT ${TASK_COLUMNS} FROM ${TASK_FROM} WHERE t.competition_id = $1 AND t.id = ANY($2::text[])`,
+          [competitionId, ids],
+        )) {
+          const r = toTaskRow(row);
+          current.set(r.id, {
+            type: r.type,
+            stage: r.stage,
+            complexity: r.complexity,
+            plannedRuns: r.plannedRuns,
+            qna: r.qna as QnaMeta | null,
+            rubric: [],
+            runCount: r.runCount,
+            inserted: false,
+            changed: false,
+            rubricWritten: false,
+          });
+        }
+        if (current.size > 0) {
+          for (const row of await c.query<CriterionRow>(
+            `SELECT ${CRITERION_COLUMNS} FROM task_criteria WHERE competition_id = $1 AND task_id = ANY($2::text[])
+            ORDER BY task_id, position`,
+            [competitionId, [...current.keys()]],
+          )) {
+            current.get(row.taskId)!.rubric.push(toCriterion(row));
+          }
+        }
+
+        // SQLite's loop (src/db/tasks.ts upsertMany), on the in-memory state.
+        const result = { imported: 0, updated: 0, unchanged: 0 };
+        const locked: string[] = [];
+        for (const sent of records) {
+          const before = current.get(sent.id);
+          const oldRubric = before ? before.rubric : [];
+          const t =
+            sent.keepContent && before?.type === sent.type ? { ...sent, qna: before.qna, rubric: oldRubric } : sent;
+          const values = {
+            type: t.type,
+            stage: t.stage,
+            complexity: t.complexity,
+            plannedRuns: t.plannedRuns,
+            qna: t.qna,
+          };
+          if (!before) {
+            current.set(t.id, {
+              ...values,
+              rubric: t.rubric,
+              runCount: 0,
+              inserted: true,
+              changed: true,
+              rubricWritten: true,
+            });
+            result.imported++;
+            continue;
+          }
+          const rubricChanged = rubricKey(oldRubric) !== rubricKey(t.rubric);
+          if ((rubricChanged || before.type !== t.type) && before.runCount > 0) {
+            locked.push(t.id);
+            continue;
+          }
+          const same =
+            !rubricChanged &&
+            before.type === t.type &&
+            before.stage === t.stage &&
+            before.complexity === t.complexity &&
+            before.plannedRuns === t.plannedRuns &&
+            qnaKey(before.qna) === qnaKey(t.qna);
+          if (same) {
+            result.unchanged++;
+            continue;
+          }
+          Object.assign(before, values, { changed: true });
+          if (rubricChanged) Object.assign(before, { rubric: t.rubric, rubricWritten: true });
+          result.updated++;
+        }
+        if (locked.length > 0) {
+          throw conflict(
+            `tasks ${listSome(locked)} already have runs; their type or rubric cannot change`,
+            locked.map((id) => ({ path: `tasks/${id}`, message: 'type or rubric change on a task with runs' })),
+          );
+        }
+
+        const taskColumns = (list: [string, Current][]) => [
+          list.map(([id]) => id),
+          list.map(([, t]) => t.type),
+          list.map(([, t]) => t.stage),
+          list.map(([, t]) => t.complexity),
+          list.map(([, t]) => t.plannedRuns),
+          list.map(([, t]) => (t.qna === null ? null : JSON.stringify(t.qna))),
+        ];
+        const all = [...current];
+        const inserted = all.filter(([, t]) => t.inserted);
+        const updated = all.filter(([, t]) => !t.inserted && t.changed);
+        const rubrics = all.filter(([, t]) => t.rubricWritten);
+        if (inserted.length > 0) {
+          await c.execute(
+            `INSERT INTO tasks (competition_id, id, type, stage, complexity, planned_runs, qna)
+            SELECT $1, * FROM unnest($2::text[], $3::text[], $4::text[], $5::text[], $6::int[], $7::text[])`,
+            [competitionId, ...taskColumns(inserted)],
+          );
+        }
+        if (updated.length > 0) {
+          await c.execute(
+            `UPDATE tasks t SET type = u.type, stage = u.stage, complexity = u.complexity,
+              planned_runs = u.planned_runs, qna = u.qna
+            FROM unnest($2::text[], $3::text[], $4::text[], $5::text[], $6::int[], $7::text[])
+              AS u(id, type, stage, complexity, planned_runs, qna)
+            WHERE t.competition_id = $1 AND t.id = u.id`,
+            [competitionId, ...taskColumns(updated)],
+          );
+        }
+        if (rubrics.length > 0) {
+          await c.execute('DELETE FROM task_criteria WHERE competition_id = $1 AND task_id = ANY($2::text[])', [
+            competitionId,
+            rubrics.map(([id]) => id),
+          ]);
+          const rows = rubrics.flatMap(([taskId, t]) => t.rubric.map((cr, position) => ({ taskId, position, ...cr })));
+          if (rows.length > 0) {
+            await c.execute(
+              `INSERT INTO task_criteria (competition_id, task_id, position, id, title, type, importance, original_title, change)
+              SELECT $1, * FROM unnest($2::text[], $3::int[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[])`,
+              [
+                competitionId,
+                rows.map((r) => r.taskId),
+                rows.map((r) => r.position),
+                rows.map((r) => r.id),
+                rows.map((r) => r.title),
+                rows.map((r) => r.type),
+                rows.map((r) => r.importance),
+                rows.map((r) => r.originalTitle),
+                rows.map((r) => r.change ?? null),
+              ],
+            );
+          }
+        }
+        if (result.imported + result.updated > 0) c.emit({ competitionId, kind: 'tasks' });
+        return result;
+      });
+    },
+  };
+}

@@ -1,0 +1,103 @@
+// PostgreSQL going away and coming back (issue 15), with a real fault: the server reaches its
+// database through a TCP proxy that the test cuts (connections reset, new ones refused) and
+// blackholes (connections open, nothing answers). Meanwhile every request answers a 503
+// problem+json within the stated timeout, /readyz says not ready, and once the proxy lets traffic
+// through again the server answers by itself, with everything acknowledged before still there.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { TEST_ENGINE, postgresDatabaseFor } from '../support/engine.js';
+import { SERVER_ADMIN_TOKEN, startServer, stopAllServers, type ServerProcess } from '../support/serverProcess.js';
+import { startTcpProxy, type TcpProxy } from '../support/tcpProxy.js';
+
+const TIMEOUT_MS = 1000;
+const admin = { authorization: `Bearer ${SERVER_ADMIN_TOKEN}`, 'content-type': 'application/json' };
+const C = '/v1/competitions/outage';
+
+describe.runIf(TEST_ENGINE === 'postgres')('PostgreSQL down and back', () => {
+  let proxy: TcpProxy;
+  let server: ServerProcess;
+
+  async function call(method: string, path: string, body?: unknown) {
+    const started = performance.now();
+    const res = await fetch(`${server.baseUrl}${path}`, {
+      method,
+      headers: admin,
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+    const text = await res.text();
+    return { status: res.status, type: res.headers.get('content-type'), text, ms: performance.now() - started };
+  }
+
+  const runs = (prefix: string) => ({
+    runs: [0, 1, 2].map((i) => ({
+      runId: `${prefix}${i}`,
+      taskId: 't',
+      kind: 'miner',
+      minerHotkey: 'm',
+      resolved: i > 0,
+    })),
+  });
+
+  beforeAll(async () => {
+    const db = await postgresDatabaseFor();
+    const url = new URL(db.url);
+    proxy = await startTcpProxy({ host: url.hostname, port: Number(url.port || 5432) });
+    server = await startServer({
+      dbPath: '/unused',
+      env: { DATABASE_URL: proxy.urlFor(db.url), DATABASE_TIMEOUT_MS: String(TIMEOUT_MS) },
+    });
+    expect((await call('PUT', C, { name: 'Outage' })).status).toBe(201);
+    expect((await call('PUT', `${C}/tasks`, { tasks: [{ id: 't', type: 'swebench_verified' }] })).status).toBe(200);
+    expect((await call('POST', `${C}/runs`, runs('before'))).status).toBe(200);
+  }, 60_000);
+  afterAll(async () => {
+    await stopAllServers();
+    await proxy?.close();
+  });
+
+  /** While the database is unreachable: reads, writes and /readyz all say so, quickly. */
+  async function expectUnavailable(limitMs: number) {
+    for (const [method, path, body] of [
+      ['GET', `${C}/leaderboard`],
+      ['GET', `${C}/runs`],
+      ['POST', `${C}/runs`, runs('during')],
+    ] as const) {
+      const res = await call(method, path, body);
+      expect(res.status, `${method} ${path}: ${res.text}`).toBe(503);
+      expect(res.type).toContain('application/problem+json');
+      expect(res.text).toContain('retry');
+      expect(res.ms, `${method} ${path} took ${res.ms} ms`).toBeLessThan(limitMs);
+    }
+    const ready = await call('GET', '/readyz');
+    expect(ready.status).toBe(503);
+  }
+
+  async function expectRecovered() {
+    const deadline = Date.now() + 20_000;
+    while ((await call('GET', '/readyz')).status !== 200) {
+      if (Date.now() > deadline) throw new Error('not ready 20 s after the database came back');
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    const stored = await call('POST', `${C}/runs`, runs(`after${Date.now()}-`));
+    expect(stored.status, stored.text).toBe(200);
+    const listed = JSON.parse((await call('GET', `${C}/runs?limit=1000`)).text) as { runs: { runId: string }[] };
+    // Acknowledged before the outage: still there; refused during it: not stored.
+    expect(listed.runs.map((r) => r.runId)).toEqual(expect.arrayContaining(['before0', 'before1', 'before2']));
+    expect(listed.runs.some((r) => r.runId.startsWith('during'))).toBe(false);
+    expect((await call('GET', `${C}/leaderboard`)).status).toBe(200);
+  }
+
+  it('connections refused: 503 at once, then recovers by itself', async () => {
+    await proxy.cut();
+    await expectUnavailable(TIMEOUT_MS * 3);
+    await proxy.resume();
+    await expectRecovered();
+  }, 60_000);
+
+  it('nothing answers: 503 within the stated timeout, then recovers by itself', async () => {
+    proxy.pause();
+    // A statement may wait twice the connection timeout; allow for the request around it.
+    await expectUnavailable(TIMEOUT_MS * 2 + 2000);
+    await proxy.resume();
+    await expectRecovered();
+  }, 90_000);
+});
