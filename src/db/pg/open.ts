@@ -23,13 +23,13 @@ export async function openPostgresStore(url: string, options: PostgresStoreOptio
   const pool = await openPostgres(url, options);
   /** Per competition, the version this process's listeners have been told up to. */
   const known = new Map<string, number>();
-  let store!: Store;
 
   function remote(competitionId: string, version: number): void {
     const have = known.get(competitionId);
     if (have !== undefined && have >= version) return;
     known.set(competitionId, version);
-    for (const listener of store.listeners) listener({ competitionId, kind: 'rebuild' });
+    // Called only once everything below exists (after a commit, a notification or a read).
+    for (const listener of pgStore.listeners) listener({ competitionId, kind: 'rebuild' });
   }
 
   const pgStore = createPgStore(pool, {
@@ -51,7 +51,7 @@ export async function openPostgresStore(url: string, options: PostgresStoreOptio
     connectTimeoutMs: options.connectTimeoutMs,
   });
 
-  store = {
+  const store: Store = {
     ...pgStore,
     async sync(competitionId) {
       let versions;

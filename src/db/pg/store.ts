@@ -40,8 +40,8 @@ const BUMP = `WITH v AS (
 interface TxState {
   client: pg.PoolClient;
   events: WriteEvent[];
-  /** Competitions whose version this transaction bumped (and whose row it holds locked). */
-  bumped: Set<string>;
+  /** Competitions whose version this transaction bumped (and whose row it holds locked), with the new version. */
+  bumped: Map<string, number>;
   savepoints: number;
 }
 
@@ -83,14 +83,19 @@ export function createPgPool(
   return pool;
 }
 
-export function createPgStore(pool: pg.Pool): Store {
+export interface PgStoreOptions {
+  /** Told, after a transaction commits, each competition version it made (src/db/pg/open.ts). */
+  onCommitted?(competitionId: string, version: number): void;
+}
+
+export function createPgStore(pool: pg.Pool, options: PgStoreOptions = {}): Store {
   const listeners = new Set<WriteListener>();
   const mirrors = createScoringMirrors(pool, listeners);
 
   async function bump(state: TxState, competitionId: string): Promise<void> {
     if (state.bumped.has(competitionId)) return;
-    await runQuery(state.client, BUMP, [competitionId], { name: 'pg_store_bump' });
-    state.bumped.add(competitionId);
+    const { rows } = await runQuery(state.client, BUMP, [competitionId], { name: 'pg_store_bump' });
+    state.bumped.set(competitionId, Number((rows[0] as { version: number | string }).version));
   }
 
   /** The context of statements inside the transaction `state`. */
@@ -114,7 +119,7 @@ export function createPgStore(pool: pg.Pool): Store {
     const client = await pool.connect();
     let broken = false;
     try {
-      const state: TxState = { client, events: [], bumped: new Set(), savepoints: 0 };
+      const state: TxState = { client, events: [], bumped: new Map(), savepoints: 0 };
       let result: T;
       try {
         await client.query('BEGIN');
@@ -126,6 +131,7 @@ export function createPgStore(pool: pg.Pool): Store {
         else await client.query('ROLLBACK').catch(() => (broken = true));
         throw mapPgError(err);
       }
+      for (const [competitionId, version] of state.bumped) options.onCommitted?.(competitionId, version);
       for (const event of state.events) for (const listener of listeners) listener(event);
       return result;
     } finally {
@@ -173,7 +179,7 @@ export function createPgStore(pool: pg.Pool): Store {
       async transaction(fn, scope) {
         const name = `s${++state.savepoints}`;
         const events = state.events.length;
-        const bumped = new Set(state.bumped);
+        const bumped = new Map(state.bumped);
         await state.client.query(`SAVEPOINT ${name}`);
         try {
           if (scope?.competitionId !== undefined) await bump(state, scope.competitionId);
