@@ -169,8 +169,8 @@ export async function pgRawDelete(
 
 /**
  * floorScan on PostgreSQL: the same GROUP BY task_id, miner_hotkey with the SPEC 2 sums, on the
- * server's database over a connection of its own; one warm-up, then `repeats` timed, rows read
- * whole (as the SQLite floor reads them).
+ * server's database over a connection of its own, after ANALYZE; one warm-up, then `repeats`
+ * timed, rows read whole (as the SQLite floor reads them).
  */
 export async function pgFloorScan(
   url: string,
@@ -191,6 +191,8 @@ export async function pgFloorScan(
       FROM runs WHERE competition_id = $1 GROUP BY task_id, miner_hotkey`;
     const values = [competitionId, w.input, w.cachedInput, w.output];
     const scan = () => client.query({ name: 'floor-scan', text: sql, values, rowMode: 'array' });
+    // Fresh statistics, as autovacuum would have them by now: the floor is PostgreSQL's best plan.
+    await client.query('ANALYZE runs');
     const count = await client.query<{ n: string }>('SELECT count(*) AS n FROM runs WHERE competition_id = $1', [
       competitionId,
     ]);
