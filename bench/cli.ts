@@ -3,6 +3,7 @@ import os from 'node:os';
 import { parseArgs } from 'node:util';
 import { SIZES, type SizeName } from './generate.js';
 import type { ServerBuild } from './launch.js';
+import type { Engine } from '../src/db/store.js';
 
 const ALIASES: Record<string, SizeName> = { '1x': 'reference', '4x': 'large' };
 
@@ -14,6 +15,7 @@ export function parseCli() {
       'auth-batches': { type: 'string', default: '40' },
       load: { type: 'string', default: 'auto' },
       server: { type: 'string', default: 'tsx' },
+      engine: { type: 'string', default: 'sqlite' },
     },
   });
   const size = (ALIASES[values.size] ?? values.size) as SizeName;
@@ -28,7 +30,10 @@ export function parseCli() {
   if (values.server !== 'tsx' && values.server !== 'dist')
     throw new Error(`--server must be tsx or dist, got ${values.server}`);
   const server: ServerBuild = values.server;
-  return { size, seed, authBatches, load: values.load, server };
+  if (values.engine !== 'sqlite' && values.engine !== 'postgres')
+    throw new Error(`--engine must be sqlite or postgres, got ${values.engine}`);
+  const engine: Engine = values.engine;
+  return { size, seed, authBatches, load: values.load, server, engine };
 }
 
 export const load1 = () => Math.round((os.loadavg()[0] ?? 0) * 100) / 100;

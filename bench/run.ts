@@ -4,21 +4,23 @@
 // each figure's floor: the same runs inserted straight into SQLite, one GROUP BY scan of the runs,
 // plain node:http sending the same leaderboard bytes, raw durable deletes.
 //   npm run bench [-- --size small|reference|2x|large] [--seed N] [--auth-batches N]
-//                 [--load auto|wrk|autocannon] [--server tsx|dist]
+//                 [--load auto|wrk|autocannon] [--server tsx|dist] [--engine sqlite|postgres]
 // Prints figure, value, floor, ratio, target and whether it is met; writes bench/results.json and
-// bench/results-<size>.json (for `npm run bench:plot`). Asserts nothing about speed: it exits
+// bench/results-<size>.json (for `npm run bench:plot`). `--engine postgres` (issue 15) runs the
+// server on a scratch PostgreSQL database (storage.ts; PG_TEST_URL names the server, else
+// 127.0.0.1:5432), takes the floors in PostgreSQL, and writes bench/results-<size>-postgres.json. Asserts nothing about speed: it exits
 // non-zero only when a request fails or the stored data does not add up.
 // BENCH_SERVER_NODE_ARGS passes flags to the server's node; BENCH_KEEP_DB=1 keeps the database.
-import { statSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { writeFileSync } from 'node:fs';
 import { SIZES, buildCompetition, runBatches, scaleOf } from './generate.js';
 import { tempDir } from '../test/support/tempDir.js';
 import { rssSampler, type RssSampler } from './rss.js';
-import { call, floorScan, timed } from './measure.js';
+import { call, timed } from './measure.js';
 import { BENCH_SIGNATURE_WINDOW_MS, compareAuth } from './authCompare.js';
 import { launch, type BenchServer } from './launch.js';
 import { load1, machine, parseCli } from './cli.js';
-import { bracket, dropDatabase, rawDelete, rawInsert } from './floors.js';
+import { bracket } from './floors.js';
+import { postgresStorage, sqliteStorage } from './storage.js';
 import { alternate, pickTool, runLoad, startFloorServer, type Load } from './load.js';
 import { importUnderReads } from './importPhase.js';
 import { deleteThroughApi, runsToDelete, snapshotCost } from './runSequence.js';
@@ -61,36 +63,39 @@ async function main(): Promise<void> {
   const tmp = tempDir('bench');
   const onExit = () => (process.env.BENCH_KEEP_DB ? undefined : tmp.remove());
   process.once('exit', onExit);
-  const dbPath = join(tmp.dir, 'bench.db');
+  const storage = args.engine === 'postgres' ? await postgresStorage(tmp.dir) : sqliteStorage(tmp.dir);
+  const dbPath = storage.dbPath;
   const tool = pickTool(args.load);
   const deleteIds = runsToDelete(c, size.deletes);
-
-  // Storage floors in this process, with nothing else of ours running: the insert floor once
-  // before the server's ingest and once after it, the delete floor after the API's deletions.
-  const floorDb = join(tmp.dir, 'floor-sequence.db');
-  const insertFloors = () => {
-    log('floor: the same runs into SQLite, 1,000-row transactions (WAL, synchronous=FULL)...');
-    const f = rawInsert(tmp.dir, COMPETITION, bodies);
-    dropDatabase(join(tmp.dir, 'floor-rowid.db'));
-    log(`floor: insert ${f.sequence.runsPerSecond} runs/s (plain rowid ${f.rowid.runsPerSecond})`);
-    return f;
-  };
-  phase('floor-insert');
-  const insertBefore = insertFloors();
-  dropDatabase(floorDb);
-
-  const env = {
-    SCORING_SIGNATURE_WINDOW_MS: process.env.SCORING_SIGNATURE_WINDOW_MS ?? String(BENCH_SIGNATURE_WINDOW_MS),
-  };
-  const nodeArgs = (process.env.BENCH_SERVER_NODE_ARGS ?? '').split(' ').filter(Boolean);
-  const start = () => launch({ dbPath, adminToken: ADMIN, build: args.server, env, nodeArgs });
-  phase('server-start');
-  let server: BenchServer | null = await start();
-  let rss = rssSampler(server.pid);
-  const base = `/v1/competitions/${COMPETITION}`;
+  let server: BenchServer | null = null;
+  let rss: RssSampler | null = null;
   try {
+    // Storage floors in this process, with nothing else of ours running: the insert floor once
+    // before the server's ingest and once after it (kept for the delete floor), the delete floor
+    // after the API's deletions.
+    const insertFloors = async (keep: boolean) => {
+      log(`floor: the same runs into ${storage.floorSchema}, 1,000-row transactions...`);
+      const f = await storage.insertFloor(COMPETITION, bodies, keep);
+      log(
+        `floor: insert ${f.sequence.runsPerSecond} runs/s${f.rowid ? ` (plain rowid ${f.rowid.runsPerSecond})` : ''}`,
+      );
+      return f;
+    };
+    phase('floor-insert');
+    const insertBefore = await insertFloors(false);
+
+    const env = {
+      SCORING_SIGNATURE_WINDOW_MS: process.env.SCORING_SIGNATURE_WINDOW_MS ?? String(BENCH_SIGNATURE_WINDOW_MS),
+      ...storage.serverEnv,
+    };
+    const nodeArgs = (process.env.BENCH_SERVER_NODE_ARGS ?? '').split(' ').filter(Boolean);
+    const start = () => launch({ dbPath, adminToken: ADMIN, build: args.server, env, nodeArgs });
+    phase('server-start');
+    server = await start();
+    rss = rssSampler(server.pid);
+    const base = `/v1/competitions/${COMPETITION}`;
     const url = server.baseUrl;
-    log(`server (${args.server}) pid ${server.pid} at ${url}, database ${dbPath}`);
+    log(`server (${args.server}) pid ${server.pid} at ${url}, database ${storage.describe}`);
     phase('setup', rss);
     const key = await setup(url, ADMIN, c);
     phase('ingest', rss);
@@ -101,10 +106,10 @@ async function main(): Promise<void> {
     const ingestRate = Math.round(total / seconds);
     log(`ingest: ${total} runs in ${seconds.toFixed(1)} s = ${ingestRate} runs/s`);
     phase('floor-insert-again', rss);
-    const insertAfter = insertFloors();
+    const insertAfter = await insertFloors(true);
     bodies.length = 0;
     const insertFloor = bracket(insertBefore.sequence, insertAfter.sequence);
-    const rowidFloor = bracket(insertBefore.rowid, insertAfter.rowid);
+    const rowidFloor = insertBefore.rowid && insertAfter.rowid ? bracket(insertBefore.rowid, insertAfter.rowid) : null;
 
     phase('cold', rss);
     const cold = {
@@ -114,7 +119,7 @@ async function main(): Promise<void> {
     };
     log(`cold reads (median): leaderboard ${cold.leaderboard.medianMs} ms, weights ${cold.weights.medianMs} ms`);
     phase('floor-scan', rss);
-    const scan = floorScan(dbPath, COMPETITION, WEIGHTS);
+    const scan = await storage.scanFloor(COMPETITION, WEIGHTS);
     log(`floor: GROUP BY scan ${scan.medianMs} ms (${scan.rows} runs, ${scan.groups} groups)`);
     phase('shape', rss);
     const sh = await shape(url, c);
@@ -184,13 +189,11 @@ async function main(): Promise<void> {
       CLIENTS,
     );
     phase('floor-delete', rss);
-    const deleteFloor = rawDelete(
-      floorDb,
+    const deleteFloor = await storage.deleteFloor(
       COMPETITION,
       deleteIds.slice(0, size.deletes),
       deleteIds.slice(size.deletes),
     );
-    dropDatabase(floorDb);
     log(`floor: delete ${deleteFloor.keptPerSecond}/s kept, ${deleteFloor.plainPerSecond}/s plain`);
     phase('snapshot-after-deletes', rss);
     const afterDeletes = await snapshotCost(
@@ -206,7 +209,7 @@ async function main(): Promise<void> {
     rss.stop();
     await server.stop();
     server = null;
-    const databaseMb = Math.round(statSync(dbPath).size / 1e6);
+    const databaseMb = await storage.databaseMb();
     phase('end');
 
     const peaks = [peakFirst, peakSecond].filter((p): p is number => p !== null);
@@ -214,7 +217,8 @@ async function main(): Promise<void> {
     const readyMs = r2(restarted.readyMs);
     const result = {
       date: new Date().toISOString(),
-      command: `npm run bench -- --size ${args.size} --seed ${args.seed} --auth-batches ${args.authBatches} --load ${args.load} --server ${args.server}`,
+      command: `npm run bench -- --size ${args.size} --seed ${args.seed} --auth-batches ${args.authBatches} --load ${args.load} --server ${args.server} --engine ${args.engine}`,
+      engine: args.engine,
       machine: started,
       loadAverageByPhase: loads,
       secondsByPhase: durations,
@@ -248,10 +252,16 @@ async function main(): Promise<void> {
         maxSampledRssMbByPhase: { ...rssFirst, ...prefixed('restarted ', rssSecond) },
       },
       floors: {
+        /** Where the insert and delete floors ran. */
+        storage: storage.floorSchema,
         rawInsert: insertFloor,
-        rawInsertPlainRowid: rowidFloor,
-        /** What AUTOINCREMENT (the run sequence) costs a raw insert: rowid rate / sequence rate. */
-        autoincrementCost: r2(rowidFloor.runsPerSecond / insertFloor.runsPerSecond),
+        ...(rowidFloor
+          ? {
+              rawInsertPlainRowid: rowidFloor,
+              /** What AUTOINCREMENT (the run sequence) costs a raw insert: rowid rate / sequence rate. */
+              autoincrementCost: r2(rowidFloor.runsPerSecond / insertFloor.runsPerSecond),
+            }
+          : {}),
         rawDelete: deleteFloor,
         groupByScan: scan,
       },
@@ -262,20 +272,25 @@ async function main(): Promise<void> {
     const rows = figures(result);
     printAll(result, rows);
     const json = `${JSON.stringify({ ...result, figures: rows }, null, 2)}\n`;
-    writeFileSync(new URL('./results.json', import.meta.url), json);
-    writeFileSync(new URL(`./results-${args.size}.json`, import.meta.url), json);
-    console.log(
-      `\n[bench] OK: every request succeeded; results in bench/results.json and bench/results-${args.size}.json`,
-    );
+    // PostgreSQL results beside the SQLite ones, never over them.
+    const files =
+      args.engine === 'postgres'
+        ? [`results-${args.size}-postgres.json`]
+        : ['results.json', `results-${args.size}.json`];
+    for (const file of files) writeFileSync(new URL(`./${file}`, import.meta.url), json);
+    console.log(`\n[bench] OK: every request succeeded; results in ${files.map((f) => `bench/${f}`).join(' and ')}`);
   } catch (err) {
     if (server) console.error(`[bench] server output (tail):\n${server.output().slice(-4000).trim() || '(none)'}`);
     throw err;
   } finally {
-    rss.stop();
+    rss?.stop();
     await server?.stop();
     process.removeListener('exit', onExit);
-    if (process.env.BENCH_KEEP_DB) log(`database kept: ${dbPath}`);
-    else tmp.remove();
+    if (process.env.BENCH_KEEP_DB) log(`database kept: ${storage.describe}`);
+    else {
+      tmp.remove();
+      await storage.close();
+    }
   }
 }
 
