@@ -23,27 +23,46 @@ export async function openPostgresStore(url: string, options: PostgresStoreOptio
   const pool = await openPostgres(url, options);
   /** Per competition, the version this process's listeners have been told up to. */
   const known = new Map<string, number>();
+  /** Versions this process is committing: their notifications (and version reads) are its own. */
+  const committing = new Set<string>();
+  const key = (competitionId: string, version: number) => `${competitionId}\u0000${version}`;
 
-  function remote(competitionId: string, version: number): void {
-    const have = known.get(competitionId);
-    if (have !== undefined && have >= version) return;
-    known.set(competitionId, version);
+  function tellRebuild(competitionId: string): void {
     // Called only once everything below exists (after a commit, a notification or a read).
     for (const listener of pgStore.listeners) listener({ competitionId, kind: 'rebuild' });
   }
 
+  /** A version seen in a notification or a version read: another process's write, unless it is this one's. */
+  function seen(competitionId: string, version: number): void {
+    if (committing.has(key(competitionId, version))) return;
+    const have = known.get(competitionId);
+    if (have !== undefined && have >= version) return;
+    known.set(competitionId, version);
+    tellRebuild(competitionId);
+  }
+
   const pgStore = createPgStore(pool, {
+    onCommitting: (competitionId, version) => void committing.add(key(competitionId, version)),
     // This process's own commit: its events are told exactly; only a version skipped on the way
-    // (another process wrote in between) needs a rebuild.
+    // (another process wrote in between, unseen yet) needs a rebuild.
     onCommitted(competitionId, version) {
+      committing.delete(key(competitionId, version));
       const have = known.get(competitionId);
       if (have === version - 1) known.set(competitionId, version);
-      else remote(competitionId, version);
+      else seen(competitionId, version);
+    },
+    onAborted(competitionId, version, uncertain) {
+      committing.delete(key(competitionId, version));
+      // A commit whose outcome is unknown may have stored everything: read it all again.
+      if (uncertain) {
+        known.set(competitionId, -1);
+        tellRebuild(competitionId);
+      }
     },
   });
   const freshness = createFreshness(pool);
   const notifier = startNotifier(url, {
-    onNotify: ({ competitionId, version }) => remote(competitionId, version),
+    onNotify: ({ competitionId, version }) => seen(competitionId, version),
     onReset: () => {
       for (const competitionId of known.keys()) known.set(competitionId, -1);
     },
@@ -60,7 +79,7 @@ export async function openPostgresStore(url: string, options: PostgresStoreOptio
       } catch (e) {
         throw asDomainError(e);
       }
-      remote(competitionId, versions.get(competitionId) ?? 0);
+      seen(competitionId, versions.get(competitionId) ?? 0);
     },
     async close() {
       await notifier.close();

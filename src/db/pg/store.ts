@@ -54,12 +54,22 @@ function expectedMigrations(): number {
   return migrationCount;
 }
 
+/**
+ * What a transaction does to each competition version it bumped, told to the process's
+ * bookkeeping (src/db/pg/open.ts): its own commits' notifications must not count as another
+ * process's writes.
+ */
 export interface PgStoreOptions {
-  /**
-   * Called after each commit, for each competition the transaction bumped, with the version it
-   * committed; before the transaction's events are told.
-   */
+  /** Just before COMMIT is sent: from here on a notification of this version may arrive. */
+  onCommitting?(competitionId: string, version: number): void;
+  /** After the commit, before the transaction's events are told. */
   onCommitted?(competitionId: string, version: number): void;
+  /**
+   * The version will not be committed by this transaction (told before ROLLBACK frees the row, so
+   * before another process can commit the same number), or, `uncertain`, COMMIT failed and the
+   * outcome is unknown.
+   */
+  onAborted?(competitionId: string, version: number, uncertain: boolean): void;
 }
 
 export function createPgStore(pool: pg.Pool, options: PgStoreOptions = {}): Store {
@@ -95,12 +105,16 @@ export function createPgStore(pool: pg.Pool, options: PgStoreOptions = {}): Stor
     try {
       const state: TxState = { client, events: [], bumped: new Map(), savepoints: 0 };
       let result: T;
+      let committing = false;
       try {
         await client.query('BEGIN');
         if (scope?.competitionId !== undefined) await bump(state, scope.competitionId);
         result = await fn(txContext(state), state);
+        committing = true;
+        for (const [competitionId, version] of state.bumped) options.onCommitting?.(competitionId, version);
         await client.query('COMMIT');
       } catch (err) {
+        for (const [competitionId, version] of state.bumped) options.onAborted?.(competitionId, version, committing);
         // A connection that failed (or whose query timed out and is still running) goes, not back
         // to the pool; the server rolls back what it held.
         if (isUnavailable(err)) broken = true;

@@ -1,0 +1,121 @@
+// A server process's storage on PostgreSQL (src/db/pg/open.ts): its own commits keep its caches
+// exact (told as write events, never as a rebuild), while another process's commits reach it as a
+// rebuild of their competition, by notification and, for certain, by the version read of sync().
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { WriteEvent } from '../../src/db/events.js';
+import { migratePostgres } from '../../src/db/pg/migrate.js';
+import { openPostgresStore } from '../../src/db/pg/open.js';
+import type { Store } from '../../src/db/store.js';
+import { createScratchDatabase, testPostgres, type ScratchDatabase } from '../support/postgres.js';
+
+const server = await testPostgres('test/db/pgOpen.test.ts');
+it.runIf(server.mustFail)('a PostgreSQL server answers', () => expect.fail(server.notice));
+
+const W = { input: 1, cachedInput: 0.1, output: 3 };
+
+describe.runIf(server.available)('two processes on one PostgreSQL database', () => {
+  let scratch: ScratchDatabase;
+  let a: Store;
+  let b: Store;
+  const events: { a: WriteEvent[]; b: WriteEvent[] } = { a: [], b: [] };
+  const rebuilds = (list: WriteEvent[]) => list.filter((e) => e.kind === 'rebuild').length;
+
+  beforeAll(async () => {
+    scratch = await createScratchDatabase('pg_open');
+    await migratePostgres(scratch.url);
+    a = await openPostgresStore(scratch.url, { max: 3 });
+    b = await openPostgresStore(scratch.url, { max: 3 });
+    a.listeners.add((e) => events.a.push(e));
+    b.listeners.add((e) => events.b.push(e));
+    await a.transaction((tx) => tx.competitions.upsert('c', { name: 'C' }).then(() => undefined), {
+      competitionId: 'c',
+    });
+    await a.transaction(
+      (tx) =>
+        tx.tasks
+          .upsertMany('c', [
+            {
+              id: 't',
+              type: 'swebench_verified',
+              stage: 'evaluation',
+              complexity: null,
+              plannedRuns: null,
+              qna: null,
+              rubric: [],
+            },
+          ])
+          .then(() => undefined),
+      { competitionId: 'c' },
+    );
+    await a.sync!('c');
+    await b.sync!('c');
+  });
+  afterAll(async () => {
+    await a?.close();
+    await b?.close();
+    await scratch?.drop();
+  });
+
+  const run = (id: string) => ({
+    competitionId: 'c',
+    runId: id,
+    taskId: 't',
+    kind: 'miner' as const,
+    minerHotkey: 'm',
+    validatorId: null,
+    attemptNo: null,
+    resolved: true,
+    tokens: null,
+    timeTakenSeconds: null,
+    agentSteps: null,
+    rubricVotes: null,
+    criteria: null,
+  });
+  const insert = (s: Store, id: string) =>
+    s.transaction((tx) => tx.runs.insertMany([run(id)], W), { competitionId: 'c' });
+
+  it("a process's own writes are told as pair events, not rebuilds, notification or not", async () => {
+    events.a.length = 0;
+    for (let i = 0; i < 25; i++) {
+      // Version reads racing the commit: some see the new version before the COMMIT's answer is back.
+      const racing = Array.from({ length: 8 }, (_, k) =>
+        new Promise((r) => setTimeout(r, k / 2)).then(() => a.sync!('c')),
+      );
+      await Promise.all([insert(a, `own${i}`), ...racing]);
+    }
+    await new Promise((r) => setTimeout(r, 300)); // every notification of those commits has arrived
+    await a.sync!('c');
+    expect(events.a.filter((e) => e.kind === 'pair')).toHaveLength(25);
+    expect(rebuilds(events.a)).toBe(0);
+  });
+
+  it("another process's write is a rebuild on the next sync, even before its notification", async () => {
+    events.a.length = 0;
+    events.b.length = 0;
+    await insert(b, 'other1');
+    await a.sync!('c'); // right after b's acknowledgement
+    expect(rebuilds(events.a)).toBeGreaterThanOrEqual(1);
+    expect(rebuilds(events.b)).toBe(0);
+    const loaded = await a.scoringInput.load('c', W);
+    expect(loaded.minerTasks.find((e) => e.hotkey === 'm')?.runs).toBe(26);
+  });
+
+  it('a rolled-back transaction leaves no version behind that would hide another process', async () => {
+    events.a.length = 0;
+    await expect(
+      a.transaction(
+        async (tx) => {
+          await tx.runs.insertMany([run('rolled')], W);
+          throw new Error('changed my mind');
+        },
+        { competitionId: 'c' },
+      ),
+    ).rejects.toThrow('changed my mind');
+    // b now commits the very version number a's rolled-back transaction had taken.
+    await insert(b, 'other2');
+    await a.sync!('c');
+    expect(rebuilds(events.a)).toBe(1);
+    const loaded = await a.scoringInput.load('c', W);
+    expect(loaded.minerTasks.find((e) => e.hotkey === 'm')?.runs).toBe(27);
+  });
+});
