@@ -5,7 +5,8 @@
 // id, nothing got a 5xx, and the scores equal a fresh app's fed the stored runs.
 import { join } from 'node:path';
 import { afterAll, expect, it } from 'vitest';
-import { rowsDiff, tableRows, withReadOnly } from '../support/dbDump.js';
+import { rowsDiff } from '../support/dbDump.js';
+import { serverDatabase } from '../support/engine.js';
 import {
   COMPARED_TABLES,
   COMPETITION,
@@ -97,10 +98,14 @@ it('stores each run once under 8 concurrent clients sharing run ids', async () =
       acknowledged.set(run.runId, run);
     }
   }
-  const stored = withReadOnly(dbPath, (db) => ({
-    ids: db.prepare('SELECT run_id FROM runs').pluck().all() as string[],
-    tokens: new Map(db.prepare('SELECT run_id, tokens_input FROM runs').raw().all() as [string, number | null][]),
-  }));
+  const storedRows = (await serverDatabase(dbPath).query('SELECT run_id, tokens_input FROM runs')) as {
+    run_id: string;
+    tokens_input: number | string | null;
+  }[];
+  const stored = {
+    ids: storedRows.map((r) => r.run_id),
+    tokens: new Map(storedRows.map((r) => [r.run_id, r.tokens_input === null ? null : Number(r.tokens_input)])),
+  };
   const accepted = ok.reduce((n, r) => n + r.body.accepted, 0);
   expect(new Set(stored.ids).size).toBe(stored.ids.length);
   expect(accepted).toBe(stored.ids.length);
@@ -121,11 +126,10 @@ it('stores each run once under 8 concurrent clients sharing run ids', async () =
   // The aggregates and scores equal a fresh app's fed exactly the acknowledged runs.
   const ref = await Reference.create();
   await ref.add([...acknowledged.values()]);
-  withReadOnly(dbPath, (db) => {
-    for (const [table, omit] of COMPARED_TABLES) {
-      expect(rowsDiff(tableRows(db, table, omit), tableRows(ref.sqlite, table, omit)), `table ${table}`).toBeNull();
-    }
-  });
+  for (const [table, omit] of COMPARED_TABLES) {
+    const served = await serverDatabase(dbPath).rows(table, omit);
+    expect(rowsDiff(served, await ref.rows(table, omit)), `table ${table}`).toBeNull();
+  }
   for (const path of SCORE_PATHS)
     expect((await http(server.baseUrl, 'GET', path)).body, path).toEqual(await ref.get(path));
   await ref.close();

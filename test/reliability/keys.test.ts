@@ -2,10 +2,10 @@
 // given the admin token, creates validator keys, and every key is used (accepted, refused,
 // revoked). Then the database file, its WAL and shared memory, and everything the process wrote
 // to stdout and stderr are searched for the admin token, each key and each key's secret part.
-import { existsSync, readFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { afterAll, expect, it } from 'vitest';
+import { serverDatabase } from '../support/engine.js';
 import { COMPETITION, setupCompetition } from './fixture.js';
 import { validRun } from './hostileKit.js';
 import { http } from '../support/http.js';
@@ -64,24 +64,23 @@ it('keeps the admin token and validator keys out of the database file and the lo
   );
 
   const secrets = [adminToken, ...keys, ...keys.map((k) => k.split('_').slice(2).join('_')), ...nearMisses];
-  const files = () => ['', '-wal', '-shm'].map((s) => `${dbPath}${s}`).filter((f) => existsSync(f));
+  const stored = () => serverDatabase(dbPath).content();
   const leaks = (where: string, bytes: Buffer) =>
     secrets.filter((s) => bytes.includes(Buffer.from(s, 'utf8'))).map((s) => `${where} holds ${s.slice(0, 12)}...`);
 
   const found: string[] = [];
-  const whileRunning = files();
-  for (const f of whileRunning) found.push(...leaks(`${f} (running)`, readFileSync(f)));
+  found.push(...leaks('the database (running)', await stored()));
   await server.stop('SIGTERM');
-  for (const f of files()) found.push(...leaks(`${f} (after shutdown)`, readFileSync(f)));
+  found.push(...leaks('the database (after shutdown)', await stored()));
   const logs = server.output();
   found.push(...leaks('the logs', Buffer.from(logs, 'utf8')));
   expect(found).toEqual([]);
 
   // The search looked at real material: the logs cover the requests and the file holds the validators.
   expect(logs.match(/"msg":"incoming request"/g)?.length ?? 0).toBeGreaterThanOrEqual(20);
-  expect(readFileSync(dbPath).includes(Buffer.from(ids[0]!, 'utf8'))).toBe(true);
+  expect((await stored()).includes(Buffer.from(ids[0]!, 'utf8'))).toBe(true);
   console.log(
-    `[keys] searched ${whileRunning.length} database files while running and ${files().length} after shutdown, and ${logs.length} bytes of debug logs for ${secrets.length} secrets: none found`,
+    `[keys] searched the database while running and after shutdown, and ${logs.length} bytes of debug logs for ${secrets.length} secrets: none found`,
   );
   tmp.remove();
 });

@@ -95,8 +95,9 @@ describe.runIf(TEST_ENGINE === 'postgres')('PostgreSQL down and back', () => {
 
   it('nothing answers: 503 within the stated timeout, then recovers by itself', async () => {
     proxy.pause();
-    // A statement may wait twice the connection timeout; allow for the request around it.
-    await expectUnavailable(TIMEOUT_MS * 2 + 2000);
+    // A statement sent may wait for its answer twice the connection timeout plus 2 s (the client's
+    // query timeout, src/db/pg/client.ts); allow a second for the request around it.
+    await expectUnavailable(TIMEOUT_MS * 2 + 2000 + 1000);
     await proxy.resume();
     await expectRecovered();
   }, 90_000);

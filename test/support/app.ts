@@ -10,7 +10,7 @@ import { createSqliteStore } from '../../src/db/sqlite/store.js';
 import type { Engine, Store } from '../../src/db/store.js';
 import type { Json } from './json.js';
 import type { SignatureOptions } from '../../src/services/signatures.js';
-import { dumpAll } from './dbDump.js';
+import { dumpAll, tableRows, type Rows } from './dbDump.js';
 import { postgresDatabaseFor, TEST_ENGINE } from './engine.js';
 
 export const ADMIN_TOKEN = 'test-admin-token-0123456789';
@@ -29,6 +29,8 @@ export interface TestApp {
   dump(): Promise<string>;
   /** Rows in a table. */
   count(table: string): Promise<number>;
+  /** Every row of a table ordered by all its columns, `omit` left out. */
+  rows(table: string, omit?: readonly string[]): Promise<Rows>;
   /** Runs SQL written for both engines (or the one given for each) and answers its rows. */
   query(sql: string | { sqlite: string; postgres: string }): Promise<Record<string, unknown>[]>;
   /** A second store over the same database, with nothing in memory yet; closed by the caller. */
@@ -91,7 +93,7 @@ export async function testApp(
     readsRequireToken: options.readsRequireToken,
     signatures: options.signatures,
   });
-  return {
+  const t: TestApp = {
     app,
     engine,
     get db(): Db {
@@ -105,6 +107,15 @@ export async function testApp(
     async count(table) {
       if (db) return db.$client.prepare(`SELECT count(*) FROM "${table}"`).pluck().get() as number;
       return (await postgresDump(url!)).counts.get(table) ?? 0;
+    },
+    async rows(table, omit = []) {
+      if (db) return tableRows(db.$client, table, omit);
+      const cols = (await t.query(
+        `SELECT column_name FROM information_schema.columns WHERE table_name = '${table}' ORDER BY ordinal_position`,
+      )) as { column_name: string }[];
+      const kept = cols.map((r) => r.column_name).filter((name) => !omit.includes(name));
+      const order = kept.map((_, i) => i + 1).join(', ');
+      return t.query(`SELECT ${kept.map((n) => `"${n}"`).join(', ')} FROM "${table}" ORDER BY ${order}`);
     },
     async query(sql) {
       const text = typeof sql === 'string' ? sql : sql[engine];
@@ -141,6 +152,7 @@ export async function testApp(
       await drop();
     },
   };
+  return t;
 }
 
 /** Creates a competition and returns a validator key for it. */

@@ -2,27 +2,87 @@
 // PostgreSQL projects), and, on PostgreSQL, the database standing in for a SQLite file path: one
 // per path, copied from the run's migrated template, so a server or app reopened on the same path
 // finds its data. They are dropped when the run ends (test/support/pgGlobalSetup.ts).
+import { existsSync, readFileSync } from 'node:fs';
+import pg from 'pg';
 import { inject } from 'vitest';
 import type { Engine } from '../../src/db/store.js';
 import { migratePostgres } from '../../src/db/pg/migrate.js';
+import { tableRows, withReadOnly, type Rows } from './dbDump.js';
 import { copyDatabase, createScratchDatabase, type ScratchDatabase } from './postgres.js';
 
 export const TEST_ENGINE: Engine = process.env.SCORING_TEST_ENGINE === 'postgres' ? 'postgres' : 'sqlite';
 
-const databasesByPath = new Map<string, ScratchDatabase>();
+const databasesByPath = new Map<string, Promise<ScratchDatabase>>();
 
-/** A fresh PostgreSQL database, or the one already standing in for `path`. */
-export async function postgresDatabaseFor(path?: string): Promise<ScratchDatabase> {
+/** A fresh PostgreSQL database, or the one already standing in for `path` (asked for at once: one). */
+export function postgresDatabaseFor(path?: string): Promise<ScratchDatabase> {
   const known = path === undefined ? undefined : databasesByPath.get(path);
   if (known) return known;
+  const made = create();
+  if (path !== undefined) databasesByPath.set(path, made);
+  return made;
+}
+
+async function create(): Promise<ScratchDatabase> {
   const template = inject('pgTemplate');
-  let db: ScratchDatabase;
-  if (template) db = await copyDatabase(template, `app_${inject('pgRun')}`);
-  else {
-    // A SQLite project's suite that compares both engines: no template, migrate this one.
-    db = await createScratchDatabase('app');
-    await migratePostgres(db.url);
-  }
-  if (path !== undefined) databasesByPath.set(path, db);
+  if (template) return copyDatabase(template, `app_${inject('pgRun')}`);
+  // A SQLite project's suite that compares both engines: no template, migrate this one.
+  const db = await createScratchDatabase('app');
+  await migratePostgres(db.url);
   return db;
+}
+
+/** Reads the database a server process runs on (the SQLite file, or its PostgreSQL stand-in), read-only. */
+export interface ServerDatabase {
+  /** Every row of a table ordered by all its columns, `omit` left out (test/support/dbDump.ts). */
+  rows(table: string, omit?: readonly string[]): Promise<Rows>;
+  /** SQL valid on both engines; rows as objects. */
+  query(sql: string): Promise<Rows>;
+  /** Everything stored, as text: the database files on SQLite, every table's rows on PostgreSQL. */
+  content(): Promise<Buffer>;
+}
+
+export function serverDatabase(dbPath: string): ServerDatabase {
+  if (TEST_ENGINE === 'sqlite') {
+    const files = () => ['', '-wal', '-shm'].map((s) => `${dbPath}${s}`).filter((f) => existsSync(f));
+    return {
+      rows: async (table, omit = []) => withReadOnly(dbPath, (db) => tableRows(db, table, omit)),
+      query: async (sql) => withReadOnly(dbPath, (db) => db.prepare(sql).all() as Rows),
+      content: async () => Buffer.concat(files().map((f) => readFileSync(f))),
+    };
+  }
+  const withClient = async <T>(fn: (c: pg.Client) => Promise<T>): Promise<T> => {
+    const client = new pg.Client({ connectionString: (await postgresDatabaseFor(dbPath)).url });
+    await client.connect();
+    try {
+      return await fn(client);
+    } finally {
+      await client.end();
+    }
+  };
+  const rows = (c: pg.Client, table: string, omit: readonly string[]) =>
+    c
+      .query<{ column_name: string }>(
+        'SELECT column_name FROM information_schema.columns WHERE table_name = $1 ORDER BY ordinal_position',
+        [table],
+      )
+      .then(async ({ rows: cols }) => {
+        const kept = cols.map((r) => r.column_name).filter((name) => !omit.includes(name));
+        const list = kept.map((name) => `"${name}"`).join(', ');
+        const order = kept.map((_, i) => i + 1).join(', ');
+        return (await c.query(`SELECT ${list} FROM "${table}" ORDER BY ${order}`)).rows as Rows;
+      });
+  return {
+    rows: (table, omit = []) => withClient((c) => rows(c, table, omit)),
+    query: (sql) => withClient(async (c) => (await c.query(sql)).rows as Rows),
+    content: () =>
+      withClient(async (c) => {
+        const tables = await c.query<{ table_name: string }>(
+          "SELECT table_name FROM information_schema.tables WHERE table_schema = 'public'",
+        );
+        const all: Rows[] = [];
+        for (const { table_name } of tables.rows) all.push(await rows(c, table_name, []));
+        return Buffer.from(JSON.stringify(all), 'utf8');
+      }),
+  };
 }
