@@ -11,7 +11,7 @@ import type { Engine, Store } from '../../src/db/store.js';
 import type { Json } from './json.js';
 import type { SignatureOptions } from '../../src/services/signatures.js';
 import { dumpAll, tableRows, type Rows } from './dbDump.js';
-import { postgresDatabaseFor, TEST_ENGINE } from './engine.js';
+import { postgresDatabaseFor, recycleDatabase, TEST_ENGINE } from './engine.js';
 
 export const ADMIN_TOKEN = 'test-admin-token-0123456789';
 export const admin = { authorization: `Bearer ${ADMIN_TOKEN}` };
@@ -81,7 +81,7 @@ export async function testApp(
     const database = await postgresDatabaseFor(options.path);
     url = database.url;
     // A database standing in for a path outlives the app (a test may reopen it); the run drops it.
-    if (options.path === undefined) drop = () => database.drop();
+    if (options.path === undefined) drop = () => recycleDatabase(database);
     store = await openPostgresStore(url, { max: 4 });
   } else {
     db = openDatabase(options.path ?? ':memory:');

@@ -14,13 +14,42 @@ export const TEST_ENGINE: Engine = process.env.SCORING_TEST_ENGINE === 'postgres
 
 const databasesByPath = new Map<string, Promise<ScratchDatabase>>();
 
+/** Emptied databases of finished test apps, ready for the next (copying the template takes ~0.3 s). */
+const free: ScratchDatabase[] = [];
+
 /** A fresh PostgreSQL database, or the one already standing in for `path` (asked for at once: one). */
 export function postgresDatabaseFor(path?: string): Promise<ScratchDatabase> {
   const known = path === undefined ? undefined : databasesByPath.get(path);
   if (known) return known;
-  const made = create();
+  const reused = path === undefined ? free.pop() : undefined;
+  const made = reused ? Promise.resolve(reused) : create();
   if (path !== undefined) databasesByPath.set(path, made);
   return made;
+}
+
+/**
+ * Empties a database no one uses any more (every row deleted, sequences restarted: as freshly
+ * migrated) and keeps it for the next test app; drops it if that fails.
+ */
+export async function recycleDatabase(db: ScratchDatabase): Promise<void> {
+  const client = new pg.Client({ connectionString: db.url });
+  try {
+    await client.connect();
+    const { rows } = await client.query<{ table_name: string }>(
+      "SELECT table_name FROM information_schema.tables WHERE table_schema = 'public' AND table_type = 'BASE TABLE'",
+    );
+    await client.query('BEGIN');
+    // Foreign keys are not checked while rows of every table go (superuser; the test server's role).
+    await client.query('SET LOCAL session_replication_role = replica');
+    for (const { table_name } of rows) await client.query(`DELETE FROM "${table_name}"`);
+    await client.query('ALTER TABLE runs ALTER COLUMN seq RESTART; ALTER TABLE audit_log ALTER COLUMN seq RESTART');
+    await client.query('COMMIT');
+    free.push(db);
+  } catch {
+    await db.drop();
+  } finally {
+    await client.end().catch(() => {});
+  }
 }
 
 async function create(): Promise<ScratchDatabase> {
