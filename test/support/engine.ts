@@ -6,13 +6,17 @@ import { existsSync, readFileSync } from 'node:fs';
 import pg from 'pg';
 import { inject } from 'vitest';
 import type { Engine } from '../../src/db/store.js';
-import { migratePostgres } from '../../src/db/pg/migrate.js';
+import { migratePostgres, PG_MIGRATIONS_FOLDER } from '../../src/db/pg/migrate.js';
 import { tableRows, withReadOnly, type Rows } from './dbDump.js';
 import { copyDatabase, createScratchDatabase, type ScratchDatabase } from './postgres.js';
 
 export const TEST_ENGINE: Engine = process.env.SCORING_TEST_ENGINE === 'postgres' ? 'postgres' : 'sqlite';
 
 const databasesByPath = new Map<string, Promise<ScratchDatabase>>();
+
+const MIGRATIONS = (
+  JSON.parse(readFileSync(`${PG_MIGRATIONS_FOLDER}/meta/_journal.json`, 'utf8')) as { entries: unknown[] }
+).entries.length;
 
 /** Emptied databases of finished test apps, ready for the next (copying the template takes ~0.3 s). */
 const free: ScratchDatabase[] = [];
@@ -35,6 +39,9 @@ export async function recycleDatabase(db: ScratchDatabase): Promise<void> {
   const client = new pg.Client({ connectionString: db.url });
   try {
     await client.connect();
+    // A test may have dropped a table or forgotten migrations (test/http/errors.test.ts): such a database goes.
+    const applied = await client.query<{ n: string }>('SELECT count(*) AS n FROM drizzle.__drizzle_migrations');
+    if (Number(applied.rows[0]!.n) !== MIGRATIONS) throw new Error('not as migrated');
     const { rows } = await client.query<{ table_name: string }>(
       "SELECT table_name FROM information_schema.tables WHERE table_schema = 'public' AND table_type = 'BASE TABLE'",
     );
