@@ -6,6 +6,8 @@ import { parseArgs } from 'node:util';
 import { DEFAULT_DATABASE_PATH } from '../../config.js';
 import { openDatabase } from '../../db/client.js';
 import { createSqliteStore } from '../../db/sqlite/store.js';
+import { describeStorage } from '../../db/open.js';
+import { openPostgresStore } from '../../db/pg/open.js';
 import { DomainError } from '../../errors.js';
 import { StageSchema } from '../../schemas/common.js';
 import { ComplexityInput } from '../../schemas/tasks.js';
@@ -31,7 +33,8 @@ Prints {imported, updated, unchanged}; a bad row rejects the whole file and noth
                      the admin-token file beside DATABASE_PATH. Never pass the token itself
   --chunk-mib N      chunk size with --url (default 8, at most 32)
 
-Without --url it writes to DATABASE_PATH (default ${DEFAULT_DATABASE_PATH}): do that with the server
+Without --url it writes to DATABASE_URL (PostgreSQL) when set, else to DATABASE_PATH (default
+${DEFAULT_DATABASE_PATH}): on SQLite do that with the server
 stopped, since a running server would not see the import until its next write. With the server up,
 use --url. Progress goes to stderr: a bar on a terminal, a line every 5 s otherwise. Ctrl-C cancels
 the import session: nothing is stored, and the command says so (exit 130).`;
@@ -70,15 +73,17 @@ function adminToken(tokenFile: string | undefined): string {
 
 async function direct(competitionId: string, file: string, format: Format, o: ImportOptions): Promise<Counts> {
   // Not loadConfig: that would create an admin token file, which an import does not need.
+  const url = process.env.DATABASE_URL;
   const databasePath = process.env.DATABASE_PATH || DEFAULT_DATABASE_PATH;
-  if (!existsSync(databasePath))
+  if (!url && !existsSync(databasePath))
     throw new CliError(`no database at ${databasePath}: start the server once to create it, or set DATABASE_PATH`);
-  const db = openDatabase(databasePath);
+  // On PostgreSQL the servers learn of the import as of any other process's write.
+  const store = url ? await openPostgresStore(url) : createSqliteStore(openDatabase(databasePath));
+  const where = url ? describeStorage({ databasePath, databaseUrl: url }) : databasePath;
   try {
-    const store = createSqliteStore(db);
     if (!(await store.competitions.get(competitionId))) {
       throw new CliError(
-        `competition ${competitionId} does not exist in ${databasePath}; create it first (PUT /v1/competitions/${competitionId})`,
+        `competition ${competitionId} does not exist in ${where}; create it first (PUT /v1/competitions/${competitionId})`,
       );
     }
     return await importQnaFile(store, competitionId, file, format, o);
@@ -87,7 +92,7 @@ async function direct(competitionId: string, file: string, format: Format, o: Im
     const errors = e.errors ?? [];
     throw new CliError(e.detail, errors.length > 5 ? errors.map((x) => `  ${x.path}: ${x.message}`) : []);
   } finally {
-    db.$client.close();
+    await store.close();
   }
 }
 
