@@ -40,6 +40,12 @@ export interface TaskRecord {
 }
 
 /** A stored task with the number of runs stored for it. */
+/** What run ingestion needs of a task. */
+export interface Rubric {
+  type: string;
+  criteria: Criterion[];
+}
+
 export type TaskRow = typeof tasks.$inferSelect & { runCount: number };
 
 const toCriterion = (c: typeof taskCriteria.$inferSelect): CriterionRecord => ({
@@ -150,12 +156,21 @@ export function tasksRepo(db: Db) {
         .all()
         .map((t) => ({ ...t, runCount: counts.get(t.id) ?? 0 }));
     },
-    /** A task's type and rubric (criterion ids and polarities, in order) as run ingestion grades with; null if unknown. */
-    rubric(competitionId: string, taskId: string): { type: string; criteria: Criterion[] } | null {
-      const type = typeOf.get(competitionId, taskId) as string | undefined;
-      if (type === undefined) return null;
-      const rows = rubricOf.all(competitionId, taskId) as [string, Polarity][];
-      return { type, criteria: rows.map(([id, polarity]) => ({ id, type: polarity })) };
+    /**
+     * Each task's type and rubric (criterion ids and polarities, in order) as run ingestion grades
+     * with; null for an unknown task. Keyed by the ids asked for, in their order.
+     */
+    rubrics(competitionId: string, taskIds: readonly string[]): Map<string, Rubric | null> {
+      const found = new Map<string, Rubric | null>();
+      for (const taskId of taskIds) {
+        const type = typeOf.get(competitionId, taskId) as string | undefined;
+        const rows = type === undefined ? [] : (rubricOf.all(competitionId, taskId) as [string, Polarity][]);
+        found.set(
+          taskId,
+          type === undefined ? null : { type, criteria: rows.map(([id, polarity]) => ({ id, type: polarity })) },
+        );
+      }
+      return found;
     },
     criteriaCounts(competitionId: string): Map<string, number> {
       const rows = db.$client

@@ -5,7 +5,7 @@ import type { RunRecord } from '../db/runs.js';
 import type { RunInput } from '../schemas/runs.js';
 import { conflict, listSome, notFound, unprocessable, type ErrorField } from '../errors.js';
 import { gradeRubric } from '../scoring/index.js';
-import type { Criterion, RubricProblem } from '../scoring/types.js';
+import type { RubricProblem } from '../scoring/types.js';
 
 export interface IngestResult {
   accepted: number;
@@ -63,8 +63,7 @@ export async function ingestRuns(
   const competition = await tx.competitions.get(competitionId);
   if (!competition) throw notFound(`competition ${competitionId} does not exist`);
 
-  const rubrics = new Map<string, { type: string; criteria: Criterion[] } | null>();
-  for (const id of new Set(runs.map((r) => r.taskId))) rubrics.set(id, await tx.tasks.rubric(competitionId, id));
+  const rubrics = await tx.tasks.rubrics(competitionId, [...new Set(runs.map((r) => r.taskId))]);
   const unknown = [...rubrics].filter(([, t]) => t === null).map(([id]) => id);
   if (unknown.length > 0) {
     const missing = new Set(unknown);

@@ -118,8 +118,8 @@ async function compareAll(p: Pair, competitionIds: string[], rng?: Rng): Promise
     for (const t of [...tasks, 'missing']) {
       await both(p, 'tasks.get', c, t);
       await both(p, 'tasks.criteria', c, t);
-      await both(p, 'tasks.rubric', c, t);
     }
+    await both(p, 'tasks.rubrics', c, ['missing', ...tasks.reverse(), 'other']);
     const miners = p.sq.miners.list(c).map((m) => m.hotkey);
     await both(p, 'miners.list', c);
     for (const h of [...miners, 'nobody']) await both(p, 'miners.get', c, h);

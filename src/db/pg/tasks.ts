@@ -2,8 +2,8 @@
 // statements, decides in memory exactly as SQLite's record-by-record loop does (a task sent
 // twice sees its first version), and writes in one statement per table.
 import { conflict, listSome } from '../../errors.js';
-import type { Criterion, Polarity } from '../../scoring/types.js';
-import type { CriterionRecord, QnaMeta, TaskRecord, TaskRow } from '../tasks.js';
+import type { Polarity } from '../../scoring/types.js';
+import type { CriterionRecord, QnaMeta, Rubric, TaskRecord, TaskRow } from '../tasks.js';
 import type { PgContext } from './context.js';
 
 /** The stored criterion as drizzle gives it on SQLite (typeof taskCriteria.$inferSelect). */
@@ -100,17 +100,22 @@ export function pgTasksRepo(ctx: PgContext) {
       );
       return rows.map(toTaskRow);
     },
-    async rubric(competitionId: string, taskId: string): Promise<{ type: string; criteria: Criterion[] } | null> {
-      const rows = await ctx.query<[string, string | null, Polarity | null]>(
-        `SELECT t.type, c.id, c.type FROM tasks t
+    async rubrics(competitionId: string, taskIds: readonly string[]): Promise<Map<string, Rubric | null>> {
+      // One query for the batch's tasks: a query per task was most of a batch's time on PostgreSQL.
+      const rows = await ctx.query<[string, string, string | null, Polarity | null]>(
+        `SELECT t.id, t.type, c.id, c.type FROM tasks t
           LEFT JOIN task_criteria c ON c.competition_id = t.competition_id AND c.task_id = t.id
-        WHERE t.competition_id = $1 AND t.id = $2 ORDER BY c.position`,
-        [competitionId, taskId],
-        { array: true, name: 'pg_tasks_rubric' },
+        WHERE t.competition_id = $1 AND t.id = ANY($2::text[]) ORDER BY t.id, c.position`,
+        [competitionId, [...taskIds]],
+        { array: true, name: 'pg_tasks_rubrics' },
       );
-      if (rows.length === 0) return null;
-      const criteria = rows.flatMap(([, id, polarity]) => (id === null ? [] : [{ id, type: polarity! }]));
-      return { type: rows[0]![0], criteria };
+      const byTask = new Map<string, Rubric>();
+      for (const [taskId, type, id, polarity] of rows) {
+        let rubric = byTask.get(taskId);
+        if (!rubric) byTask.set(taskId, (rubric = { type, criteria: [] }));
+        if (id !== null) rubric.criteria.push({ id, type: polarity! });
+      }
+      return new Map(taskIds.map((id) => [id, byTask.get(id) ?? null]));
     },
     async criteriaCounts(competitionId: string): Promise<Map<string, number>> {
       const rows = await ctx.query<[string, number]>(
