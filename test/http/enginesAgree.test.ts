@@ -1,11 +1,17 @@
 // SQLite and PostgreSQL give the same answers (issue 15): the same competition posted to an app on
 // each engine reads back as the same JSON, byte for byte, for every score read, on random
-// competitions and on the demo competition. It builds one app on each engine itself, so it runs
+// competitions and on the demo competition; and a SQLite database copied into PostgreSQL reads
+// exactly as it did. It builds one app on each engine itself, so it runs
 // once, in the SQLite projects.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { testApp, TEST_ENGINE, type TestApp } from '../support/app.js';
-import { testPostgres } from '../support/postgres.js';
+import { join } from 'node:path';
+import { buildApp } from '../../src/app.js';
+import { copyDatabase } from '../../src/db/copy.js';
+import { openPostgresStore } from '../../src/db/pg/open.js';
+import { admin, ADMIN_TOKEN, testApp, TEST_ENGINE, type TestApp } from '../support/app.js';
+import { tempDir } from '../support/tempDir.js';
+import { createScratchDatabase, testPostgres } from '../support/postgres.js';
 import { postCompetition, randomCompetition } from '../snapshots/randomCompetition.js';
 import { seed, COMPETITION } from '../../src/cli/commands/demo.js';
 
@@ -69,13 +75,44 @@ describe.runIf(server?.available)('SQLite and PostgreSQL answer alike', () => {
     );
   }, 180_000);
 
+  it('a SQLite database copied into PostgreSQL (swe-scoring db copy) reads the same, ids and times included', async () => {
+    const dir = tempDir('engines-copy');
+    const file = join(dir.dir, 'source.db');
+    const source = await testApp({ engine: 'sqlite', path: file });
+    await seed(source.app, ADMIN_TOKEN, () => {});
+    const run = JSON.parse((await source.app.inject({ url: `/v1/competitions/${COMPETITION}/runs?limit=1` })).body) as {
+      runs: { runId: string }[];
+    };
+    await source.call({
+      method: 'DELETE',
+      url: `/v1/competitions/${COMPETITION}/runs/${run.runs[0]!.runId}`,
+      headers: admin,
+    });
+    const expected = await reads(source, COMPETITION);
+    await source.close();
+
+    const target = await createScratchDatabase('engines_copy');
+    await copyDatabase({ engine: 'sqlite', path: file }, { engine: 'postgres', url: target.url });
+    const store = await openPostgresStore(target.url, { max: 2 });
+    const app = await buildApp({ store, adminToken: ADMIN_TOKEN });
+    try {
+      const copied = await reads({ app } as TestApp, COMPETITION);
+      expect(Object.keys(copied)).toEqual(Object.keys(expected));
+      for (const url of Object.keys(expected)) expect(copied[url], url).toBe(expected[url]);
+    } finally {
+      await app.close();
+      await store.close();
+      await target.drop();
+      dir.remove();
+    }
+  }, 180_000);
+
   it('on the demo competition (QnA rubrics, votes, validators, snapshots)', async () => {
     const lite = await testApp({ engine: 'sqlite' });
     const post = await testApp({ engine: 'postgres' });
     try {
-      const token = 'test-admin-token-0123456789';
-      await seed(lite.app, token, () => {});
-      await seed(post.app, token, () => {});
+      await seed(lite.app, ADMIN_TOKEN, () => {});
+      await seed(post.app, ADMIN_TOKEN, () => {});
       const a = await reads(lite, COMPETITION);
       const b = await reads(post, COMPETITION);
       for (const url of Object.keys(a)) expect(comparable(b[url]!), url).toBe(comparable(a[url]!));
