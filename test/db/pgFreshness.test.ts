@@ -40,7 +40,8 @@ describe.runIf(server.available)('competition versions, fresh for every caller',
     const pool = createPool(url, { max: 4, applicationName: `swe-test-fresh-${pools.length}` });
     pools.push(pool);
     const query = vi.spyOn(pool, 'query');
-    const sent = () => query.mock.calls.filter(([text]) => String(text).includes('competition_versions')).length;
+    const textOf = (q: unknown) => (typeof q === 'string' ? q : ((q as { text?: string }).text ?? ''));
+    const sent = () => query.mock.calls.filter(([q]) => textOf(q).includes('competition_versions')).length;
     return { pool, sent };
   }
 
