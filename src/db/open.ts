@@ -3,7 +3,6 @@
 import type { Config } from '../config.js';
 import { openDatabase } from './client.js';
 import type { PgLogger } from './pg/client.js';
-import { openPostgresStore } from './pg/open.js';
 import { createSqliteStore } from './sqlite/store.js';
 import type { Store } from './store.js';
 
@@ -11,8 +10,9 @@ export async function openStore(
   config: Pick<Config, 'databasePath' | 'databaseUrl' | 'databasePoolSize' | 'databaseTimeoutMs'>,
   logger?: PgLogger,
 ): Promise<Store> {
+  // PostgreSQL's modules load only when it is asked for: the SQLite default never loads them.
   if (config.databaseUrl)
-    return openPostgresStore(config.databaseUrl, {
+    return (await import('./pg/open.js')).openPostgresStore(config.databaseUrl, {
       max: config.databasePoolSize,
       connectTimeoutMs: config.databaseTimeoutMs,
       statementTimeoutMs: 2 * config.databaseTimeoutMs,

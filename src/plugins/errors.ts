@@ -3,7 +3,7 @@
 // to the log only.
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
-import { isUnavailable } from '../db/pg/client.js';
+import { isUnavailable } from '../db/pg/unavailable.js';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
 import { databaseUnavailable, DomainError, type ErrorField, type ErrorKind } from '../errors.js';
 import { LIMITS } from '../schemas/common.js';

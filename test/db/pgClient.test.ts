@@ -3,7 +3,8 @@
 // connection is closed, and a session left idle inside a transaction is ended with its locks.
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { isUnavailable, openPostgres } from '../../src/db/pg/client.js';
+import { openPostgres } from '../../src/db/pg/client.js';
+import { isUnavailable } from '../../src/db/pg/unavailable.js';
 import { createScratchDatabase, testPostgres, type ScratchDatabase } from '../support/postgres.js';
 
 const server = await testPostgres('test/db/pgClient.test.ts');

@@ -3,10 +3,13 @@
 // per path, copied from the run's migrated template, so a server or app reopened on the same path
 // finds its data. They are dropped when the run ends (test/support/pgGlobalSetup.ts).
 import { existsSync, readFileSync } from 'node:fs';
+import { is } from 'drizzle-orm';
+import { PgTable } from 'drizzle-orm/pg-core';
 import pg from 'pg';
 import { inject } from 'vitest';
 import type { Engine } from '../../src/db/store.js';
 import { migratePostgres, PG_MIGRATIONS_FOLDER } from '../../src/db/pg/migrate.js';
+import * as pgSchema from '../../src/db/pg/schema.js';
 import { tableRows, withReadOnly, type Rows } from './dbDump.js';
 import { copyDatabase, createScratchDatabase, type ScratchDatabase } from './postgres.js';
 
@@ -17,6 +20,9 @@ const databasesByPath = new Map<string, Promise<ScratchDatabase>>();
 const MIGRATIONS = (
   JSON.parse(readFileSync(`${PG_MIGRATIONS_FOLDER}/meta/_journal.json`, 'utf8')) as { entries: unknown[] }
 ).entries.length;
+
+/** The tables the PostgreSQL migrations make. */
+const TABLES = Object.values(pgSchema).filter((t) => is(t, PgTable)).length;
 
 /** Emptied databases of finished test apps, ready for the next (copying the template takes ~0.3 s). */
 const free: ScratchDatabase[] = [];
@@ -37,25 +43,29 @@ export function postgresDatabaseFor(path?: string): Promise<ScratchDatabase> {
  */
 export async function recycleDatabase(db: ScratchDatabase): Promise<void> {
   const client = new pg.Client({ connectionString: db.url });
+  let reusable = false;
   try {
     await client.connect();
     // A test may have dropped a table or forgotten migrations (test/http/errors.test.ts): such a database goes.
     const applied = await client.query<{ n: string }>('SELECT count(*) AS n FROM drizzle.__drizzle_migrations');
-    if (Number(applied.rows[0]!.n) !== MIGRATIONS) throw new Error('not as migrated');
     const { rows } = await client.query<{ table_name: string }>(
       "SELECT table_name FROM information_schema.tables WHERE table_schema = 'public' AND table_type = 'BASE TABLE'",
     );
+    if (Number(applied.rows[0]!.n) !== MIGRATIONS || rows.length !== TABLES) return;
     await client.query('BEGIN');
     // Foreign keys are not checked while rows of every table go (superuser; the test server's role).
     await client.query('SET LOCAL session_replication_role = replica');
     for (const { table_name } of rows) await client.query(`DELETE FROM "${table_name}"`);
     await client.query('ALTER TABLE runs ALTER COLUMN seq RESTART; ALTER TABLE audit_log ALTER COLUMN seq RESTART');
     await client.query('COMMIT');
-    free.push(db);
+    reusable = true;
   } catch {
-    await db.drop();
+    // dropped below
   } finally {
+    // Disconnected first: dropping the database would end this session under it.
     await client.end().catch(() => {});
+    if (reusable) free.push(db);
+    else await db.drop();
   }
 }
 

@@ -7,7 +7,6 @@ import { DEFAULT_DATABASE_PATH } from '../../config.js';
 import { openDatabase } from '../../db/client.js';
 import { createSqliteStore } from '../../db/sqlite/store.js';
 import { describeStorage } from '../../db/open.js';
-import { openPostgresStore } from '../../db/pg/open.js';
 import { DomainError } from '../../errors.js';
 import { StageSchema } from '../../schemas/common.js';
 import { ComplexityInput } from '../../schemas/tasks.js';
@@ -78,7 +77,10 @@ async function direct(competitionId: string, file: string, format: Format, o: Im
   if (!url && !existsSync(databasePath))
     throw new CliError(`no database at ${databasePath}: start the server once to create it, or set DATABASE_PATH`);
   // On PostgreSQL the servers learn of the import as of any other process's write.
-  const store = url ? await openPostgresStore(url) : createSqliteStore(openDatabase(databasePath));
+  // PostgreSQL's modules load only when asked for: `--url` imports stream and keep the client small.
+  const store = url
+    ? await (await import('../../db/pg/open.js')).openPostgresStore(url)
+    : createSqliteStore(openDatabase(databasePath));
   const where = url ? describeStorage({ databasePath, databaseUrl: url }) : databasePath;
   try {
     if (!(await store.competitions.get(competitionId))) {

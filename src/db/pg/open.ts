@@ -10,7 +10,8 @@
 // After the notifier reconnects (notifications may have been lost) every competition is re-read.
 import { databaseUnavailable, DomainError } from '../../errors.js';
 import type { Store } from '../store.js';
-import { isUnavailable, openPostgres, type PgLogger, type PostgresOptions } from './client.js';
+import { openPostgres, type PgLogger, type PostgresOptions } from './client.js';
+import { isUnavailable } from './unavailable.js';
 import { createFreshness } from './freshness.js';
 import { startNotifier } from './notifier.js';
 import { createPgStore } from './store.js';

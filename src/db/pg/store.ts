@@ -11,7 +11,7 @@ import { readFileSync } from 'node:fs';
 import pg from 'pg';
 import type { WriteEvent, WriteListener } from '../events.js';
 import type { Store, TxScope } from '../store.js';
-import { isUnavailable } from './client.js';
+import { isUnavailable } from './unavailable.js';
 import { PG_MIGRATIONS_FOLDER } from './migrate.js';
 import { mapPgError, runQuery, type PgContext, type QueryOptions } from './context.js';
 import { pgAuditRepo } from './audit.js';
