@@ -41,7 +41,8 @@ export interface RunFilter {
   limit: number;
 }
 
-interface RunRow {
+/** A `runs` row as either engine reads it (SQLite's booleans are 0/1). */
+export interface RunRow {
   seq: number;
   competition_id: string;
   run_id: string;
@@ -50,7 +51,7 @@ interface RunRow {
   miner_hotkey: string | null;
   validator_id: string | null;
   attempt_no: number | null;
-  resolved: number;
+  resolved: number | boolean;
   tokens_input: number | null;
   tokens_cached_input: number | null;
   tokens_output: number | null;
@@ -61,7 +62,8 @@ interface RunRow {
   created_at: string;
 }
 
-const fromRow = (r: RunRow): StoredRun => ({
+/** A stored run from its row, on either engine. */
+export const fromRow = (r: RunRow): StoredRun => ({
   seq: r.seq,
   competitionId: r.competition_id,
   runId: r.run_id,
@@ -70,7 +72,7 @@ const fromRow = (r: RunRow): StoredRun => ({
   minerHotkey: r.miner_hotkey,
   validatorId: r.validator_id,
   attemptNo: r.attempt_no,
-  resolved: r.resolved === 1,
+  resolved: r.resolved === 1 || r.resolved === true,
   tokens:
     r.tokens_input === null || r.tokens_output === null
       ? null
@@ -83,7 +85,7 @@ const fromRow = (r: RunRow): StoredRun => ({
 });
 
 /** True when the run's validator is excluded: the run enters no aggregate. */
-const isExcludedRun = (r: RunRecord, excluded: ReadonlySet<string>) =>
+export const isExcludedRun = (r: RunRecord, excluded: ReadonlySet<string>) =>
   r.validatorId !== null && excluded.has(r.validatorId);
 
 export function runsRepo(db: Db) {

@@ -26,26 +26,27 @@ export interface InputRunRow {
 }
 
 /** Runs read per page of an input document. */
-const PAGE = 2000;
+export const PAGE = 2000;
 
-const RUN_COLUMNS = `run_id, task_id, kind, miner_hotkey, resolved, tokens_input, tokens_cached_input, tokens_output, validator_id`;
-type RawRun = [
+export const RUN_COLUMNS = `run_id, task_id, kind, miner_hotkey, resolved, tokens_input, tokens_cached_input, tokens_output, validator_id`;
+/** An input run's columns as either engine reads them (SQLite's booleans are 0/1). */
+export type RawRun = [
   string,
   string,
   'baseline' | 'miner',
   string | null,
-  number,
+  number | boolean,
   number | null,
   number | null,
   number | null,
   string | null,
 ];
-const toInputRun = (r: RawRun): InputRunRow => ({
+export const toInputRun = (r: RawRun): InputRunRow => ({
   runId: r[0],
   taskId: r[1],
   kind: r[2],
   minerHotkey: r[3],
-  resolved: r[4] === 1,
+  resolved: r[4] === 1 || r[4] === true,
   tokens: r[5] === null || r[7] === null ? null : { input: r[5], cachedInput: r[6], output: r[7] },
   validatorId: r[8],
 });

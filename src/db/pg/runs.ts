@@ -2,56 +2,10 @@
 // 1.5x the multi-row form, and no parameter cap), and each counter table takes one statement per
 // batch, not one per task or pair.
 import type { TokenWeights } from '../../scoring/types.js';
-import type { RunFilter, RunRecord, StoredRun, StoredVote } from '../runs.js';
-import type { CriterionGrade } from '../../scoring/types.js';
+import { fromRow, isExcludedRun, type RunFilter, type RunRecord, type RunRow, type StoredRun } from '../runs.js';
 import type { PgContext } from './context.js';
 import { RUN_SEQUENCE } from './context.js';
 import { applyAggregates } from './aggregates.js';
-
-interface RunRow {
-  seq: number;
-  competition_id: string;
-  run_id: string;
-  task_id: string;
-  kind: 'baseline' | 'miner';
-  miner_hotkey: string | null;
-  validator_id: string | null;
-  attempt_no: number | null;
-  resolved: boolean;
-  tokens_input: number | null;
-  tokens_cached_input: number | null;
-  tokens_output: number | null;
-  time_taken_seconds: number | null;
-  agent_steps: number | null;
-  rubric_votes: string | null;
-  grading: string | null;
-  created_at: string;
-}
-
-/** src/db/runs.ts fromRow: the same object, key for key. */
-const fromRow = (r: RunRow): StoredRun => ({
-  seq: r.seq,
-  competitionId: r.competition_id,
-  runId: r.run_id,
-  taskId: r.task_id,
-  kind: r.kind,
-  minerHotkey: r.miner_hotkey,
-  validatorId: r.validator_id,
-  attemptNo: r.attempt_no,
-  resolved: r.resolved,
-  tokens:
-    r.tokens_input === null || r.tokens_output === null
-      ? null
-      : { input: r.tokens_input, cachedInput: r.tokens_cached_input, output: r.tokens_output },
-  timeTakenSeconds: r.time_taken_seconds,
-  agentSteps: r.agent_steps,
-  rubricVotes: r.rubric_votes === null ? null : (JSON.parse(r.rubric_votes) as StoredVote[]),
-  criteria: r.grading === null ? null : (JSON.parse(r.grading) as CriterionGrade[]),
-  createdAt: r.created_at,
-});
-
-const isExcludedRun = (r: RunRecord, excluded: ReadonlySet<string>) =>
-  r.validatorId !== null && excluded.has(r.validatorId);
 
 const RUN_COLUMNS = `competition_id, run_id, task_id, kind, miner_hotkey, validator_id, attempt_no, resolved,
   tokens_input, tokens_cached_input, tokens_output, time_taken_seconds, agent_steps, rubric_votes, grading`;

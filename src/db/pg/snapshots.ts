@@ -1,34 +1,10 @@
 // src/db/snapshots.ts on PostgreSQL: snapshot rows, and the runs of a snapshot's input as they
 // stood at its run sequence.
-import type { InputRunRow, SnapshotRow } from '../snapshots.js';
+import { PAGE, RUN_COLUMNS, toInputRun, type InputRunRow, type RawRun, type SnapshotRow } from '../snapshots.js';
 import { RUN_SEQUENCE, type PgContext } from './context.js';
-
-/** Runs read per page of an input document. */
-const PAGE = 2000;
 
 const COLUMNS = `competition_id AS "competitionId", seq, taken_at AS "takenAt", run_seq AS "runSeq", document,
   input_head AS "inputHead", hash`;
-const RUN_COLUMNS = `run_id, task_id, kind, miner_hotkey, resolved, tokens_input, tokens_cached_input, tokens_output, validator_id`;
-type RawRun = [
-  string,
-  string,
-  'baseline' | 'miner',
-  string | null,
-  boolean,
-  number | null,
-  number | null,
-  number | null,
-  string | null,
-];
-const toInputRun = (r: RawRun): InputRunRow => ({
-  runId: r[0],
-  taskId: r[1],
-  kind: r[2],
-  minerHotkey: r[3],
-  resolved: r[4],
-  tokens: r[5] === null || r[7] === null ? null : { input: r[5], cachedInput: r[6], output: r[7] },
-  validatorId: r[8],
-});
 
 /** Not sent by one of the validators in $3. */
 const KEPT = '(validator_id IS NULL OR NOT (validator_id = ANY($3::text[])))';
