@@ -48,7 +48,10 @@ export interface Rubric {
 
 export type TaskRow = typeof tasks.$inferSelect & { runCount: number };
 
-const toCriterion = (c: typeof taskCriteria.$inferSelect): CriterionRecord => ({
+/** A criterion from its row, on either engine (the columns are the same). */
+export const toCriterion = (
+  c: Omit<typeof taskCriteria.$inferSelect, 'graded' | 'met' | 'split'>,
+): CriterionRecord => ({
   id: c.id,
   title: c.title,
   type: c.type as Polarity,
@@ -56,9 +59,10 @@ const toCriterion = (c: typeof taskCriteria.$inferSelect): CriterionRecord => ({
   originalTitle: c.originalTitle,
   change: c.change,
 });
-const rubricKey = (r: CriterionRecord[]) =>
+/** Equal for equal rubrics: an import compares what it sends with what is stored by these keys. */
+export const rubricKey = (r: CriterionRecord[]) =>
   JSON.stringify(r.map((c) => [c.id, c.title, c.type, c.importance, c.originalTitle, c.change]));
-const qnaKey = (q: QnaMeta | null) =>
+export const qnaKey = (q: QnaMeta | null) =>
   q
     ? JSON.stringify([
         q.prompt,

@@ -3,7 +3,16 @@
 // twice sees its first version), and writes in one statement per table.
 import { conflict, listSome } from '../../errors.js';
 import type { Polarity } from '../../scoring/types.js';
-import type { CriterionRecord, QnaMeta, Rubric, TaskRecord, TaskRow } from '../tasks.js';
+import {
+  qnaKey,
+  rubricKey,
+  toCriterion,
+  type CriterionRecord,
+  type QnaMeta,
+  type Rubric,
+  type TaskRecord,
+  type TaskRow,
+} from '../tasks.js';
 import type { PgContext } from './context.js';
 
 /** The stored criterion as drizzle gives it on SQLite (typeof taskCriteria.$inferSelect). */
@@ -35,29 +44,6 @@ const TASK_FROM = `tasks t LEFT JOIN task_run_counts n ON n.competition_id = t.c
 
 /** The qna column is JSON text; drizzle's json mode on SQLite gives it parsed. */
 const toTaskRow = (r: TaskRow): TaskRow => ({ ...r, qna: r.qna === null ? null : JSON.parse(r.qna as string) });
-
-const toCriterion = (c: CriterionRow): CriterionRecord => ({
-  id: c.id,
-  title: c.title,
-  type: c.type as Polarity,
-  importance: c.importance,
-  originalTitle: c.originalTitle,
-  change: c.change,
-});
-const rubricKey = (r: CriterionRecord[]) =>
-  JSON.stringify(r.map((c) => [c.id, c.title, c.type, c.importance, c.originalTitle, c.change]));
-const qnaKey = (q: QnaMeta | null) =>
-  q
-    ? JSON.stringify([
-        q.prompt,
-        q.referenceAnswer,
-        q.repositoryUrl,
-        q.repositoryBaseCommit,
-        q.language,
-        q.category,
-        q.dockerImage,
-      ])
-    : 'null';
 
 /** A task as the import loop sees it: stored, or as an earlier record of the same batch left it. */
 interface Current {
