@@ -33,9 +33,9 @@ Prints {imported, updated, unchanged}; a bad row rejects the whole file and noth
   --chunk-mib N      chunk size with --url (default 8, at most 32)
 
 Without --url it writes to DATABASE_URL (PostgreSQL) when set, else to DATABASE_PATH (default
-${DEFAULT_DATABASE_PATH}): on SQLite do that with the server
-stopped, since a running server would not see the import until its next write. With the server up,
-use --url. Progress goes to stderr: a bar on a terminal, a line every 5 s otherwise. Ctrl-C cancels
+${DEFAULT_DATABASE_PATH}). On SQLite do that with the server stopped, since a running server
+would not see the import until its next write; with the server up, use --url. On PostgreSQL
+running servers see it at once. Progress goes to stderr: a bar on a terminal, a line every 5 s otherwise. Ctrl-C cancels
 the import session: nothing is stored, and the command says so (exit 130).`;
 
 type Format = 'parquet' | 'jsonl';
