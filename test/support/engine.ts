@@ -42,6 +42,9 @@ export function postgresDatabaseFor(path?: string): Promise<ScratchDatabase> {
  * migrated) and keeps it for the next test app; drops it if that fails.
  */
 export async function recycleDatabase(db: ScratchDatabase): Promise<void> {
+  // Without the run's template (a SQLite project's suite comparing engines) no teardown would drop
+  // a kept database: drop it now.
+  if (!inject('pgTemplate')) return db.drop();
   const client = new pg.Client({ connectionString: db.url });
   let reusable = false;
   try {
