@@ -7,38 +7,18 @@
 import pg from 'pg';
 import { migratePostgres } from '../src/db/pg/migrate.js';
 import type { Run } from './generate.js';
+import { INSERT_RUNS, RUN_COLUMNS } from '../src/db/pg/runs.js';
 import { stats, type Floor } from './measure.js';
 import type { DeleteFloor, InsertFloor } from './floors.js';
 
 const VALIDATOR_ID = '00000000-0000-4000-8000-000000000000';
 
-const COLUMNS = [
-  'competition_id',
-  'run_id',
-  'task_id',
-  'kind',
-  'miner_hotkey',
-  'validator_id',
-  'attempt_no',
-  'resolved',
-  'tokens_input',
-  'tokens_cached_input',
-  'tokens_output',
-  'time_taken_seconds',
-  'agent_steps',
-  'rubric_votes',
-  'grading',
-];
-const TYPES = ['text', 'text', 'text', 'text', 'text', 'text', 'int4', 'bool', 'int8', 'int8', 'int8', 'float8'];
-const ARRAY_TYPES = [...TYPES, 'int4', 'text', 'text'];
-
-/** One transaction a batch, whatever its size: one statement, 15 array parameters (bench/pgDriver.ts, docs/POSTGRES.md). */
-const INSERT = `INSERT INTO runs (${COLUMNS.join(', ')})
-  SELECT * FROM unnest(${ARRAY_TYPES.map((t, i) => `$${i + 1}::${t}[]`).join(', ')})`;
+/** The floor inserts with the server's own statement (INSERT_RUNS, src/db/pg/runs.ts): the same work without the server. */
+const COLUMN_COUNT = RUN_COLUMNS.split(',').length;
 
 /** A batch as 15 column arrays, as the server stores it (grading left out: the server derives it from QnA votes). */
 function columnsOf(competitionId: string, runs: Run[]): unknown[][] {
-  const cols: unknown[][] = COLUMNS.map(() => []);
+  const cols: unknown[][] = Array.from({ length: COLUMN_COUNT }, () => []);
   for (const r of runs) {
     const row = [
       competitionId,
@@ -110,7 +90,7 @@ export async function pgRawInsert(url: string, competitionId: string, bodies: st
       const batch = (JSON.parse(body) as { runs: Run[] }).runs;
       const values = columnsOf(competitionId, batch);
       const start = performance.now();
-      const res = await client.query({ name: 'floor-insert', text: INSERT, values });
+      const res = await client.query({ name: 'floor-insert', text: INSERT_RUNS, values });
       ms += performance.now() - start;
       if (res.rowCount !== batch.length) throw new Error(`floor: inserted ${res.rowCount} of ${batch.length}`);
       runs += batch.length;
@@ -140,7 +120,7 @@ export async function pgRawDelete(
 ): Promise<DeleteFloor> {
   const client = await connect(url);
   try {
-    const cols = COLUMNS.join(', ');
+    const cols = RUN_COLUMNS;
     const keep = `WITH gone AS (DELETE FROM runs WHERE competition_id = $1 AND run_id = $2 RETURNING *)
       INSERT INTO deleted_runs (seq, ${cols}, created_at, deleted_seq)
       SELECT seq, ${cols}, created_at, nextval(pg_get_serial_sequence('runs', 'seq')) FROM gone`;

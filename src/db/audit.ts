@@ -13,7 +13,8 @@ export interface AuditEntry {
 
 export type NewAuditEntry = Omit<AuditEntry, 'seq' | 'at'>;
 
-interface Row {
+/** An `audit_log` row, on either engine. */
+export interface AuditRow {
   seq: number;
   at: string;
   actor_kind: 'admin' | 'validator';
@@ -23,6 +24,16 @@ interface Row {
   target: string;
   summary: string;
 }
+
+export const auditEntry = (r: AuditRow): AuditEntry => ({
+  seq: r.seq,
+  at: r.at,
+  actor: { kind: r.actor_kind, id: r.actor_id },
+  action: r.action,
+  competitionId: r.competition_id,
+  target: r.target,
+  summary: JSON.parse(r.summary) as Record<string, unknown>,
+});
 
 export function auditRepo(db: Db) {
   const c = db.$client;
@@ -40,16 +51,8 @@ export function auditRepo(db: Db) {
         after: filter.after ?? 0,
         competitionId: filter.competitionId ?? null,
         limit: filter.limit,
-      }) as Row[];
-      return rows.map((r) => ({
-        seq: r.seq,
-        at: r.at,
-        actor: { kind: r.actor_kind, id: r.actor_id },
-        action: r.action,
-        competitionId: r.competition_id,
-        target: r.target,
-        summary: JSON.parse(r.summary) as Record<string, unknown>,
-      }));
+      }) as AuditRow[];
+      return rows.map(auditEntry);
     },
   };
 }

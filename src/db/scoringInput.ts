@@ -20,6 +20,46 @@ interface Mirror {
   changed: Set<string> | null;
 }
 
+// The rows as both engines read them, as arrays in the column order of their queries (SQLite's
+// booleans are 0/1). Token sums are stored as raw integer sums, weighted here once (the core's
+// weightedSum).
+
+/** id, stage, complexity, planned_runs, baseline_runs, baseline_resolved, baseline_token_count, and the three sums. */
+export const taskEntry = (r: unknown[], w: TokenWeights): ScoringTask => ({
+  id: r[0] as string,
+  stage: r[1] as Stage,
+  complexity: r[2] as Complexity | null,
+  plannedRuns: r[3] as number | null,
+  baseline: {
+    runs: r[4] as number,
+    resolved: r[5] as number,
+    resolvedTokenCount: r[6] as number,
+    resolvedTokenSum: weightedSum(
+      { count: r[6] as number, input: r[7] as number, cached: r[8] as number, output: r[9] as number },
+      w,
+    ),
+  },
+});
+
+/** hotkey, excluded. */
+export const minerEntry = (r: unknown[]): ScoringMiner => ({
+  hotkey: r[0] as string,
+  excluded: r[1] === 1 || r[1] === true,
+});
+
+/** task_id, hotkey, runs, resolved, token_count, and the three sums. */
+export const minerTaskEntry = (r: unknown[], w: TokenWeights): MinerTaskSummary => ({
+  taskId: r[0] as string,
+  hotkey: r[1] as string,
+  runs: r[2] as number,
+  resolved: r[3] as number,
+  tokenCount: r[4] as number,
+  tokenSum: weightedSum(
+    { count: r[4] as number, input: r[5] as number, cached: r[6] as number, output: r[7] as number },
+    w,
+  ),
+});
+
 export function scoringInputRepo(db: Db) {
   const c = db.$client;
   const taskRows = c
@@ -48,17 +88,7 @@ export function scoringInputRepo(db: Db) {
 
   function minerTasks(competitionId: string, w: TokenWeights): MinerTaskSummary[] {
     // Token sums are stored as raw integer sums, weighted here once (the core's weightedSum).
-    const entry = (r: unknown[]): MinerTaskSummary => ({
-      taskId: r[0] as string,
-      hotkey: r[1] as string,
-      runs: r[2] as number,
-      resolved: r[3] as number,
-      tokenCount: r[4] as number,
-      tokenSum: weightedSum(
-        { count: r[4] as number, input: r[5] as number, cached: r[6] as number, output: r[7] as number },
-        w,
-      ),
-    });
+    const entry = (r: unknown[]) => minerTaskEntry(r, w);
     // Inside a write transaction the rows may not be committed yet: read them, keep nothing.
     if (c.inTransaction) return (minerTaskRows.all(competitionId) as unknown[][]).map(entry);
 
@@ -89,25 +119,8 @@ export function scoringInputRepo(db: Db) {
       competitionId: string,
       w: TokenWeights,
     ): { tasks: ScoringTask[]; miners: ScoringMiner[]; minerTasks: MinerTaskSummary[] } {
-      const tasks = (taskRows.all(competitionId) as unknown[][]).map((r): ScoringTask => ({
-        id: r[0] as string,
-        stage: r[1] as Stage,
-        complexity: r[2] as Complexity | null,
-        plannedRuns: r[3] as number | null,
-        baseline: {
-          runs: r[4] as number,
-          resolved: r[5] as number,
-          resolvedTokenCount: r[6] as number,
-          resolvedTokenSum: weightedSum(
-            { count: r[6] as number, input: r[7] as number, cached: r[8] as number, output: r[9] as number },
-            w,
-          ),
-        },
-      }));
-      const miners = (minerRows.all(competitionId) as unknown[][]).map((r) => ({
-        hotkey: r[0] as string,
-        excluded: r[1] === 1,
-      }));
+      const tasks = (taskRows.all(competitionId) as unknown[][]).map((r) => taskEntry(r, w));
+      const miners = (minerRows.all(competitionId) as unknown[][]).map(minerEntry);
       return { tasks, miners, minerTasks: minerTasks(competitionId, w) };
     },
   };

@@ -1,17 +1,6 @@
 // src/db/audit.ts on PostgreSQL: append-only, no update and no delete.
-import type { AuditEntry, NewAuditEntry } from '../audit.js';
+import { auditEntry, type AuditEntry, type AuditRow, type NewAuditEntry } from '../audit.js';
 import type { PgContext } from './context.js';
-
-interface Row {
-  seq: number;
-  at: string;
-  actor_kind: 'admin' | 'validator';
-  actor_id: string | null;
-  action: string;
-  competition_id: string | null;
-  target: string;
-  summary: string;
-}
 
 export function pgAuditRepo(ctx: PgContext) {
   return {
@@ -23,19 +12,11 @@ export function pgAuditRepo(ctx: PgContext) {
       );
     },
     async list(filter: { competitionId?: string; after?: number; limit: number }): Promise<AuditEntry[]> {
-      const rows = await ctx.query<Row>(
+      const rows = await ctx.query<AuditRow>(
         `SELECT * FROM audit_log WHERE seq > $1 AND ($2::text IS NULL OR competition_id = $2) ORDER BY seq LIMIT $3`,
         [filter.after ?? 0, filter.competitionId ?? null, filter.limit],
       );
-      return rows.map((r) => ({
-        seq: r.seq,
-        at: r.at,
-        actor: { kind: r.actor_kind, id: r.actor_id },
-        action: r.action,
-        competitionId: r.competition_id,
-        target: r.target,
-        summary: JSON.parse(r.summary) as Record<string, unknown>,
-      }));
+      return rows.map(auditEntry);
     },
   };
 }

@@ -7,12 +7,13 @@ import type { PgContext } from './context.js';
 import { RUN_SEQUENCE } from './context.js';
 import { applyAggregates } from './aggregates.js';
 
-const RUN_COLUMNS = `competition_id, run_id, task_id, kind, miner_hotkey, validator_id, attempt_no, resolved,
+/** The columns a batch writes, in the order of its arrays. */
+export const RUN_COLUMNS = `competition_id, run_id, task_id, kind, miner_hotkey, validator_id, attempt_no, resolved,
   tokens_input, tokens_cached_input, tokens_output, time_taken_seconds, agent_steps, rubric_votes, grading`;
 
 // unnest yields the rows in array order, and the identity takes its numbers in that order: the
 // batch's runs get increasing sequence numbers in the order sent, as on SQLite.
-const INSERT = `INSERT INTO runs (${RUN_COLUMNS})
+export const INSERT_RUNS = `INSERT INTO runs (${RUN_COLUMNS})
   SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::int[],
     $8::bool[], $9::int8[], $10::int8[], $11::int8[], $12::float8[], $13::int[], $14::text[], $15::text[])`;
 
@@ -124,7 +125,7 @@ export function pgRunsRepo(ctx: PgContext) {
       await ctx.write(competitionId, async (c) => {
         const col = <T>(f: (r: RunRecord) => T) => records.map(f);
         await c.execute(
-          INSERT,
+          INSERT_RUNS,
           [
             col((r) => r.competitionId),
             col((r) => r.runId),

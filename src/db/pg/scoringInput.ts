@@ -11,17 +11,10 @@
 //   started (then its answer might predate a write the caller has seen commit: they wait and
 //   read again).
 import type pg from 'pg';
-import { weightedSum } from '../../scoring/tokenSums.js';
-import type {
-  Complexity,
-  MinerTaskSummary,
-  ScoringMiner,
-  ScoringTask,
-  Stage,
-  TokenWeights,
-} from '../../scoring/types.js';
+import type { MinerTaskSummary, ScoringMiner, ScoringTask, TokenWeights } from '../../scoring/types.js';
 import { pairKey, type WriteListener } from '../events.js';
 import { runQuery, type PgContext } from './context.js';
+import { minerEntry, minerTaskEntry, taskEntry } from '../scoringInput.js';
 
 export interface ScoringInput {
   tasks: ScoringTask[];
@@ -79,43 +72,13 @@ type Query = (text: string, values: unknown[], name: string) => Promise<unknown[
 const sameWeights = (a: TokenWeights, b: TokenWeights) =>
   a.input === b.input && a.cachedInput === b.cachedInput && a.output === b.output;
 
-/** Token sums are stored as raw integer sums, weighted here once (the core's weightedSum). */
-const entry = (r: unknown[], w: TokenWeights): MinerTaskSummary => ({
-  taskId: r[0] as string,
-  hotkey: r[1] as string,
-  runs: r[2] as number,
-  resolved: r[3] as number,
-  tokenCount: r[4] as number,
-  tokenSum: weightedSum(
-    { count: r[4] as number, input: r[5] as number, cached: r[6] as number, output: r[7] as number },
-    w,
-  ),
-});
-
 async function readTasksAndMiners(
   query: Query,
   competitionId: string,
   w: TokenWeights,
 ): Promise<{ tasks: ScoringTask[]; miners: ScoringMiner[] }> {
-  const tasks = (await query(TASKS, [competitionId], 'pg_scoring_tasks')).map((r): ScoringTask => ({
-    id: r[0] as string,
-    stage: r[1] as Stage,
-    complexity: r[2] as Complexity | null,
-    plannedRuns: r[3] as number | null,
-    baseline: {
-      runs: r[4] as number,
-      resolved: r[5] as number,
-      resolvedTokenCount: r[6] as number,
-      resolvedTokenSum: weightedSum(
-        { count: r[6] as number, input: r[7] as number, cached: r[8] as number, output: r[9] as number },
-        w,
-      ),
-    },
-  }));
-  const miners = (await query(MINERS, [competitionId], 'pg_scoring_miners')).map((r) => ({
-    hotkey: r[0] as string,
-    excluded: r[1] as boolean,
-  }));
+  const tasks = (await query(TASKS, [competitionId], 'pg_scoring_tasks')).map((r) => taskEntry(r, w));
+  const miners = (await query(MINERS, [competitionId], 'pg_scoring_miners')).map(minerEntry);
   return { tasks, miners };
 }
 
@@ -149,7 +112,7 @@ export function pgScoringInputRepo(ctx: PgContext, mirrors: ScoringMirrors) {
     return snapshot(async (query) => {
       const { tasks, miners } = await readTasksAndMiners(query, competitionId, w);
       if (!mirror) {
-        const list = (await query(PAIRS, [competitionId], 'pg_scoring_pairs')).map((r) => entry(r, w));
+        const list = (await query(PAIRS, [competitionId], 'pg_scoring_pairs')).map((r) => minerTaskEntry(r, w));
         const byPair = new Map(list.map((e) => [pairKey(e.taskId, e.hotkey), e]));
         s.mirror = { weights: { ...w }, byPair, list };
         return { tasks, miners, minerTasks: list };
@@ -165,7 +128,7 @@ export function pgScoringInputRepo(ctx: PgContext, mirrors: ScoringMirrors) {
         // In the changed set's order, as SQLite: a pair seen again keeps its place, a new one goes last.
         for (const key of changed!) {
           const row = found.get(key);
-          if (row) mirror.byPair.set(key, entry(row, w));
+          if (row) mirror.byPair.set(key, minerTaskEntry(row, w));
           else mirror.byPair.delete(key);
         }
         mirror.list = [...mirror.byPair.values()];
@@ -184,7 +147,7 @@ export function pgScoringInputRepo(ctx: PgContext, mirrors: ScoringMirrors) {
       // Inside a write transaction the rows may not be committed yet: read them, keep nothing.
       if (ctx.inTransaction) {
         const { tasks, miners } = await readTasksAndMiners(txQuery, competitionId, w);
-        const minerTasks = (await txQuery(PAIRS, [competitionId], 'pg_scoring_pairs')).map((r) => entry(r, w));
+        const minerTasks = (await txQuery(PAIRS, [competitionId], 'pg_scoring_pairs')).map((r) => minerTaskEntry(r, w));
         return { tasks, miners, minerTasks };
       }
       let s = mirrors.states.get(competitionId);
