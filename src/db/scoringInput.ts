@@ -8,57 +8,16 @@
 // the garbage collection after it, for 83k rows; bench/). Tasks and miners are few and are read
 // whole every time.
 import type { Db } from './client.js';
-import { pairKey, writeListeners } from './events.js';
-import { weightedSum } from '../scoring/tokenSums.js';
-import type { Complexity, MinerTaskSummary, ScoringMiner, ScoringTask, Stage, TokenWeights } from '../scoring/types.js';
+import { writeListeners } from './events.js';
+import { PairMirror } from './pairMirror.js';
+import { minerEntry, minerTaskEntry, taskEntry } from './scoringRows.js';
+import type { MinerTaskSummary, ScoringMiner, ScoringTask, TokenWeights } from '../scoring/types.js';
 
 interface Mirror {
-  weights: TokenWeights;
-  byPair: Map<string, MinerTaskSummary>;
-  list: MinerTaskSummary[];
+  pairs: PairMirror;
   /** Pairs changed since the last read; null after a rebuild: read everything again. */
   changed: Set<string> | null;
 }
-
-// The rows as both engines read them, as arrays in the column order of their queries (SQLite's
-// booleans are 0/1). Token sums are stored as raw integer sums, weighted here once (the core's
-// weightedSum).
-
-/** id, stage, complexity, planned_runs, baseline_runs, baseline_resolved, baseline_token_count, and the three sums. */
-export const taskEntry = (r: unknown[], w: TokenWeights): ScoringTask => ({
-  id: r[0] as string,
-  stage: r[1] as Stage,
-  complexity: r[2] as Complexity | null,
-  plannedRuns: r[3] as number | null,
-  baseline: {
-    runs: r[4] as number,
-    resolved: r[5] as number,
-    resolvedTokenCount: r[6] as number,
-    resolvedTokenSum: weightedSum(
-      { count: r[6] as number, input: r[7] as number, cached: r[8] as number, output: r[9] as number },
-      w,
-    ),
-  },
-});
-
-/** hotkey, excluded. */
-export const minerEntry = (r: unknown[]): ScoringMiner => ({
-  hotkey: r[0] as string,
-  excluded: r[1] === 1 || r[1] === true,
-});
-
-/** task_id, hotkey, runs, resolved, token_count, and the three sums. */
-export const minerTaskEntry = (r: unknown[], w: TokenWeights): MinerTaskSummary => ({
-  taskId: r[0] as string,
-  hotkey: r[1] as string,
-  runs: r[2] as number,
-  resolved: r[3] as number,
-  tokenCount: r[4] as number,
-  tokenSum: weightedSum(
-    { count: r[4] as number, input: r[5] as number, cached: r[6] as number, output: r[7] as number },
-    w,
-  ),
-});
 
 export function scoringInputRepo(db: Db) {
   const c = db.$client;
@@ -87,30 +46,24 @@ export function scoringInputRepo(db: Db) {
     a.input === b.input && a.cachedInput === b.cachedInput && a.output === b.output;
 
   function minerTasks(competitionId: string, w: TokenWeights): MinerTaskSummary[] {
-    // Token sums are stored as raw integer sums, weighted here once (the core's weightedSum).
-    const entry = (r: unknown[]) => minerTaskEntry(r, w);
     // Inside a write transaction the rows may not be committed yet: read them, keep nothing.
-    if (c.inTransaction) return (minerTaskRows.all(competitionId) as unknown[][]).map(entry);
+    if (c.inTransaction) return (minerTaskRows.all(competitionId) as unknown[][]).map((r) => minerTaskEntry(r, w));
 
     const mirror = mirrors.get(competitionId);
-    if (mirror?.changed && sameWeights(mirror.weights, w)) {
-      if (mirror.changed.size > 0) {
-        for (const key of mirror.changed) {
-          const [taskId, hotkey] = key.split('\u0000') as [string, string];
-          const row = minerTaskRow.get(competitionId, taskId, hotkey) as unknown[] | undefined;
-          if (row) mirror.byPair.set(key, entry(row));
-          else mirror.byPair.delete(key);
-        }
-        mirror.changed.clear();
-        mirror.list = [...mirror.byPair.values()];
+    if (mirror?.changed && sameWeights(mirror.pairs.weights, w)) {
+      for (const key of mirror.changed) {
+        const [taskId, hotkey] = key.split('\u0000') as [string, string];
+        const row = minerTaskRow.get(competitionId, taskId, hotkey) as unknown[] | undefined;
+        if (row) mirror.pairs.put(row);
+        else mirror.pairs.remove(taskId, hotkey);
       }
-      return mirror.list;
+      mirror.changed.clear();
+      return mirror.pairs.entries();
     }
     // Read every row, and listen for changes from here on (synchronous: no write in between).
-    const list = (minerTaskRows.all(competitionId) as unknown[][]).map(entry);
-    const byPair = new Map(list.map((e) => [pairKey(e.taskId, e.hotkey), e]));
-    mirrors.set(competitionId, { weights: { ...w }, byPair, list, changed: new Set() });
-    return list;
+    const pairs = new PairMirror({ ...w }, minerTaskRows.iterate(competitionId) as IterableIterator<unknown[]>);
+    mirrors.set(competitionId, { pairs, changed: new Set() });
+    return pairs.entries();
   }
 
   return {

@@ -13,8 +13,9 @@
 import type pg from 'pg';
 import type { MinerTaskSummary, ScoringMiner, ScoringTask, TokenWeights } from '../../scoring/types.js';
 import { pairKey, type WriteListener } from '../events.js';
+import { PairMirror } from '../pairMirror.js';
 import { runQuery, type PgContext } from './context.js';
-import { minerEntry, minerTaskEntry, taskEntry } from '../scoringInput.js';
+import { minerEntry, minerTaskEntry, taskEntry } from '../scoringRows.js';
 
 export interface ScoringInput {
   tasks: ScoringTask[];
@@ -22,14 +23,8 @@ export interface ScoringInput {
   minerTasks: MinerTaskSummary[];
 }
 
-interface Mirror {
-  weights: TokenWeights;
-  byPair: Map<string, MinerTaskSummary>;
-  list: MinerTaskSummary[];
-}
-
 interface CompetitionState {
-  mirror: Mirror | null;
+  mirror: PairMirror | null;
   /** Pairs changed since the mirror's read began; null: read everything again. */
   changed: Set<string> | null;
   /** Counts the competition's events, so a load knows whether any came since another began. */
@@ -112,10 +107,8 @@ export function pgScoringInputRepo(ctx: PgContext, mirrors: ScoringMirrors) {
     return snapshot(async (query) => {
       const { tasks, miners } = await readTasksAndMiners(query, competitionId, w);
       if (!mirror) {
-        const list = (await query(PAIRS, [competitionId], 'pg_scoring_pairs')).map((r) => minerTaskEntry(r, w));
-        const byPair = new Map(list.map((e) => [pairKey(e.taskId, e.hotkey), e]));
-        s.mirror = { weights: { ...w }, byPair, list };
-        return { tasks, miners, minerTasks: list };
+        s.mirror = new PairMirror({ ...w }, await query(PAIRS, [competitionId], 'pg_scoring_pairs'));
+        return { tasks, miners, minerTasks: s.mirror.entries() };
       }
       if (changed!.size > 0) {
         const keys = [...changed!].map((k) => k.split('\u0000') as [string, string]);
@@ -128,12 +121,11 @@ export function pgScoringInputRepo(ctx: PgContext, mirrors: ScoringMirrors) {
         // In the changed set's order, as SQLite: a pair seen again keeps its place, a new one goes last.
         for (const key of changed!) {
           const row = found.get(key);
-          if (row) mirror.byPair.set(key, minerTaskEntry(row, w));
-          else mirror.byPair.delete(key);
+          if (row) mirror.put(row);
+          else mirror.remove(...(key.split('\u0000') as [string, string]));
         }
-        mirror.list = [...mirror.byPair.values()];
       }
-      return { tasks, miners, minerTasks: mirror.list };
+      return { tasks, miners, minerTasks: mirror.entries() };
     }).catch((err: unknown) => {
       // What the failed read would have applied is lost: read everything next time.
       s.changed = null;

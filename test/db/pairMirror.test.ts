@@ -1,0 +1,42 @@
+// The in-memory (task, miner) aggregates (src/db/pairMirror.ts): entries in the order a table
+// read and later changes made them, so an updated mirror and a fresh read agree.
+import { expect, it } from 'vitest';
+import { PairMirror } from '../../src/db/pairMirror.js';
+
+const W = { input: 1, cachedInput: 0.5, output: 2 };
+/** task_id, hotkey, runs, resolved, token_count, input_sum, cached_sum, output_sum */
+const row = (taskId: string, hotkey: string, runs: number): unknown[] => [taskId, hotkey, runs, 1, 1, 10, 4, 3];
+const pairs = (m: PairMirror) => m.entries().map((e) => `${e.taskId}/${e.hotkey}:${e.runs}`);
+
+it('keeps the rows in read order, with token sums weighted once', () => {
+  const m = new PairMirror(W, [row('T1', 'a', 1), row('T1', 'b', 2), row('T2', 'a', 3)]);
+  expect(pairs(m)).toEqual(['T1/a:1', 'T1/b:2', 'T2/a:3']);
+  expect(m.entries()[0]).toEqual({ taskId: 'T1', hotkey: 'a', runs: 1, resolved: 1, tokenCount: 1, tokenSum: 10 + 2 + 6 });
+});
+
+it('updates a known pair in place, puts a new one last and drops a removed one', () => {
+  const m = new PairMirror(W, [row('T1', 'a', 1), row('T1', 'b', 2), row('T2', 'a', 3)]);
+  const before = m.entries();
+  m.put(row('T1', 'a', 5));
+  m.put(row('T3', 'b', 1));
+  m.remove('T1', 'b');
+  m.remove('T9', 'zz'); // unknown: nothing changes
+  expect(pairs(m)).toEqual(['T1/a:5', 'T2/a:3', 'T3/b:1']);
+  // The list handed out before is not mutated (reads in flight keep what they were given).
+  expect(before.map((e) => e.runs)).toEqual([1, 2, 3]);
+});
+
+it('hands out one list until the next change', () => {
+  const m = new PairMirror(W, [row('T1', 'a', 1)]);
+  expect(m.entries()).toBe(m.entries());
+  const first = m.entries();
+  m.put(row('T1', 'a', 2));
+  expect(m.entries()).not.toBe(first);
+});
+
+it('keeps a task id and a hotkey that read alike apart', () => {
+  // One name table serves task ids and hotkeys: (x, y) and (y, x) are still two pairs.
+  const m = new PairMirror(W, [row('x', 'y', 1), row('y', 'x', 2)]);
+  m.remove('x', 'y');
+  expect(pairs(m)).toEqual(['y/x:2']);
+});
