@@ -2,11 +2,22 @@
 import { and, asc, eq, sql } from 'drizzle-orm';
 import type { Db } from './client.js';
 import { taskCriteria, tasks } from './schema.js';
-import { conflict, listSome } from '../errors.js';
+import { DomainError, listSome } from '../errors.js';
 import { emitWrite } from './events.js';
 import type { Complexity, Criterion, Polarity, Stage } from '../scoring/types.js';
 
 export type TaskType = 'swebench_verified' | 'swe_atlas_qna';
+
+/** The 409 of a write that would change the type or rubric of tasks that already have runs. */
+export class TasksHaveRuns extends DomainError {
+  constructor(readonly ids: string[]) {
+    super(
+      'conflict',
+      `tasks ${listSome(ids)} already have runs; their type or rubric cannot change`,
+      ids.map((id) => ({ path: `tasks/${id}`, message: 'type or rubric change on a task with runs' })),
+    );
+  }
+}
 
 export interface CriterionRecord {
   id: string;
@@ -236,10 +247,7 @@ export function tasksRepo(db: Db) {
           result.updated++;
         }
         if (locked.length > 0) {
-          throw conflict(
-            `tasks ${listSome(locked)} already have runs; their type or rubric cannot change`,
-            locked.map((id) => ({ path: `tasks/${id}`, message: 'type or rubric change on a task with runs' })),
-          );
+          throw new TasksHaveRuns(locked);
         }
         if (result.imported + result.updated > 0) emitWrite(db, { competitionId, kind: 'tasks' });
         return result;

@@ -1,7 +1,9 @@
 // Parses and validates an import file on disk without holding its text: JSON Lines is read in
 // chunks and checked a line at a time (constant memory besides the tasks); Parquet needs the
-// whole file (its footer is at the end). Tasks go to `onTasks` in batches as they are validated;
-// the caller stores them only when the whole file turned out valid.
+// whole file (its footer is at the end). Tasks go to `onTasks` in batches as they are validated,
+// and the read waits for what `onTasks` returns: the caller may store them as they come, in a
+// transaction it commits only when the whole file turned out valid, or keep nothing and read the
+// file again.
 import { createReadStream, readFileSync } from 'node:fs';
 import { parseQnaImport, type QnaImportFormat } from './parseImport.js';
 import type { QnaProblem } from './problems.js';
@@ -18,7 +20,7 @@ const BATCH = 64;
 export async function parseQnaFile(
   path: string,
   format: QnaImportFormat,
-  onTasks: (tasks: QnaTask[]) => void,
+  onTasks: (tasks: QnaTask[]) => void | Promise<void>,
 ): Promise<ParseFileResult> {
   if (format === 'parquet') {
     const parsed = await parseQnaImport(readFileSync(path), 'parquet');
@@ -28,18 +30,23 @@ export async function parseQnaFile(
         problems: parsed.problems.slice(0, MAX_PROBLEMS),
         more: Math.max(0, parsed.problems.length - MAX_PROBLEMS),
       };
-    for (let i = 0; i < parsed.tasks.length; i += BATCH) onTasks(parsed.tasks.slice(i, i + BATCH));
+    for (let i = 0; i < parsed.tasks.length; i += BATCH) await onTasks(parsed.tasks.slice(i, i + BATCH));
     return { ok: true, rows: parsed.tasks.length };
   }
   return parseJsonLinesFile(path, onTasks);
 }
 
-async function parseJsonLinesFile(path: string, onTasks: (tasks: QnaTask[]) => void): Promise<ParseFileResult> {
+async function parseJsonLinesFile(
+  path: string,
+  onTasks: (tasks: QnaTask[]) => void | Promise<void>,
+): Promise<ParseFileResult> {
   const problems: QnaProblem[] = [];
   let more = 0;
   const problem = (p: QnaProblem) => (problems.length < MAX_PROBLEMS ? problems.push(p) : more++);
   const firstLineOf = new Map<string, number>();
   let batch: QnaTask[] = [];
+  /** Full batches of the chunk being read, handed on once its lines are checked. */
+  const full: QnaTask[][] = [];
   let rows = 0;
   let lineNo = 0;
 
@@ -69,7 +76,7 @@ async function parseJsonLinesFile(path: string, onTasks: (tasks: QnaTask[]) => v
     if (checked.ok && problems.length === 0) {
       batch.push(checked.tasks[0]!);
       if (batch.length === BATCH) {
-        onTasks(batch);
+        full.push(batch);
         batch = [];
       }
     }
@@ -82,6 +89,7 @@ async function parseJsonLinesFile(path: string, onTasks: (tasks: QnaTask[]) => v
       const lines = (rest + decoder.decode(chunk as Buffer, { stream: true })).split('\n');
       rest = lines.pop()!;
       for (const l of lines) line(l.endsWith('\r') ? l.slice(0, -1) : l);
+      for (const b of full.splice(0)) if (problems.length === 0) await onTasks(b);
     }
     rest += decoder.decode();
   } catch (error) {
@@ -91,6 +99,7 @@ async function parseJsonLinesFile(path: string, onTasks: (tasks: QnaTask[]) => v
   if (rest !== '') line(rest.endsWith('\r') ? rest.slice(0, -1) : rest);
   if (problems.length > 0) return { ok: false, problems, more };
   if (rows === 0) return { ok: false, problems: [{ row: null, field: 'file', message: 'holds no rows' }], more: 0 };
-  if (batch.length > 0) onTasks(batch);
+  for (const b of full.splice(0)) await onTasks(b);
+  if (batch.length > 0) await onTasks(batch);
   return { ok: true, rows };
 }

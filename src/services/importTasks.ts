@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { emitWrite } from '../db/events.js';
 import type { Store } from '../db/store.js';
-import type { TaskRecord } from '../db/tasks.js';
+import { TasksHaveRuns, type TaskRecord } from '../db/tasks.js';
 import { badRequest, DomainError, notFound } from '../errors.js';
 import type { QnaTask } from '../qna/index.js';
 import type { Complexity, Stage } from '../scoring/types.js';
@@ -50,24 +50,49 @@ function record(t: QnaTask, stage: Stage, complexity: Complexity | null): TaskRe
   return { id, type: 'swe_atlas_qna', stage, complexity, plannedRuns: null, qna: meta, rubric };
 }
 
+/** Hands a file's tasks to `take` a batch at a time, waiting for each. */
+export type TaskFeed = (take: (batch: QnaTask[]) => Promise<void>) => Promise<void>;
+
+/** A feed of tasks already in memory. */
+export const feedOf =
+  (tasks: QnaTask[]): TaskFeed =>
+  (take) =>
+    take(tasks);
+
 /**
- * The import's one transaction, on whichever connection `store` holds: the tasks, and the audit
- * entry of an import that changed something.
+ * The import's one transaction, on whichever connection `store` holds: the tasks, fed a batch at
+ * a time (the import worker reads them from the file again rather than holding them all), and the
+ * audit entry of an import that changed something.
  */
-export function storeQnaTasks(store: Store, job: ImportJob, tasks: QnaTask[]): Promise<ImportCounts> {
+export function storeQnaTasks(store: Store, job: ImportJob, feed: TaskFeed): Promise<ImportCounts> {
   const { competitionId, format, options, who } = job;
   return store.transaction(
     async (tx) => {
       // The competition may have gone while the file was parsed.
       if (!(await tx.competitions.get(competitionId))) throw notFound(`competition ${competitionId} does not exist`);
-      const records: TaskRecord[] = [];
-      for (const t of tasks) {
-        const before = options.stage && options.complexity ? null : await tx.tasks.get(competitionId, t.id);
-        const stage = options.stage ?? (before?.stage as Stage | undefined) ?? 'evaluation';
-        const complexity = options.complexity ?? (before?.complexity as Complexity | null | undefined) ?? null;
-        records.push(record(t, stage, complexity));
-      }
-      const counts = await tx.tasks.upsertMany(competitionId, records);
+      const counts: ImportCounts = { imported: 0, updated: 0, unchanged: 0 };
+      // Tasks with runs whose type or rubric the file changes, over every batch: the 409 names them all.
+      const withRuns: string[] = [];
+      await feed(async (batch) => {
+        const records: TaskRecord[] = [];
+        for (const t of batch) {
+          const before = options.stage && options.complexity ? null : await tx.tasks.get(competitionId, t.id);
+          const stage = options.stage ?? (before?.stage as Stage | undefined) ?? 'evaluation';
+          const complexity = options.complexity ?? (before?.complexity as Complexity | null | undefined) ?? null;
+          records.push(record(t, stage, complexity));
+        }
+        try {
+          const c = await tx.tasks.upsertMany(competitionId, records);
+          counts.imported += c.imported;
+          counts.updated += c.updated;
+          counts.unchanged += c.unchanged;
+        } catch (e) {
+          // Rolls the whole transaction back below; the other batches still name theirs.
+          if (!(e instanceof TasksHaveRuns)) throw e;
+          withRuns.push(...e.ids);
+        }
+      });
+      if (withRuns.length > 0) throw new TasksHaveRuns(withRuns);
       if (who && counts.imported + counts.updated > 0)
         await auditService(tx).record(tx, who, 'tasks.import', competitionId, `${format} file`, {
           ...counts,
@@ -111,7 +136,7 @@ export async function importQnaFile(
     const parsed = await parseFileInWorker(path, format);
     if (!parsed.ok) throw rejected(parsed);
     hooks.beforeWrite?.();
-    return storeQnaTasks(store, job, parsed.tasks);
+    return storeQnaTasks(store, job, feedOf(parsed.tasks));
   }
   const gate = hooks.gate ?? writeGate();
   const outcome = await importFileInWorker(path, { ...job, database: sqlite.$client.name }, (commit) =>

@@ -1,23 +1,24 @@
 // Worker thread entry for imports (the main thread's side is ./importInWorker). For each job it
 // parses and validates the file, then either sends the tasks in batches (`target` null: the main
-// thread stores them) or keeps them until told to commit or abort. A commit opens its own
-// connection to the database file and stores the tasks through the same storeQnaTasks (and so the
-// same repositories, rules and audit entry) as the main thread would; in WAL mode the main
-// connection keeps reading the state before the import until this transaction commits.
+// thread stores them) or keeps the file's name until told to commit or abort. A commit opens its
+// own connection to the database file and stores the tasks through the same storeQnaTasks (and so
+// the same repositories, rules and audit entry) as the main thread would, reading them from the
+// file again a batch at a time: the worker never holds a whole file's tasks (a 30 MB file is some
+// 50 MB of objects; issue 13's memory bound). In WAL mode the main connection keeps reading the
+// state before the import until this transaction commits.
 import { parentPort } from 'node:worker_threads';
 import { openDatabase, type Db } from '../db/client.js';
 import type { WriteEvent } from '../db/events.js';
 import { createSqliteStore } from '../db/sqlite/store.js';
 import { DomainError } from '../errors.js';
 import { parseQnaFile } from '../qna/parseFile.js';
-import type { QnaTask } from '../qna/types.js';
 import type { CommitTarget, Failure, FromWorker, ToWorker } from './importInWorker.js';
 import { storeQnaTasks } from './importTasks.js';
 
 const port = parentPort!;
 const send = (m: FromWorker) => port.postMessage(m);
-/** Parsed files waiting for their commit or abort. */
-const held = new Map<number, { tasks: QnaTask[]; target: CommitTarget }>();
+/** Checked files waiting for their commit or abort. */
+const held = new Map<number, { path: string; target: CommitTarget }>();
 
 function failure(e: unknown): Failure {
   if (e instanceof DomainError)
@@ -26,13 +27,11 @@ function failure(e: unknown): Failure {
 }
 
 async function parse(id: number, path: string, format: CommitTarget['format'], target: CommitTarget | null) {
-  const tasks: QnaTask[] = [];
   try {
     const parsed = await parseQnaFile(path, format, (batch) => {
-      if (target) for (const t of batch) tasks.push(t);
-      else send({ id, tasks: batch });
+      if (!target) send({ id, tasks: batch });
     });
-    if (parsed.ok && target) held.set(id, { tasks, target });
+    if (parsed.ok && target) held.set(id, { path, target });
     send({ id, parsed: parsed.ok ? { ok: true } : parsed });
   } catch (e) {
     send({ id, failed: failure(e) });
@@ -43,15 +42,19 @@ async function commit(id: number): Promise<void> {
   const job = held.get(id);
   held.delete(id);
   if (!job) return send({ id, failed: { message: `no parsed import ${id} to commit` } });
-  const { tasks, target } = job;
+  const { path, target } = job;
   let db: Db | undefined;
   try {
     db = openDatabase(target.database);
     const store = createSqliteStore(db);
-    const events: WriteEvent[] = [];
-    store.listeners.add((e) => events.push(e));
-    const counts = await storeQnaTasks(store, target, tasks);
-    send({ id, committed: { counts, events } });
+    // Told once each: a commit writes a batch at a time, each telling the same 'tasks' event.
+    const events = new Map<string, WriteEvent>();
+    store.listeners.add((e) => events.set(JSON.stringify(e), e));
+    const counts = await storeQnaTasks(store, target, async (take) => {
+      const again = await parseQnaFile(path, target.format, take);
+      if (!again.ok) throw new Error(`import file ${path} changed after it was checked`);
+    });
+    send({ id, committed: { counts, events: [...events.values()] } });
   } catch (e) {
     send({ id, failed: failure(e) });
   } finally {

@@ -177,16 +177,21 @@ describe.skipIf(TEST_ENGINE === 'postgres')('an import into a database file comm
     expect(await runsCounted()).toBe(0);
   });
 
-  it('stores nothing when the commit fails: a rubric change on a task with runs is the same 409', async () => {
+  it('stores nothing when the commit fails: a rubric change on tasks with runs is the same 409, naming them all', async () => {
+    // K1 and K6 are far apart in the file (rows 1 and 114): the worker stores a file a batch of
+    // rows at a time, the main thread all at once; both 409s name both tasks.
+    const K1 = (JSON.parse(ROWS[0]!) as { task_id: string }).task_id;
     const answers = [];
     for (const kind of ['memory', 'file'] as const) {
       const { t } = await appOn(kind);
       expect((await importJsonl(t, JSONL)).status).toBe(200);
-      const k6 = (await taskDetail(t, K6)).body.criteria as { id: string; type: string }[];
-      expect((await postRun(t, 'r1', K6, k6)).status).toBe(200);
+      for (const [n, id] of [K6, K1].entries()) {
+        const criteria = (await taskDetail(t, id)).body.criteria as { id: string; type: string }[];
+        expect((await postRun(t, `r${n}`, id, criteria)).status).toBe(200);
+      }
       const before = dumpAll(t.db.$client);
       const changed = fileOf((r) => {
-        if (r.task_id !== K6) return;
+        if (r.task_id !== K6 && r.task_id !== K1) return;
         const rubric = JSON.parse(r.rubric as string) as { title: string }[];
         rubric[0]!.title += ' (reworded)';
         r.rubric = JSON.stringify(rubric);
@@ -194,6 +199,8 @@ describe.skipIf(TEST_ENGINE === 'postgres')('an import into a database file comm
       const res = await importJsonl(t, changed, '?stage=screener_2');
       expect(res.status).toBe(409);
       expect(dumpAll(t.db.$client)).toBe(before); // not the new tasks, not the other stages
+      const named = (res.body.errors as { path: string }[]).map((e) => e.path);
+      expect(named.sort()).toEqual([`tasks/${K1}`, `tasks/${K6}`].sort());
       answers.push(res.body);
     }
     expect(answers[1]).toEqual(answers[0]);

@@ -1,12 +1,12 @@
 // src/db/tasks.ts on PostgreSQL. An import reads the stored tasks and rubrics it touches in two
 // statements, decides in memory exactly as SQLite's record-by-record loop does (a task sent
 // twice sees its first version), and writes in one statement per table.
-import { conflict, listSome } from '../../errors.js';
 import type { Polarity } from '../../scoring/types.js';
 import {
   qnaKey,
   rubricKey,
   toCriterion,
+  TasksHaveRuns,
   type CriterionRecord,
   type QnaMeta,
   type Rubric,
@@ -199,10 +199,7 @@ export function pgTasksRepo(ctx: PgContext) {
           result.updated++;
         }
         if (locked.length > 0) {
-          throw conflict(
-            `tasks ${listSome(locked)} already have runs; their type or rubric cannot change`,
-            locked.map((id) => ({ path: `tasks/${id}`, message: 'type or rubric change on a task with runs' })),
-          );
+          throw new TasksHaveRuns(locked);
         }
 
         const taskColumns = (list: [string, Current][]) => [
