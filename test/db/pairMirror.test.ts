@@ -11,7 +11,14 @@ const pairs = (m: PairMirror) => m.entries().map((e) => `${e.taskId}/${e.hotkey}
 it('keeps the rows in read order, with token sums weighted once', () => {
   const m = new PairMirror(W, [row('T1', 'a', 1), row('T1', 'b', 2), row('T2', 'a', 3)]);
   expect(pairs(m)).toEqual(['T1/a:1', 'T1/b:2', 'T2/a:3']);
-  expect(m.entries()[0]).toEqual({ taskId: 'T1', hotkey: 'a', runs: 1, resolved: 1, tokenCount: 1, tokenSum: 10 + 2 + 6 });
+  expect(m.entries()[0]).toEqual({
+    taskId: 'T1',
+    hotkey: 'a',
+    runs: 1,
+    resolved: 1,
+    tokenCount: 1,
+    tokenSum: 10 + 2 + 6,
+  });
 });
 
 it('updates a known pair in place, puts a new one last and drops a removed one', () => {
