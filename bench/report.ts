@@ -169,6 +169,7 @@ export interface Measured {
     peakRssMb: number | null;
     peakRssMbBeforeImport: number | null;
     maxSampledRssMbByPhase: Record<string, number>;
+    maxSampledAnonFileMbByPhase?: Record<string, { anon: number; file: number }>;
   };
   floors: {
     /** Where the insert and delete floors ran. */
@@ -239,6 +240,13 @@ export function printAll(r: Measured, rows: Figure[]): void {
       `  on PostgreSQL: the RSS is the server process's alone (PostgreSQL's own memory is not counted); insert and delete floors in ${f.storage ?? '-'}`,
     );
   console.log(`  server RSS by phase (max sampled, MB): ${list(r.memory.maxSampledRssMbByPhase)}`);
+  const parts = r.memory.maxSampledAnonFileMbByPhase;
+  if (parts)
+    console.log(
+      `  of which anonymous / file-backed (max sampled, MB): ${Object.entries(parts)
+        .map(([k, v]) => `${k} ${v.anon}/${v.file}`)
+        .join(', ')}`,
+    );
   console.log(`  seconds by phase: ${list(r.secondsByPhase)}`);
   console.log(
     `  load average (1 min) as each phase started: ${list(r.loadAverageByPhase)} (${m.cores} cores; others' work skews every figure)`,

@@ -10,7 +10,8 @@
 // server on a scratch PostgreSQL database (storage.ts; PG_TEST_URL names the server, else
 // 127.0.0.1:5432), takes the floors in PostgreSQL, and writes bench/results-<size>-postgres.json. Asserts nothing about speed: it exits
 // non-zero only when a request fails or the stored data does not add up.
-// BENCH_SERVER_NODE_ARGS passes flags to the server's node; BENCH_KEEP_DB=1 keeps the database.
+// BENCH_SERVER_NODE_ARGS passes flags to the server's node; BENCH_KEEP_DB=1 keeps the database;
+// BENCH_SERVER_OUTPUT=<prefix> saves the server's output.
 import { writeFileSync } from 'node:fs';
 import { SIZES, buildCompetition, runBatches, scaleOf } from './generate.js';
 import { tempDir } from '../test/support/tempDir.js';
@@ -158,6 +159,8 @@ async function main(): Promise<void> {
     );
     const peakFirst = rss.peakMb();
     const rssFirst = rss.sampledMb();
+    const partsFirst = rss.sampledPartsMb();
+    saveServerOutput(server, 'first');
     rss.stop();
     await server.stop();
     server = null;
@@ -206,6 +209,8 @@ async function main(): Promise<void> {
     log(`deletes: ${deletes.deletesPerSecond} runs/s; snapshot after them ${afterDeletes.takeMs} ms`);
     const peakSecond = rss.peakMb();
     const rssSecond = rss.sampledMb();
+    const partsSecond = rss.sampledPartsMb();
+    saveServerOutput(server, 'restarted');
     rss.stop();
     await server.stop();
     server = null;
@@ -250,6 +255,7 @@ async function main(): Promise<void> {
         peakRssMbBeforeImport: peakBeforeImport === null ? null : Math.round(peakBeforeImport),
         peakRssMbAfterRestart: peakSecond === null ? null : Math.round(peakSecond),
         maxSampledRssMbByPhase: { ...rssFirst, ...prefixed('restarted ', rssSecond) },
+        maxSampledAnonFileMbByPhase: { ...partsFirst, ...prefixed('restarted ', partsSecond) },
       },
       floors: {
         /** Where the insert and delete floors ran. */
@@ -294,7 +300,14 @@ async function main(): Promise<void> {
   }
 }
 
-const prefixed = (prefix: string, o: Record<string, number>) =>
+/** BENCH_SERVER_OUTPUT=<prefix> writes each server process's output (e.g. with
+ * BENCH_SERVER_NODE_ARGS=--trace-gc) to <prefix>-first.log and <prefix>-restarted.log. */
+function saveServerOutput(server: BenchServer, which: string): void {
+  const prefix = process.env.BENCH_SERVER_OUTPUT;
+  if (prefix) writeFileSync(`${prefix}-${which}.log`, server.output());
+}
+
+const prefixed = <T>(prefix: string, o: Record<string, T>) =>
   Object.fromEntries(Object.entries(o).map(([k, v]) => [`${prefix}${k}`, v]));
 
 // Ctrl-C or a kill: exit through 'exit', whose handlers kill the server children.
