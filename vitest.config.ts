@@ -13,6 +13,7 @@ const UNIT = [
   'test/db/**/*.test.ts',
   'test/signatures/**/*.test.ts',
   'test/snapshots/**/*.test.ts',
+  'test/services/**/*.test.ts',
   'test/support/**/*.test.ts',
   // The reliability suites that stay in-process (app.inject); the rest spawn the server.
   'test/reliability/access.test.ts',

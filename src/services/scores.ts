@@ -13,6 +13,13 @@ import { validatorsBody } from '../views/validators.js';
 import { jsonBody, type Body } from './body.js';
 import { leaderboardPages, type LeaderboardPage, type LeaderboardPages } from './leaderboardPages.js';
 import type { Principal } from './principal.js';
+import { recentBodies } from './recentBodies.js';
+
+/**
+ * Bytes of miner, task and validators bodies kept over every competition (src/services/
+ * recentBodies.ts); the leaderboard and weights, which every dashboard reads, are always kept.
+ */
+const KEPT_BODY_BYTES = 8 * 1024 * 1024;
 
 interface Scored {
   competition: CompetitionSettings;
@@ -33,7 +40,11 @@ export function scoresService(store: Store, observe: (seconds: number) => void =
     string,
     { competition: Promise<CompetitionSettings>; byStages: Map<string, Promise<Scored>> }
   >();
-  store.listeners.add((event) => cache.delete(event.competitionId));
+  const recent = recentBodies(KEPT_BODY_BYTES);
+  store.listeners.add((event) => {
+    cache.delete(event.competitionId);
+    recent.drop(event.competitionId);
+  });
 
   async function compute(competition: CompetitionSettings, stages: Stage[]): Promise<Scored> {
     const started = process.hrtime.bigint();
@@ -88,9 +99,16 @@ export function scoresService(store: Store, observe: (seconds: number) => void =
     return s;
   }
 
-  async function cached(s: Scored, key: string, build: () => unknown): Promise<Body> {
+  /** A body built once per scores; `kept: 'always'` for the few every dashboard reads, else within the byte budget. */
+  async function cached(
+    s: Scored,
+    key: string,
+    build: () => unknown,
+    kept: 'always' | 'recent' = 'recent',
+  ): Promise<Body> {
     let body = s.bodies.get(key);
-    if (!body) {
+    if (body) recent.touch(body);
+    else {
       const made = forgetOnFailure(
         Promise.resolve(build()).then((value) => jsonBody(value)),
         () => {
@@ -98,6 +116,11 @@ export function scoresService(store: Store, observe: (seconds: number) => void =
         },
       );
       s.bodies.set(key, (body = made));
+      if (kept === 'recent')
+        void made.then(
+          (b) => recent.add(s.competition.id, s.bodies, key, made, b),
+          () => {},
+        );
     }
     return body;
   }
@@ -157,7 +180,7 @@ export function scoresService(store: Store, observe: (seconds: number) => void =
 
     async weights(competitionId: string, stages?: Stage[]): Promise<Body> {
       const s = await scored(competitionId, stages);
-      return cached(s, 'weights', () => weightsBody(competitionId, s.scores));
+      return cached(s, 'weights', () => weightsBody(competitionId, s.scores), 'always');
     },
 
     /** A miner's leaderboard entry and per-task breakdown; not found when it has no standing. */
