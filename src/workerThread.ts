@@ -3,12 +3,20 @@
 // worker does not inherit the parent's --import hooks.
 import { createRequire } from 'node:module';
 import { pathToFileURL } from 'node:url';
-import { Worker } from 'node:worker_threads';
+import { Worker, type ResourceLimits } from 'node:worker_threads';
+
+/**
+ * The young generation of each worker's heap. V8 grows it to 32-48 MB under a burst of
+ * allocation (an import's parse, a signed batch's hash), per thread; the workers' live data is a
+ * few MB, and 8 MB leaves their collections short. A cap on the young generation never stops a
+ * worker (unlike one on the old generation).
+ */
+const LIMITS: ResourceLimits = { maxYoungGenerationSizeMb: 8 };
 
 /** `name` is the module's file name without extension, resolved against `base` (the caller's import.meta.url). */
 export function startWorker(name: string, base: string): Worker {
   const entry = new URL(`./${name}${base.endsWith('.ts') ? '.ts' : '.js'}`, base);
-  if (entry.pathname.endsWith('.js')) return new Worker(entry);
+  if (entry.pathname.endsWith('.js')) return new Worker(entry, { resourceLimits: LIMITS });
   // The ESM build of tsx's API, found beside the CommonJS one that require.resolve names.
   const tsx = pathToFileURL(
     createRequire(import.meta.url)
@@ -17,6 +25,6 @@ export function startWorker(name: string, base: string): Worker {
   ).href;
   return new Worker(
     `import(${JSON.stringify(tsx)}).then((m) => { m.register(); return import(${JSON.stringify(entry.href)}); });`,
-    { eval: true },
+    { eval: true, resourceLimits: LIMITS },
   );
 }
