@@ -2,6 +2,7 @@
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { dirname, join, resolve } from 'node:path';
+import { DEFAULT_HEAP_GROWTH_PERCENT } from './heap.js';
 import { decodeSs58 } from './signatures/ss58.js';
 
 export interface Config {
@@ -32,6 +33,8 @@ export interface Config {
   signingKeyPath: string;
   /** Take a snapshot of every changed competition this often (ms); null: only on request. */
   snapshotIntervalMs: number | null;
+  /** SCORING_HEAP_GROWTH_PERCENT: a full garbage collection once the heap outgrows its live data by this much (src/heap.ts); 0: V8's own. */
+  heapGrowthPercent: number;
 }
 
 type Env = Record<string, string | undefined>;
@@ -71,6 +74,12 @@ export function loadConfig(env: Env = process.env): Config {
     ),
     signingKeyPath: env.SCORING_SIGNING_KEY_PATH || join(dataDir(databasePath), 'signing-key.pem'),
     snapshotIntervalMs: parseDuration(env.SCORING_SNAPSHOT_INTERVAL, 'SCORING_SNAPSHOT_INTERVAL'),
+    heapGrowthPercent: parseInteger(
+      env.SCORING_HEAP_GROWTH_PERCENT ?? String(DEFAULT_HEAP_GROWTH_PERCENT),
+      'SCORING_HEAP_GROWTH_PERCENT',
+      0,
+      1000,
+    ),
   };
 }
 

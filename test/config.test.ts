@@ -10,7 +10,13 @@ describe('configuration from the environment', () => {
   it('has the documented defaults', () => {
     const dir = tmp();
     const c = loadConfig({ DATABASE_PATH: join(dir, 'db.sqlite') });
-    expect(c).toMatchObject({ port: 3000, host: '127.0.0.1', logLevel: 'info', readsRequireToken: false });
+    expect(c).toMatchObject({
+      port: 3000,
+      host: '127.0.0.1',
+      logLevel: 'info',
+      readsRequireToken: false,
+      heapGrowthPercent: 50,
+    });
     expect(loadConfig({ SCORING_ADMIN_TOKEN: 'x'.repeat(16) }).databasePath).toBe('./data/swe-scoring.db');
   });
 
@@ -35,6 +41,8 @@ describe('configuration from the environment', () => {
     [{ PORT: '70000' }, /PORT/],
     [{ SCORING_READS_REQUIRE_TOKEN: 'maybe' }, /SCORING_READS_REQUIRE_TOKEN/],
     [{ SCORING_ADMIN_TOKEN: 'short' }, /at least 16/],
+    [{ SCORING_HEAP_GROWTH_PERCENT: '-5' }, /SCORING_HEAP_GROWTH_PERCENT must be an integer from 0 to 1000/],
+    [{ SCORING_HEAP_GROWTH_PERCENT: '1.5' }, /SCORING_HEAP_GROWTH_PERCENT/],
   ])('rejects %j', (env, message) => {
     expect(() => loadConfig({ SCORING_ADMIN_TOKEN: 'x'.repeat(20), ...env })).toThrow(message);
   });
