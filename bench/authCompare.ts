@@ -71,17 +71,22 @@ export async function compareAuth(
   bodies: string[],
   counts: number[],
   clients: number,
+  /** Names this comparison's competitions and validators apart from an earlier one's on the same server. */
+  round = 0,
+  /** Told as each timed phase starts and ends (bench/authOnly.ts reads the server's CPU time). */
+  observe: (mode: string, edge: 'start' | 'end') => void = () => {},
 ): Promise<AuthCompare> {
-  const ids = { bearer: 'auth-bearer', signed: 'auth-signed', presigned: 'auth-presigned' };
+  const p = round === 0 ? '' : `r${round}-`;
+  const ids = { bearer: `${p}auth-bearer`, signed: `${p}auth-signed`, presigned: `${p}auth-presigned` };
   for (const id of Object.values(ids)) await competition(url, admin, id, c);
   const { apiKey } = await callJson<{ apiKey: string }>(url, '/v1/validators', {
     token: admin,
-    body: JSON.stringify({ name: 'bench-bearer' }),
+    body: JSON.stringify({ name: `${p}bench-bearer` }),
   });
-  const key = keypairFromSeed(new Uint8Array(32).fill(42));
+  const key = keypairFromSeed(new Uint8Array(32).fill(42 + round));
   await call(url, '/v1/validators', {
     token: admin,
-    body: JSON.stringify({ name: 'bench-signer', hotkey: key.address }),
+    body: JSON.stringify({ name: `${p}bench-signer`, hotkey: key.address }),
   });
 
   const post = (path: string, body: string, headers: Record<string, string>) =>
@@ -111,7 +116,9 @@ export async function compareAuth(
   ] as const;
   for (const [mode, p] of order) {
     const send = await modes[mode](parts[p]!.bodies);
+    observe(mode, 'start');
     seconds[mode] += await phase(send, ids[mode], parts[p]!.bodies, parts[p]!.counts, clients);
+    observe(mode, 'end');
   }
   const runs = counts.reduce((s, n) => s + n, 0);
   const rate = (m: keyof typeof seconds) => Math.round(runs / seconds[m]);

@@ -1,0 +1,98 @@
+// Signed against bearer ingest alone (issue 10's 5% target), without the rest of the benchmark:
+// the server from dist/, the reference competition's first N batches into fresh competitions, in
+// rounds of A B C C B A, with each thread's CPU time of the server read from /proc meanwhile.
+//   node --import tsx bench/authOnly.ts [--batches N] [--rounds R]
+import { readdirSync, readFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+import { buildCompetition, runBatches, SIZES } from './generate.js';
+import { launch } from './launch.js';
+import { BENCH_SIGNATURE_WINDOW_MS, compareAuth } from './authCompare.js';
+import { tempDir } from '../test/support/tempDir.js';
+
+const { values } = parseArgs({
+  options: { batches: { type: 'string', default: '40' }, rounds: { type: 'string', default: '3' } },
+});
+const batches = Number(values.batches);
+const ADMIN = 'bench-admin-token-authonly';
+
+/** CPU seconds per thread name of a process (utime + stime). */
+function threadCpu(pid: number): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const tid of readdirSync(`/proc/${pid}/task`)) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
+      const name = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+      const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      const key = tid === String(pid) ? 'main' : name;
+      out[key] = (out[key] ?? 0) + (Number(f[11]) + Number(f[12])) / 100;
+    } catch {
+      // the thread ended
+    }
+  }
+  return out;
+}
+
+const c = buildCompetition(SIZES.reference, 1);
+const { bodies, counts } = runBatches(c, 1000);
+const tmp = tempDir('authonly');
+const server = await launch({
+  dbPath: `${tmp.dir}/bench.db`,
+  adminToken: ADMIN,
+  build: 'dist',
+  env: { SCORING_SIGNATURE_WINDOW_MS: String(BENCH_SIGNATURE_WINDOW_MS) },
+});
+try {
+  const ratios = [];
+  for (let r = 0; r < Number(values.rounds); r++) {
+    const byMode: Record<string, { wall: number; cpu: Record<string, number> }> = {};
+    let at = { t: 0, cpu: {} as Record<string, number> };
+    const observe = (mode: string, edge: 'start' | 'end') => {
+      const now = { t: performance.now(), cpu: threadCpu(server.pid) };
+      if (edge === 'start') return void (at = now);
+      const m = (byMode[mode] ??= { wall: 0, cpu: {} });
+      m.wall += (now.t - at.t) / 1000;
+      for (const [k, v] of Object.entries(now.cpu)) m.cpu[k] = (m.cpu[k] ?? 0) + v - (at.cpu[k] ?? 0);
+    };
+    const from = (r * batches) % (bodies.length - batches);
+    const a = await compareAuth(
+      server.baseUrl,
+      ADMIN,
+      c,
+      bodies.slice(from, from + batches),
+      counts.slice(from, from + batches),
+      4,
+      r,
+      observe,
+    );
+    const cpu = Object.entries(byMode)
+      .map(
+        ([mode, m]) =>
+          `${mode}: ${Object.entries(m.cpu)
+            .filter(([, v]) => v > 0)
+            .map(([k, v]) => `${k} ${Math.round((v / m.wall) * 100)}%`)
+            .join(' ')}`,
+      )
+      .join('; ');
+    // Server CPU per batch by mode: steadier than the rates, which move with everything else on the machine.
+    const perBatch = (mode: string) => {
+      const m = byMode[mode]!;
+      const all = Object.values(m.cpu).reduce((a, b) => a + b, 0);
+      return { main: ((m.cpu.main ?? 0) / batches) * 1000, all: (all / batches) * 1000 };
+    };
+    const cost = ['bearer', 'presigned', 'signed']
+      .map((mode) => {
+        const c = perBatch(mode);
+        return `${mode} ${c.main.toFixed(1)} / ${c.all.toFixed(1)}`;
+      })
+      .join(', ');
+    console.log(`round ${r}: server CPU ms per 1,000-run batch (main thread / all threads): ${cost}`);
+    console.log(
+      `round ${r}: bearer ${a.bearerRunsPerSecond}, signed ${a.signedRunsPerSecond} (${a.ratio}x), presigned ${a.presignedRunsPerSecond} (${a.serverRatio}x); server threads busy (share of each mode's time): ${cpu}`,
+    );
+    ratios.push(a.ratio);
+  }
+  console.log(`signed / bearer by round: ${ratios.join(', ')}`);
+} finally {
+  await server.stop();
+  tmp.remove();
+}
