@@ -10,7 +10,7 @@
 import type { Db } from './client.js';
 import { writeListeners } from './events.js';
 import { PairMirror } from './pairMirror.js';
-import { minerEntry, minerTaskEntry, taskEntry } from './scoringRows.js';
+import { minerEntry, taskEntry } from './scoringRows.js';
 import type { MinerTaskSummary, ScoringMiner, ScoringTask, TokenWeights } from '../scoring/types.js';
 
 interface Mirror {
@@ -46,8 +46,10 @@ export function scoringInputRepo(db: Db) {
     a.input === b.input && a.cachedInput === b.cachedInput && a.output === b.output;
 
   function minerTasks(competitionId: string, w: TokenWeights): MinerTaskSummary[] {
-    // Inside a write transaction the rows may not be committed yet: read them, keep nothing.
-    if (c.inTransaction) return (minerTaskRows.all(competitionId) as unknown[][]).map((r) => minerTaskEntry(r, w));
+    // Inside a write transaction the rows may not be committed yet: read them, keep nothing (a
+    // mirror of its own all the same, so a snapshot's read of 330k pairs at 4x shares its names).
+    if (c.inTransaction)
+      return new PairMirror(w, minerTaskRows.iterate(competitionId) as IterableIterator<unknown[]>).entries();
 
     const mirror = mirrors.get(competitionId);
     if (mirror?.changed && sameWeights(mirror.pairs.weights, w)) {

@@ -15,7 +15,7 @@ import type { MinerTaskSummary, ScoringMiner, ScoringTask, TokenWeights } from '
 import { pairKey, type WriteListener } from '../events.js';
 import { PairMirror } from '../pairMirror.js';
 import { runQuery, type PgContext } from './context.js';
-import { minerEntry, minerTaskEntry, taskEntry } from '../scoringRows.js';
+import { minerEntry, taskEntry } from '../scoringRows.js';
 
 export interface ScoringInput {
   tasks: ScoringTask[];
@@ -139,7 +139,7 @@ export function pgScoringInputRepo(ctx: PgContext, mirrors: ScoringMirrors) {
       // Inside a write transaction the rows may not be committed yet: read them, keep nothing.
       if (ctx.inTransaction) {
         const { tasks, miners } = await readTasksAndMiners(txQuery, competitionId, w);
-        const minerTasks = (await txQuery(PAIRS, [competitionId], 'pg_scoring_pairs')).map((r) => minerTaskEntry(r, w));
+        const minerTasks = new PairMirror(w, await txQuery(PAIRS, [competitionId], 'pg_scoring_pairs')).entries();
         return { tasks, miners, minerTasks };
       }
       let s = mirrors.states.get(competitionId);
