@@ -23,9 +23,9 @@ it('evicts the least recently read bodies beyond the budget, from their owners t
   const r = recentBodies(250);
   const owner = new Map<string, Promise<Body>>();
   const a = put(r, 'c', owner, 'a', 100);
-  put(r, 'c', owner, 'b', 100);
+  void put(r, 'c', owner, 'b', 100);
   r.touch(a); // a read again: b is now the oldest
-  put(r, 'c', owner, 'c', 100);
+  void put(r, 'c', owner, 'c', 100);
   expect([...owner.keys()].sort()).toEqual(['a', 'c']);
   expect(r.bytes()).toBe(200);
 });
@@ -33,9 +33,9 @@ it('evicts the least recently read bodies beyond the budget, from their owners t
 it('keeps a body larger than the budget until the next one comes', () => {
   const r = recentBodies(50);
   const owner = new Map<string, Promise<Body>>();
-  put(r, 'c', owner, 'big', 100);
+  void put(r, 'c', owner, 'big', 100);
   expect([...owner.keys()]).toEqual(['big']);
-  put(r, 'c', owner, 'next', 10);
+  void put(r, 'c', owner, 'next', 10);
   expect([...owner.keys()]).toEqual(['next']);
 });
 
@@ -43,8 +43,8 @@ it("drops a competition's bodies and frees their bytes", () => {
   const r = recentBodies(1000);
   const one = new Map<string, Promise<Body>>();
   const two = new Map<string, Promise<Body>>();
-  put(r, 'one', one, 'm1', 100);
-  put(r, 'two', two, 'm1', 100);
+  void put(r, 'one', one, 'm1', 100);
+  void put(r, 'two', two, 'm1', 100);
   r.drop('one');
   expect(r.count()).toBe(1);
   expect(r.bytes()).toBe(100);
