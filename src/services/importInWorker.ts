@@ -1,5 +1,6 @@
-// The import worker (./importWorker): one long-lived thread, started on first use and kept without
-// holding the process open. It parses and validates an import file off the main thread, then
+// The import worker (./importWorker): one thread, started on first use, kept without holding the
+// process open, and stopped once no import has used it for IDLE_MS (imports are rare; an idle
+// worker isolate keeps 25-40 MB of heap that a server would otherwise hold for good). It parses and validates an import file off the main thread, then
 // either sends the tasks here (parseFileInWorker: a ':memory:' database, which no other connection
 // can reach) or keeps them and stores them on a connection of its own when told to
 // (importFileInWorker: a database file). Either way the main thread's event loop never holds the
@@ -33,6 +34,8 @@ type Reply = { parsed: { ok: true } | Problems } | { committed: Committed } | { 
 export type FromWorker = { id: number } & ({ tasks: QnaTask[] } | Reply);
 
 interface Job {
+  /** The worker the job runs on (a stopped worker fails only its own jobs). */
+  worker: Worker;
   onMessage(m: FromWorker): void;
   onStop(e: DomainError): void;
 }
@@ -40,6 +43,16 @@ interface Job {
 let worker: Worker | null = null;
 const jobs = new Map<number, Job>();
 let nextId = 1;
+/** How long the worker outlives its last job. */
+let idleMs = 30_000;
+let idleTimer: NodeJS.Timeout | null = null;
+
+/** Whether the import worker is running (tests, diagnostics). */
+export const importWorkerRunning = () => worker !== null;
+/** Sets how long the worker outlives its last job (tests). */
+export function setImportWorkerIdleMs(ms: number): void {
+  idleMs = ms;
+}
 
 function shared(): Worker {
   if (worker) return worker;
@@ -50,8 +63,11 @@ function shared(): Worker {
       `the import worker stopped (${why}) before it answered, and the import was not acknowledged; ` +
         'send it again: an import that was stored comes back as unchanged',
     );
-    for (const job of jobs.values()) job.onStop(e);
-    jobs.clear();
+    for (const [id, job] of jobs)
+      if (job.worker === w) {
+        jobs.delete(id);
+        job.onStop(e);
+      }
   };
   w.on('message', (m: FromWorker) => jobs.get(m.id)?.onMessage(m));
   w.once('error', (e) => stop(e.message));
@@ -69,12 +85,15 @@ function revive(f: Failure): Error {
 
 /** One job's exchange with the worker: each `ask` posts a message and waits for its answer. */
 function start() {
+  if (idleTimer) clearTimeout(idleTimer);
+  idleTimer = null;
   const w = shared();
   const id = nextId++;
   const tasks: QnaTask[] = [];
   let stopped: DomainError | null = null;
   let pending: { resolve(r: Reply): void; reject(e: Error): void } | null = null;
   jobs.set(id, {
+    worker: w,
     onMessage(m) {
       if ('tasks' in m) {
         for (const t of m.tasks) tasks.push(t);
@@ -105,7 +124,18 @@ function start() {
     },
     end(): void {
       jobs.delete(id);
-      if (jobs.size === 0) w.unref();
+      if (jobs.size > 0) return;
+      w.unref();
+      if (idleTimer) clearTimeout(idleTimer);
+      idleTimer = setTimeout(() => {
+        idleTimer = null;
+        // A job that started meanwhile cancelled this timer. The next job starts a new worker at
+        // once; this one's 'exit' fails no job (it has none).
+        if (jobs.size > 0 || worker !== w) return;
+        worker = null;
+        void w.terminate();
+      }, idleMs);
+      idleTimer.unref();
     },
   };
 }
