@@ -1,18 +1,20 @@
 // The import worker (./importWorker): one thread, started on first use, kept without holding the
-// process open, and stopped once no import has used it for IDLE_MS (imports are rare; an idle
-// worker isolate keeps 25-40 MB of heap that a server would otherwise hold for good). It parses and validates an import file off the main thread, then
-// either sends the tasks here (parseFileInWorker: a ':memory:' database, which no other connection
-// can reach) or keeps them and stores them on a connection of its own when told to
-// (importFileInWorker: a database file). Either way the main thread's event loop never holds the
-// parse, and for a file never the commit. Should the worker stop, every import in it fails with a
-// 503 and the next import starts a new worker.
+// process open, and stopped once no import has used it for a while (imports are rare; an idle
+// worker isolate keeps 25-40 MB of heap that a server would otherwise hold for good). It parses
+// and validates an import file off the main thread, keeping only the file's name, then either
+// reads it again and hands its tasks here a batch at a time, each after the one before was
+// stored (feedFileFromWorker: PostgreSQL, or a ':memory:' database, which no other connection can
+// reach), or stores them on a connection of its own when told to (importFileInWorker: a SQLite
+// database file). Either way the main thread's event loop never holds the parse, and for a SQLite
+// file never the commit. Should the worker stop, every import in it fails with a 503 and the next
+// import starts a new worker.
 import type { Worker } from 'node:worker_threads';
 import type { WriteEvent } from '../db/events.js';
 import { DomainError, unavailable, type ErrorField, type ErrorKind } from '../errors.js';
 import type { QnaProblem } from '../qna/problems.js';
 import type { QnaTask } from '../qna/types.js';
 import { startWorker } from '../workerThread.js';
-import type { ImportCounts, ImportFormat, ImportJob } from './importTasks.js';
+import type { ImportCounts, ImportFormat, ImportJob, TaskFeed } from './importTasks.js';
 
 /** What the worker stores a parsed file as, and in which database file. */
 export type CommitTarget = ImportJob & { database: string };
@@ -28,7 +30,11 @@ export interface Failure {
 }
 
 export type ToWorker = { id: number } & (
-  { parse: { path: string; format: ImportFormat }; target: CommitTarget | null } | { commit: true } | { abort: true }
+  | { parse: { path: string; format: ImportFormat }; target: CommitTarget | null }
+  | { commit: true }
+  | { read: true }
+  | { next: true }
+  | { abort: true }
 );
 type Reply = { parsed: { ok: true } | Problems } | { committed: Committed } | { failed: Failure };
 export type FromWorker = { id: number } & ({ tasks: QnaTask[] } | Reply);
@@ -89,14 +95,27 @@ function start() {
   idleTimer = null;
   const w = shared();
   const id = nextId++;
-  const tasks: QnaTask[] = [];
   let stopped: DomainError | null = null;
   let pending: { resolve(r: Reply): void; reject(e: Error): void } | null = null;
+  /** Where a read's batches go, one at a time: the worker sends the next when told `next`. */
+  let take: ((tasks: QnaTask[]) => Promise<void>) | null = null;
   jobs.set(id, {
     worker: w,
     onMessage(m) {
       if ('tasks' in m) {
-        for (const t of m.tasks) tasks.push(t);
+        const into = take;
+        if (!into) return;
+        into(m.tasks).then(
+          () => w.postMessage({ id, next: true }),
+          (e: unknown) => {
+            // The batch was not stored: the worker stops reading, the read answers the error.
+            w.postMessage({ id, abort: true });
+            const p = pending;
+            pending = null;
+            take = null;
+            p?.reject(e instanceof Error ? e : new Error(String(e)));
+          },
+        );
         return;
       }
       const p = pending;
@@ -111,14 +130,23 @@ function start() {
     },
   });
   w.ref(); // a job in flight keeps the process alive until it ends
+  const ask = (message: Omit<ToWorker, 'id'>) =>
+    new Promise<Reply>((resolve, reject) => {
+      if (stopped) return reject(stopped);
+      pending = { resolve, reject };
+      w.postMessage({ id, ...message });
+    });
   return {
-    tasks,
-    ask: (message: Omit<ToWorker, 'id'>) =>
-      new Promise<Reply>((resolve, reject) => {
-        if (stopped) return reject(stopped);
-        pending = { resolve, reject };
-        w.postMessage({ id, ...message });
-      }),
+    /** Asks the worker to read the held file again, handing each batch to `into` before the next comes. */
+    async read(into: (tasks: QnaTask[]) => Promise<void>): Promise<void> {
+      take = into;
+      try {
+        parsedOf(await ask({ read: true }));
+      } finally {
+        take = null;
+      }
+    },
+    ask,
     tell(message: Omit<ToWorker, 'id'>): void {
       if (!stopped) w.postMessage({ id, ...message });
     },
@@ -145,16 +173,30 @@ const parsedOf = (r: Reply) => {
   return r.parsed;
 };
 
-/** Parses `path` in the worker and returns its tasks; rejects only when the worker fails (not for bad rows). */
-export async function parseFileInWorker(
+/**
+ * Checks `path` in the worker, which keeps only its name. A valid file is then handed to `store`
+ * as a feed: the worker reads it again and hands its tasks over a batch at a time, each after
+ * the one before was taken, so neither thread holds the whole file's tasks (a 30 MB file is some
+ * 50 MB of objects). Should `store` or a batch fail, the worker stops reading.
+ */
+export async function feedFileFromWorker<T>(
   path: string,
   format: ImportFormat,
-): Promise<{ ok: true; tasks: QnaTask[] } | Problems> {
+  store: (feed: TaskFeed) => Promise<T>,
+): Promise<{ ok: true; stored: T } | Problems> {
   const job = start();
+  let held = false;
   try {
     const parsed = parsedOf(await job.ask({ parse: { path, format }, target: null }));
-    return parsed.ok ? { ok: true, tasks: job.tasks } : parsed;
+    if (!parsed.ok) return parsed;
+    held = true;
+    const stored = await store(async (take) => {
+      held = false;
+      await job.read(take);
+    });
+    return { ok: true, stored };
   } finally {
+    if (held) job.tell({ abort: true });
     job.end();
   }
 }

@@ -16,7 +16,7 @@ import { badRequest, DomainError, notFound } from '../errors.js';
 import type { QnaTask } from '../qna/index.js';
 import type { Complexity, Stage } from '../scoring/types.js';
 import { auditService } from './audit.js';
-import { importFileInWorker, parseFileInWorker, type Problems } from './importInWorker.js';
+import { feedFileFromWorker, importFileInWorker, type Problems } from './importInWorker.js';
 import type { Principal } from './principal.js';
 import { writeGate, type WriteGate } from './writeGate.js';
 
@@ -52,12 +52,6 @@ function record(t: QnaTask, stage: Stage, complexity: Complexity | null): TaskRe
 
 /** Hands a file's tasks to `take` a batch at a time, waiting for each. */
 export type TaskFeed = (take: (batch: QnaTask[]) => Promise<void>) => Promise<void>;
-
-/** A feed of tasks already in memory. */
-export const feedOf =
-  (tasks: QnaTask[]): TaskFeed =>
-  (take) =>
-    take(tasks);
 
 /**
  * The import's one transaction, on whichever connection `store` holds: the tasks, fed a batch at
@@ -133,10 +127,15 @@ export async function importQnaFile(
   // An in-memory database has no file for another connection; PostgreSQL commits without
   // stopping the event loop, from any process.
   if (!sqlite || sqlite.$client.memory) {
-    const parsed = await parseFileInWorker(path, format);
-    if (!parsed.ok) throw rejected(parsed);
-    hooks.beforeWrite?.();
-    return storeQnaTasks(store, job, feedOf(parsed.tasks));
+    // The worker checks the file, then reads it again into this thread's transaction a batch at a
+    // time: the transaction stays open while the file is read (on PostgreSQL the competition's
+    // other writers wait for it), and no thread holds the whole file.
+    const outcome = await feedFileFromWorker(path, format, (feed) => {
+      hooks.beforeWrite?.();
+      return storeQnaTasks(store, job, feed);
+    });
+    if (!outcome.ok) throw rejected(outcome);
+    return outcome.stored;
   }
   const gate = hooks.gate ?? writeGate();
   const outcome = await importFileInWorker(path, { ...job, database: sqlite.$client.name }, (commit) =>

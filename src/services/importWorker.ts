@@ -1,6 +1,7 @@
 // Worker thread entry for imports (the main thread's side is ./importInWorker). For each job it
-// parses and validates the file, then either sends the tasks in batches (`target` null: the main
-// thread stores them) or keeps the file's name until told to commit or abort. A commit opens its
+// parses and validates the file and keeps its name until told to read, commit or abort. A read
+// (`target` null: the main thread stores the tasks) parses the file again and sends its tasks a
+// batch at a time, each once the main thread asks for the next. A commit opens its
 // own connection to the database file and stores the tasks through the same storeQnaTasks (and so
 // the same repositories, rules and audit entry) as the main thread would, reading them from the
 // file again a batch at a time: the worker never holds a whole file's tasks (a 30 MB file is some
@@ -17,8 +18,13 @@ import { storeQnaTasks } from './importTasks.js';
 
 const port = parentPort!;
 const send = (m: FromWorker) => port.postMessage(m);
-/** Checked files waiting for their commit or abort. */
-const held = new Map<number, { path: string; target: CommitTarget }>();
+/** Checked files waiting for their read, commit or abort. */
+const held = new Map<number, { path: string; format: CommitTarget['format']; target: CommitTarget | null }>();
+/** Reads waiting for the main thread to take their last batch: true to go on, false to stop. */
+const waiting = new Map<number, (go: boolean) => void>();
+
+/** Thrown into a read the main thread stopped. */
+class Stopped extends Error {}
 
 function failure(e: unknown): Failure {
   if (e instanceof DomainError)
@@ -28,20 +34,41 @@ function failure(e: unknown): Failure {
 
 async function parse(id: number, path: string, format: CommitTarget['format'], target: CommitTarget | null) {
   try {
-    const parsed = await parseQnaFile(path, format, (batch) => {
-      if (!target) send({ id, tasks: batch });
-    });
-    if (parsed.ok && target) held.set(id, { path, target });
+    const parsed = await parseQnaFile(path, format, () => {});
+    if (parsed.ok) held.set(id, { path, format, target });
     send({ id, parsed: parsed.ok ? { ok: true } : parsed });
   } catch (e) {
     send({ id, failed: failure(e) });
   }
 }
 
+async function read(id: number): Promise<void> {
+  const job = held.get(id);
+  held.delete(id);
+  if (!job) return send({ id, failed: { message: `no parsed import ${id} to read` } });
+  try {
+    const again = await parseQnaFile(
+      job.path,
+      job.format,
+      (batch) =>
+        new Promise<void>((resolve, reject) => {
+          waiting.set(id, (go) => (go ? resolve() : reject(new Stopped())));
+          send({ id, tasks: batch });
+        }),
+    );
+    if (!again.ok) throw new Error(`import file ${job.path} changed after it was checked`);
+    send({ id, parsed: { ok: true } });
+  } catch (e) {
+    if (!(e instanceof Stopped)) send({ id, failed: failure(e) });
+  } finally {
+    waiting.delete(id);
+  }
+}
+
 async function commit(id: number): Promise<void> {
   const job = held.get(id);
   held.delete(id);
-  if (!job) return send({ id, failed: { message: `no parsed import ${id} to commit` } });
+  if (!job?.target) return send({ id, failed: { message: `no parsed import ${id} to commit` } });
   const { path, target } = job;
   let db: Db | undefined;
   try {
@@ -62,8 +89,20 @@ async function commit(id: number): Promise<void> {
   }
 }
 
+/** Tells a read waiting on its last batch whether to go on. */
+function resume(id: number, go: boolean): void {
+  const w = waiting.get(id);
+  waiting.delete(id);
+  w?.(go);
+}
+
 port.on('message', (m: ToWorker) => {
   if ('parse' in m) void parse(m.id, m.parse.path, m.parse.format, m.target);
   else if ('commit' in m) void commit(m.id);
-  else held.delete(m.id);
+  else if ('read' in m) void read(m.id);
+  else if ('next' in m) resume(m.id, true);
+  else {
+    held.delete(m.id);
+    resume(m.id, false);
+  }
 });
