@@ -2,7 +2,7 @@
 // The HTTP layer is plugins (errors, auth, metrics, docs, shutdown, content types) and routes;
 // routes call services (src/services), which call repositories (src/db).
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
-import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
+import { serializerCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { Db } from './db/client.js';
 import { createSqliteStore } from './db/sqlite/store.js';
 import type { Store } from './db/store.js';
@@ -16,6 +16,7 @@ import { docsPlugin } from './plugins/docs.js';
 import { errorHandler, errorsPlugin } from './plugins/errors.js';
 import { createMetrics, metricsPlugin } from './plugins/metrics.js';
 import { shutdownPlugin } from './plugins/shutdown.js';
+import { cachingValidatorCompiler } from './plugins/validation.js';
 import { strictQueryPlugin } from './plugins/strictQuery.js';
 import { routes } from './routes/index.js';
 import { writeGatePlugin } from './plugins/writeGate.js';
@@ -54,7 +55,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       void errorHandler(error, request, reply);
     },
   }).withTypeProvider<ZodTypeProvider>();
-  app.setValidatorCompiler(validatorCompiler);
+  app.setValidatorCompiler(cachingValidatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
 
   const metrics = createMetrics();
