@@ -13,6 +13,7 @@ import type { WriteEvent } from '../db/events.js';
 import { createSqliteStore } from '../db/sqlite/store.js';
 import { DomainError } from '../errors.js';
 import { parseQnaFile } from '../qna/parseFile.js';
+import type { QnaTask } from '../qna/types.js';
 import type { CommitTarget, Failure, FromWorker, ToWorker } from './importInWorker.js';
 import { storeQnaTasks } from './importTasks.js';
 
@@ -42,12 +43,21 @@ async function parse(id: number, path: string, format: CommitTarget['format'], t
   }
 }
 
+/** Reads a checked file again, handing its tasks to `take` a batch at a time. */
+async function readAgain(
+  path: string,
+  format: CommitTarget['format'],
+  take: (batch: QnaTask[]) => Promise<void>,
+): Promise<void> {
+  if (!(await parseQnaFile(path, format, take)).ok) throw new Error(`import file ${path} changed after it was checked`);
+}
+
 async function read(id: number): Promise<void> {
   const job = held.get(id);
   held.delete(id);
   if (!job) return send({ id, failed: { message: `no parsed import ${id} to read` } });
   try {
-    const again = await parseQnaFile(
+    await readAgain(
       job.path,
       job.format,
       (batch) =>
@@ -56,7 +66,6 @@ async function read(id: number): Promise<void> {
           send({ id, tasks: batch });
         }),
     );
-    if (!again.ok) throw new Error(`import file ${job.path} changed after it was checked`);
     send({ id, parsed: { ok: true } });
   } catch (e) {
     if (!(e instanceof Stopped)) send({ id, failed: failure(e) });
@@ -77,10 +86,7 @@ async function commit(id: number): Promise<void> {
     // Told once each: a commit writes a batch at a time, each telling the same 'tasks' event.
     const events = new Map<string, WriteEvent>();
     store.listeners.add((e) => events.set(JSON.stringify(e), e));
-    const counts = await storeQnaTasks(store, target, async (take) => {
-      const again = await parseQnaFile(path, target.format, take);
-      if (!again.ok) throw new Error(`import file ${path} changed after it was checked`);
-    });
+    const counts = await storeQnaTasks(store, target, (take) => readAgain(path, target.format, take));
     send({ id, committed: { counts, events: [...events.values()] } });
   } catch (e) {
     send({ id, failed: failure(e) });
