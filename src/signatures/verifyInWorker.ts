@@ -1,7 +1,7 @@
 // Runs `signatureValid` in one long-lived worker thread (./verifyWorker), started on first use and
-// kept without holding the process open. A signed 1,000-run batch costs a few milliseconds of
-// hashing and sr25519 that would otherwise stop every other request (bench:signatures); on the
-// worker they overlap with the main thread's parsing and writing. Should the worker fail, pending
+// kept without holding the process open. sr25519 costs 1.5-5 ms a request (bench:signatures, by
+// machine) that would otherwise stop every other request; on the worker it overlaps with the main
+// thread's parsing and writing. Only the signed message (a few hundred bytes) crosses over. Should the worker fail, pending
 // and later checks run here, on the main thread: slower, never wrong.
 import type { Worker } from 'node:worker_threads';
 import { startWorker } from '../workerThread.js';

@@ -1,4 +1,4 @@
-// Worker thread entry: the cryptographic half of Epistula checks (SHA-256 of the body, sr25519),
+// Worker thread entry: the costly half of Epistula checks (sr25519 over the signed message),
 // off the server's event loop. Each message `{id, parts}` is answered `{id, valid}`.
 import { parentPort } from 'node:worker_threads';
 import { signatureValid, type SignedParts } from './epistula.js';
