@@ -18,8 +18,13 @@ declare module 'fastify' {
   }
   interface FastifyRequest {
     principal: Principal | null;
-    /** A signed request whose signature is checked once its body is read. */
-    signaturePending: boolean;
+    /**
+     * Set on a signed request with a body: its signature check, run on the body's bytes as read,
+     * before they are parsed (src/plugins/contentTypes.ts). Checking first means a refused body is
+     * never parsed, and an accepted one is parsed once it is wanted: parsed while the check ran
+     * elsewhere, a 1,000-run batch outlived V8's young generation and cost a tenth more to collect.
+     */
+    checkSignedBody: ((bytes: Buffer | undefined) => Promise<void>) | null;
   }
 }
 
@@ -81,11 +86,17 @@ export function authenticator({ adminToken, readsRequireToken, validatorByKey, a
     if (access === 'admin' && who.kind !== 'admin') throw forbidden('this route needs the admin token');
   }
 
-  const signed = (request: FastifyRequest, body: unknown) =>
-    authenticateSigned({ headers: request.headers, body: body as Uint8Array | undefined, now: Date.now() });
+  const signed = (request: FastifyRequest, body: Uint8Array | undefined) =>
+    authenticateSigned({ headers: request.headers, body, now: Date.now() });
+
+  async function checkBody(request: FastifyRequest, access: Access, bytes: Buffer | undefined): Promise<void> {
+    request.checkSignedBody = null;
+    request.principal = await signed(request, bytes);
+    allow(access, request.principal);
+  }
 
   return {
-    /** Bearer tokens and body-less signed requests; signed requests with a body wait for `afterBody`. */
+    /** Bearer tokens and body-less signed requests; a signed request's body is checked as it is parsed. */
     onRequest: async (request: FastifyRequest): Promise<void> => {
       const access = accessOf(request.routeOptions.url, request.routeOptions.config.access);
       if (access === 'open') return;
@@ -93,7 +104,7 @@ export function authenticator({ adminToken, readsRequireToken, validatorByKey, a
         // A public read needs no identity: its signature is not worth checking.
         if (access === 'public' && !readsRequireToken) return;
         if (hasBody(request)) {
-          request.signaturePending = true;
+          request.checkSignedBody = (bytes) => checkBody(request, access, bytes);
           return;
         }
         request.principal = await signed(request, undefined);
@@ -103,10 +114,9 @@ export function authenticator({ adminToken, readsRequireToken, validatorByKey, a
       request.principal = who ?? null;
       allow(access, who);
     },
+    /** A signed request whose body no parser read (a method without one): checked over an empty body. */
     afterBody: async (request: FastifyRequest): Promise<void> => {
-      if (!request.signaturePending) return;
-      request.principal = await signed(request, request.rawBody);
-      allow(accessOf(request.routeOptions.url, request.routeOptions.config.access), request.principal);
+      if (request.checkSignedBody) await request.checkSignedBody(undefined);
     },
   };
 }
@@ -114,14 +124,14 @@ export function authenticator({ adminToken, readsRequireToken, validatorByKey, a
 export const authPlugin = fp(
   async (app: FastifyInstance, options: AuthOptions) => {
     app.decorateRequest('principal', null);
-    app.decorateRequest('signaturePending', false);
+    app.decorateRequest('checkSignedBody', null);
     app.addHook('onRoute', (route: RouteOptions) => {
       if (!route.schema || route.schema.hide) return;
       route.schema.security = SECURITY[accessOf(route.url, route.config?.access)];
     });
     const auth = authenticator(options);
     app.addHook('onRequest', auth.onRequest);
-    // preValidation: after the body is read (and kept as bytes, src/plugins/contentTypes.ts), before the schema sees it.
+    // preValidation: after any body was read, before the schema sees it.
     app.addHook('preValidation', auth.afterBody);
   },
   { name: 'auth' },

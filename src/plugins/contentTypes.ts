@@ -13,10 +13,6 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     fileBody?: boolean | readonly string[];
   }
-  interface FastifyRequest {
-    /** The body's bytes as received, for signature checks (Epistula signs the exact bytes). */
-    rawBody?: Buffer;
-  }
 }
 
 /** The body types a route takes, for a 415 that says what to send instead. */
@@ -32,24 +28,28 @@ const takes = (request: FastifyRequest, type: string) => acceptedTypes(request).
 export const contentTypesPlugin = fp(
   async (app: FastifyInstance) => {
     app.removeContentTypeParser('text/plain');
-    // JSON as Fastify parses it (prototype poisoning refused), with the bytes kept beside it.
+    // JSON as Fastify parses it (prototype poisoning refused). A signed request's signature covers
+    // the exact bytes: it is checked on them first (src/plugins/auth.ts), and a refusal is the answer.
     const json = app.getDefaultJsonParser('error', 'error');
     app.removeContentTypeParser('application/json');
     app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (req, body, done) => {
-      const bytes = body as Buffer;
-      req.rawBody = bytes;
       // Fastify's JSON parser takes bytes as well as text; it answers through `done`, returning nothing.
-      void json(req, bytes as unknown as string, done);
+      const parse = () => void json(req, body as unknown as string, done);
+      if (!req.checkSignedBody) return parse();
+      req.checkSignedBody(body as Buffer).then(parse, (err: Error) => done(err, undefined));
     });
     for (const type of BINARY_TYPES) {
       app.addContentTypeParser(type, { parseAs: 'buffer' }, (req, body, done) => {
-        req.rawBody = body as Buffer;
-        if (takes(req, type)) done(null, body);
-        else
-          done(
+        if (!takes(req, type))
+          return done(
             unsupported(`${type} is not taken here; this route accepts ${acceptedTypes(req).join(' or ')}`),
             undefined,
           );
+        if (!req.checkSignedBody) return done(null, body);
+        req.checkSignedBody(body as Buffer).then(
+          () => done(null, body),
+          (err: Error) => done(err, undefined),
+        );
       });
     }
   },

@@ -196,6 +196,23 @@ describe('refusals over HTTP', () => {
     await expectRefused(() => postRaw(payload, byBob), 'signature-invalid', 'Epistula-Request-Signature');
   });
 
+  it('checks a body before parsing it: an unsigned or altered body is a 401 even when it is not JSON', async () => {
+    await setup();
+    await register(ALICE);
+    const broken = '{"runs": [';
+    // Signed by the key, but over other bytes: the refusal is the signature's, not the JSON's 400.
+    await expectRefused(
+      () => postRaw(broken, signRequest({ key: ALICE, body: body('r1') })),
+      'signature-invalid',
+      'Epistula-Request-Signature',
+    );
+    // The same broken bytes, correctly signed: now the JSON is read, and refused as JSON.
+    const res = await postRaw(broken, signRequest({ key: ALICE, body: broken }));
+    expect(res.status).toBe(400);
+    expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
+    expect(await runCount()).toBe(0);
+  });
+
   it('signature-stale: a timestamp 9 s old or 9 s ahead', async () => {
     await setup();
     await register(ALICE);
