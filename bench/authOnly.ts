@@ -1,7 +1,7 @@
 // Signed against bearer ingest alone (issue 10's 5% target), without the rest of the benchmark:
 // the server from dist/, the reference competition's first N batches into fresh competitions, in
 // rounds of A B C C B A, with each thread's CPU time of the server read from /proc meanwhile.
-//   node --import tsx bench/authOnly.ts [--batches N] [--rounds R]
+//   node --import tsx bench/authOnly.ts [--batches N] [--rounds R]   (BENCH_SERVER_NODE_ARGS as bench/run.ts)
 import { readdirSync, readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { buildCompetition, runBatches, SIZES } from './generate.js';
@@ -40,6 +40,8 @@ const server = await launch({
   adminToken: ADMIN,
   build: 'dist',
   env: { SCORING_SIGNATURE_WINDOW_MS: String(BENCH_SIGNATURE_WINDOW_MS) },
+  // As in bench/run.ts: e.g. BENCH_SERVER_NODE_ARGS='--cpu-prof --cpu-prof-dir=/tmp/prof'.
+  nodeArgs: (process.env.BENCH_SERVER_NODE_ARGS ?? '').split(' ').filter(Boolean),
 });
 try {
   const ratios = [];
@@ -47,7 +49,8 @@ try {
     const byMode: Record<string, { wall: number; cpu: Record<string, number> }> = {};
     let at = { t: 0, cpu: {} as Record<string, number> };
     const observe = (mode: string, edge: 'start' | 'end') => {
-      const now = { t: performance.now(), cpu: threadCpu(server.pid) };
+      const own = process.cpuUsage();
+      const now = { t: performance.now(), cpu: { ...threadCpu(server.pid), client: (own.user + own.system) / 1e6 } };
       if (edge === 'start') return void (at = now);
       const m = (byMode[mode] ??= { wall: 0, cpu: {} });
       m.wall += (now.t - at.t) / 1000;
@@ -76,16 +79,20 @@ try {
     // Server CPU per batch by mode: steadier than the rates, which move with everything else on the machine.
     const perBatch = (mode: string) => {
       const m = byMode[mode]!;
-      const all = Object.values(m.cpu).reduce((a, b) => a + b, 0);
-      return { main: ((m.cpu.main ?? 0) / batches) * 1000, all: (all / batches) * 1000 };
+      const all = Object.entries(m.cpu).reduce((a, [k, v]) => (k === 'client' ? a : a + v), 0);
+      return {
+        main: ((m.cpu.main ?? 0) / batches) * 1000,
+        all: (all / batches) * 1000,
+        client: ((m.cpu.client ?? 0) / batches) * 1000,
+      };
     };
     const cost = ['bearer', 'presigned', 'signed']
       .map((mode) => {
         const c = perBatch(mode);
-        return `${mode} ${c.main.toFixed(1)} / ${c.all.toFixed(1)}`;
+        return `${mode} ${c.main.toFixed(1)} / ${c.all.toFixed(1)} (client ${c.client.toFixed(1)})`;
       })
       .join(', ');
-    console.log(`round ${r}: server CPU ms per 1,000-run batch (main thread / all threads): ${cost}`);
+    console.log(`round ${r}: server CPU ms per 1,000-run batch (main thread / all threads; the benchmark's own): ${cost}`);
     console.log(
       `round ${r}: bearer ${a.bearerRunsPerSecond}, signed ${a.signedRunsPerSecond} (${a.ratio}x), presigned ${a.presignedRunsPerSecond} (${a.serverRatio}x); server threads busy (share of each mode's time): ${cpu}`,
     );

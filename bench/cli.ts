@@ -12,7 +12,7 @@ export function parseCli() {
     options: {
       size: { type: 'string', default: 'reference' },
       seed: { type: 'string', default: '1' },
-      'auth-batches': { type: 'string', default: '40' },
+      'auth-batches': { type: 'string', default: '96' },
       load: { type: 'string', default: 'auto' },
       server: { type: 'string', default: 'tsx' },
       engine: { type: 'string', default: 'sqlite' },
