@@ -92,7 +92,9 @@ try {
         return `${mode} ${c.main.toFixed(1)} / ${c.all.toFixed(1)} (client ${c.client.toFixed(1)})`;
       })
       .join(', ');
-    console.log(`round ${r}: server CPU ms per 1,000-run batch (main thread / all threads; the benchmark's own): ${cost}`);
+    console.log(
+      `round ${r}: server CPU ms per 1,000-run batch (main thread / all threads; the benchmark's own): ${cost}`,
+    );
     console.log(
       `round ${r}: bearer ${a.bearerRunsPerSecond}, signed ${a.signedRunsPerSecond} (${a.ratio}x), presigned ${a.presignedRunsPerSecond} (${a.serverRatio}x); server threads busy (share of each mode's time): ${cpu}`,
     );

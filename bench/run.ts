@@ -146,7 +146,9 @@ async function main(): Promise<void> {
       phase('auth', rss);
       log(`bearer vs signed ingest: ${authBodies.length} batches each, into fresh competitions...`);
       auth = await compareAuth(url, ADMIN, c, authBodies, authCounts, CLIENTS);
-      log(`bearer ${auth.bearerRunsPerSecond}, presigned ${auth.presignedRunsPerSecond}, signed as sent ${auth.signedRunsPerSecond} runs/s`);
+      log(
+        `bearer ${auth.bearerRunsPerSecond}, presigned ${auth.presignedRunsPerSecond}, signed as sent ${auth.signedRunsPerSecond} runs/s`,
+      );
     }
     const peakBeforeImport = rss.peakMb();
 
