@@ -42,12 +42,18 @@ declare module 'fastify' {
 export const metricsPlugin = fp(
   async (app: FastifyInstance, { metrics }: { metrics: Metrics }) => {
     app.decorate('metrics', metrics);
+    // One labelled child per (method, route, status), kept: observing through a label object
+    // hashed it on every request. Routes are the app's own (or 'unmatched'), so the map stays small.
+    const children = new Map<string, { observe(seconds: number): void }>();
     app.addHook('onResponse', (request, reply, done) => {
       const route = request.routeOptions.url ?? 'unmatched';
-      metrics.requestDuration.observe(
-        { method: request.method, route, status: String(reply.statusCode) },
-        reply.elapsedTime / 1000,
-      );
+      const key = `${request.method} ${reply.statusCode} ${route}`;
+      let child = children.get(key);
+      if (!child) {
+        child = metrics.requestDuration.labels({ method: request.method, route, status: String(reply.statusCode) });
+        children.set(key, child);
+      }
+      child.observe(reply.elapsedTime / 1000);
       done();
     });
   },
