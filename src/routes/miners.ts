@@ -44,7 +44,7 @@ export const minerRoutes: FastifyPluginAsyncZod = async (app) => {
         response: { 200: MinerDetailSchema, ...problems(400, 401, 404) },
       },
     },
-    async (request, reply) => {
+    (request, reply) => {
       const { competitionId, hotkey } = request.params;
       return sendBody(request, reply, scores.miner(competitionId, hotkey, request.query.stages));
     },

@@ -23,7 +23,7 @@ export const scoreRoutes: FastifyPluginAsyncZod = async (app) => {
         response: { 200: LeaderboardPageSchema, ...problems(400, 401, 404) },
       },
     },
-    async (request, reply) => {
+    (request, reply) => {
       const { stages, ...page } = request.query;
       return sendBody(request, reply, scores.leaderboard(request.params.competitionId, stages, page));
     },
@@ -43,7 +43,6 @@ export const scoreRoutes: FastifyPluginAsyncZod = async (app) => {
         response: { 200: WeightsSchema, ...problems(400, 401, 404) },
       },
     },
-    async (request, reply) =>
-      sendBody(request, reply, scores.weights(request.params.competitionId, request.query.stages)),
+    (request, reply) => sendBody(request, reply, scores.weights(request.params.competitionId, request.query.stages)),
   );
 };

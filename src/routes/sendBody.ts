@@ -1,9 +1,11 @@
 // Sends a serialized body (src/services/body.ts) as HTTP wants it: with its strong ETag, a 304 when
 // the client already holds it, and br or gzip when the client asks, compressed once per body
 // rather than once per request.
+// A route handler using it is not `async`: a warm read is answered before the handler returns.
 import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Body } from '../services/body.js';
+import type { Maybe } from '../services/settled.js';
 
 /** Bodies smaller than this go out as they are: compression would save little and cost a round of CPU. */
 const MIN_COMPRESSED = 1024;
@@ -36,12 +38,25 @@ function compress(kind: 'br' | 'gzip', bytes: Buffer): Buffer {
   return gzipSync(bytes, { level: 6 });
 }
 
-export async function sendBody(
+/**
+ * Sends the body now when it is computed (a warm read: no promise, no microtask turn), else once it
+ * is. Returns a promise in the second case, for the route handler to return (Fastify then answers
+ * its rejection), nothing in the first. Either way the reply is sent by the time it settles.
+ */
+export function sendBody(
   request: FastifyRequest,
   reply: FastifyReply,
-  pending: Body | Promise<Body>,
-): Promise<FastifyReply> {
-  const body = await pending;
+  pending: Maybe<Body>,
+): Promise<void> | undefined {
+  if (pending instanceof Promise)
+    return pending.then((body) => {
+      send(request, reply, body);
+    });
+  send(request, reply, pending);
+  return undefined;
+}
+
+function send(request: FastifyRequest, reply: FastifyReply, body: Body): FastifyReply {
   reply.header('etag', body.etag).header('vary', 'accept-encoding, authorization').header('cache-control', 'no-cache');
   if (matches(request.headers['if-none-match'], body.etag)) return reply.code(304).send();
   reply.type('application/json; charset=utf-8');

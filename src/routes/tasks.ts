@@ -89,7 +89,7 @@ export const taskRoutes: FastifyPluginAsyncZod = async (app) => {
         response: { 200: TaskDetailSchema, ...problems(400, 401, 404) },
       },
     },
-    async (request, reply) => {
+    (request, reply) => {
       const { competitionId, taskId } = request.params;
       return sendBody(request, reply, scores.task(competitionId, taskId, request.query.stages, request.principal));
     },

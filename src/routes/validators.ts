@@ -81,8 +81,7 @@ export const validatorRoutes: FastifyPluginAsyncZod = async (app) => {
         response: { 200: CompetitionValidatorListSchema, ...problems(400, 401, 404) },
       },
     },
-    async (request, reply) =>
-      sendBody(request, reply, scores.validators(request.params.competitionId, request.query.stages)),
+    (request, reply) => sendBody(request, reply, scores.validators(request.params.competitionId, request.query.stages)),
   );
 
   app.put(

@@ -4,20 +4,20 @@
 // 256 bodies of about 100 kB at the reference size, 1,024 at 4x (issue 13's memory bound).
 import type { Body } from './body.js';
 
-interface Kept {
+interface Kept<E> {
   /** The map the body is cached in (its scores' entry), and its key there. */
-  owner: Map<string, Promise<Body>>;
+  owner: Map<string, E>;
   key: string;
   group: string;
   bytes: number;
 }
 
-export function recentBodies(budgetBytes: number) {
+export function recentBodies<E extends object = Promise<Body>>(budgetBytes: number) {
   /** Least recently read first. */
-  const kept = new Map<Promise<Body>, Kept>();
+  const kept = new Map<E, Kept<E>>();
   let total = 0;
 
-  const forget = (p: Promise<Body>, k: Kept) => {
+  const forget = (p: E, k: Kept<E>) => {
     kept.delete(p);
     total -= k.bytes;
     if (k.owner.get(k.key) === p) k.owner.delete(k.key);
@@ -25,7 +25,7 @@ export function recentBodies(budgetBytes: number) {
 
   return {
     /** Counts a body built for `owner` under `key`, then evicts the least recent beyond the budget. */
-    add(group: string, owner: Map<string, Promise<Body>>, key: string, p: Promise<Body>, body: Body): void {
+    add(group: string, owner: Map<string, E>, key: string, p: E, body: Body): void {
       if (owner.get(key) !== p || kept.has(p)) return; // dropped or replaced meanwhile
       const k = { owner, key, group, bytes: body.bytes.length };
       kept.set(p, k);
@@ -36,7 +36,7 @@ export function recentBodies(budgetBytes: number) {
       }
     },
     /** Marks a body read again: it goes last. */
-    touch(p: Promise<Body>): void {
+    touch(p: E): void {
       const k = kept.get(p);
       if (!k) return;
       kept.delete(p);

@@ -14,6 +14,7 @@ import { jsonBody, type Body } from './body.js';
 import { leaderboardPages, type LeaderboardPage, type LeaderboardPages } from './leaderboardPages.js';
 import type { Principal } from './principal.js';
 import { recentBodies } from './recentBodies.js';
+import { chain, Settled, type Maybe } from './settled.js';
 
 /**
  * Bytes of miner, task and validators bodies kept over every competition (src/services/
@@ -27,7 +28,7 @@ interface Scored {
   /** Leaderboard and weights; every miner's `tasks` is empty (breakdowns are computed on demand). */
   scores: CompetitionScores;
   /** Serialized bodies by read and argument; dropped with the entry. */
-  bodies: Map<string, Promise<Body>>;
+  bodies: Map<string, Settled<Body>>;
   /** The leaderboard and its pages, made on the first leaderboard read. */
   leaderboard?: LeaderboardPages;
 }
@@ -36,11 +37,12 @@ export function scoresService(store: Store, observe: (seconds: number) => void =
   // Per competition: its settings, read once, and the scores of each stage set asked for. Entries
   // are promises, so concurrent first reads share one computation; a write drops the competition's
   // entry (a computation still running then finishes for the readers that came before the write).
+  // Entries keep their values once computed (./settled.ts): a warm read runs without waiting.
   const cache = new Map<
     string,
-    { competition: Promise<CompetitionSettings>; byStages: Map<string, Promise<Scored>> }
+    { competition: Settled<CompetitionSettings>; byStages: Map<string, Settled<Scored>> }
   >();
-  const recent = recentBodies(KEPT_BODY_BYTES);
+  const recent = recentBodies<Settled<Body>>(KEPT_BODY_BYTES);
   store.listeners.add((event) => {
     cache.delete(event.competitionId);
     recent.drop(event.competitionId);
@@ -64,65 +66,72 @@ export function scoresService(store: Store, observe: (seconds: number) => void =
     return p;
   }
 
-  async function settings(competitionId: string) {
+  function settings(competitionId: string) {
     let entry = cache.get(competitionId);
     if (!entry) {
-      const competition = forgetOnFailure(
-        store.competitions.get(competitionId).then((c) => {
-          if (!c) throw notFound(`competition ${competitionId} does not exist`);
-          return c;
-        }),
-        () => {
-          if (cache.get(competitionId) === entry) cache.delete(competitionId);
-        },
+      const competition = new Settled(
+        forgetOnFailure(
+          store.competitions.get(competitionId).then((c) => {
+            if (!c) throw notFound(`competition ${competitionId} does not exist`);
+            return c;
+          }),
+          () => {
+            if (cache.get(competitionId) === entry) cache.delete(competitionId);
+          },
+        ),
       );
       entry = { competition, byStages: new Map() };
       cache.set(competitionId, entry);
     }
-    return { entry, competition: await entry.competition };
+    const found = entry;
+    return chain(found.competition.get(), (competition) => ({ entry: found, competition }));
   }
 
   /** The scores of a stage set (default the competition's final stages); not found for no competition. */
-  async function scored(competitionId: string, stages: Stage[] | undefined): Promise<Scored> {
+  function scored(competitionId: string, stages: Stage[] | undefined): Maybe<Scored> {
     // On PostgreSQL, first catch up with writes other processes acknowledged (src/db/store.ts).
-    if (store.sync) await store.sync(competitionId);
-    const { entry, competition } = await settings(competitionId);
-    const chosen = stages ?? competition.finalStages;
-    const key = chosen.join(',');
-    let s = entry.byStages.get(key);
-    if (!s) {
-      const made = forgetOnFailure(compute(competition, chosen), () => {
-        if (entry.byStages.get(key) === made) entry.byStages.delete(key);
-      });
-      entry.byStages.set(key, (s = made));
-    }
-    return s;
+    if (store.sync) return store.sync(competitionId).then(() => scoredHere(competitionId, stages));
+    return scoredHere(competitionId, stages);
+  }
+
+  function scoredHere(competitionId: string, stages: Stage[] | undefined): Maybe<Scored> {
+    return chain(settings(competitionId), ({ entry, competition }) => {
+      const chosen = stages ?? competition.finalStages;
+      const key = chosen.join(',');
+      let s = entry.byStages.get(key);
+      if (!s) {
+        const made = new Settled(
+          forgetOnFailure(compute(competition, chosen), () => {
+            if (entry.byStages.get(key) === made) entry.byStages.delete(key);
+          }),
+        );
+        entry.byStages.set(key, (s = made));
+      }
+      return s.get();
+    });
   }
 
   /** A body built once per scores; `kept: 'always'` for the few every dashboard reads, else within the byte budget. */
-  async function cached(
-    s: Scored,
-    key: string,
-    build: () => unknown,
-    kept: 'always' | 'recent' = 'recent',
-  ): Promise<Body> {
+  function cached(s: Scored, key: string, build: () => unknown, kept: 'always' | 'recent' = 'recent'): Maybe<Body> {
     let body = s.bodies.get(key);
     if (body) recent.touch(body);
     else {
-      const made = forgetOnFailure(
-        Promise.resolve(build()).then((value) => jsonBody(value)),
-        () => {
-          if (s.bodies.get(key) === made) s.bodies.delete(key);
-        },
+      const made = new Settled(
+        forgetOnFailure(
+          Promise.resolve(build()).then((value) => jsonBody(value)),
+          () => {
+            if (s.bodies.get(key) === made) s.bodies.delete(key);
+          },
+        ),
       );
       s.bodies.set(key, (body = made));
       if (kept === 'recent')
-        void made.then(
+        void made.promise.then(
           (b) => recent.add(s.competition.id, s.bodies, key, made, b),
           () => {},
         );
     }
-    return body;
+    return body.get();
   }
 
   function taskScores(s: Scored, taskId: string): TaskScore[] {
@@ -169,40 +178,49 @@ export function scoresService(store: Store, observe: (seconds: number) => void =
     },
 
     /** The ranked list with its `total`, or a page of it, or the chosen miners (ranks of the full list). */
-    async leaderboard(competitionId: string, stages?: Stage[], page: LeaderboardPage = { offset: 0 }): Promise<Body> {
-      const s = await scored(competitionId, stages);
-      s.leaderboard ??= leaderboardPages(
-        leaderboardHead(competitionId, s.scores),
-        s.scores.miners.map(leaderboardEntry),
-      );
-      return s.leaderboard.read(page);
+    leaderboard(competitionId: string, stages?: Stage[], page: LeaderboardPage = { offset: 0 }): Maybe<Body> {
+      return chain(scored(competitionId, stages), (s) => {
+        s.leaderboard ??= leaderboardPages(
+          leaderboardHead(competitionId, s.scores),
+          s.scores.miners.map(leaderboardEntry),
+        );
+        return s.leaderboard.read(page);
+      });
     },
 
-    async weights(competitionId: string, stages?: Stage[]): Promise<Body> {
-      const s = await scored(competitionId, stages);
-      return cached(s, 'weights', () => weightsBody(competitionId, s.scores), 'always');
+    weights(competitionId: string, stages?: Stage[]): Maybe<Body> {
+      return chain(scored(competitionId, stages), (s) =>
+        cached(s, 'weights', () => weightsBody(competitionId, s.scores), 'always'),
+      );
     },
 
     /** A miner's leaderboard entry and per-task breakdown; not found when it has no standing. */
-    async miner(competitionId: string, hotkey: string, stages?: Stage[]): Promise<Body> {
-      const s = await scored(competitionId, stages);
-      const miner = s.scores.miners.find((m) => m.hotkey === hotkey);
-      if (!miner) throw notFound(`miner ${hotkey} has no runs and no standing in competition ${competitionId}`);
-      return cached(s, `miner:${hotkey}`, () => {
-        const own = { ...s.input, minerTasks: s.input.minerTasks.filter((e) => e.hotkey === hotkey) };
-        const tasks = scoreCompetition(own).miners.find((m) => m.hotkey === hotkey)?.tasks ?? [];
-        return { competitionId, stages: s.scores.stages, ...leaderboardEntry(miner), tasks: tasks.map(minerTaskView) };
+    miner(competitionId: string, hotkey: string, stages?: Stage[]): Maybe<Body> {
+      return chain(scored(competitionId, stages), (s) => {
+        const miner = s.scores.miners.find((m) => m.hotkey === hotkey);
+        if (!miner) throw notFound(`miner ${hotkey} has no runs and no standing in competition ${competitionId}`);
+        return cached(s, `miner:${hotkey}`, () => {
+          const own = { ...s.input, minerTasks: s.input.minerTasks.filter((e) => e.hotkey === hotkey) };
+          const tasks = scoreCompetition(own).miners.find((m) => m.hotkey === hotkey)?.tasks ?? [];
+          return {
+            competitionId,
+            stages: s.scores.stages,
+            ...leaderboardEntry(miner),
+            tasks: tasks.map(minerTaskView),
+          };
+        });
       });
     },
 
     /** Every validator's activity and agreement (SPEC 10) over the stage set. */
-    async validators(competitionId: string, stages?: Stage[]): Promise<Body> {
-      const s = await scored(competitionId, stages);
-      return cached(s, 'validators', async () => {
-        const known = new Map((await store.validators.list()).map((v) => [v.id, v]));
-        const rows = await store.validators.pairRuns(competitionId, s.scores.stages);
-        return validatorsBody(competitionId, s.scores.stages, rows, known, new Set(s.competition.excludedValidators));
-      });
+    validators(competitionId: string, stages?: Stage[]): Maybe<Body> {
+      return chain(scored(competitionId, stages), (s) =>
+        cached(s, 'validators', async () => {
+          const known = new Map((await store.validators.list()).map((v) => [v.id, v]));
+          const rows = await store.validators.pairRuns(competitionId, s.scores.stages);
+          return validatorsBody(competitionId, s.scores.stages, rows, known, new Set(s.competition.excludedValidators));
+        }),
+      );
     },
 
     /**
@@ -210,27 +228,23 @@ export function scoresService(store: Store, observe: (seconds: number) => void =
      * answer key (reference answer, criterion ids and titles) is shown to the admin, or to
      * everyone when the competition reveals answers.
      */
-    async task(
-      competitionId: string,
-      taskId: string,
-      stages: Stage[] | undefined,
-      who: Principal | null,
-    ): Promise<Body> {
-      const s = await scored(competitionId, stages);
-      const reveal = who?.kind === 'admin' || s.competition.revealAnswers;
-      return cached(s, `task:${reveal ? 'full' : 'public'}:${taskId}`, async () => {
-        const task = await store.tasks.get(competitionId, taskId);
-        if (!task) throw notFound(`task ${taskId} does not exist in competition ${competitionId}`);
-        const criteria = await store.tasks.criteria(competitionId, taskId);
-        return taskDetailBody(
-          competitionId,
-          s.scores.stages,
-          task,
-          criteria,
-          taskScores(s, taskId),
-          s.competition.tokenWeights,
-          reveal,
-        );
+    task(competitionId: string, taskId: string, stages: Stage[] | undefined, who: Principal | null): Maybe<Body> {
+      return chain(scored(competitionId, stages), (s) => {
+        const reveal = who?.kind === 'admin' || s.competition.revealAnswers;
+        return cached(s, `task:${reveal ? 'full' : 'public'}:${taskId}`, async () => {
+          const task = await store.tasks.get(competitionId, taskId);
+          if (!task) throw notFound(`task ${taskId} does not exist in competition ${competitionId}`);
+          const criteria = await store.tasks.criteria(competitionId, taskId);
+          return taskDetailBody(
+            competitionId,
+            s.scores.stages,
+            task,
+            criteria,
+            taskScores(s, taskId),
+            s.competition.tokenWeights,
+            reveal,
+          );
+        });
       });
     },
   };
