@@ -6,6 +6,9 @@ import { startServer } from '../test/support/serverProcess.js';
 
 export type ServerBuild = 'tsx' | 'dist';
 
+/** The flags the server runs with in production (the Dockerfile's NODE_OPTIONS, `npm start`): src/heap.ts. */
+export const PRODUCTION_NODE_ARGS = ['--max-semi-space-size=4'];
+
 export interface Launch {
   dbPath: string;
   adminToken: string;
@@ -30,7 +33,8 @@ export async function launch(o: Launch): Promise<BenchServer> {
     adminToken: o.adminToken,
     entry: o.build === 'dist' ? 'dist' : 'source',
     env: o.env,
-    nodeArgs: o.nodeArgs,
+    // Production's flags first; BENCH_SERVER_NODE_ARGS (o.nodeArgs) after them, so they can override.
+    nodeArgs: [...PRODUCTION_NODE_ARGS, ...(o.nodeArgs ?? [])],
     readyTimeoutMs: 60_000,
     readyPollMs: 5,
   });

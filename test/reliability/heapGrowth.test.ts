@@ -1,10 +1,13 @@
 // The heap growth setting (src/heap.ts) takes effect in the running process: the same allocation
 // pattern (a growing live set, much short-lived garbage) ends with a smaller heap when it is set.
-// Guards against a Node or V8 upgrade that would ignore the flag set after start.
+// Guards against a Node or V8 upgrade that would ignore the flag set after start. The young
+// generation's limit, which V8 reads only at start, is checked where production passes it.
 import { execFile } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { promisify } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import { expect, it } from 'vitest';
+import { PRODUCTION_NODE_ARGS } from '../../bench/launch.js';
 
 const HEAP = fileURLToPath(new URL('../../src/heap.ts', import.meta.url));
 
@@ -38,4 +41,32 @@ it('a growth percent holds the heap nearer its live data than V8 left to itself'
   const limited = await heapAfterChurn(25);
   console.log(`[heap] largest heap: ${own.toFixed(0)} MB left to V8, ${limited.toFixed(0)} MB at 25%`);
   expect(limited).toBeLessThan(own * 0.8);
+});
+
+/** The new space's size (MB) after much short-lived garbage, in a node started with `flags`. */
+async function newSpaceAfterChurn(flags: string[]): Promise<number> {
+  const script = `
+    const v8 = require('node:v8');
+    let kept = [];
+    for (let i = 0; i < 3000000; i++) { kept.push({ a: i }); if (kept.length > 50000) kept = []; }
+    console.log(v8.getHeapSpaceStatistics().find((s) => s.space_name === 'new_space').space_size / 1048576);`;
+  const { stdout } = await promisify(execFile)(process.execPath, [...flags, '-e', script]);
+  return Number(stdout.trim());
+}
+
+it("production's start commands pass the young generation's limit, and node honours it", async () => {
+  const root = new URL('../../', import.meta.url);
+  const dockerfile = readFileSync(new URL('Dockerfile', root), 'utf8');
+  const start = (JSON.parse(readFileSync(new URL('package.json', root), 'utf8')) as { scripts: { start: string } })
+    .scripts.start;
+  const nodeOptions = /NODE_OPTIONS=(\S+)/.exec(dockerfile)?.[1] ?? '';
+  for (const flag of PRODUCTION_NODE_ARGS) {
+    expect(nodeOptions.split(' '), 'Dockerfile NODE_OPTIONS').toContain(flag);
+    expect(start.split(' '), 'npm start').toContain(flag);
+  }
+  const own = await newSpaceAfterChurn([]);
+  const held = await newSpaceAfterChurn(PRODUCTION_NODE_ARGS);
+  console.log(`[heap] new space after churn: ${own} MB left to V8, ${held} MB with ${PRODUCTION_NODE_ARGS.join(' ')}`);
+  expect(held).toBeLessThanOrEqual(8);
+  expect(held).toBeLessThan(own);
 });
