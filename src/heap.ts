@@ -13,8 +13,8 @@
 // new space, plus the space it copies into) where the server's requests need a few MB of short-lived
 // objects. `--max-semi-space-size=4` holds it to 4 MB, but V8 reads that flag only as it starts, so it
 // is passed on the command line: the Dockerfile's NODE_OPTIONS and `npm start` (package.json), and
-// bench/launch.ts measures the server so. Reference bench, peak RSS: 265 and 271 MB without it, 238
-// and 239 MB with it; warm reads unchanged (alternating wrk runs on one database).
+// bench/launch.ts starts the bench's server so. Reference bench, peak RSS: 271 MB without it,
+// 238-240 MB with it (docs/bench/README.md); warm reads unchanged.
 import { setFlagsFromString } from 'node:v8';
 
 /** SCORING_HEAP_GROWTH_PERCENT's default: a full collection once the heap is 1.5x the live data. */
