@@ -25,6 +25,8 @@ const UNIT = [
 // suites, and the suites that start server processes. On PostgreSQL they run again as the
 // projects below with SCORING_TEST_ENGINE=postgres.
 const BOTH_ENGINES = ['test/http/**/*.test.ts', 'test/reliability/**/*.test.ts', 'test/e2e/**/*.test.ts'];
+/** Suites in those folders that never open a store: once is enough. */
+const ENGINE_FREE = ['test/reliability/heapGrowth.test.ts'];
 
 /**
  * Whether the PostgreSQL projects run: where no server answers they are left out with a notice,
@@ -85,7 +87,7 @@ export default defineConfig({
               test: {
                 name: 'reliability-pg',
                 include: ['test/reliability/**/*.test.ts'],
-                exclude: UNIT,
+                exclude: [...UNIT, ...ENGINE_FREE],
                 ...onPostgres,
               },
             },
