@@ -35,9 +35,9 @@ interface Scored {
 
 export function scoresService(store: Store, observe: (seconds: number) => void = () => {}) {
   // Per competition: its settings, read once, and the scores of each stage set asked for. Entries
-  // are promises, so concurrent first reads share one computation; a write drops the competition's
-  // entry (a computation still running then finishes for the readers that came before the write).
-  // Entries keep their values once computed (./settled.ts): a warm read runs without waiting.
+  // are promises that keep their values (./settled.ts): concurrent first reads share one
+  // computation, and a warm read runs without waiting. A write drops the competition's entry (a
+  // computation still running then finishes for the readers that came before the write).
   const cache = new Map<
     string,
     { competition: Settled<CompetitionSettings>; byStages: Map<string, Settled<Scored>> }
@@ -60,25 +60,23 @@ export function scoresService(store: Store, observe: (seconds: number) => void =
     return { competition, input, scores, bodies: new Map() };
   }
 
-  /** Forgets a failed entry, unless a write replaced it meanwhile. */
-  function forgetOnFailure<T>(p: Promise<T>, forget: () => void): Promise<T> {
+  /** A cache entry: keeps its value once computed; `forget` drops it if it fails (unless a write replaced it meanwhile). */
+  function entryOf<T>(p: Promise<T>, forget: () => void): Settled<T> {
     p.catch(forget);
-    return p;
+    return new Settled(p);
   }
 
   function settings(competitionId: string) {
     let entry = cache.get(competitionId);
     if (!entry) {
-      const competition = new Settled(
-        forgetOnFailure(
-          store.competitions.get(competitionId).then((c) => {
-            if (!c) throw notFound(`competition ${competitionId} does not exist`);
-            return c;
-          }),
-          () => {
-            if (cache.get(competitionId) === entry) cache.delete(competitionId);
-          },
-        ),
+      const competition = entryOf(
+        store.competitions.get(competitionId).then((c) => {
+          if (!c) throw notFound(`competition ${competitionId} does not exist`);
+          return c;
+        }),
+        () => {
+          if (cache.get(competitionId) === entry) cache.delete(competitionId);
+        },
       );
       entry = { competition, byStages: new Map() };
       cache.set(competitionId, entry);
@@ -100,11 +98,9 @@ export function scoresService(store: Store, observe: (seconds: number) => void =
       const key = chosen.join(',');
       let s = entry.byStages.get(key);
       if (!s) {
-        const made = new Settled(
-          forgetOnFailure(compute(competition, chosen), () => {
-            if (entry.byStages.get(key) === made) entry.byStages.delete(key);
-          }),
-        );
+        const made = entryOf(compute(competition, chosen), () => {
+          if (entry.byStages.get(key) === made) entry.byStages.delete(key);
+        });
         entry.byStages.set(key, (s = made));
       }
       return s.get();
@@ -116,13 +112,11 @@ export function scoresService(store: Store, observe: (seconds: number) => void =
     let body = s.bodies.get(key);
     if (body) recent.touch(body);
     else {
-      const made = new Settled(
-        forgetOnFailure(
-          Promise.resolve(build()).then((value) => jsonBody(value)),
-          () => {
-            if (s.bodies.get(key) === made) s.bodies.delete(key);
-          },
-        ),
+      const made = entryOf(
+        Promise.resolve(build()).then((value) => jsonBody(value)),
+        () => {
+          if (s.bodies.get(key) === made) s.bodies.delete(key);
+        },
       );
       s.bodies.set(key, (body = made));
       if (kept === 'recent')
