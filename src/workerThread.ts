@@ -7,7 +7,7 @@ import { Worker, type ResourceLimits } from 'node:worker_threads';
 
 /**
  * The young generation of each worker's heap. V8 grows it to 32-48 MB under a burst of
- * allocation (an import's parse, a signed batch's hash), per thread; the workers' live data is a
+ * allocation (an import's parse), per thread; a worker's live data is a
  * few MB, and 8 MB leaves their collections short. A cap on the young generation never stops a
  * worker (unlike one on the old generation).
  */

@@ -2,8 +2,7 @@
 // request that is not exactly what was signed, with a reason and the header at fault.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { createAsyncEpistulaVerifier, verifyEpistula } from '../../src/signatures/epistula.js';
-import { signatureValidInWorker } from '../../src/signatures/verifyInWorker.js';
+import { verifyEpistula } from '../../src/signatures/epistula.js';
 import type { HeaderBag } from '../../src/signatures/headers.js';
 import { BOB, BODY, NOW, SERVER, signed, without } from './fixtures.js';
 
@@ -130,30 +129,5 @@ describe('Epistula v2 under hostile input', () => {
       }),
       { numRuns: 300 },
     );
-  });
-});
-
-describe("the server's verifier, whose cryptographic half runs on a worker thread", () => {
-  const offThread = createAsyncEpistulaVerifier({ check: signatureValidInWorker });
-
-  it('accepts the unaltered request, as the synchronous verifier does', async () => {
-    expect(await offThread({ headers: good, body: BODY, now: NOW })).toEqual(
-      verifyEpistula({ headers: good, body: BODY, now: NOW }),
-    );
-  });
-
-  it('gives the synchronous verdict on hostile requests, signed ones with another body or key included', async () => {
-    const cases = fc.sample(hostile, { numRuns: 150, seed: 11 });
-    // Signatures that are well formed but wrong reach the worker's sr25519 check (not only the cheap checks).
-    const byBob = { ...signed({ key: BOB }), 'epistula-signed-by': good['epistula-signed-by']! };
-    cases.push({ headers: good, body: `${BODY} ` }, { headers: byBob, body: BODY });
-    const verdicts = await Promise.all(cases.map((c) => offThread({ headers: c.headers, body: c.body, now: NOW })));
-    cases.forEach((c, i) =>
-      expect(verdicts[i]).toEqual(verifyEpistula({ headers: c.headers, body: c.body, now: NOW })),
-    );
-    expect(verdicts.slice(-2)).toMatchObject([
-      { ok: false, reason: 'signature-invalid' },
-      { ok: false, reason: 'signature-invalid' },
-    ]);
   });
 });
