@@ -8,6 +8,8 @@ export type ServerBuild = 'tsx' | 'dist';
 
 /** The flags the server runs with in production (the Dockerfile's NODE_OPTIONS, `npm start`): src/heap.ts. */
 export const PRODUCTION_NODE_ARGS = ['--max-semi-space-size=4'];
+/** The environment it runs with there (the Dockerfile's ENV, `npm start`): src/heap.ts. */
+export const PRODUCTION_ENV: Record<string, string> = { MALLOC_MMAP_THRESHOLD_: '131072' };
 
 export interface Launch {
   dbPath: string;
@@ -32,7 +34,7 @@ export async function launch(o: Launch): Promise<BenchServer> {
     dbPath: o.dbPath,
     adminToken: o.adminToken,
     entry: o.build === 'dist' ? 'dist' : 'source',
-    env: o.env,
+    env: { ...PRODUCTION_ENV, ...o.env },
     // Production's flags first; BENCH_SERVER_NODE_ARGS (o.nodeArgs) after them, so they can override.
     nodeArgs: [...PRODUCTION_NODE_ARGS, ...(o.nodeArgs ?? [])],
     readyTimeoutMs: 60_000,

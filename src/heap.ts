@@ -15,6 +15,16 @@
 // is passed on the command line: the Dockerfile's NODE_OPTIONS and `npm start` (package.json), and
 // bench/launch.ts starts the bench's server so. Reference bench, peak RSS: 271 MB without it,
 // 238-240 MB with it (docs/bench/README.md); warm reads unchanged.
+//
+// Memory outside V8's heap, glibc's malloc: a block of 128 KiB or more is mapped on its own and
+// returned when freed, but glibc raises that threshold to the size of each such block freed (up to
+// 32 MiB), and the trim threshold to twice it. After one 8 MiB import chunk or a 0.7 MB batch body,
+// later ones come from the heap and their space stays resident once freed (a node that allocates
+// and frees an 8 MiB Buffer four times keeps 8 MB; test/reliability/heapGrowth.test.ts).
+// `MALLOC_MMAP_THRESHOLD_=131072` fixes the threshold at glibc's own default, which turns the
+// raising off. Like the young generation's limit it is read at start: it is set in the Dockerfile
+// and `npm start`, and the bench's server gets it. Reference bench: the import phase's peak RSS
+// 237 -> 208 MB (1 MiB threshold; 2026-12-01); warm reads unchanged in alternating wrk runs.
 import { setFlagsFromString } from 'node:v8';
 
 /** SCORING_HEAP_GROWTH_PERCENT's default: a full collection once the heap is 1.5x the live data. */

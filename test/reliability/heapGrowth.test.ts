@@ -2,12 +2,13 @@
 // pattern (a growing live set, much short-lived garbage) ends with a smaller heap when it is set.
 // Guards against a Node or V8 upgrade that would ignore the flag set after start. The young
 // generation's limit, which V8 reads only at start, is checked where production passes it.
+// glibc's mmap threshold, also read only at start, likewise.
 import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { promisify } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import { expect, it } from 'vitest';
-import { PRODUCTION_NODE_ARGS } from '../../bench/launch.js';
+import { PRODUCTION_ENV, PRODUCTION_NODE_ARGS } from '../../bench/launch.js';
 
 const HEAP = fileURLToPath(new URL('../../src/heap.ts', import.meta.url));
 
@@ -70,3 +71,47 @@ it("production's start commands pass the young generation's limit, and node hono
   expect(held).toBeLessThanOrEqual(8);
   expect(held).toBeLessThan(own);
 });
+
+/** RSS (MB) a node keeps after allocating and freeing an 8 MiB Buffer four times, with `env` added. */
+async function keptAfterBigBuffers(env: Record<string, string>): Promise<number> {
+  const script = `
+    const mb = () => process.memoryUsage().rss / 1048576;
+    const settle = async () => { gc(); await new Promise((r) => setTimeout(r, 50)); gc(); };
+    (async () => {
+      await settle();
+      const before = mb();
+      for (let i = 0; i < 4; i++) { let b = Buffer.alloc(8 << 20, 1); b = null; await settle(); }
+      await settle();
+      console.log(mb() - before);
+    })();`;
+  const { stdout } = await promisify(execFile)(process.execPath, ['--expose-gc', '-e', script], {
+    env: { ...process.env, ...env },
+  });
+  return Number(stdout.trim());
+}
+
+// glibc only (the Docker image is Debian; musl has no such threshold).
+const glibc = Boolean(
+  (process.report.getReport() as { header?: { glibcVersionRuntime?: string } }).header?.glibcVersionRuntime,
+);
+
+it.runIf(glibc)(
+  "production's start commands fix glibc's mmap threshold, and freed big buffers leave the process",
+  async () => {
+    const root = new URL('../../', import.meta.url);
+    const dockerfile = readFileSync(new URL('Dockerfile', root), 'utf8');
+    const start = (JSON.parse(readFileSync(new URL('package.json', root), 'utf8')) as { scripts: { start: string } })
+      .scripts.start;
+    for (const [name, value] of Object.entries(PRODUCTION_ENV)) {
+      expect(dockerfile, 'Dockerfile ENV').toMatch(new RegExp(`^\\s+${name}=${value}\\b`, 'm'));
+      expect(start.split(' '), 'npm start').toContain(`${name}=${value}`);
+    }
+    const own = await keptAfterBigBuffers({});
+    const fixed = await keptAfterBigBuffers(PRODUCTION_ENV);
+    console.log(
+      `[heap] kept after four 8 MiB buffers: ${own.toFixed(1)} MB by default, ${fixed.toFixed(1)} MB with the fixed threshold`,
+    );
+    expect(own).toBeGreaterThan(4);
+    expect(fixed).toBeLessThan(2);
+  },
+);
