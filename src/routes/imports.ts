@@ -1,6 +1,7 @@
 // Import sessions: upload a task file of any size in chunks, then commit it (all or nothing).
+import { errorCodes } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { CompetitionParams, problems } from '../schemas/common.js';
+import { CompetitionParams, LIMITS, problems } from '../schemas/common.js';
 import {
   ChunkParams,
   ImportCommitSchema,
@@ -55,27 +56,6 @@ export const importRoutes: FastifyPluginAsyncZod = async (app) => {
     async (request) => imports.get(request.params.competitionId, request.params.sessionId),
   );
 
-  app.put(
-    `${base}/:sessionId/chunks/:n`,
-    {
-      config: { access: 'admin', fileBody: [CHUNK_TYPE] },
-      schema: {
-        tags,
-        operationId: 'putImportChunk',
-        summary: 'Append the next chunk of the file',
-        description:
-          'Chunks go in order from 0. Resending the last chunk unchanged is a no-op (its answer was lost); any other number is a 409 naming the one expected.',
-        params: ChunkParams,
-        response: { 200: ImportSessionSchema, ...problems(400, 401, 403, 404, 409, 413, 415) },
-      },
-    },
-    async (request) => {
-      const body = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
-      const { competitionId, sessionId, n } = request.params;
-      return imports.append(competitionId, sessionId, n, body);
-    },
-  );
-
   app.post(
     `${base}/:sessionId/commit`,
     {
@@ -108,4 +88,68 @@ export const importRoutes: FastifyPluginAsyncZod = async (app) => {
     },
     async (request) => imports.cancel(request.params.competitionId, request.params.sessionId),
   );
+
+  // A chunk (up to 32 MiB) is not gathered into one buffer: the handler writes it to the session's
+  // file as it arrives, so a chunk costs the server a socket read's worth of memory, not its size
+  // twice over (the pieces, then their concatenation). This scope's parser hands the body on as
+  // the request stream; the other routes keep the shared parsers (src/plugins/contentTypes.ts).
+  await app.register(chunkRoute);
 };
+
+const chunkRoute: FastifyPluginAsyncZod = async (app) => {
+  const { imports } = app.services;
+  const tags = ['tasks'];
+  app.removeContentTypeParser(CHUNK_TYPE);
+  app.addContentTypeParser(CHUNK_TYPE, (request, payload, done) => {
+    if (Number(request.headers['content-length']) > LIMITS.bodyBytes) return done(tooLarge(), undefined);
+    const body = limited(payload, LIMITS.bodyBytes);
+    if (!request.checkSignedBody) return done(null, body);
+    // Signed (a validator's, refused on this admin route once its signer is known): read whole, as
+    // the signature covers the exact bytes.
+    gather(body)
+      .then(
+        (bytes) => request.checkSignedBody!(bytes).then(() => done(null, [bytes])),
+        (err: Error) => done(err, undefined),
+      )
+      .catch((err: Error) => done(err, undefined));
+  });
+
+  app.put(
+    `${base}/:sessionId/chunks/:n`,
+    {
+      config: { access: 'admin', fileBody: [CHUNK_TYPE] },
+      schema: {
+        tags,
+        operationId: 'putImportChunk',
+        summary: 'Append the next chunk of the file',
+        description:
+          'Chunks go in order from 0. Resending the last chunk unchanged is a no-op (its answer was lost); any other number is a 409 naming the one expected.',
+        params: ChunkParams,
+        response: { 200: ImportSessionSchema, ...problems(400, 401, 403, 404, 409, 413, 415) },
+      },
+    },
+    async (request) => {
+      const body = (request.body ?? []) as AsyncIterable<Uint8Array> | Iterable<Uint8Array>;
+      const { competitionId, sessionId, n } = request.params;
+      return imports.append(competitionId, sessionId, n, body);
+    },
+  );
+};
+
+const tooLarge = () => new errorCodes.FST_ERR_CTP_BODY_TOO_LARGE();
+
+/** The stream's pieces, ending in a 413 once more than `limit` bytes came (a chunked upload has no length to check first). */
+async function* limited(stream: AsyncIterable<Uint8Array>, limit: number): AsyncGenerator<Uint8Array> {
+  let size = 0;
+  for await (const piece of stream) {
+    size += piece.length;
+    if (size > limit) throw tooLarge();
+    yield piece;
+  }
+}
+
+async function gather(pieces: AsyncIterable<Uint8Array>): Promise<Buffer> {
+  const all: Uint8Array[] = [];
+  for await (const piece of pieces) all.push(piece);
+  return Buffer.concat(all);
+}

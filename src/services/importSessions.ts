@@ -3,7 +3,7 @@
 // in one transaction, or nothing (src/services/importTasks.ts). Cancelling deletes the file; a
 // session left idle expires.
 import { createHash, randomUUID } from 'node:crypto';
-import { appendFileSync, mkdtempSync, rmSync } from 'node:fs';
+import { appendFileSync, closeSync, ftruncateSync, mkdtempSync, openSync, rmSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Store } from '../db/store.js';
@@ -32,6 +32,8 @@ interface Session {
   bytes: number;
   /** Digest of the last chunk, so a resent chunk (its answer lost) is recognized. */
   lastChunk: string | null;
+  /** A chunk is being written: the next waits for its answer. */
+  receiving: boolean;
   lastActivity: number;
   state: 'open' | 'committing' | 'cancelled';
 }
@@ -74,7 +76,8 @@ export function importSessionsService(
   };
   /** Deletes sessions idle past the limit; the server calls it every minute. */
   function sweep(): void {
-    for (const s of sessions.values()) if (s.state === 'open' && now() - s.lastActivity > settings.idleMs) drop(s);
+    for (const s of sessions.values())
+      if (s.state === 'open' && !s.receiving && now() - s.lastActivity > settings.idleMs) drop(s);
   }
   const timer = setInterval(sweep, 60_000);
   timer.unref();
@@ -99,6 +102,7 @@ export function importSessionsService(
         chunks: 0,
         bytes: 0,
         lastChunk: null,
+        receiving: false,
         lastActivity: now(),
         state: 'open',
       };
@@ -109,23 +113,59 @@ export function importSessionsService(
 
     get: (competitionId: string, id: string) => view(find(competitionId, id)),
 
-    /** Appends chunk `n` (0, 1, 2, …). Resending the last chunk as it was is a no-op; any other order is a 409. */
-    append(competitionId: string, id: string, n: number, bytes: Uint8Array) {
+    /**
+     * Appends chunk `n` (0, 1, 2, …), written to the session's file as its pieces arrive. Resending
+     * the last chunk as it was is a no-op; any other order is a 409. A chunk that fails part way
+     * (the client went away, the body ran over its limit) leaves the file as it was.
+     */
+    async append(
+      competitionId: string,
+      id: string,
+      n: number,
+      pieces: AsyncIterable<Uint8Array> | Iterable<Uint8Array>,
+    ) {
       const s = find(competitionId, id);
       open(s, 'chunks');
-      const digest = createHash('sha256').update(bytes).digest('hex');
-      if (n === s.chunks - 1 && digest === s.lastChunk) return view(s);
-      if (n !== s.chunks)
-        throw conflict(
+      const outOfOrder = () =>
+        conflict(
           `chunk ${n} is out of order: import session ${id} expects chunk ${s.chunks} next (${s.bytes} bytes received)`,
         );
-      if (s.bytes + bytes.length > settings.maxBytes)
-        throw badRequest(
-          `import session ${id} would exceed ${settings.maxBytes} bytes, the largest file a session takes`,
-        );
-      appendFileSync(s.file, bytes);
+      if (n !== s.chunks && n !== s.chunks - 1) throw outOfOrder();
+      if (s.receiving)
+        throw conflict(`import session ${id} is still receiving a chunk; send the next once it is answered`);
+      s.receiving = true;
+      // A resent last chunk is only hashed, to tell it from a different one; a new one is written too.
+      const fd = n === s.chunks ? openSync(s.file, 'a') : null;
+      const hash = createHash('sha256');
+      let size = 0;
+      try {
+        for await (const piece of pieces) {
+          size += piece.length;
+          if (s.bytes + size > settings.maxBytes)
+            throw badRequest(
+              `import session ${id} would exceed ${settings.maxBytes} bytes, the largest file a session takes`,
+            );
+          hash.update(piece);
+          if (fd !== null) writeFully(fd, piece);
+        }
+        // Cancelled or expired while the chunk came in: its file is gone, and nothing is acknowledged.
+        open(s, 'chunks');
+        if (!sessions.has(id)) throw notFound(`import session ${id} expired while chunk ${n} was being received`);
+      } catch (e) {
+        if (fd !== null) ftruncateSync(fd, s.bytes);
+        throw e;
+      } finally {
+        if (fd !== null) closeSync(fd);
+        s.receiving = false;
+        s.lastActivity = now();
+      }
+      const digest = hash.digest('hex');
+      if (fd === null) {
+        if (digest === s.lastChunk) return view(s);
+        throw outOfOrder();
+      }
       s.chunks++;
-      s.bytes += bytes.length;
+      s.bytes += size;
       s.lastChunk = digest;
       return view(s);
     },
@@ -134,6 +174,7 @@ export function importSessionsService(
     async commit(competitionId: string, id: string, who: Principal): Promise<ImportCounts & { sessionId: string }> {
       const s = find(competitionId, id);
       open(s, 'commit');
+      if (s.receiving) throw conflict(`import session ${id} is still receiving a chunk; commit once it is answered`);
       if (s.bytes === 0) throw badRequest(`import session ${id} has received no bytes; send chunks first`);
       s.state = 'committing';
       try {
@@ -165,4 +206,9 @@ export function importSessionsService(
       for (const s of sessions.values()) if (s.state === 'open') drop(s);
     },
   };
+}
+
+/** Writes all of `bytes` (a write may take fewer than it is given). */
+function writeFully(fd: number, bytes: Uint8Array): void {
+  for (let at = 0; at < bytes.length;) at += writeSync(fd, bytes, at);
 }

@@ -1,6 +1,7 @@
 // Import sessions: chunks in order, commit all or nothing, cancel and expiry delete the upload,
 // and an import without complexity keeps the stored values.
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { Readable } from 'node:stream';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -159,7 +160,7 @@ it('a session idle past the limit expires and its upload is deleted', async () =
     () => clock,
   );
   const first = await service.open('c', 'jsonl', {});
-  service.append('c', first.sessionId, 0, JSONL.subarray(0, 10));
+  await service.append('c', first.sessionId, 0, [JSONL.subarray(0, 10)]);
   clock = 900;
   expect(service.get('c', first.sessionId).receivedBytes).toBe(10); // a request renews it
   clock = 1800; // 900 ms idle: alive, and the only slot is taken
@@ -168,7 +169,55 @@ it('a session idle past the limit expires and its upload is deleted', async () =
   const second = await service.open('c', 'jsonl', {});
   expect(() => service.get('c', first.sessionId)).toThrow(/expired/);
   expect(uploads()).toHaveLength(1);
-  expect(() => service.append('c', second.sessionId, 0, Buffer.alloc(2 << 20))).toThrow(/would exceed 1048576 bytes/);
+  await expect(
+    service.append('c', second.sessionId, 0, [Buffer.alloc(1 << 19), Buffer.alloc(1 << 20)]),
+  ).rejects.toThrow(/would exceed 1048576 bytes/);
+  // Its first piece had been written: the file is back to what it held before the chunk.
+  expect(statSync(join(scratch, uploads()[0]!, 'upload.jsonl')).size).toBe(0);
   service.close();
   expect(uploads()).toEqual([]);
+});
+
+it('a chunk that breaks off part way leaves the file as it was, and the same chunk can be sent again', async () => {
+  const service = importSessionsService(t.store, writeGate());
+  const { sessionId } = await service.open('c', 'jsonl', {});
+  await service.append('c', sessionId, 0, [JSONL.subarray(0, 100)]);
+  async function* brokenOff() {
+    yield JSONL.subarray(100, 200);
+    throw new Error('aborted');
+  }
+  await expect(service.append('c', sessionId, 1, brokenOff())).rejects.toThrow('aborted');
+  const file = join(scratch, uploads()[0]!, 'upload.jsonl');
+  expect(statSync(file).size).toBe(100);
+  expect(service.get('c', sessionId)).toMatchObject({ receivedChunks: 1, receivedBytes: 100 });
+  await service.append('c', sessionId, 1, [JSONL.subarray(100, 150), JSONL.subarray(150, 200)]);
+  expect(readFileSync(file).equals(JSONL.subarray(0, 200))).toBe(true);
+  // The last chunk resent as it was (in other pieces) is a no-op; a different one is out of order.
+  expect(await service.append('c', sessionId, 1, [JSONL.subarray(100, 200)])).toMatchObject({ receivedBytes: 200 });
+  await expect(service.append('c', sessionId, 1, [JSONL.subarray(100, 199)])).rejects.toThrow(/expects chunk 2/);
+  expect(statSync(file).size).toBe(200);
+  service.close();
+});
+
+it('a streamed chunk with no length that runs over 32 MiB is a 413, and the session keeps what it had', async () => {
+  const sid = await openSession();
+  expect((await chunk(sid, 0, JSONL.subarray(0, 1000))).status).toBe(200);
+  const piece = Buffer.alloc(1 << 20, 0x20);
+  // Chunked transfer: no Content-Length for the server to refuse the body by before reading it.
+  const res = await t.app.inject({
+    method: 'PUT',
+    url: `${base}/${sid}/chunks/1`,
+    headers: { ...admin, 'content-type': 'application/octet-stream', 'transfer-encoding': 'chunked' },
+    payload: Readable.from(
+      (function* () {
+        for (let i = 0; i < 33; i++) yield piece;
+      })(),
+    ),
+  });
+  expect(res.statusCode).toBe(413);
+  expect(res.headers['content-type']).toContain('application/problem+json');
+  expect(res.json().detail).toContain('the limit is 33554432 bytes');
+  const state = await t.call({ method: 'GET', url: `${base}/${sid}`, headers: admin });
+  expect(state.body).toMatchObject({ receivedChunks: 1, receivedBytes: 1000 });
+  expect(statSync(join(scratch, uploads()[0]!, 'upload.jsonl')).size).toBe(1000);
 });
