@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { keypairFromSeed, signRequest } from '../../src/client/sign.js';
 import { importSessionsService } from '../../src/services/importSessions.js';
 import { writeGate } from '../../src/services/writeGate.js';
 import { admin, seedCompetition, testApp, type TestApp } from '../support/app.js';
@@ -220,4 +221,32 @@ it('a streamed chunk with no length that runs over 32 MiB is a 413, and the sess
   const state = await t.call({ method: 'GET', url: `${base}/${sid}`, headers: admin });
   expect(state.body).toMatchObject({ receivedChunks: 1, receivedBytes: 1000 });
   expect(statSync(join(scratch, uploads()[0]!, 'upload.jsonl')).size).toBe(1000);
+});
+
+it("a validator's signed chunk is checked over its bytes and refused as not the admin's; a forged one is a 401", async () => {
+  const sid = await openSession();
+  const key = keypairFromSeed(new Uint8Array(32).fill(9));
+  const made = await t.call({
+    method: 'POST',
+    url: '/v1/validators',
+    headers: admin,
+    payload: { name: 'v', hotkey: key.address },
+  });
+  expect(made.status).toBe(201);
+  const bytes = JSONL.subarray(0, 500);
+  const put = (headers: Record<string, string | string[]>) =>
+    t.call({
+      method: 'PUT',
+      url: `${base}/${sid}/chunks/0`,
+      headers: { ...headers, 'content-type': 'application/octet-stream' },
+      payload: bytes,
+    });
+  // Signed over these exact bytes: the signer is known, and a validator may not import.
+  expect((await put(signRequest({ key, body: bytes }))).status).toBe(403);
+  // Signed over other bytes: the signature does not verify.
+  const forged = await put(signRequest({ key, body: JSONL.subarray(0, 499) }));
+  expect(forged.status).toBe(401);
+  expect(forged.body.type).toMatch(/signature-invalid$/);
+  const state = await t.call({ method: 'GET', url: `${base}/${sid}`, headers: admin });
+  expect(state.body).toMatchObject({ receivedChunks: 0, receivedBytes: 0 });
 });
