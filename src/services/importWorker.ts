@@ -81,8 +81,8 @@ async function commit(id: number): Promise<void> {
   const { path, target } = job;
   let db: Db | undefined;
   try {
-    // SQLite's default 2 MiB page cache: the commit appends, and a 16 MiB one (the main
-    // connection's) filled with the file's pages would be held by this thread until it stops.
+    // SQLite's default 2 MiB page cache: the commit appends, and a bigger one (the main
+    // connection's 8 MiB) filled with the file's pages would be held by this thread until it stops.
     db = openDatabase(target.database, { cacheMiB: 2 });
     const store = createSqliteStore(db);
     // Told once each: a commit writes a batch at a time, each telling the same 'tasks' event.
