@@ -56,6 +56,12 @@ export const importRoutes: FastifyPluginAsyncZod = async (app) => {
     async (request) => imports.get(request.params.competitionId, request.params.sessionId),
   );
 
+  // A chunk (up to 32 MiB) is not gathered into one buffer: the handler writes it to the session's
+  // file as it arrives, so a chunk costs the server a socket read's worth of memory, not its size
+  // twice over (the pieces, then their concatenation). This scope's parser hands the body on as
+  // the request stream; the other routes keep the shared parsers (src/plugins/contentTypes.ts).
+  await app.register(chunkRoute);
+
   app.post(
     `${base}/:sessionId/commit`,
     {
@@ -88,12 +94,6 @@ export const importRoutes: FastifyPluginAsyncZod = async (app) => {
     },
     async (request) => imports.cancel(request.params.competitionId, request.params.sessionId),
   );
-
-  // A chunk (up to 32 MiB) is not gathered into one buffer: the handler writes it to the session's
-  // file as it arrives, so a chunk costs the server a socket read's worth of memory, not its size
-  // twice over (the pieces, then their concatenation). This scope's parser hands the body on as
-  // the request stream; the other routes keep the shared parsers (src/plugins/contentTypes.ts).
-  await app.register(chunkRoute);
 };
 
 const chunkRoute: FastifyPluginAsyncZod = async (app) => {
