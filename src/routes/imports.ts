@@ -107,11 +107,11 @@ const chunkRoute: FastifyPluginAsyncZod = async (app) => {
     // Signed (a validator's, refused on this admin route once its signer is known): read whole, as
     // the signature covers the exact bytes.
     gather(body)
+      .then((bytes) => request.checkSignedBody!(bytes).then(() => [bytes]))
       .then(
-        (bytes) => request.checkSignedBody!(bytes).then(() => done(null, [bytes])),
+        (pieces) => done(null, pieces),
         (err: Error) => done(err, undefined),
-      )
-      .catch((err: Error) => done(err, undefined));
+      );
   });
 
   app.put(
