@@ -2,12 +2,13 @@
 import { buildApp } from './app.js';
 import { loadConfig } from './config.js';
 import { describeStorage, openStore } from './db/open.js';
-import { limitHeapGrowth } from './heap.js';
+import { limitHeapGrowth, stopPretenuring } from './heap.js';
 import { loadSigningKey } from './signingKey.js';
 
 async function main(): Promise<void> {
   const config = loadConfig();
   limitHeapGrowth(config.heapGrowthPercent);
+  stopPretenuring();
   const store = await openStore(config);
   const key = loadSigningKey(config.signingKeyPath);
   const app = await buildApp({

@@ -1,5 +1,6 @@
 // The heap growth setting (src/heap.ts) takes effect in the running process: the same allocation
 // pattern (a growing live set, much short-lived garbage) ends with a smaller heap when it is set.
+// So does stopping allocation-site pretenuring: short-lived objects stay young.
 // Guards against a Node or V8 upgrade that would ignore the flag set after start. The young
 // generation's limit, which V8 reads only at start, is checked where production passes it.
 // glibc's mmap threshold, also read only at start, likewise.
@@ -42,6 +43,57 @@ it('a growth percent holds the heap nearer its live data than V8 left to itself'
   const limited = await heapAfterChurn(25);
   console.log(`[heap] largest heap: ${own.toFixed(0)} MB left to V8, ${limited.toFixed(0)} MB at 25%`);
   expect(limited).toBeLessThan(own * 0.8);
+});
+
+/**
+ * How far (MB) the old generation grows while one function makes short-lived objects, after the
+ * same function's objects first all lived on (as a request's during ingest), with or without
+ * stopPretenuring applied first.
+ */
+async function oldGrowthAfterLongLivedPhase(stop: boolean): Promise<number> {
+  const script = `
+    const v8 = await import('node:v8');
+    const { stopPretenuring } = await import(${JSON.stringify(HEAP)});
+    if (${stop}) stopPretenuring();
+    const make = (i) => ({ id: i, name: 'n' + i, tags: [i, i + 1], nested: { a: i, b: 'x' } });
+    let kept = [];
+    for (let r = 0; r < 20; r++) {
+      const batch = [];
+      for (let i = 0; i < 100000; i++) batch.push(make(i));
+      kept.push(batch);
+      await new Promise((go) => setImmediate(go));
+    }
+    kept = null;
+    const old = () => v8.getHeapSpaceStatistics().find((s) => s.space_name === 'old_space').space_used_size;
+    const before = old();
+    let peak = 0;
+    for (let r = 0; r < 60; r++) {
+      let sum = 0;
+      for (let i = 0; i < 20000; i++) sum += make(i).id;
+      if (sum < 0) throw new Error('unreachable');
+      peak = Math.max(peak, old() - before);
+      if (r % 10 === 0) await new Promise((go) => setImmediate(go));
+    }
+    console.log(peak / 1e6);`;
+  const { stdout } = await promisify(execFile)(process.execPath, [
+    ...PRODUCTION_NODE_ARGS,
+    '--import',
+    'tsx',
+    '--input-type=module',
+    '-e',
+    script,
+  ]);
+  return Number(stdout.trim());
+}
+
+it('with pretenuring stopped, short-lived objects stay out of the old generation after their site made long-lived ones', async () => {
+  const own = await oldGrowthAfterLongLivedPhase(false);
+  const stopped = await oldGrowthAfterLongLivedPhase(true);
+  console.log(
+    `[heap] old generation growth from short-lived objects: ${own.toFixed(1)} MB pretenured, ${stopped.toFixed(1)} MB stopped`,
+  );
+  expect(stopped).toBeLessThan(20);
+  expect(own).toBeGreaterThan(stopped * 5);
 });
 
 /** The new space's size (MB) after much short-lived garbage, in a node started with `flags`. */
