@@ -13,6 +13,19 @@ import { PRODUCTION_ENV, PRODUCTION_NODE_ARGS } from '../../bench/launch.js';
 
 const HEAP = fileURLToPath(new URL('../../src/heap.ts', import.meta.url));
 
+/** Runs an ES module script (through tsx, so it can import src/) in a new node and returns the number it prints. */
+async function numberPrinted(script: string, flags: string[] = []): Promise<number> {
+  const { stdout } = await promisify(execFile)(process.execPath, [
+    ...flags,
+    '--import',
+    'tsx',
+    '--input-type=module',
+    '-e',
+    script,
+  ]);
+  return Number(stdout.trim());
+}
+
 /** The process's largest heap (MB) over the run, with the growth percent applied first. */
 async function heapAfterChurn(percent: number): Promise<number> {
   const script = `
@@ -28,14 +41,7 @@ async function heapAfterChurn(percent: number): Promise<number> {
       peak = Math.max(peak, process.memoryUsage().heapTotal);
     }
     console.log(peak / 1e6);`;
-  const { stdout } = await promisify(execFile)(process.execPath, [
-    '--import',
-    'tsx',
-    '--input-type=module',
-    '-e',
-    script,
-  ]);
-  return Number(stdout.trim());
+  return numberPrinted(script);
 }
 
 it('a growth percent holds the heap nearer its live data than V8 left to itself', async () => {
@@ -75,15 +81,7 @@ async function oldGrowthAfterLongLivedPhase(stop: boolean): Promise<number> {
       if (r % 10 === 0) await new Promise((go) => setImmediate(go));
     }
     console.log(peak / 1e6);`;
-  const { stdout } = await promisify(execFile)(process.execPath, [
-    ...PRODUCTION_NODE_ARGS,
-    '--import',
-    'tsx',
-    '--input-type=module',
-    '-e',
-    script,
-  ]);
-  return Number(stdout.trim());
+  return numberPrinted(script, PRODUCTION_NODE_ARGS);
 }
 
 it('with pretenuring stopped, short-lived objects stay out of the old generation after their site made long-lived ones', async () => {
