@@ -34,7 +34,7 @@ async function heapAfterChurn(percent: number): Promise<number> {
     const live = [];
     let peak = 0;
     for (let i = 0; i < 300000; i++) live.push({ a: 'x' + i, b: i * 1.5 });
-    for (let r = 0; r < 120; r++) {
+    for (let r = 0; r < 50; r++) {
       const garbage = [];
       for (let i = 0; i < 100000; i++) garbage.push({ a: 'y' + i, b: [i, i + 1] });
       if (r % 5 === 0) live.push(JSON.parse(JSON.stringify(garbage.slice(0, 40000))).length);
