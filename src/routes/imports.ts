@@ -1,4 +1,5 @@
 // Import sessions: upload a task file of any size in chunks, then commit it (all or nothing).
+import { buffer } from 'node:stream/consumers';
 import { errorCodes } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { CompetitionParams, LIMITS, problems } from '../schemas/common.js';
@@ -106,7 +107,7 @@ const chunkRoute: FastifyPluginAsyncZod = async (app) => {
     if (!request.checkSignedBody) return done(null, body);
     // Signed (a validator's, refused on this admin route once its signer is known): read whole, as
     // the signature covers the exact bytes.
-    gather(body)
+    buffer(body)
       .then((bytes) => request.checkSignedBody!(bytes).then(() => [bytes]))
       .then(
         (pieces) => done(null, pieces),
@@ -146,10 +147,4 @@ async function* limited(stream: AsyncIterable<Uint8Array>, limit: number): Async
     if (size > limit) throw tooLarge();
     yield piece;
   }
-}
-
-async function gather(pieces: AsyncIterable<Uint8Array>): Promise<Buffer> {
-  const all: Uint8Array[] = [];
-  for await (const piece of pieces) all.push(piece);
-  return Buffer.concat(all);
 }
