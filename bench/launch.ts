@@ -6,11 +6,6 @@ import { startServer } from '../test/support/serverProcess.js';
 
 export type ServerBuild = 'tsx' | 'dist';
 
-/** The flags the server runs with in production (the Dockerfile's NODE_OPTIONS, `npm start`): src/heap.ts. */
-export const PRODUCTION_NODE_ARGS = ['--max-semi-space-size=4'];
-/** The environment it runs with there (the Dockerfile's ENV, `npm start`): src/heap.ts. */
-export const PRODUCTION_ENV: Record<string, string> = { MALLOC_MMAP_THRESHOLD_: '131072' };
-
 export interface Launch {
   dbPath: string;
   adminToken: string;
@@ -34,9 +29,10 @@ export async function launch(o: Launch): Promise<BenchServer> {
     dbPath: o.dbPath,
     adminToken: o.adminToken,
     entry: o.build === 'dist' ? 'dist' : 'source',
-    env: { ...PRODUCTION_ENV, ...o.env },
-    // Production's flags first; BENCH_SERVER_NODE_ARGS (o.nodeArgs) after them, so they can override.
-    nodeArgs: [...PRODUCTION_NODE_ARGS, ...(o.nodeArgs ?? [])],
+    // With production's start settings (startServer's default); BENCH_SERVER_NODE_ARGS (o.nodeArgs)
+    // after its flags, so they can override.
+    env: o.env,
+    nodeArgs: o.nodeArgs,
     readyTimeoutMs: 60_000,
     readyPollMs: 5,
   });

@@ -37,7 +37,33 @@
 // 12.8 / 12.9 ms, throughput 0.99 / 1.07x the node:http floor against 0.88 / 0.91x, ingest the same;
 // a cold leaderboard (long-lived objects, where pretenuring helps) 53-71 ms against 45-51 ms.
 // V8 reads the flag at each allocation-site decision, so setting it as the process starts holds.
+//
+// The two start settings are checked as the server starts (`missingStartSettings`): started
+// without them (`node dist/server.js` by hand), it says so in its log instead of quietly holding
+// more memory.
 import { setFlagsFromString } from 'node:v8';
+
+/** Node's flags for the server, read only at start: the Dockerfile's NODE_OPTIONS, `npm start`, the bench's and the tests' servers. */
+export const START_NODE_ARGS = ['--max-semi-space-size=4'];
+/** The environment the server starts with there: read by glibc at start. */
+export const START_ENV: Readonly<Record<string, string>> = { MALLOC_MMAP_THRESHOLD_: '131072' };
+
+/**
+ * The start settings this process lacks, each as it would be given. A flag counts as given with
+ * any value, on the command line or in NODE_OPTIONS (an operator may choose another size), as does
+ * the variable.
+ */
+export function missingStartSettings(
+  execArgv: readonly string[] = process.execArgv,
+  env: NodeJS.ProcessEnv = process.env,
+): string[] {
+  // V8 takes --max_semi_space_size as --max-semi-space-size.
+  const flagName = (a: string) => a.split('=')[0]!.replace(/_/g, '-');
+  const given = new Set([...execArgv, ...(env.NODE_OPTIONS ?? '').split(/\s+/)].map(flagName));
+  const missing = START_NODE_ARGS.filter((flag) => !given.has(flagName(flag)));
+  for (const [name, value] of Object.entries(START_ENV)) if (env[name] === undefined) missing.push(`${name}=${value}`);
+  return missing;
+}
 
 /** SCORING_HEAP_GROWTH_PERCENT's default: a full collection once the heap is 1.5x the live data. */
 export const DEFAULT_HEAP_GROWTH_PERCENT = 50;

@@ -2,7 +2,7 @@
 import { buildApp } from './app.js';
 import { loadConfig } from './config.js';
 import { describeStorage, openStore } from './db/open.js';
-import { limitHeapGrowth, stopPretenuring } from './heap.js';
+import { limitHeapGrowth, missingStartSettings, stopPretenuring } from './heap.js';
 import { loadSigningKey } from './signingKey.js';
 
 async function main(): Promise<void> {
@@ -19,6 +19,13 @@ async function main(): Promise<void> {
     signer: key.signer,
     logger: { level: config.logLevel },
   });
+  const missing = missingStartSettings();
+  if (missing.length > 0)
+    app.log.warn(
+      { missing },
+      'started without the start settings of the Docker image and npm start (src/heap.ts): the process ' +
+        'will hold more memory; give them to node (README, "Configuration")',
+    );
   if (config.adminTokenFile) {
     // The path only: the token itself never reaches the log.
     const what = config.adminTokenGenerated ? 'generated the admin token into' : 'read the admin token from';

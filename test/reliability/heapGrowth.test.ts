@@ -3,13 +3,17 @@
 // So does stopping allocation-site pretenuring: short-lived objects stay young.
 // Guards against a Node or V8 upgrade that would ignore the flag set after start. The young
 // generation's limit, which V8 reads only at start, is checked where production passes it.
-// glibc's mmap threshold, also read only at start, likewise.
+// glibc's mmap threshold, also read only at start, likewise; and a server started without either
+// says so in its log.
 import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import { expect, it } from 'vitest';
-import { PRODUCTION_ENV, PRODUCTION_NODE_ARGS } from '../../bench/launch.js';
+import { START_ENV, START_NODE_ARGS } from '../../src/heap.js';
+import { startServer, stopAllServers } from '../support/serverProcess.js';
+import { tempDir } from '../support/tempDir.js';
 
 const HEAP = fileURLToPath(new URL('../../src/heap.ts', import.meta.url));
 
@@ -81,7 +85,7 @@ async function oldGrowthAfterLongLivedPhase(stop: boolean): Promise<number> {
       if (r % 10 === 0) await new Promise((go) => setImmediate(go));
     }
     console.log(peak / 1e6);`;
-  return numberPrinted(script, PRODUCTION_NODE_ARGS);
+  return numberPrinted(script, START_NODE_ARGS);
 }
 
 it('with pretenuring stopped, short-lived objects stay out of the old generation after their site made long-lived ones', async () => {
@@ -111,13 +115,13 @@ it("production's start commands pass the young generation's limit, and node hono
   const start = (JSON.parse(readFileSync(new URL('package.json', root), 'utf8')) as { scripts: { start: string } })
     .scripts.start;
   const nodeOptions = /NODE_OPTIONS=(\S+)/.exec(dockerfile)?.[1] ?? '';
-  for (const flag of PRODUCTION_NODE_ARGS) {
+  for (const flag of START_NODE_ARGS) {
     expect(nodeOptions.split(' '), 'Dockerfile NODE_OPTIONS').toContain(flag);
     expect(start.split(' '), 'npm start').toContain(flag);
   }
   const own = await newSpaceAfterChurn([]);
-  const held = await newSpaceAfterChurn(PRODUCTION_NODE_ARGS);
-  console.log(`[heap] new space after churn: ${own} MB left to V8, ${held} MB with ${PRODUCTION_NODE_ARGS.join(' ')}`);
+  const held = await newSpaceAfterChurn(START_NODE_ARGS);
+  console.log(`[heap] new space after churn: ${own} MB left to V8, ${held} MB with ${START_NODE_ARGS.join(' ')}`);
   expect(held).toBeLessThanOrEqual(8);
   expect(held).toBeLessThan(own);
 });
@@ -152,12 +156,12 @@ it.runIf(glibc)(
     const dockerfile = readFileSync(new URL('Dockerfile', root), 'utf8');
     const start = (JSON.parse(readFileSync(new URL('package.json', root), 'utf8')) as { scripts: { start: string } })
       .scripts.start;
-    for (const [name, value] of Object.entries(PRODUCTION_ENV)) {
+    for (const [name, value] of Object.entries(START_ENV)) {
       expect(dockerfile, 'Dockerfile ENV').toMatch(new RegExp(`^\\s+${name}=${value}\\b`, 'm'));
       expect(start.split(' '), 'npm start').toContain(`${name}=${value}`);
     }
     const own = await keptAfterBigBuffers({});
-    const fixed = await keptAfterBigBuffers(PRODUCTION_ENV);
+    const fixed = await keptAfterBigBuffers(START_ENV);
     console.log(
       `[heap] kept after four 8 MiB buffers: ${own.toFixed(1)} MB by default, ${fixed.toFixed(1)} MB with the fixed threshold`,
     );
@@ -165,3 +169,26 @@ it.runIf(glibc)(
     expect(fixed).toBeLessThan(2);
   },
 );
+
+it('a server started without the start settings says which it lacks; one started with them says nothing', async () => {
+  const tmp = tempDir('start-settings');
+  try {
+    const bare = await startServer({ dbPath: join(tmp.dir, 'bare.db'), startSettings: false });
+    await bare.stop();
+    const warning = bare
+      .output()
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => JSON.parse(line) as { level: number; msg: string; missing?: string[] })
+      .find((entry) => entry.missing);
+    expect(warning?.level, bare.output()).toBe(40); // pino's warn
+    expect(warning?.missing).toEqual([...START_NODE_ARGS, ...Object.entries(START_ENV).map(([k, v]) => `${k}=${v}`)]);
+
+    const given = await startServer({ dbPath: join(tmp.dir, 'given.db') });
+    await given.stop();
+    expect(given.output()).not.toContain('start settings');
+  } finally {
+    await stopAllServers();
+    tmp.remove();
+  }
+});

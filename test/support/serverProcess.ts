@@ -6,6 +6,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { START_ENV, START_NODE_ARGS } from '../../src/heap.js';
 import { freePort } from './freePort.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -24,8 +25,13 @@ export interface ServerOptions {
   logLevel?: string;
   /** Added to (and overriding) the environment. */
   env?: Record<string, string>;
-  /** Node options before the entry, such as `--cpu-prof`. */
+  /** Node options before the entry, such as `--cpu-prof` (after the start settings' flags, so they may override them). */
   nodeArgs?: string[];
+  /**
+   * Whether the process gets production's start settings (src/heap.ts: the Docker image's and
+   * `npm start`'s Node flags and environment); true unless false, so suites test what runs there.
+   */
+  startSettings?: boolean;
   /**
    * `source`: src/server.ts under tsx. `dist`: the compiled dist/server.js as the Docker image runs
    * it (`npm run build` first); the benchmark measures this one. Default: DEFAULT_ENTRY.
@@ -76,14 +82,20 @@ export async function startServer(opts: ServerOptions): Promise<ServerProcess> {
       : {};
   if (entry === 'dist' && !existsSync(join(ROOT, 'dist/server.js')))
     throw new Error('no dist/server.js: run `npm run build` first');
+  const settings = opts.startSettings ?? true;
   const spawned = performance.now();
   const child = spawn(
     process.execPath,
-    [...(opts.nodeArgs ?? []), ...(entry === 'dist' ? ['dist/server.js'] : ['--import', 'tsx', 'src/server.ts'])],
+    [
+      ...(settings ? START_NODE_ARGS : []),
+      ...(opts.nodeArgs ?? []),
+      ...(entry === 'dist' ? ['dist/server.js'] : ['--import', 'tsx', 'src/server.ts']),
+    ],
     {
       cwd: ROOT,
       env: {
-        ...process.env,
+        ...without(process.env, settings ? [] : Object.keys(START_ENV)),
+        ...(settings ? START_ENV : {}),
         PORT: String(port),
         HOST: '127.0.0.1',
         DATABASE_PATH: opts.dbPath,
@@ -128,6 +140,12 @@ export async function startServer(opts: ServerOptions): Promise<ServerProcess> {
   await waitReady(server, () => exit, opts.readyTimeoutMs ?? 30_000, opts.readyPollMs ?? 50);
   server.readyMs = performance.now() - spawned;
   return server;
+}
+
+function without(env: NodeJS.ProcessEnv, names: string[]): NodeJS.ProcessEnv {
+  const out = { ...env };
+  for (const name of names) delete out[name];
+  return out;
 }
 
 async function waitReady(
