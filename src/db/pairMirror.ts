@@ -35,11 +35,42 @@ export class PairMirror {
 
   /** Sets a pair from its row: in place when known, last when new. */
   put(row: unknown[]): void {
+    const entry = this.entry(row);
+    this.byPair.set(this.key(entry.taskId, entry.hotkey), entry);
+    this.list = null;
+  }
+
+  /**
+   * The entries as they would be after `put` of each pair read again (its row) and `remove` of each
+   * gone (no row), in the same order, leaving this mirror as it is: what a transaction that may
+   * still roll back sees.
+   */
+  withChanges(changes: Iterable<{ taskId: string; hotkey: string; row: unknown[] | undefined }>): MinerTaskSummary[] {
+    const replaced = new Map<number, MinerTaskSummary | null>();
+    const added = new Map<number, MinerTaskSummary>();
+    for (const { taskId, hotkey, row } of changes) {
+      const key = this.key(taskId, hotkey);
+      const entry = row ? this.entry(row) : null;
+      if (this.byPair.has(key)) replaced.set(key, entry);
+      else if (entry) added.set(key, entry);
+      else added.delete(key);
+    }
+    if (replaced.size === 0 && added.size === 0) return this.entries();
+    const out: MinerTaskSummary[] = [];
+    for (const [key, entry] of this.byPair) {
+      const now = replaced.get(key);
+      if (now === undefined) out.push(entry);
+      else if (now) out.push(now);
+    }
+    for (const entry of added.values()) out.push(entry);
+    return out;
+  }
+
+  private entry(row: unknown[]): MinerTaskSummary {
     const entry = minerTaskEntry(row, this.weights);
     entry.taskId = this.name(entry.taskId);
     entry.hotkey = this.name(entry.hotkey);
-    this.byPair.set(this.key(entry.taskId, entry.hotkey), entry);
-    this.list = null;
+    return entry;
   }
 
   remove(taskId: string, hotkey: string): void {

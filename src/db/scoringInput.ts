@@ -45,22 +45,36 @@ export function scoringInputRepo(db: Db) {
   const sameWeights = (a: TokenWeights, b: TokenWeights) =>
     a.input === b.input && a.cachedInput === b.cachedInput && a.output === b.output;
 
-  function minerTasks(competitionId: string, w: TokenWeights): MinerTaskSummary[] {
-    // Inside a write transaction the rows may not be committed yet: read them, keep nothing (a
-    // mirror of its own all the same, so a snapshot's read of 330k pairs at 4x shares its names).
-    if (c.inTransaction)
-      return new PairMirror(w, minerTaskRows.iterate(competitionId) as IterableIterator<unknown[]>).entries();
+  /** The changed pairs read again, as this connection sees them now. */
+  function* reread(competitionId: string, changed: Set<string>) {
+    for (const key of changed) {
+      const [taskId, hotkey] = key.split('\u0000') as [string, string];
+      yield { taskId, hotkey, row: minerTaskRow.get(competitionId, taskId, hotkey) as unknown[] | undefined };
+    }
+  }
 
+  function minerTasks(competitionId: string, w: TokenWeights): MinerTaskSummary[] {
     const mirror = mirrors.get(competitionId);
-    if (mirror?.changed && sameWeights(mirror.pairs.weights, w)) {
-      for (const key of mirror.changed) {
-        const [taskId, hotkey] = key.split('\u0000') as [string, string];
-        const row = minerTaskRow.get(competitionId, taskId, hotkey) as unknown[] | undefined;
-        if (row) mirror.pairs.put(row);
-        else mirror.pairs.remove(taskId, hotkey);
+    const current = mirror?.changed && sameWeights(mirror.pairs.weights, w) ? mirror : null;
+    const changed = current?.changed;
+
+    // Inside a write transaction the changed rows may not be committed yet (the events of its own
+    // writes are in the changed set already): read them, and leave the mirror as it is, since the
+    // transaction may roll back. Without a mirror, read every row and keep nothing. A snapshot
+    // reads its scores so: at 4x the reference competition the whole read held the event loop
+    // for most of a 2.7 s stall of every other request (bench/, issue 13).
+    if (c.inTransaction)
+      return current && changed
+        ? current.pairs.withChanges(reread(competitionId, changed))
+        : new PairMirror(w, minerTaskRows.iterate(competitionId) as IterableIterator<unknown[]>).entries();
+
+    if (current && changed) {
+      for (const { taskId, hotkey, row } of reread(competitionId, changed)) {
+        if (row) current.pairs.put(row);
+        else current.pairs.remove(taskId, hotkey);
       }
-      mirror.changed.clear();
-      return mirror.pairs.entries();
+      changed.clear();
+      return current.pairs.entries();
     }
     // Read every row, and listen for changes from here on (synchronous: no write in between).
     const pairs = new PairMirror({ ...w }, minerTaskRows.iterate(competitionId) as IterableIterator<unknown[]>);

@@ -47,3 +47,28 @@ it('keeps a task id and a hotkey that read alike apart', () => {
   m.remove('x', 'y');
   expect(pairs(m)).toEqual(['y/x:2']);
 });
+
+it('shows changes without making them: the list put and remove would give, the mirror as it was', () => {
+  const m = new PairMirror(W, [row('T1', 'a', 1), row('T1', 'b', 2), row('T2', 'a', 3)]);
+  const before = m.entries();
+  const changes = [
+    { taskId: 'T1', hotkey: 'a', row: row('T1', 'a', 5) },
+    { taskId: 'T3', hotkey: 'b', row: row('T3', 'b', 1) },
+    { taskId: 'T1', hotkey: 'b', row: undefined },
+    { taskId: 'T9', hotkey: 'zz', row: undefined },
+  ];
+  const shown = m.withChanges(changes);
+  // The same as making them on a copy.
+  const copy = new PairMirror(W, [row('T1', 'a', 1), row('T1', 'b', 2), row('T2', 'a', 3)]);
+  for (const c of changes) {
+    if (c.row) copy.put(c.row);
+    else copy.remove(c.taskId, c.hotkey);
+  }
+  expect(shown).toEqual(copy.entries());
+  expect(shown.map((e) => `${e.taskId}/${e.hotkey}:${e.runs}`)).toEqual(['T1/a:5', 'T2/a:3', 'T3/b:1']);
+  // The mirror itself is untouched.
+  expect(m.entries()).toBe(before);
+  expect(pairs(m)).toEqual(['T1/a:1', 'T1/b:2', 'T2/a:3']);
+  // No change: the mirror's own list.
+  expect(m.withChanges([])).toBe(before);
+});

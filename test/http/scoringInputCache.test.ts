@@ -80,3 +80,62 @@ it('equals a fresh read after every write', async () => {
     expect(kept.miners).toEqual(fresh.miners);
   }
 });
+
+it('inside a transaction, shows its own writes and keeps none of them once it rolls back', async () => {
+  const runs = ['alice', 'bob'].flatMap((hotkey, h) =>
+    ['T1', 'T2'].map((taskId, i) => ({
+      runId: `r${h}${i}`,
+      taskId,
+      kind: 'miner',
+      minerHotkey: hotkey,
+      resolved: true,
+      tokens: { input: 10, cachedInput: 0, output: 1 },
+    })),
+  );
+  const W = { input: 1, cachedInput: 0.1, output: 3 };
+  expect(
+    (await t.call({ method: 'POST', url: '/v1/competitions/comp/runs', headers: v, payload: { runs } })).status,
+  ).toBe(200);
+  // A score read builds the in-memory copy; a later write leaves a pair to read again.
+  expect((await t.call({ method: 'GET', url: '/v1/competitions/comp/leaderboard' })).status).toBe(200);
+  const more = { ...runs[0]!, runId: 'r-late', resolved: false };
+  expect(
+    (await t.call({ method: 'POST', url: '/v1/competitions/comp/runs', headers: v, payload: { runs: [more] } })).status,
+  ).toBe(200);
+
+  const counts = (xs: { taskId: string; hotkey: string; runs: number; resolved: number }[]) =>
+    sorted(xs).map((e) => `${e.taskId}/${e.hotkey}:${e.runs}/${e.resolved}`);
+  const committed = async () => {
+    const reader = await t.freshStore();
+    try {
+      return counts((await reader.scoringInput.load('comp', W)).minerTasks);
+    } finally {
+      await reader.close();
+    }
+  };
+  const before = await committed();
+  expect(before).toEqual(['T1/alice:2/1', 'T1/bob:1/1', 'T2/alice:1/1', 'T2/bob:1/1']);
+
+  const rolledBack = new Error('roll back');
+  await expect(
+    t.store.transaction(async (tx) => {
+      // Before any write of its own: what is committed.
+      expect(counts((await tx.scoringInput.load('comp', W)).minerTasks)).toEqual(before);
+      // Its own deletions: one pair loses a run, another is gone.
+      for (const id of ['r00', 'r11']) {
+        const run = await tx.runs.get('comp', id);
+        await tx.runs.delete(run!, W);
+      }
+      expect(counts((await tx.scoringInput.load('comp', W)).minerTasks)).toEqual([
+        'T1/alice:1/0',
+        'T1/bob:1/1',
+        'T2/alice:1/1',
+      ]);
+      throw rolledBack;
+    }),
+  ).rejects.toBe(rolledBack);
+
+  // Rolled back: the copy kept in memory shows the committed pairs, as a fresh reader does.
+  expect(counts((await t.store.scoringInput.load('comp', W)).minerTasks)).toEqual(before);
+  expect(await committed()).toEqual(before);
+});
