@@ -61,45 +61,26 @@ export function snapshotsRepo(db: Db) {
   const insert = c.prepare(`INSERT INTO snapshots (competition_id, seq, taken_at, run_seq, document, input_head, hash)
     VALUES (@competitionId, @seq, @takenAt, @runSeq, @document, @inputHead, @hash)`);
   const runSeq = c.prepare(`SELECT coalesce((SELECT seq FROM sqlite_sequence WHERE name = 'runs'), 0)`).pluck();
-  // In run id order through the (competition, run id) index, a page at a time: no sort, and no
-  // statement left open between pages (the connection is shared with writes, which an open
-  // iterator would block).
-  const liveRuns = c
+  // The runs as they stood at @upTo, in run id order, a page at a time: the live runs stored up to it
+  // (through the (competition, run id) index: no sort), and the runs deleted since (few: read whole
+  // and sorted). Each page reads both sides over the same run id range, so a run deleted between two
+  // pages is found on the deleted side of the page whose range holds it: the input is the same
+  // whatever is written while it is read. No statement stays open between pages (the connection is
+  // shared with writes, which an open iterator would block).
+  const kept = `(validator_id IS NULL OR validator_id NOT IN (SELECT value FROM json_each(@excluded)))`;
+  const runsPage = c
     .prepare(
-      `SELECT ${RUN_COLUMNS} FROM runs INDEXED BY runs_competition_run
-    WHERE competition_id = @id AND run_id > @after AND seq <= @upTo
-      AND (validator_id IS NULL OR validator_id NOT IN (SELECT value FROM json_each(@excluded)))
+      `SELECT * FROM (SELECT ${RUN_COLUMNS} FROM runs INDEXED BY runs_competition_run
+      WHERE competition_id = @id AND run_id > @after AND seq <= @upTo AND ${kept} ORDER BY run_id LIMIT @limit)
+    UNION ALL
+    SELECT * FROM (SELECT ${RUN_COLUMNS} FROM deleted_runs
+      WHERE competition_id = @id AND run_id > @after AND seq <= @upTo AND deleted_seq > @upTo AND ${kept}
+      ORDER BY run_id LIMIT @limit)
     ORDER BY run_id LIMIT @limit`,
     )
     .raw();
-  const deletedRuns = c
-    .prepare(
-      `SELECT ${RUN_COLUMNS} FROM deleted_runs
-    WHERE competition_id = @id AND seq <= @upTo AND deleted_seq > @upTo
-      AND (validator_id IS NULL OR validator_id NOT IN (SELECT value FROM json_each(@excluded)))
-    ORDER BY run_id`,
-    )
-    .raw();
-
-  const countLive = c
-    .prepare(
-      `SELECT count(*) FROM runs INDEXED BY runs_competition_run
-    WHERE competition_id = @id AND seq <= @upTo AND (validator_id IS NULL OR validator_id NOT IN (SELECT value FROM json_each(@excluded)))`,
-    )
-    .pluck();
-  const countDeleted = c
-    .prepare(
-      `SELECT count(*) FROM deleted_runs WHERE competition_id = @id AND seq <= @upTo AND deleted_seq > @upTo
-      AND (validator_id IS NULL OR validator_id NOT IN (SELECT value FROM json_each(@excluded)))`,
-    )
-    .pluck();
 
   return {
-    /** How many runs `inputRuns` gives for the same arguments. */
-    inputRunCount(competitionId: string, upTo: number, excludedValidators: readonly string[]): number {
-      const params = { id: competitionId, upTo, excluded: JSON.stringify(excludedValidators) };
-      return (countLive.get(params) as number) + (countDeleted.get(params) as number);
-    },
     latest: (competitionId: string) => (latest.get(competitionId) as SnapshotRow | undefined) ?? null,
     get: (competitionId: string, seq: number) => (one.get(competitionId, seq) as SnapshotRow | undefined) ?? null,
     list: (competitionId: string, after: number, limit: number) =>
@@ -109,23 +90,16 @@ export function snapshotsRepo(db: Db) {
     runSeq: () => runSeq.get() as number,
     /**
      * The runs of a competition as they stood at run sequence `upTo`, in run id order, leaving out
-     * the runs of the given validators. Deleted runs are few: they are read whole and merged in.
+     * the runs of the given validators.
      */
     *inputRuns(competitionId: string, upTo: number, excludedValidators: readonly string[]): Generator<InputRunRow> {
-      const params = { id: competitionId, upTo, excluded: JSON.stringify(excludedValidators) };
-      const deleted = (deletedRuns.all(params) as RawRun[]).map(toInputRun);
-      let d = 0;
-      let after = '';
-      for (;;) {
-        const page = liveRuns.all({ ...params, after, limit: PAGE }) as RawRun[];
-        for (const raw of page) {
-          while (d < deleted.length && deleted[d]!.runId < raw[0]) yield deleted[d++]!;
-          yield toInputRun(raw);
-        }
-        if (page.length < PAGE) break;
+      const params = { id: competitionId, upTo, excluded: JSON.stringify(excludedValidators), limit: PAGE };
+      for (let after = ''; ;) {
+        const page = runsPage.all({ ...params, after }) as RawRun[];
+        for (const raw of page) yield toInputRun(raw);
+        if (page.length < PAGE) return;
         after = page[page.length - 1]![0];
       }
-      while (d < deleted.length) yield deleted[d++]!;
     },
   };
 }

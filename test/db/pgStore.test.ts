@@ -143,7 +143,6 @@ async function compareAll(p: Pair, competitionIds: string[], rng?: Rng): Promise
 
     for (const at of [0, mid, upTo]) {
       for (const excluded of [[], ['val-a', 'val-x']]) {
-        await both(p, 'snapshots.inputRunCount', c, at, excluded);
         await both(p, 'snapshots.inputRuns', c, at, excluded);
       }
     }
@@ -518,7 +517,6 @@ describe.runIf(server.available)('PostgreSQL store: the same answers as SQLite',
     for (const at of [mid, p.sq.snapshots.runSeq()]) {
       await both(p, 'snapshots.inputRuns', c, at, []);
       await both(p, 'snapshots.inputRuns', c, at, ['val-a']);
-      await both(p, 'snapshots.inputRunCount', c, at, []);
     }
   });
 

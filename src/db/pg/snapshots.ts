@@ -23,16 +23,6 @@ export async function readRunSeq(ctx: PgContext): Promise<number> {
 
 export function pgSnapshotsRepo(ctx: PgContext) {
   return {
-    /** How many runs `inputRuns` gives for the same arguments. */
-    async inputRunCount(competitionId: string, upTo: number, excludedValidators: readonly string[]): Promise<number> {
-      const [[n]] = (await ctx.query<[number]>(
-        `SELECT (SELECT count(*) FROM runs WHERE competition_id = $1 AND seq <= $2 AND ${KEPT})
-          + (SELECT count(*) FROM deleted_runs WHERE competition_id = $1 AND seq <= $2 AND deleted_seq > $2 AND ${KEPT})`,
-        [competitionId, upTo, excludedValidators],
-        { array: true },
-      )) as [[number]];
-      return n;
-    },
     async latest(competitionId: string): Promise<SnapshotRow | null> {
       const [row] = await ctx.query<SnapshotRow>(
         `SELECT ${COLUMNS} FROM snapshots WHERE competition_id = $1 ORDER BY seq DESC LIMIT 1`,
@@ -69,38 +59,30 @@ export function pgSnapshotsRepo(ctx: PgContext) {
      * SQLite's BINARY), leaving out the runs of the given validators. A page at a time, each its
      * own statement, as on SQLite; deleted runs are few: read whole and merged in.
      */
+    // As on SQLite (src/db/snapshots.ts): each page reads the live and the deleted runs over the same
+    // run id range, so a run deleted between two pages is still read, on the deleted side.
     async *inputRuns(
       competitionId: string,
       upTo: number,
       excludedValidators: readonly string[],
     ): AsyncGenerator<InputRunRow> {
-      const deleted = (
-        await ctx.query<RawRun>(
-          `SELECT ${RUN_COLUMNS} FROM deleted_runs
-          WHERE competition_id = $1 AND seq <= $2 AND deleted_seq > $2 AND ${KEPT}
-          ORDER BY run_id COLLATE "C"`,
-          [competitionId, upTo, excludedValidators],
-          { array: true },
-        )
-      ).map(toInputRun);
-      let d = 0;
-      let after = '';
-      for (;;) {
+      for (let after = ''; ;) {
         const page = await ctx.query<RawRun>(
-          `SELECT ${RUN_COLUMNS} FROM runs
-          WHERE competition_id = $1 AND run_id COLLATE "C" > $4 AND seq <= $2 AND ${KEPT}
+          `SELECT * FROM ((SELECT ${RUN_COLUMNS} FROM runs
+            WHERE competition_id = $1 AND run_id COLLATE "C" > $4 AND seq <= $2 AND ${KEPT}
+            ORDER BY run_id COLLATE "C" LIMIT $5)
+          UNION ALL
+          (SELECT ${RUN_COLUMNS} FROM deleted_runs
+            WHERE competition_id = $1 AND run_id COLLATE "C" > $4 AND seq <= $2 AND deleted_seq > $2 AND ${KEPT}
+            ORDER BY run_id COLLATE "C" LIMIT $5)) page
           ORDER BY run_id COLLATE "C" LIMIT $5`,
           [competitionId, upTo, excludedValidators, after, PAGE],
           { array: true },
         );
-        for (const raw of page) {
-          while (d < deleted.length && deleted[d]!.runId < raw[0]) yield deleted[d++]!;
-          yield toInputRun(raw);
-        }
-        if (page.length < PAGE) break;
+        for (const raw of page) yield toInputRun(raw);
+        if (page.length < PAGE) return;
         after = page[page.length - 1]![0];
       }
-      while (d < deleted.length) yield deleted[d++]!;
     },
   };
 }
