@@ -62,23 +62,32 @@ export function snapshotsRepo(db: Db) {
     VALUES (@competitionId, @seq, @takenAt, @runSeq, @document, @inputHead, @hash)`);
   const runSeq = c.prepare(`SELECT coalesce((SELECT seq FROM sqlite_sequence WHERE name = 'runs'), 0)`).pluck();
   // The runs as they stood at @upTo, in run id order, a page at a time: the live runs stored up to it
-  // (through the (competition, run id) index: no sort), and the runs deleted since (few: read whole
-  // and sorted). Each page reads both sides over the same run id range, so a run deleted between two
-  // pages is found on the deleted side of the page whose range holds it: the input is the same
-  // whatever is written while it is read. No statement stays open between pages (the connection is
-  // shared with writes, which an open iterator would block).
+  // and the runs deleted since, each side through its (competition, run id) index. A page reads both
+  // sides over the same run id range in one read transaction, so a run deleted between two pages is
+  // found on the deleted side of the page whose range holds it: the input is the same whatever is
+  // written while it is read. The two sides are merged here: one statement over both (UNION ALL)
+  // sorted every page in a temporary b-tree and took twice as long at 4x. No statement stays open
+  // between pages (the connection is shared with writes, which an open iterator would block).
   const kept = `(validator_id IS NULL OR validator_id NOT IN (SELECT value FROM json_each(@excluded)))`;
-  const runsPage = c
+  const livePage = c
     .prepare(
-      `SELECT * FROM (SELECT ${RUN_COLUMNS} FROM runs INDEXED BY runs_competition_run
-      WHERE competition_id = @id AND run_id > @after AND seq <= @upTo AND ${kept} ORDER BY run_id LIMIT @limit)
-    UNION ALL
-    SELECT * FROM (SELECT ${RUN_COLUMNS} FROM deleted_runs
-      WHERE competition_id = @id AND run_id > @after AND seq <= @upTo AND deleted_seq > @upTo AND ${kept}
-      ORDER BY run_id LIMIT @limit)
-    ORDER BY run_id LIMIT @limit`,
+      `SELECT ${RUN_COLUMNS} FROM runs INDEXED BY runs_competition_run
+    WHERE competition_id = @id AND run_id > @after AND seq <= @upTo AND ${kept} ORDER BY run_id LIMIT @limit`,
     )
     .raw();
+  const deletedPage = c
+    .prepare(
+      `SELECT ${RUN_COLUMNS} FROM deleted_runs INDEXED BY deleted_runs_run
+    WHERE competition_id = @id AND run_id > @after AND (@until IS NULL OR run_id <= @until)
+      AND seq <= @upTo AND deleted_seq > @upTo AND ${kept} ORDER BY run_id`,
+    )
+    .raw();
+  /** The runs with run id in (after, until], `until` the live page's last (null: no more live runs). */
+  const readPage = c.transaction((params: { id: string; upTo: number; excluded: string; after: string }) => {
+    const live = livePage.all({ ...params, limit: PAGE }) as RawRun[];
+    const until = live.length < PAGE ? null : live[live.length - 1]![0];
+    return { live, deleted: deletedPage.all({ ...params, until }) as RawRun[], until };
+  });
 
   return {
     latest: (competitionId: string) => (latest.get(competitionId) as SnapshotRow | undefined) ?? null,
@@ -93,12 +102,17 @@ export function snapshotsRepo(db: Db) {
      * the runs of the given validators.
      */
     *inputRuns(competitionId: string, upTo: number, excludedValidators: readonly string[]): Generator<InputRunRow> {
-      const params = { id: competitionId, upTo, excluded: JSON.stringify(excludedValidators), limit: PAGE };
+      const params = { id: competitionId, upTo, excluded: JSON.stringify(excludedValidators) };
       for (let after = ''; ;) {
-        const page = runsPage.all({ ...params, after }) as RawRun[];
-        for (const raw of page) yield toInputRun(raw);
-        if (page.length < PAGE) return;
-        after = page[page.length - 1]![0];
+        const { live, deleted, until } = readPage({ ...params, after });
+        let d = 0;
+        for (const raw of live) {
+          while (d < deleted.length && deleted[d]![0] < raw[0]) yield toInputRun(deleted[d++]!);
+          yield toInputRun(raw);
+        }
+        while (d < deleted.length) yield toInputRun(deleted[d++]!);
+        if (until === null) return;
+        after = until;
       }
     },
   };

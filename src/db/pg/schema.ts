@@ -205,6 +205,8 @@ export const deletedRuns = pgTable(
   (t) => [
     primaryKey({ columns: [t.competitionId, t.deletedSeq] }),
     index('deleted_runs_seq').on(t.competitionId, t.seq),
+    // A snapshot input's pages read the deleted runs by run id range, as they read the live ones.
+    index('deleted_runs_run').on(t.competitionId, t.runId),
     exact('deleted_runs_tokens_exact', TOKEN_COLUMNS),
   ],
 );
