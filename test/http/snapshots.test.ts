@@ -292,21 +292,10 @@ it('POST /v1/score scores a snapshot input without storing it, and names the lin
 it('a write goes through while a large snapshot input is being streamed', async () => {
   t = await testApp();
   const app = t;
-  await seedCompetition(app, 'c');
-  await app.call({ method: 'PUT', url: '/v1/competitions/c/tasks', headers: admin, payload: { tasks: TASKS } });
-  for (let b = 0; b < 5; b++) {
-    const runs = Array.from({ length: 5000 }, (_, i) => ({
-      runId: `r${b}-${String(i).padStart(5, '0')}`,
-      taskId: TASKS[i % 4]!.id,
-      kind: 'miner',
-      minerHotkey: MINERS[i % 4],
-      resolved: i % 3 === 0,
-      tokens: { input: 1000 + i, output: 100 },
-    }));
-    expect(
-      (await app.call({ method: 'POST', url: '/v1/competitions/c/runs', headers: admin, payload: { runs } })).status,
-    ).toBe(200);
-  }
+  await competitionWithRuns(
+    app,
+    Array.from({ length: 25_000 }, (_, n) => `r${Math.floor(n / 5000)}-${String(n % 5000).padStart(5, '0')}`),
+  );
   const snapshot = JSON.parse(
     (await app.app.inject({ method: 'POST', url: '/v1/competitions/c/snapshots', headers: admin, payload: {} })).body,
   );
@@ -331,22 +320,8 @@ it('a write goes through while a large snapshot input is being streamed', async 
 it('runs deleted while an input is read are still in it: the digest and every later read agree', async () => {
   t = await testApp();
   const app = t;
-  await seedCompetition(app, 'c');
-  await app.call({ method: 'PUT', url: '/v1/competitions/c/tasks', headers: admin, payload: { tasks: TASKS } });
   const ids = Array.from({ length: 24_000 }, (_, i) => `r${String(i).padStart(5, '0')}`);
-  for (let b = 0; b < ids.length; b += 4000) {
-    const runs = ids.slice(b, b + 4000).map((runId, i) => ({
-      runId,
-      taskId: TASKS[i % 4]!.id,
-      kind: 'miner',
-      minerHotkey: MINERS[i % 4],
-      resolved: i % 3 === 0,
-      tokens: { input: 1000 + i, output: 100 },
-    }));
-    expect(
-      (await app.call({ method: 'POST', url: '/v1/competitions/c/runs', headers: admin, payload: { runs } })).status,
-    ).toBe(200);
-  }
+  await competitionWithRuns(app, ids);
   const deleteRun = async (id: string) =>
     expect((await app.call({ method: 'DELETE', url: `/v1/competitions/c/runs/${id}`, headers: admin })).status).toBe(
       200,
@@ -374,3 +349,22 @@ it('runs deleted while an input is read are still in it: the digest and every la
   expect(lines.filter((l) => l.includes('"runId"')).length).toBe(ids.length - 1);
   expect(createHash('sha256').update(input).digest('hex')).toBe(snapshot.inputDigest);
 }, 60_000);
+
+/** Competition `c` with its tasks and a miner run for each id, sent in batches of 4,000. */
+async function competitionWithRuns(app: TestApp, ids: string[]): Promise<void> {
+  await seedCompetition(app, 'c');
+  await app.call({ method: 'PUT', url: '/v1/competitions/c/tasks', headers: admin, payload: { tasks: TASKS } });
+  for (let b = 0; b < ids.length; b += 4000) {
+    const runs = ids.slice(b, b + 4000).map((runId, i) => ({
+      runId,
+      taskId: TASKS[i % 4]!.id,
+      kind: 'miner',
+      minerHotkey: MINERS[i % 4],
+      resolved: i % 3 === 0,
+      tokens: { input: 1000 + i, output: 100 },
+    }));
+    expect(
+      (await app.call({ method: 'POST', url: '/v1/competitions/c/runs', headers: admin, payload: { runs } })).status,
+    ).toBe(200);
+  }
+}
