@@ -140,12 +140,15 @@ export function scoresService(store: Store, observe: (seconds: number) => void =
 
   const api = {
     /**
-     * The leaderboard and weights as `tx` sees the competition, computed afresh and kept nowhere:
-     * a snapshot's scores, read in the same transaction as its input.
+     * The leaderboard and weights of a scoring input read by the caller (a snapshot, in the same
+     * transaction as its input), computed afresh and kept nowhere.
      */
-    async fresh(tx: Store, competition: CompetitionSettings, stages?: Stage[]) {
+    fresh(
+      competition: CompetitionSettings,
+      loaded: Pick<CompetitionInput, 'tasks' | 'miners' | 'minerTasks'>,
+      stages?: Stage[],
+    ) {
       const chosen = stages ?? competition.finalStages;
-      const loaded = await tx.scoringInput.load(competition.id, competition.tokenWeights);
       const scores = scoreCompetition(
         { ...loaded, stages: chosen, burnRatio: competition.burnRatio },
         { keepTasks: false },

@@ -56,11 +56,11 @@ export function pgSnapshotsRepo(ctx: PgContext) {
     runSeq: () => readRunSeq(ctx),
     /**
      * The runs of a competition as they stood at run sequence `upTo`, in run id order (bytes, as
-     * SQLite's BINARY), leaving out the runs of the given validators. A page at a time, each its
-     * own statement, as on SQLite; deleted runs are few: read whole and merged in.
+     * SQLite's BINARY), leaving out the runs of the given validators. A page at a time, as on
+     * SQLite: each page reads the live and the deleted runs over the same run id range, in one
+     * statement (one snapshot of both), so a run deleted between two pages is still read, on the
+     * deleted side.
      */
-    // As on SQLite (src/db/snapshots.ts): each page reads the live and the deleted runs over the same
-    // run id range, so a run deleted between two pages is still read, on the deleted side.
     async *inputRuns(
       competitionId: string,
       upTo: number,
