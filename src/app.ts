@@ -69,6 +69,14 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   app.addHook('onClose', async () => {
     services.changes.close();
     services.imports.close();
+    // After the last request: the scores held now stand for the data, and the next start answers
+    // from them (src/db/savedScores.ts). Through the write gate, so no import is committing.
+    try {
+      const saved = await services.writeGate.write(() => services.scores.save());
+      if (saved > 0) app.log.info({ competitions: saved }, 'scores saved for the next start');
+    } catch (err) {
+      app.log.warn({ err }, 'could not save the scores for the next start; it will compute them');
+    }
   });
 
   await app.register(errorsPlugin);
@@ -89,8 +97,11 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.ready();
   // Before the server listens (and /readyz answers): the first score reads after a start answer from memory.
   const warming = performance.now();
-  const competitions = await services.scores.warm();
-  app.log.info({ competitions, ms: Math.round(performance.now() - warming) }, 'scores computed');
+  const { computed, restored } = await services.scores.warm();
+  app.log.info(
+    { computed, restored, ms: Math.round(performance.now() - warming) },
+    'scores computed, or restored from the last shutdown',
+  );
   return app;
 }
 

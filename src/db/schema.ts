@@ -265,3 +265,20 @@ export const snapshots = sqliteTable(
   },
   (t) => [primaryKey({ columns: [t.competitionId, t.seq] })],
 );
+
+/**
+ * Each competition's final-stage scores as the server held them when it last shut down, so a
+ * restart answers the first reads without computing them (src/db/savedScores.ts). Only a row no
+ * write has touched since is there: triggers (migration 0004) delete a competition's row on any
+ * change to its settings, tasks, miners or aggregates, whichever process makes it. SQLite only.
+ */
+export const savedScores = sqliteTable('saved_scores', {
+  competitionId: text('competition_id').primaryKey(),
+  /** The scoring code's identity (src/services/scoringCode.ts): scores from other code are not used. */
+  code: text('code').notNull(),
+  /** The stage set scored, comma-separated (the competition's final stages when saved). */
+  stages: text('stages').notNull(),
+  /** The scores (CompetitionScores without per-task entries), JSON. */
+  scores: text('scores').notNull(),
+  savedAt: text('saved_at').notNull(),
+});

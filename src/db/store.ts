@@ -12,6 +12,7 @@
 import type { Db } from './client.js';
 import type { WriteListener } from './events.js';
 import type { Repos } from './repos.js';
+import type { SavedScoresRepo } from './savedScores.js';
 
 type AsyncMethod<F> = F extends (...args: infer A) => Generator<infer Y, unknown, unknown>
   ? (...args: A) => AsyncIterable<Y>
@@ -57,6 +58,11 @@ export interface Store extends StoreRepos {
    * process holds the database (SQLite), whose own writes are told as they commit.
    */
   sync?(competitionId: string): Promise<void>;
+  /**
+   * Scores saved at the last graceful shutdown (src/db/savedScores.ts), on SQLite only: PostgreSQL
+   * replicas compute theirs as they start.
+   */
+  readonly savedScores?: AsyncRepo<SavedScoresRepo>;
   /** True when the database answers and every migration is applied. */
   ready(): Promise<boolean>;
   close(): Promise<void>;

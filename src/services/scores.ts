@@ -7,6 +7,7 @@ import type { CompetitionSettings } from '../db/competitions.js';
 import { notFound } from '../errors.js';
 import { scoreCompetition } from '../scoring/index.js';
 import type { CompetitionInput, CompetitionScores, Stage, TaskScore } from '../scoring/types.js';
+import type { SavedScores } from '../db/savedScores.js';
 import { leaderboardBody, leaderboardEntry, leaderboardHead, minerTaskView, weightsBody } from '../views/scores.js';
 import { taskDetailBody } from '../views/task.js';
 import { validatorsBody } from '../views/validators.js';
@@ -14,6 +15,7 @@ import { jsonBody, type Body } from './body.js';
 import { leaderboardPages, type LeaderboardPage, type LeaderboardPages } from './leaderboardPages.js';
 import type { Principal } from './principal.js';
 import { recentBodies } from './recentBodies.js';
+import { scoringCodeIdentity } from './scoringCode.js';
 import { chain, Settled, type Maybe } from './settled.js';
 
 /**
@@ -24,7 +26,12 @@ const KEPT_BODY_BYTES = 8 * 1024 * 1024;
 
 interface Scored {
   competition: CompetitionSettings;
-  input: CompetitionInput;
+  /**
+   * The input the scores come from: at hand when computed here; read on first need when the scores
+   * were saved at the last shutdown (the entry lives only while no write has come since, so the
+   * input read then is the one they were computed from).
+   */
+  input: () => Maybe<CompetitionInput>;
   /** Leaderboard and weights; every miner's `tasks` is empty (breakdowns are computed on demand). */
   scores: CompetitionScores;
   /** Serialized bodies by read and argument; dropped with the entry. */
@@ -48,16 +55,61 @@ export function scoresService(store: Store, observe: (seconds: number) => void =
     recent.drop(event.competitionId);
   });
 
+  /**
+   * Competitions whose in-memory pairs are being filled after a start from saved scores (`prepare`):
+   * a read of their input waits for it rather than reading every pair at once.
+   */
+  const preparing = new Map<string, Promise<void>>();
+  let stopPreparing = false;
+  let prepared: Promise<void> = Promise.resolve();
+
+  async function loadInput(competition: CompetitionSettings, stages: Stage[]): Promise<CompetitionInput> {
+    await preparing.get(competition.id);
+    const loaded = await store.scoringInput.load(competition.id, competition.tokenWeights);
+    return { ...loaded, stages, burnRatio: competition.burnRatio };
+  }
+
   async function compute(competition: CompetitionSettings, stages: Stage[]): Promise<Scored> {
     const started = process.hrtime.bigint();
-    const loaded = await store.scoringInput.load(competition.id, competition.tokenWeights);
-    const input: CompetitionInput = { ...loaded, stages, burnRatio: competition.burnRatio };
+    const input = await loadInput(competition, stages);
     // The leaderboard keeps only per-miner sums; per-task scores are computed when a breakdown
     // is asked for, from the same input: a miner's task scores depend on its runs and the
     // tasks' baselines alone, never on other miners.
     const scores = scoreCompetition(input, { keepTasks: false });
     observe(Number(process.hrtime.bigint() - started) / 1e9);
-    return { competition, input, scores, bodies: new Map() };
+    return { competition, input: () => input, scores, bodies: new Map() };
+  }
+
+  /** A cache entry of scores saved at the last shutdown; its input is read when first needed. */
+  function restore(competition: CompetitionSettings, scores: CompetitionScores): void {
+    let input: Settled<CompetitionInput> | undefined;
+    const scored: Scored = {
+      competition,
+      scores,
+      bodies: new Map(),
+      input: () => {
+        const made = (input ??= entryOf(loadInput(competition, scores.stages), () => {
+          if (input === made) input = undefined;
+        }));
+        return made.get();
+      },
+    };
+    const byStages = new Map([[scores.stages.join(','), new Settled(Promise.resolve(scored))]]);
+    cache.set(competition.id, { competition: new Settled(Promise.resolve(competition)), byStages });
+  }
+
+  /** Fills one competition's in-memory pairs, a page per turn of the event loop; false if it failed. */
+  async function fill(competition: CompetitionSettings): Promise<boolean> {
+    try {
+      for await (const _ of store.scoringInput.prepare(competition.id, competition.tokenWeights)) {
+        await new Promise((resolve) => setImmediate(resolve));
+        if (stopPreparing) return true;
+      }
+      return true;
+    } catch {
+      // The pairs are read whole by the competition's next load instead.
+      return false;
+    }
   }
 
   /** A cache entry: keeps its value once computed; `forget` drops it if it fails (unless a write replaced it meanwhile). */
@@ -128,8 +180,7 @@ export function scoresService(store: Store, observe: (seconds: number) => void =
     return body.get();
   }
 
-  function taskScores(s: Scored, taskId: string): TaskScore[] {
-    const { input } = s;
+  function taskScores(input: CompetitionInput, taskId: string): TaskScore[] {
     const one = {
       ...input,
       tasks: input.tasks.filter((t) => t.id === taskId),
@@ -161,17 +212,66 @@ export function scoresService(store: Store, observe: (seconds: number) => void =
     },
 
     /**
-     * Computes every competition's scores for its final stages, and their leaderboard and weights
-     * bodies, so the first reads after a start (a deploy, a restart) answer from memory. Called
-     * once before the server listens; returns how many competitions it scored.
+     * Makes every competition's scores for its final stages, and their leaderboard and weights
+     * bodies, so the first reads after a start (a deploy, a restart) answer from memory: from the
+     * scores saved at the last shutdown where they are current, else computed. Called once before
+     * the server listens. The in-memory pairs of the restored competitions are then read in the
+     * background (`prepared`), a page per turn of the event loop.
      */
-    async warm(): Promise<number> {
+    async warm(): Promise<{ computed: number; restored: number }> {
       const all = await store.competitions.list();
+      const saved = new Map(
+        ((await store.savedScores?.load(scoringCodeIdentity())) ?? []).map((e) => [e.competitionId, e]),
+      );
+      const restored: CompetitionSettings[] = [];
       for (const c of all) {
+        const kept = saved.get(c.id);
+        if (kept && kept.stages.join(',') === c.finalStages.join(',')) {
+          restore(c, kept.scores);
+          restored.push(c);
+        }
         await api.leaderboard(c.id);
         await api.weights(c.id);
       }
-      return all.length;
+      // One competition at a time; a read of one still being filled waits for it (`loadInput`).
+      for (const c of restored) {
+        const filling = prepared.then(() => (stopPreparing ? undefined : fill(c).then(() => undefined)));
+        preparing.set(c.id, filling);
+        void filling.then(() => {
+          if (preparing.get(c.id) === filling) preparing.delete(c.id);
+        });
+        prepared = filling;
+      }
+      return { computed: all.length - restored.length, restored: restored.length };
+    },
+
+    /**
+     * Settles once the in-memory pairs of a competition restored at the start are filled (of every
+     * such competition when none is named); at once for the others.
+     */
+    async prepared(competitionId?: string): Promise<void> {
+      await (competitionId === undefined ? prepared : preparing.get(competitionId));
+    },
+
+    /**
+     * Saves the final-stage scores it holds, for the next start (src/db/savedScores.ts; SQLite).
+     * Called as the server shuts down, after its last write: a competition's scores are held only
+     * while no write has come since they were computed, so each stands for the data as it is.
+     */
+    async save(): Promise<number> {
+      stopPreparing = true;
+      await prepared;
+      if (!store.savedScores) return 0;
+      const entries: SavedScores[] = [];
+      for (const [competitionId, entry] of cache) {
+        const competition = entry.competition.get();
+        if (competition instanceof Promise) continue;
+        const s = entry.byStages.get(competition.finalStages.join(','))?.get();
+        if (!s || s instanceof Promise) continue;
+        entries.push({ competitionId, stages: s.scores.stages, scores: s.scores });
+      }
+      await store.savedScores.save(entries, scoringCodeIdentity());
+      return entries.length;
     },
 
     /** The ranked list with its `total`, or a page of it, or the chosen miners (ranks of the full list). */
@@ -196,8 +296,9 @@ export function scoresService(store: Store, observe: (seconds: number) => void =
       return chain(scored(competitionId, stages), (s) => {
         const miner = s.scores.miners.find((m) => m.hotkey === hotkey);
         if (!miner) throw notFound(`miner ${hotkey} has no runs and no standing in competition ${competitionId}`);
-        return cached(s, `miner:${hotkey}`, () => {
-          const own = { ...s.input, minerTasks: s.input.minerTasks.filter((e) => e.hotkey === hotkey) };
+        return cached(s, `miner:${hotkey}`, async () => {
+          const input = await s.input();
+          const own = { ...input, minerTasks: input.minerTasks.filter((e) => e.hotkey === hotkey) };
           const tasks = scoreCompetition(own).miners.find((m) => m.hotkey === hotkey)?.tasks ?? [];
           return {
             competitionId,
@@ -237,7 +338,7 @@ export function scoresService(store: Store, observe: (seconds: number) => void =
             s.scores.stages,
             task,
             criteria,
-            taskScores(s, taskId),
+            taskScores(await s.input(), taskId),
             s.competition.tokenWeights,
             reveal,
           );

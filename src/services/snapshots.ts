@@ -145,6 +145,9 @@ export function snapshotsService(store: Store, scores: ScoresService, signer: Si
     options: { stages?: Stage[]; note?: string; onlyIfChanged?: boolean },
     who: Principal | null,
   ) {
+    // Just after a start from saved scores the competition's pairs may still be read into memory:
+    // the transaction would read them all at once, holding every other request meanwhile.
+    await scores.prepared(competitionId);
     const frozen = await store.transaction(
       async (tx) => {
         const c = await tx.competitions.get(competitionId);

@@ -1,61 +1,271 @@
-// A restarted server answers its first score reads from memory: every competition's final-stage
-// scores are computed before the app is returned (and so before it listens and /readyz is 200).
+// A restarted server answers its first score reads from memory. Every competition's final-stage
+// scores are ready before the app is returned (and so before it listens and /readyz is 200): on
+// SQLite restored from the scores saved at the last graceful shutdown where no write has come since
+// (src/db/savedScores.ts), else computed; PostgreSQL computes them.
 import { join } from 'node:path';
-import { afterAll, expect, it } from 'vitest';
-import { admin, seedCompetition, testApp } from '../support/app.js';
+import Database from 'better-sqlite3';
+import { afterAll, describe, expect, it } from 'vitest';
+import { admin, seedCompetition, testApp, TEST_ENGINE, type TestApp } from '../support/app.js';
+import type { Json } from '../support/json.js';
+import { prng } from '../support/prng.js';
 import { tempDir } from '../support/tempDir.js';
 
 const dir = tempDir('warm-start');
 afterAll(() => dir.remove());
+let files = 0;
+const newPath = () => join(dir.dir, `warm-${++files}.db`);
 
 /** How many score computations the app's metrics have counted. */
-async function computations(t: Awaited<ReturnType<typeof testApp>>): Promise<number> {
+async function computations(t: TestApp): Promise<number> {
   const text = (await t.app.inject({ method: 'GET', url: '/metrics' })).body;
   const line = text.split('\n').find((l) => l.startsWith('scoring_computation_seconds_count'));
   return Number(line?.split(' ')[1]);
 }
 
-it('computes every competition before it serves, so the first reads after a restart compute nothing', async () => {
-  const path = join(dir.dir, 'warm.db');
+const TASKS = ['T1', 'T2', 'T3', 'T4', 'T5', 'T6'];
+const HOTKEYS = ['alice', 'bob', 'carol', 'dave', 'erin'];
+
+/** A competition with a few miners over tasks of every complexity, runs drawn from `seed`. */
+async function competition(t: TestApp, id: string, seed: number): Promise<void> {
+  const { validatorKey } = await seedCompetition(t, id);
+  const complexities = ['short', 'medium', 'long'];
+  const tasks = TASKS.map((task, i) => ({ id: task, type: 'swebench_verified', complexity: complexities[i % 3] }));
+  expect(
+    (await t.call({ method: 'PUT', url: `/v1/competitions/${id}/tasks`, headers: admin, payload: { tasks } })).status,
+  ).toBe(200);
+  const pick = prng(seed).below;
+  const runs = [];
+  for (const task of TASKS)
+    for (let i = 0; i < 3; i++) {
+      runs.push({
+        runId: `b-${task}-${i}`,
+        taskId: task,
+        kind: 'baseline',
+        resolved: pick(2) === 0,
+        tokens: { input: 500 + pick(1000), output: 50 + pick(100) },
+      });
+      for (const hotkey of HOTKEYS)
+        runs.push({
+          runId: `${hotkey}-${task}-${i}`,
+          taskId: task,
+          kind: 'miner',
+          minerHotkey: hotkey,
+          resolved: pick(3) !== 0,
+          tokens: { input: 300 + pick(1200), cachedInput: pick(300), output: 30 + pick(120) },
+        });
+    }
+  const res = await t.call({
+    method: 'POST',
+    url: `/v1/competitions/${id}/runs`,
+    headers: { authorization: `Bearer ${validatorKey}` },
+    payload: { runs },
+  });
+  expect(res.status).toBe(200);
+}
+
+/** Every score read of a competition: leaderboard, weights, a page, each miner's and each task's detail. */
+async function reads(t: TestApp, id: string): Promise<Record<string, Json>> {
+  const base = `/v1/competitions/${id}`;
+  const urls = [
+    `${base}/leaderboard`,
+    `${base}/weights`,
+    `${base}/leaderboard?limit=2&offset=1`,
+    ...HOTKEYS.map((h) => `${base}/miners/${h}`),
+    ...TASKS.map((task) => `${base}/tasks/${task}`),
+  ];
+  const out: Record<string, Json> = {};
+  for (const url of urls) {
+    const res = await t.call({ method: 'GET', url });
+    expect(res.status, url).toBe(200);
+    out[url] = res.body;
+  }
+  return out;
+}
+
+it('answers the first reads after a restart from memory, and the same as before it', async () => {
+  const path = newPath();
   const first = await testApp({ path });
-  const reads: Record<string, unknown> = {};
-  for (const id of ['alpha', 'beta']) {
-    const { validatorKey } = await seedCompetition(first, id);
-    const tasks = [{ id: 'T1', type: 'swebench_verified', complexity: 'short' }];
-    await first.call({ method: 'PUT', url: `/v1/competitions/${id}/tasks`, headers: admin, payload: { tasks } });
-    const runs = [
-      { runId: 'b', taskId: 'T1', kind: 'baseline', resolved: true, tokens: { input: 900, output: 90 } },
-      {
-        runId: 'm',
-        taskId: 'T1',
-        kind: 'miner',
-        minerHotkey: 'hk',
-        resolved: true,
-        tokens: { input: 600, output: 60 },
-      },
-    ];
-    const res = await first.call({
-      method: 'POST',
-      url: `/v1/competitions/${id}/runs`,
-      headers: { authorization: `Bearer ${validatorKey}` },
-      payload: { runs },
-    });
-    expect(res.status).toBe(200);
-    reads[id] = (await first.call({ method: 'GET', url: `/v1/competitions/${id}/leaderboard` })).body;
+  const before: Record<string, Record<string, Json>> = {};
+  for (const [i, id] of ['alpha', 'beta'].entries()) {
+    await competition(first, id, i + 1);
+    before[id] = await reads(first, id);
   }
   await first.close();
 
   const again = await testApp({ path });
   try {
-    expect(await computations(again)).toBe(2); // one per competition, during the start
+    // SQLite: both restored from the last shutdown; PostgreSQL: both computed during the start.
+    expect(await computations(again)).toBe(TEST_ENGINE === 'sqlite' ? 0 : 2);
     expect((await again.call({ method: 'GET', url: '/readyz' })).status).toBe(200);
-    for (const id of ['alpha', 'beta']) {
-      const res = await again.call({ method: 'GET', url: `/v1/competitions/${id}/leaderboard` });
-      expect(res.body).toEqual(reads[id]);
-      expect((await again.call({ method: 'GET', url: `/v1/competitions/${id}/weights` })).status).toBe(200);
-    }
-    expect(await computations(again)).toBe(2); // the reads computed nothing
+    for (const id of ['alpha', 'beta']) expect(await reads(again, id)).toEqual(before[id]);
+    // Breakdowns come from the input, read once the background fill is done; the leaderboard
+    // and weights were never computed.
+    expect(await computations(again)).toBe(TEST_ENGINE === 'sqlite' ? 0 : 2);
   } finally {
     await again.close();
   }
+});
+
+describe.runIf(TEST_ENGINE === 'sqlite')('scores saved at shutdown (SQLite)', () => {
+  /** The saved rows of a database file, by competition. */
+  function saved(path: string): Map<string, { code: string; stages: string }> {
+    const c = new Database(path, { readonly: true });
+    try {
+      const rows = c.prepare('SELECT competition_id, code, stages FROM saved_scores').all() as {
+        competition_id: string;
+        code: string;
+        stages: string;
+      }[];
+      return new Map(rows.map((r) => [r.competition_id, { code: r.code, stages: r.stages }]));
+    } finally {
+      c.close();
+    }
+  }
+
+  /** Runs statements on the file as another process would, the server stopped. */
+  function write(path: string, ...statements: string[]): void {
+    const c = new Database(path);
+    try {
+      for (const s of statements) c.prepare(s).run();
+    } finally {
+      c.close();
+    }
+  }
+
+  async function twoCompetitions(path: string): Promise<Record<string, Record<string, Json>>> {
+    const t = await testApp({ path });
+    const out: Record<string, Record<string, Json>> = {};
+    for (const [i, id] of ['alpha', 'beta'].entries()) {
+      await competition(t, id, 10 + i);
+      out[id] = await reads(t, id);
+    }
+    await t.close();
+    return out;
+  }
+
+  it('keeps a row per competition, and a write to one, from any process, drops only its row', async () => {
+    const path = newPath();
+    const before = await twoCompetitions(path);
+    expect([...saved(path).keys()].sort()).toEqual(['alpha', 'beta']);
+    expect(saved(path).get('alpha')!.stages).toBe('screener_2,evaluation');
+
+    // Another process excludes a miner of beta's while the server is down.
+    write(path, `UPDATE miners SET excluded = 1 WHERE competition_id = 'beta' AND hotkey = 'bob'`);
+    expect([...saved(path).keys()]).toEqual(['alpha']);
+
+    const again = await testApp({ path });
+    try {
+      expect(await computations(again)).toBe(1); // beta, during the start
+      expect(await reads(again, 'alpha')).toEqual(before.alpha);
+      const board = (await again.call({ method: 'GET', url: '/v1/competitions/beta/leaderboard' })).body as {
+        miners: { hotkey: string; excluded: boolean }[];
+      };
+      expect(board.miners.find((m) => m.hotkey === 'bob')!.excluded).toBe(true);
+    } finally {
+      await again.close();
+    }
+  });
+
+  it('drops a row on every change its scores are computed from', async () => {
+    const path = newPath();
+    await twoCompetitions(path);
+    const changes = [
+      `INSERT INTO miner_tasks (competition_id, task_id, hotkey, runs) VALUES ('alpha', 'T1', 'zed', 1)`,
+      `UPDATE miner_tasks SET runs = runs + 1 WHERE competition_id = 'alpha' AND task_id = 'T2' AND hotkey = 'bob'`,
+      `DELETE FROM miner_tasks WHERE competition_id = 'alpha' AND task_id = 'T3' AND hotkey = 'bob'`,
+      `UPDATE tasks SET complexity = 'long' WHERE competition_id = 'alpha' AND id = 'T1'`,
+      `DELETE FROM task_criteria WHERE 0`, // no row changes: not an aggregate anyway
+      `UPDATE miners SET excluded = 1 WHERE competition_id = 'alpha' AND hotkey = 'carol'`,
+      `UPDATE competitions SET burn_ratio = 0.5 WHERE id = 'alpha'`,
+    ];
+    const dropping = changes.filter((s) => !s.startsWith('DELETE FROM task_criteria'));
+    for (const change of changes) {
+      // Saved again as they stand (a start restores or computes, the close saves).
+      const t = await testApp({ path });
+      await t.close();
+      expect([...saved(path).keys()].sort(), change).toEqual(['alpha', 'beta']);
+      write(path, change);
+      expect([...saved(path).keys()].sort(), change).toEqual(dropping.includes(change) ? ['beta'] : ['alpha', 'beta']);
+    }
+    // A deleted competition takes its row with it; a new task or miner drops it too.
+    write(path, `DELETE FROM saved_scores WHERE competition_id = 'alpha'`);
+    for (const change of [
+      `INSERT INTO miners (competition_id, hotkey) VALUES ('beta', 'newcomer')`,
+      `DELETE FROM miners WHERE competition_id = 'beta' AND hotkey = 'newcomer'`,
+    ]) {
+      const t = await testApp({ path });
+      await t.close();
+      expect(saved(path).has('beta'), change).toBe(true);
+      write(path, change);
+      expect(saved(path).has('beta'), change).toBe(false);
+    }
+  });
+
+  it('computes afresh when the saved scores come from other scoring code', async () => {
+    const path = newPath();
+    const before = await twoCompetitions(path);
+    const code = saved(path).get('alpha')!.code;
+    expect(code).toMatch(/^[0-9a-f]{64}$/);
+    write(
+      path,
+      `UPDATE saved_scores SET code = 'another build', scores = '{"miners":[]}' WHERE competition_id = 'alpha'`,
+    );
+    const again = await testApp({ path });
+    try {
+      expect(await computations(again)).toBe(1);
+      expect(await reads(again, 'alpha')).toEqual(before.alpha);
+    } finally {
+      await again.close();
+    }
+    expect(saved(path).get('alpha')!.code).toBe(code);
+  });
+
+  it('scores a write after a restored start as a server that computed would', async () => {
+    const path = newPath();
+    await twoCompetitions(path);
+    const again = await testApp({ path });
+    const after = async (t: TestApp) => {
+      const v = await t.call({ method: 'POST', url: '/v1/validators', headers: admin, payload: { name: 'late' } });
+      const key = (v.body as { apiKey: string }).apiKey;
+      const runs = TASKS.map((task) => ({
+        runId: `late-${task}`,
+        taskId: task,
+        kind: 'miner',
+        minerHotkey: 'frank',
+        resolved: true,
+        tokens: { input: 100, output: 10 },
+      }));
+      const res = await t.call({
+        method: 'POST',
+        url: '/v1/competitions/alpha/runs',
+        headers: { authorization: `Bearer ${key}` },
+        payload: { runs },
+      });
+      expect(res.status).toBe(200);
+      // A delete too: a pair that leaves the aggregates.
+      const del = await t.call({ method: 'DELETE', url: '/v1/competitions/alpha/runs/alice-T1-0', headers: admin });
+      expect(del.status).toBe(200);
+      return reads(t, 'alpha');
+    };
+    let restored: Record<string, Json>;
+    try {
+      expect(await computations(again)).toBe(0);
+      // The write lands while the pairs may still be read into memory in the background.
+      restored = await after(again);
+    } finally {
+      await again.close();
+    }
+    // The same writes on a copy of the database with no saved scores: computed from the start.
+    const copy = newPath();
+    write(path, `VACUUM INTO '${copy}'`);
+    write(copy, `DELETE FROM saved_scores`);
+    const computing = await testApp({ path: copy });
+    try {
+      expect(await computations(computing)).toBe(2);
+      // The copy has the late writes already: its reads are the after-state.
+      expect(await reads(computing, 'alpha')).toEqual(restored);
+    } finally {
+      await computing.close();
+    }
+  });
 });

@@ -133,7 +133,15 @@ export function pgScoringInputRepo(ctx: PgContext, mirrors: ScoringMirrors) {
     });
   }
 
-  return {
+  const repo = {
+    /**
+     * Brings the competition's mirror up to date (SQLite fills its own a page at a time: src/db/
+     * scoringInput.ts). Here a load awaits its rows without holding the event loop: one step.
+     */
+    async *prepare(competitionId: string, w: TokenWeights): AsyncGenerator<number, void, unknown> {
+      yield (await repo.load(competitionId, w)).minerTasks.length;
+    },
+
     /** The scoring input; the returned arrays are shared between reads and must not be mutated. */
     async load(competitionId: string, w: TokenWeights): Promise<ScoringInput> {
       // Inside a write transaction the rows may not be committed yet: read them, keep nothing.
@@ -159,4 +167,5 @@ export function pgScoringInputRepo(ctx: PgContext, mirrors: ScoringMirrors) {
       return inflight.promise;
     },
   };
+  return repo;
 }

@@ -11,6 +11,7 @@ import type { Db } from '../client.js';
 import { isReady } from '../client.js';
 import { writeListeners, type WriteEvent, type WriteListener } from '../events.js';
 import { createRepos } from '../repos.js';
+import { savedScoresRepo } from '../savedScores.js';
 import type { AsyncRepo, Store, StoreRepos } from '../store.js';
 
 export function createSqliteStore(db: Db): Store {
@@ -105,6 +106,7 @@ export function createSqliteStore(db: Db): Store {
     engine: 'sqlite',
     listeners,
     sqlite: db,
+    savedScores: asyncRepo(savedScoresRepo(db), true),
     async transaction(fn) {
       await turn();
       let end!: () => void;
