@@ -35,7 +35,7 @@ beforeEach(async () => {
   expect(
     (await t.call({ method: 'PUT', url: '/v1/competitions/comp/tasks', headers: admin, payload: { tasks } })).status,
   ).toBe(200);
-  // 9,000 pairs: three pages of 4,096.
+  // 9,000 pairs: nine pages of 1,024.
   const all = HOTKEYS.flatMap((h, i) => TASKS.map((task, j) => run(`${h}-${task}`, task, h, (i + j) % 3 === 0)));
   for (let at = 0; at < all.length; at += 1000) await post(all.slice(at, at + 1000));
 });
@@ -60,9 +60,9 @@ const sorted = (xs: MinerTaskSummary[]) =>
 it('fills a page a step and ends equal to a fresh read, with writes between the pages', async () => {
   const repo = scoringInputRepo(t.db);
   const steps = repo.prepare('comp', W);
-  expect(steps.next()).toEqual({ done: false, value: 4096 });
-  // The first page holds the hotkeys up to m40 (100 tasks each). Writes to pairs already read,
-  // a new pair among them, a pair not read yet, and a deleted run.
+  expect(steps.next()).toEqual({ done: false, value: 1024 });
+  // The first page holds the hotkeys m00 to m10 (100 tasks each). Writes to pairs already read, a
+  // new pair before the page's end, a pair not read yet, and a deleted run.
   await post([
     run('late-1', 'T005', 'm00', true),
     run('late-2', 'T010', 'a-newcomer', true),
@@ -70,9 +70,11 @@ it('fills a page a step and ends equal to a fresh read, with writes between the 
   ]);
   const del = await t.call({ method: 'DELETE', url: '/v1/competitions/comp/runs/m01-T001', headers: admin });
   expect(del.status).toBe(200);
-  expect(steps.next()).toEqual({ done: false, value: 4096 });
+  expect(steps.next()).toEqual({ done: false, value: 1024 });
   await post([run('late-4', 'T000', 'm02', true)]);
-  expect(steps.next().done).toBe(true);
+  let pages = 2;
+  while (!steps.next().done) pages++;
+  expect(pages).toBe(8); // 9,000 rows: eight full pages, the ninth read in the last step
 
   const got = repo.load('comp', W).minerTasks;
   expect(got).toHaveLength(9000); // one pair new, one gone with its only run
