@@ -114,3 +114,11 @@ it('gives up on a rebuild of the aggregates: the next load reads everything agai
   expect(steps.next().done).toBe(true);
   expect(sorted(repo.load('comp', weights).minerTasks)).toEqual(sorted(fresh(weights)));
 });
+
+it('leaves nothing behind when its reader stops early: a later fill runs whole', async () => {
+  // Through the store, as the server fills at a start and stops at a shutdown.
+  for await (const _ of t.store.scoringInput.prepare('comp', W)) break;
+  let steps = 0;
+  for await (const _ of t.store.scoringInput.prepare('comp', W)) steps++;
+  expect(steps).toBe(8);
+});

@@ -40,12 +40,17 @@ export function createSqliteStore(db: Db): Store {
         out[name] = async function* (...args: unknown[]) {
           if (outside) await turn();
           const it = fn.apply(repo, args) as Iterator<unknown>;
-          for (;;) {
-            // Each step reads a page at most; between steps another transaction may have run.
-            if (outside) await turn();
-            const step = it.next();
-            if (step.done) return;
-            yield step.value;
+          try {
+            for (;;) {
+              // Each step reads a page at most; between steps another transaction may have run.
+              if (outside) await turn();
+              const step = it.next();
+              if (step.done) return;
+              yield step.value;
+            }
+          } finally {
+            // A reader that stops early ends the repository's generator too (its `finally` runs).
+            it.return?.();
           }
         };
       } else {
