@@ -34,6 +34,7 @@ type Op =
   | { op: 'excludeMiner'; miner: number; excluded: boolean }
   | { op: 'excludeValidator'; validator: number; excluded: boolean }
   | { op: 'settings'; burnRatio: number; output: number }
+  | { op: 'read' }
   | { op: 'snapshot' };
 
 const opArb: fc.Arbitrary<Op> = fc.oneof(
@@ -79,6 +80,8 @@ const opArb: fc.Arbitrary<Op> = fc.oneof(
       output: fc.constantFrom(1, 3, 5),
     }),
   },
+  // A read keeps the scores, which a snapshot of the same input then takes instead of computing.
+  { weight: 2, arbitrary: fc.constant({ op: 'read' as const }) },
   { weight: 3, arbitrary: fc.constant({ op: 'snapshot' as const }) },
 );
 
@@ -120,6 +123,8 @@ it('every snapshot verifies from its input, forever after', async () => {
           });
           expect(res.status).toBe(200);
           stored.push(...runs.map((r) => r.runId));
+        } else if (op.op === 'read') {
+          expect((await app.call({ method: 'GET', url: '/v1/competitions/c/leaderboard' })).status).toBe(200);
         } else if (op.op === 'delete' && stored.length > 0) {
           const [id] = stored.splice(op.pick % stored.length, 1);
           expect(
@@ -368,3 +373,46 @@ async function competitionWithRuns(app: TestApp, ids: string[]): Promise<void> {
     ).toBe(200);
   }
 }
+
+/** How many score computations the app's metrics have counted. */
+async function computations(app: TestApp): Promise<number> {
+  const text = (await app.app.inject({ method: 'GET', url: '/metrics' })).body;
+  const line = text.split('\n').find((l) => l.startsWith('scoring_computation_seconds_count'));
+  return Number(line?.split(' ')[1]);
+}
+
+it('takes the kept scores when they come from its very input, and computes them when not', async () => {
+  t = await testApp();
+  await competitionWithRuns(t, ['r1', 'r2', 'r3', 'r4', 'r5', 'r6']);
+  const snapshot = async () => {
+    const res = await t!.call({ method: 'POST', url: '/v1/competitions/c/snapshots', headers: admin, payload: {} });
+    expect(res.status).toBe(201);
+    return (res.body as { leaderboard: { miners: unknown[] } }).leaderboard;
+  };
+  const read = async () => (await t!.call({ method: 'GET', url: '/v1/competitions/c/leaderboard' })).body;
+  const start = await computations(t);
+  const board = (await read()) as { miners: unknown[] };
+  expect(await computations(t)).toBe(start + 1);
+  // SQLite hands the transaction the (task, miner) list the read was computed from: nothing to
+  // compute. PostgreSQL reads every pair again inside the transaction: a new list, computed.
+  const reuses = t.engine === 'sqlite';
+  expect((await snapshot()).miners).toEqual(board.miners);
+  expect(await computations(t)).toBe(start + (reuses ? 1 : 2));
+  // Other settings, then a write without a read after it: the snapshot computes.
+  const settings = { name: 'Test', burnRatio: 0.5 };
+  expect((await t.call({ method: 'PUT', url: '/v1/competitions/c', headers: admin, payload: settings })).status).toBe(
+    200,
+  );
+  const afterSettings = await snapshot();
+  expect(await computations(t)).toBe(start + (reuses ? 2 : 3));
+  expect(afterSettings.miners).toEqual(((await read()) as { miners: unknown[] }).miners);
+  const runs = [
+    { runId: 'late', taskId: 'a', kind: 'miner', minerHotkey: 'm9', resolved: true, tokens: { input: 5, output: 1 } },
+  ];
+  expect(
+    (await t.call({ method: 'POST', url: '/v1/competitions/c/runs', headers: admin, payload: { runs } })).status,
+  ).toBe(200);
+  const afterWrite = await snapshot();
+  expect(afterWrite.miners).toHaveLength(board.miners.length + 1);
+  expect(afterWrite.miners).toEqual(((await read()) as { miners: unknown[] }).miners);
+});
