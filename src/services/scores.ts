@@ -25,16 +25,24 @@ import { chain, Settled, type Maybe } from './settled.js';
  */
 const KEPT_BODY_BYTES = 8 * 1024 * 1024;
 
+interface Basis {
+  scores: CompetitionScores;
+  input: CompetitionInput;
+}
+
 interface Scored {
   competition: CompetitionSettings;
   /**
-   * The input the scores come from: at hand when computed here; read on first need when the scores
-   * were saved at the last shutdown (the entry lives only while no write has come since, so the
-   * input read then is the one they were computed from).
+   * The scores with the input they come from, for the reads that need the input (breakdowns): at
+   * hand when computed here. For scores saved at the last shutdown the input is read on first
+   * need; should a write have come meanwhile (`stale`), the scores are computed again from the
+   * input read, so the two always agree.
    */
-  input: () => Maybe<CompetitionInput>;
-  /** The input if it is in hand (never starts a read). */
-  inputInHand: () => CompetitionInput | undefined;
+  basis: () => Maybe<Basis>;
+  /** The basis if it is in hand (never starts a read). */
+  basisInHand: () => Basis | undefined;
+  /** Set when a write drops the entry from the cache. */
+  stale?: boolean;
   /** Leaderboard and weights; every miner's `tasks` is empty (breakdowns are computed on demand). */
   scores: CompetitionScores;
   /** Serialized bodies by read and argument; dropped with the entry. */
@@ -54,6 +62,10 @@ export function scoresService(store: Store, observe: (seconds: number) => void =
   >();
   const recent = recentBodies<Settled<Body>>(KEPT_BODY_BYTES);
   store.listeners.add((event) => {
+    for (const s of cache.get(event.competitionId)?.byStages.values() ?? []) {
+      const value = s.get();
+      if (!(value instanceof Promise)) value.stale = true;
+    }
     cache.delete(event.competitionId);
     recent.drop(event.competitionId);
   });
@@ -80,24 +92,31 @@ export function scoresService(store: Store, observe: (seconds: number) => void =
     // tasks' baselines alone, never on other miners.
     const scores = scoreCompetition(input, { keepTasks: false });
     observe(Number(process.hrtime.bigint() - started) / 1e9);
-    return { competition, input: () => input, inputInHand: () => input, scores, bodies: new Map() };
+    const basis = { scores, input };
+    return { competition, basis: () => basis, basisInHand: () => basis, scores, bodies: new Map() };
   }
 
   /** A cache entry of scores saved at the last shutdown; its input is read when first needed. */
   function restore(competition: CompetitionSettings, scores: CompetitionScores): void {
-    let input: Settled<CompetitionInput> | undefined;
+    let basis: Settled<Basis> | undefined;
     const scored: Scored = {
       competition,
       scores,
       bodies: new Map(),
-      input: () => {
-        const made = (input ??= entryOf(loadInput(competition, scores.stages), () => {
-          if (input === made) input = undefined;
-        }));
+      basis: () => {
+        const made = (basis ??= entryOf(
+          loadInput(competition, scores.stages).then((input) => ({
+            scores: scored.stale ? scoreCompetition(input, { keepTasks: false }) : scores,
+            input,
+          })),
+          () => {
+            if (basis === made) basis = undefined;
+          },
+        ));
         return made.get();
       },
-      inputInHand: () => {
-        const held = input?.get();
+      basisInHand: () => {
+        const held = basis?.get();
         return held instanceof Promise ? undefined : held;
       },
     };
@@ -195,15 +214,15 @@ export function scoresService(store: Store, observe: (seconds: number) => void =
   ): CompetitionScores | undefined {
     const s = cache.get(competition.id)?.byStages.get(stages.join(','))?.get();
     if (!s || s instanceof Promise) return undefined;
-    const held = s.inputInHand();
+    const held = s.basisInHand();
     const same =
       held !== undefined &&
-      held.minerTasks === loaded.minerTasks &&
-      held.burnRatio === competition.burnRatio &&
+      held.input.minerTasks === loaded.minerTasks &&
+      held.input.burnRatio === competition.burnRatio &&
       isDeepStrictEqual(s.competition.tokenWeights, competition.tokenWeights) &&
-      isDeepStrictEqual(held.tasks, loaded.tasks) &&
-      isDeepStrictEqual(held.miners, loaded.miners);
-    return same ? s.scores : undefined;
+      isDeepStrictEqual(held.input.tasks, loaded.tasks) &&
+      isDeepStrictEqual(held.input.miners, loaded.miners);
+    return same ? held.scores : undefined;
   }
 
   function taskScores(input: CompetitionInput, taskId: string): TaskScore[] {
@@ -328,16 +347,18 @@ export function scoresService(store: Store, observe: (seconds: number) => void =
 
     /** A miner's leaderboard entry and per-task breakdown; not found when it has no standing. */
     miner(competitionId: string, hotkey: string, stages?: Stage[]): Maybe<Body> {
+      const missing = () => notFound(`miner ${hotkey} has no runs and no standing in competition ${competitionId}`);
       return chain(scored(competitionId, stages), (s) => {
-        const miner = s.scores.miners.find((m) => m.hotkey === hotkey);
-        if (!miner) throw notFound(`miner ${hotkey} has no runs and no standing in competition ${competitionId}`);
+        if (!s.scores.miners.some((m) => m.hotkey === hotkey)) throw missing();
         return cached(s, `miner:${hotkey}`, async () => {
-          const input = await s.input();
+          const { scores, input } = await s.basis();
+          const miner = scores.miners.find((m) => m.hotkey === hotkey);
+          if (!miner) throw missing();
           const own = { ...input, minerTasks: input.minerTasks.filter((e) => e.hotkey === hotkey) };
           const tasks = scoreCompetition(own).miners.find((m) => m.hotkey === hotkey)?.tasks ?? [];
           return {
             competitionId,
-            stages: s.scores.stages,
+            stages: scores.stages,
             ...leaderboardEntry(miner),
             tasks: tasks.map(minerTaskView),
           };
@@ -373,7 +394,7 @@ export function scoresService(store: Store, observe: (seconds: number) => void =
             s.scores.stages,
             task,
             criteria,
-            taskScores(await s.input(), taskId),
+            taskScores((await s.basis()).input, taskId),
             s.competition.tokenWeights,
             reveal,
           );

@@ -302,4 +302,58 @@ describe.runIf(TEST_ENGINE === 'sqlite')('scores saved at shutdown (SQLite)', ()
       await computing.close();
     }
   });
+
+  it('answers a breakdown from scores and input of one state when a write lands while the pairs are read', async () => {
+    const path = newPath();
+    const first = await testApp({ path });
+    const { validatorKey } = await seedCompetition(first, 'big');
+    const auth = { authorization: `Bearer ${validatorKey}` };
+    const ids = Array.from({ length: 100 }, (_, i) => `T${String(i).padStart(3, '0')}`);
+    const tasks = ids.map((id) => ({ id, type: 'swebench_verified', complexity: 'short' }));
+    await first.call({ method: 'PUT', url: '/v1/competitions/big/tasks', headers: admin, payload: { tasks } });
+    const run = (runId: string, taskId: string, hotkey: string) => ({
+      runId,
+      taskId,
+      kind: 'miner',
+      minerHotkey: hotkey,
+      resolved: runId.length % 2 === 0,
+      tokens: { input: 100, output: 10 },
+    });
+    // 9,000 pairs: the start reads them in nine steps, each a turn of the event loop.
+    const all = Array.from({ length: 90 }, (_, m) => `m${String(m).padStart(2, '0')}`).flatMap((h) =>
+      ids.map((task) => run(`${h}-${task}`, task, h)),
+    );
+    for (let at = 0; at < all.length; at += 1000) {
+      const res = await first.call({
+        method: 'POST',
+        url: '/v1/competitions/big/runs',
+        headers: auth,
+        payload: { runs: all.slice(at, at + 1000) },
+      });
+      expect(res.status).toBe(200);
+    }
+    // Read, so the scores are held and saved at the close.
+    expect((await first.call({ method: 'GET', url: '/v1/competitions/big/leaderboard' })).status).toBe(200);
+    await first.close();
+
+    const again = await testApp({ path });
+    try {
+      expect(await computations(again)).toBe(0);
+      // The breakdown waits for the pairs; the write lands meanwhile and drops the saved scores.
+      const late = ids.slice(0, 10).map((task) => run(`late-${task}`, task, 'm05'));
+      const [read, write] = await Promise.all([
+        again.call({ method: 'GET', url: '/v1/competitions/big/miners/m05' }),
+        again.call({ method: 'POST', url: '/v1/competitions/big/runs', headers: auth, payload: { runs: late } }),
+      ]);
+      expect(write.status).toBe(200);
+      expect(read.status).toBe(200);
+      const body = read.body as { runs: number; tasks: { runs: number }[] };
+      expect(body.runs).toBe(body.tasks.reduce((sum, t) => sum + t.runs, 0));
+      const now = (await again.call({ method: 'GET', url: '/v1/competitions/big/miners/m05' })).body as typeof body;
+      expect(now.runs).toBe(110);
+      expect(now.tasks.reduce((sum, t) => sum + t.runs, 0)).toBe(110);
+    } finally {
+      await again.close();
+    }
+  });
 });
