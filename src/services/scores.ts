@@ -308,14 +308,23 @@ export function scoresService(store: Store, observe: (seconds: number) => void =
     },
 
     /**
-     * Saves the final-stage scores it holds, for the next start (src/db/savedScores.ts; SQLite).
-     * Called as the server shuts down, after its last write: a competition's scores are held only
-     * while no write has come since they were computed, so each stands for the data as it is.
+     * Saves every competition's final-stage scores for the next start (src/db/savedScores.ts;
+     * SQLite). Called as the server shuts down, after its last write: a competition's scores are
+     * held only while no write has come since they were computed, so each stands for the data as
+     * it is. Those a write dropped since the last read (the usual case while validators send runs)
+     * are computed first: with the pairs in memory that is the cost of one cold read, which the
+     * next start would otherwise pay before listening. Within `budgetMs`, so a stop is never held
+     * long: a competition not reached is computed at the next start.
      */
-    async save(): Promise<number> {
+    async save(budgetMs = 3000): Promise<number> {
       stopPreparing = true;
       await prepared;
       if (!store.savedScores) return 0;
+      const deadline = performance.now() + budgetMs;
+      for (const c of await store.competitions.list()) {
+        if (performance.now() > deadline) break;
+        await scored(c.id, undefined);
+      }
       const entries: SavedScores[] = [];
       for (const [competitionId, entry] of cache) {
         const competition = entry.competition.get();
