@@ -71,6 +71,15 @@ export function scoringInputRepo(db: Db) {
     }
   }
 
+  /** Brings a mirror up to date: its changed pairs read again and applied, the set emptied. */
+  function catchUp(competitionId: string, pairs: PairMirror, changed: Set<string>): void {
+    for (const { taskId, hotkey, row } of reread(competitionId, changed)) {
+      if (row) pairs.put(row);
+      else pairs.remove(taskId, hotkey);
+    }
+    changed.clear();
+  }
+
   function minerTasks(competitionId: string, w: TokenWeights): MinerTaskSummary[] {
     const mirror = mirrors.get(competitionId);
     const current = mirror?.changed && sameWeights(mirror.pairs.weights, w) ? mirror : null;
@@ -87,11 +96,7 @@ export function scoringInputRepo(db: Db) {
         : new PairMirror(w, minerTaskRows.iterate(competitionId) as IterableIterator<unknown[]>).entries();
 
     if (current && changed) {
-      for (const { taskId, hotkey, row } of reread(competitionId, changed)) {
-        if (row) current.pairs.put(row);
-        else current.pairs.remove(taskId, hotkey);
-      }
-      changed.clear();
+      catchUp(competitionId, current.pairs, changed);
       return current.pairs.entries();
     }
     // Read every row, and listen for changes from here on (synchronous: no write in between).
@@ -124,11 +129,7 @@ export function scoringInputRepo(db: Db) {
           rows = nextPage.all(competitionId, last[1], last[0]) as unknown[][];
         }
         if (mirrors.has(competitionId) || !mirror.changed) return;
-        for (const { taskId, hotkey, row } of reread(competitionId, mirror.changed)) {
-          if (row) mirror.pairs.put(row);
-          else mirror.pairs.remove(taskId, hotkey);
-        }
-        mirror.changed.clear();
+        catchUp(competitionId, mirror.pairs, mirror.changed);
         mirrors.set(competitionId, mirror);
       } finally {
         building.delete(competitionId);

@@ -124,17 +124,15 @@ export function scoresService(store: Store, observe: (seconds: number) => void =
     cache.set(competition.id, { competition: new Settled(Promise.resolve(competition)), byStages });
   }
 
-  /** Fills one competition's in-memory pairs, a page per turn of the event loop; false if it failed. */
-  async function fill(competition: CompetitionSettings): Promise<boolean> {
+  /** Fills one competition's in-memory pairs, a page per turn of the event loop; never fails. */
+  async function fill(competition: CompetitionSettings): Promise<void> {
     try {
       for await (const _ of store.scoringInput.prepare(competition.id, competition.tokenWeights)) {
         await new Promise((resolve) => setImmediate(resolve));
-        if (stopPreparing) return true;
+        if (stopPreparing) return;
       }
-      return true;
     } catch {
       // The pairs are read whole by the competition's next load instead.
-      return false;
     }
   }
 
@@ -289,7 +287,7 @@ export function scoresService(store: Store, observe: (seconds: number) => void =
       }
       // One competition at a time; a read of one still being filled waits for it (`loadInput`).
       for (const c of restored) {
-        const filling = prepared.then(() => (stopPreparing ? undefined : fill(c).then(() => undefined)));
+        const filling = prepared.then(() => (stopPreparing ? undefined : fill(c)));
         preparing.set(c.id, filling);
         void filling.then(() => {
           if (preparing.get(c.id) === filling) preparing.delete(c.id);
