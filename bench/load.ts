@@ -3,6 +3,7 @@
 // autocannon in a child process. The same tool loads the server and its floor.
 import { fork, spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
+import { get, type IncomingMessage } from 'node:http';
 import { join } from 'node:path';
 
 export type LoadTool = 'wrk' | 'autocannon';
@@ -38,10 +39,18 @@ end
 
 const r2 = (v: number) => Math.round(v * 100) / 100;
 
-function runWrk(url: string, connections: number, seconds: number, dir: string): Promise<Load> {
+function runWrk(
+  url: string,
+  connections: number,
+  seconds: number,
+  dir: string,
+  headers: Record<string, string>,
+): Promise<Load> {
   const script = join(dir, 'wrk-report.lua');
   writeFileSync(script, WRK_REPORT);
-  const args = ['-t1', `-c${connections}`, `-d${seconds}s`, '--timeout', '5s', '-s', script, url];
+  const args = ['-t1', `-c${connections}`, `-d${seconds}s`, '--timeout', '5s', '-s', script];
+  for (const [name, value] of Object.entries(headers)) args.push('-H', `${name}: ${value}`);
+  args.push(url);
   return new Promise((resolve, reject) => {
     const child = spawn('wrk', args, { stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
@@ -82,7 +91,12 @@ interface AutocannonReply {
   };
 }
 
-function runAutocannon(url: string, connections: number, seconds: number): Promise<Load> {
+function runAutocannon(
+  url: string,
+  connections: number,
+  seconds: number,
+  headers: Record<string, string>,
+): Promise<Load> {
   return new Promise((resolve, reject) => {
     const child = fork(new URL('./loadChild.ts', import.meta.url));
     child.once('error', reject);
@@ -104,12 +118,22 @@ function runAutocannon(url: string, connections: number, seconds: number): Promi
         megabytesPerSecond: Math.round(r.throughput.average / 1e5) / 10,
       });
     });
-    child.send({ url, connections, duration: seconds });
+    child.send({ url, connections, duration: seconds, headers });
   });
 }
 
-export function runLoad(tool: LoadTool, url: string, seconds: number, dir: string, connections = 32): Promise<Load> {
-  return tool === 'wrk' ? runWrk(url, connections, seconds, dir) : runAutocannon(url, connections, seconds);
+/** `headers` go with every request (the warm read as a browser asks: Accept-Encoding). */
+export function runLoad(
+  tool: LoadTool,
+  url: string,
+  seconds: number,
+  dir: string,
+  headers: Record<string, string> = {},
+  connections = 32,
+): Promise<Load> {
+  return tool === 'wrk'
+    ? runWrk(url, connections, seconds, dir, headers)
+    : runAutocannon(url, connections, seconds, headers);
 }
 
 /** Two loads in one, from two windows of half the time each. Requests per second over both;
@@ -156,8 +180,11 @@ export async function alternate(
   return { server: merge(s1, s2), floor: merge(f1, f2) };
 }
 
+/** What Chromium sends: the warm read as a dashboard in a browser makes it. */
+export const BROWSER_ACCEPT_ENCODING = 'gzip, deflate, br, zstd';
+
 /** Response headers the floor repeats: what a client of the leaderboard sees besides the body. */
-const KEPT = ['content-type', 'etag', 'vary', 'cache-control'];
+const KEPT = ['content-type', 'content-encoding', 'etag', 'vary', 'cache-control'];
 
 export interface FloorServer {
   url: string;
@@ -166,26 +193,43 @@ export interface FloorServer {
   stop(): void;
 }
 
-/** Fetches `url` from the real server and starts a plain node:http child serving those bytes. */
-export async function startFloorServer(url: string): Promise<FloorServer> {
-  const res = await fetch(url);
-  const body = Buffer.from(await res.arrayBuffer());
-  if (res.status !== 200) throw new Error(`floor: GET ${url} -> ${res.status}`);
-  const headers: Record<string, string> = {};
+/** One GET of `url` with `headers`, the body as sent on the wire (fetch would decompress it). */
+function rawGet(
+  url: string,
+  headers: Record<string, string>,
+): Promise<{ status: number; res: IncomingMessage; body: Buffer }> {
+  return new Promise((resolve, reject) => {
+    get(url, { headers }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.once('end', () => resolve({ status: res.statusCode ?? 0, res, body: Buffer.concat(chunks) }));
+      res.once('error', reject);
+    }).once('error', reject);
+  });
+}
+
+/**
+ * Fetches `url` from the real server, asking with `headers`, and starts a plain node:http child
+ * serving the very bytes it answered (compressed when the server compressed them).
+ */
+export async function startFloorServer(url: string, headers: Record<string, string> = {}): Promise<FloorServer> {
+  const { status, res, body } = await rawGet(url, headers);
+  if (status !== 200) throw new Error(`floor: GET ${url} -> ${status}`);
+  const kept: Record<string, string> = {};
   for (const name of KEPT) {
-    const v = res.headers.get(name);
-    if (v !== null) headers[name] = v;
+    const v = res.headers[name];
+    if (typeof v === 'string') kept[name] = v;
   }
   const child: ChildProcess = fork(new URL('./floorServer.ts', import.meta.url));
   const port = await new Promise<number>((resolve, reject) => {
     child.once('error', reject);
     child.once('exit', (code) => reject(new Error(`floor server exited (${code})`)));
     child.once('message', (m: { port: number }) => resolve(m.port));
-    child.send({ body: body.toString('base64'), headers });
+    child.send({ body: body.toString('base64'), headers: kept });
   });
   return {
     url: `http://127.0.0.1:${port}/`,
-    headers,
+    headers: kept,
     bytes: body.length,
     stop: () => {
       child.removeAllListeners('exit');

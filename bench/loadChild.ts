@@ -2,9 +2,12 @@
 // core than the benchmark's event loop: receives its options, replies with autocannon's result.
 import autocannon from 'autocannon';
 
-process.once('message', (options: { url: string; connections: number; duration: number }) => {
-  autocannon(options).then(
-    (r) => process.send!({ ok: true, result: r }, () => process.exit(0)),
-    (err: unknown) => process.send!({ ok: false, error: String(err) }, () => process.exit(1)),
-  );
-});
+process.once(
+  'message',
+  (options: { url: string; connections: number; duration: number; headers: Record<string, string> }) => {
+    autocannon(options).then(
+      (r) => process.send!({ ok: true, result: r }, () => process.exit(0)),
+      (err: unknown) => process.send!({ ok: false, error: String(err) }, () => process.exit(1)),
+    );
+  },
+);
