@@ -10,7 +10,7 @@
 import type { Db } from './client.js';
 import { writeListeners, type WriteEvent } from './events.js';
 import { PairMirror } from './pairMirror.js';
-import { minerEntry, taskEntry } from './scoringRows.js';
+import { minerEntry, minerTaskEntry, taskEntry } from './scoringRows.js';
 import type { MinerTaskSummary, ScoringMiner, ScoringTask, TokenWeights } from '../scoring/types.js';
 
 /** Rows per step of `prepare`: 2-4 ms of the event loop each at the reference competition (16 ms with a collection). */
@@ -45,6 +45,10 @@ export function scoringInputRepo(db: Db) {
     .raw();
   const minerTaskRow = c
     .prepare(`SELECT ${columns} FROM miner_tasks WHERE competition_id = ? AND task_id = ? AND hotkey = ?`)
+    .raw();
+  // One miner's pairs: a range of the primary key (competition, hotkey, task).
+  const ownPairs = c
+    .prepare(`SELECT ${columns} FROM miner_tasks WHERE competition_id = ? AND hotkey = ? ORDER BY task_id`)
     .raw();
   const minerRows = c.prepare('SELECT hotkey, excluded FROM miners WHERE competition_id = ?').raw();
   const mirrors = new Map<string, Mirror>();
@@ -134,6 +138,23 @@ export function scoringInputRepo(db: Db) {
       } finally {
         building.delete(competitionId);
       }
+    },
+
+    /**
+     * A miner's part of the scoring input: every task and miner, and of the pairs only its own (a
+     * range of the primary key: a few hundred rows, against every pair for `load`). Enough for its
+     * task scores, which depend on its runs and the tasks' baselines alone. Read straight from the
+     * tables; no mirror is made or used.
+     */
+    minerInput(
+      competitionId: string,
+      hotkey: string,
+      w: TokenWeights,
+    ): { tasks: ScoringTask[]; miners: ScoringMiner[]; minerTasks: MinerTaskSummary[] } {
+      const tasks = (taskRows.all(competitionId) as unknown[][]).map((r) => taskEntry(r, w));
+      const miners = (minerRows.all(competitionId) as unknown[][]).map(minerEntry);
+      const minerTasks = (ownPairs.all(competitionId, hotkey) as unknown[][]).map((r) => minerTaskEntry(r, w));
+      return { tasks, miners, minerTasks };
     },
 
     /** The scoring input; the returned arrays are shared between reads and must not be mutated. */

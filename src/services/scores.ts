@@ -223,6 +223,25 @@ export function scoresService(store: Store, observe: (seconds: number) => void =
     return same ? held.scores : undefined;
   }
 
+  /**
+   * The scores, and of their input the miner's own part (its pairs; every task and miner): enough
+   * for its task scores. From the input in hand when there is one. For scores restored at the
+   * start whose input is not read yet (its pairs may still be filling, a second or more at 4x the
+   * reference competition), the miner's pairs are read straight from the store, a few hundred
+   * rows; unless a write came since the scores were saved (`stale`), in which case the whole
+   * basis is read, which scores the input it reads. The check follows the read: the two agree.
+   */
+  async function minerBasis(s: Scored, hotkey: string): Promise<Basis> {
+    const inHand = s.basisInHand();
+    if (!inHand && !s.stale) {
+      const { competition, scores } = s;
+      const own = await store.scoringInput.minerInput(competition.id, hotkey, competition.tokenWeights);
+      if (!s.stale) return { scores, input: { ...own, stages: scores.stages, burnRatio: competition.burnRatio } };
+    }
+    const { scores, input } = inHand ?? (await s.basis());
+    return { scores, input: { ...input, minerTasks: input.minerTasks.filter((e) => e.hotkey === hotkey) } };
+  }
+
   function taskScores(input: CompetitionInput, taskId: string): TaskScore[] {
     const one = {
       ...input,
@@ -358,11 +377,10 @@ export function scoresService(store: Store, observe: (seconds: number) => void =
       return chain(scored(competitionId, stages), (s) => {
         if (!s.scores.miners.some((m) => m.hotkey === hotkey)) throw missing();
         return cached(s, `miner:${hotkey}`, async () => {
-          const { scores, input } = await s.basis();
+          const { scores, input } = await minerBasis(s, hotkey);
           const miner = scores.miners.find((m) => m.hotkey === hotkey);
           if (!miner) throw missing();
-          const own = { ...input, minerTasks: input.minerTasks.filter((e) => e.hotkey === hotkey) };
-          const tasks = scoreCompetition(own).miners.find((m) => m.hotkey === hotkey)?.tasks ?? [];
+          const tasks = scoreCompetition(input).miners.find((m) => m.hotkey === hotkey)?.tasks ?? [];
           return {
             competitionId,
             stages: scores.stages,

@@ -126,6 +126,7 @@ async function compareAll(p: Pair, competitionIds: string[], rng?: Rng): Promise
     const settings = p.sq.competitions.get(c);
     const w = settings?.tokenWeights ?? { input: 1, cachedInput: 0.1, output: 3 };
     await both(p, 'scoringInput.load', c, w);
+    for (const h of [...miners, 'nobody']) await both(p, 'scoringInput.minerInput', c, h, w);
 
     const runs = p.sq.runs.list(c, { limit: 100_000 });
     await both(p, 'runs.list', c, { limit: 100_000 });

@@ -324,25 +324,29 @@ describe.runIf(TEST_ENGINE === 'sqlite')('scores saved at shutdown (SQLite)', ()
     }
   });
 
-  it('answers a breakdown from scores and input of one state when a write lands while the pairs are read', async () => {
-    const path = newPath();
+  const BIG_TASKS = Array.from({ length: 100 }, (_, i) => `T${String(i).padStart(3, '0')}`);
+  const bigRun = (runId: string, taskId: string, hotkey: string) => ({
+    runId,
+    taskId,
+    kind: 'miner',
+    minerHotkey: hotkey,
+    resolved: runId.length % 2 === 0,
+    tokens: { input: 100, output: 10 },
+  });
+
+  /**
+   * A competition of 9,000 pairs (90 miners x 100 tasks), whose pairs a restored start reads in
+   * nine steps, each a turn of the event loop; saved at the close. Answers the validator's
+   * authorization header and m05's breakdown as read before the close.
+   */
+  async function bigCompetition(path: string): Promise<{ auth: Record<string, string>; m05: Json }> {
     const first = await testApp({ path });
     const { validatorKey } = await seedCompetition(first, 'big');
     const auth = { authorization: `Bearer ${validatorKey}` };
-    const ids = Array.from({ length: 100 }, (_, i) => `T${String(i).padStart(3, '0')}`);
-    const tasks = ids.map((id) => ({ id, type: 'swebench_verified', complexity: 'short' }));
+    const tasks = BIG_TASKS.map((id) => ({ id, type: 'swebench_verified', complexity: 'short' }));
     await first.call({ method: 'PUT', url: '/v1/competitions/big/tasks', headers: admin, payload: { tasks } });
-    const run = (runId: string, taskId: string, hotkey: string) => ({
-      runId,
-      taskId,
-      kind: 'miner',
-      minerHotkey: hotkey,
-      resolved: runId.length % 2 === 0,
-      tokens: { input: 100, output: 10 },
-    });
-    // 9,000 pairs: the start reads them in nine steps, each a turn of the event loop.
     const all = Array.from({ length: 90 }, (_, m) => `m${String(m).padStart(2, '0')}`).flatMap((h) =>
-      ids.map((task) => run(`${h}-${task}`, task, h)),
+      BIG_TASKS.map((task) => bigRun(`${h}-${task}`, task, h)),
     );
     for (let at = 0; at < all.length; at += 1000) {
       const res = await first.call({
@@ -353,13 +357,41 @@ describe.runIf(TEST_ENGINE === 'sqlite')('scores saved at shutdown (SQLite)', ()
       });
       expect(res.status).toBe(200);
     }
+    const m05 = (await first.call({ method: 'GET', url: '/v1/competitions/big/miners/m05' })).body;
     await first.close();
+    return { auth, m05 };
+  }
 
+  it("answers a breakdown after a restored start from the miner's own pairs, without waiting for them all", async () => {
+    const path = newPath();
+    const { m05 } = await bigCompetition(path);
     const again = await testApp({ path });
     try {
       expect(await computations(again)).toBe(0);
-      // The breakdown waits for the pairs; the write lands meanwhile and drops the saved scores.
-      const late = ids.slice(0, 10).map((task) => run(`late-${task}`, task, 'm05'));
+      let filled = false;
+      void again.app.services.scores.prepared('big').then(() => (filled = true));
+      const read = await again.call({ method: 'GET', url: '/v1/competitions/big/miners/m05' });
+      expect(read.status).toBe(200);
+      // Answered while the competition's pairs were still being read into memory, and the same.
+      expect(filled).toBe(false);
+      expect(read.body).toEqual(m05);
+      await again.app.services.scores.prepared('big');
+      expect(filled).toBe(true);
+      expect(await computations(again)).toBe(0);
+    } finally {
+      await again.close();
+    }
+  });
+
+  it('answers a breakdown from scores and input of one state when a write lands while the pairs are read', async () => {
+    const path = newPath();
+    const { auth } = await bigCompetition(path);
+    const again = await testApp({ path });
+    try {
+      expect(await computations(again)).toBe(0);
+      // The write lands as the breakdown is read, and drops the saved scores: the breakdown is
+      // either the state before it (the miner's own pairs, read at once) or after it (computed).
+      const late = BIG_TASKS.slice(0, 10).map((task) => bigRun(`late-${task}`, task, 'm05'));
       const [read, write] = await Promise.all([
         again.call({ method: 'GET', url: '/v1/competitions/big/miners/m05' }),
         again.call({ method: 'POST', url: '/v1/competitions/big/runs', headers: auth, payload: { runs: late } }),

@@ -15,7 +15,7 @@ import type { MinerTaskSummary, ScoringMiner, ScoringTask, TokenWeights } from '
 import { pairKey, type WriteListener } from '../events.js';
 import { PairMirror } from '../pairMirror.js';
 import { runQuery, type PgContext } from './context.js';
-import { minerEntry, taskEntry } from '../scoringRows.js';
+import { minerEntry, minerTaskEntry, taskEntry } from '../scoringRows.js';
 
 export interface ScoringInput {
   tasks: ScoringTask[];
@@ -61,6 +61,9 @@ const PAIRS = `SELECT ${COLUMNS} FROM miner_tasks m WHERE m.competition_id = $1
 const SOME_PAIRS = `SELECT ${COLUMNS} FROM miner_tasks m
   JOIN unnest($2::text[], $3::text[]) AS u(task_id, hotkey) ON m.task_id = u.task_id AND m.hotkey = u.hotkey
   WHERE m.competition_id = $1`;
+
+const OWN_PAIRS = `SELECT ${COLUMNS} FROM miner_tasks m WHERE m.competition_id = $1 AND m.hotkey = $2
+  ORDER BY m.task_id COLLATE "C"`;
 
 type Query = (text: string, values: unknown[], name: string) => Promise<unknown[][]>;
 
@@ -140,6 +143,17 @@ export function pgScoringInputRepo(ctx: PgContext, mirrors: ScoringMirrors) {
      */
     async *prepare(competitionId: string, w: TokenWeights): AsyncGenerator<number, void, unknown> {
       yield (await repo.load(competitionId, w)).minerTasks.length;
+    },
+
+    /** A miner's part of the scoring input (src/db/scoringInput.ts), in one snapshot; no mirror. */
+    async minerInput(competitionId: string, hotkey: string, w: TokenWeights): Promise<ScoringInput> {
+      const read = async (query: Query) => ({
+        ...(await readTasksAndMiners(query, competitionId, w)),
+        minerTasks: (await query(OWN_PAIRS, [competitionId, hotkey], 'pg_scoring_own_pairs')).map((r) =>
+          minerTaskEntry(r, w),
+        ),
+      });
+      return ctx.inTransaction ? read(txQuery) : snapshot(read);
     },
 
     /** The scoring input; the returned arrays are shared between reads and must not be mutated. */
