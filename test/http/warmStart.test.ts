@@ -383,6 +383,41 @@ describe.runIf(TEST_ENGINE === 'sqlite')('scores saved at shutdown (SQLite)', ()
     }
   });
 
+  it("reads the whole input instead when a write commits while the miner's own pairs wait their turn", async () => {
+    const path = newPath();
+    await bigCompetition(path);
+    const again = await testApp({ path });
+    try {
+      expect(await computations(again)).toBe(0);
+      const competition = await again.store.competitions.get('big');
+      // A transaction held open: reads outside it wait for it to end (src/db/sqlite/store.ts).
+      let release!: () => void;
+      const held = new Promise<void>((resolve) => (release = resolve));
+      let opened!: () => void;
+      const open = new Promise<void>((resolve) => (opened = resolve));
+      const writing = again.store.transaction(async (tx) => {
+        const run = await tx.runs.get('big', 'm05-T000');
+        await tx.runs.delete(run!, competition!.tokenWeights);
+        opened();
+        await held;
+      });
+      await open;
+      // The read takes the saved scores, then waits for the miner's pairs behind the transaction.
+      const reading = again.call({ method: 'GET', url: '/v1/competitions/big/miners/m05' });
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      release();
+      await writing;
+      const read = await reading;
+      expect(read.status).toBe(200);
+      const body = read.body as { runs: number; tasks: { runs: number }[] };
+      // Not the saved total (100) beside pairs read after the delete (99): one state, the new one.
+      expect(body.tasks.reduce((sum, t) => sum + t.runs, 0)).toBe(99);
+      expect(body.runs).toBe(99);
+    } finally {
+      await again.close();
+    }
+  });
+
   it('answers a breakdown from scores and input of one state when a write lands while the pairs are read', async () => {
     const path = newPath();
     const { auth } = await bigCompetition(path);
