@@ -2,7 +2,7 @@
 // benchmark's event loop: wrk (Debian: apt-get install wrk) when it is on the PATH, otherwise
 // autocannon in a child process. The same tool loads the server and its floor.
 import { fork, spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { get, type IncomingMessage } from 'node:http';
 import { join } from 'node:path';
 
@@ -17,6 +17,11 @@ export interface Load {
   p50Ms: number;
   p99Ms: number;
   megabytesPerSecond: number;
+  /**
+   * CPU time (all threads) of the process under load over the window, seconds; where /proc can be
+   * read (`withCpu`). Less swayed than requests per second by others' work on the machine.
+   */
+  cpuSeconds?: number;
 }
 
 /** wrk when it runs (it prints its usage and exits 1 for --version), else autocannon. */
@@ -150,8 +155,34 @@ function merge(a: Load, b: Load): Load {
     p99Ms: Math.max(a.p99Ms, b.p99Ms),
     megabytesPerSecond:
       Math.round(((a.megabytesPerSecond * a.seconds + b.megabytesPerSecond * b.seconds) / seconds) * 10) / 10,
+    cpuSeconds: a.cpuSeconds !== undefined && b.cpuSeconds !== undefined ? a.cpuSeconds + b.cpuSeconds : undefined,
   };
 }
+
+/** utime + stime of a process, all threads, in seconds (Linux /proc; clock ticks of 1/100 s); null elsewhere. */
+function processCpuSeconds(pid: number): number | null {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(f[11]) + Number(f[12])) / 100;
+  } catch {
+    return null;
+  }
+}
+
+/** A load that also records the CPU time process `pid` spent over it (`cpuSeconds`). */
+export function withCpu(pid: number, load: (seconds: number) => Promise<Load>): (seconds: number) => Promise<Load> {
+  return async (seconds) => {
+    const before = processCpuSeconds(pid);
+    const result = await load(seconds);
+    const after = processCpuSeconds(pid);
+    return before === null || after === null ? result : { ...result, cpuSeconds: after - before };
+  };
+}
+
+/** CPU microseconds per request of a load, when recorded. */
+export const cpuUsPerRequest = (l: { cpuSeconds?: number; totalRequests?: number }): number | null =>
+  l.cpuSeconds === undefined || !l.totalRequests ? null : Math.round((l.cpuSeconds / l.totalRequests) * 1e7) / 10;
 
 /** Seconds of load each side gets first, not counted: see `alternate`. */
 export const WARM_UP_SECONDS = 2;
@@ -188,6 +219,7 @@ const KEPT = ['content-type', 'content-encoding', 'etag', 'vary', 'cache-control
 
 export interface FloorServer {
   url: string;
+  pid: number;
   headers: Record<string, string>;
   bytes: number;
   stop(): void;
@@ -229,6 +261,7 @@ export async function startFloorServer(url: string, headers: Record<string, stri
   });
   return {
     url: `http://127.0.0.1:${port}/`,
+    pid: child.pid!,
     headers: kept,
     bytes: body.length,
     stop: () => {

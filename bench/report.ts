@@ -5,6 +5,7 @@
 import type { Engine } from '../src/db/store.js';
 import type { SizeName } from './generate.js';
 import type { ReadsDuring } from './reader.js';
+import { cpuUsPerRequest } from './load.js';
 
 export interface Figure {
   figure: string;
@@ -194,16 +195,10 @@ export interface Measured {
   };
   ingest: { runsPerSecond: number };
   restart: { readyMs: number; firstReadMs: number; toFirstReadMs: number; secondReadMs: number };
-  warm: { tool: string; requestsPerSecond: number; p99Ms: number };
-  warmFloor: { requestsPerSecond: number; p99Ms: number };
+  warm: WarmLoad & { tool: string };
+  warmFloor: WarmLoad;
   /** The warm read as a browser asks (Accept-Encoding), against a floor serving the same compressed bytes. Absent in older results. */
-  warmCompressed?: {
-    requestsPerSecond: number;
-    p99Ms: number;
-    bytes: number;
-    encoding: string;
-    floor: { requestsPerSecond: number; p99Ms: number };
-  };
+  warmCompressed?: WarmLoad & { bytes: number; encoding: string; floor: WarmLoad };
   importUnderReads: { fileMb: number; rows: number; uploadSeconds: number; commitSeconds: number; reads: ReadsDuring };
   memory: {
     peakRssMb: number | null;
@@ -249,6 +244,21 @@ const list = (o: Record<string, number>) =>
     .map(([k, v]) => `${k} ${v}`)
     .join(', ');
 
+/** A warm load as results hold it; CPU time only in results from 2026-12-02 11:40 UTC on. */
+interface WarmLoad {
+  requestsPerSecond: number;
+  p99Ms: number;
+  totalRequests?: number;
+  cpuSeconds?: number;
+}
+
+/** "server / floor µs of CPU a request (ratio)", or null when the results lack it. */
+function cpuLine(server: WarmLoad, floor: WarmLoad): string | null {
+  const a = cpuUsPerRequest(server);
+  const b = cpuUsPerRequest(floor);
+  return a === null || b === null ? null : `${a} / ${b} µs (${Math.round((a / b) * 100) / 100}x)`;
+}
+
 export function printAll(r: Measured, rows: Figure[]): void {
   const m = r.machine;
   console.log(`\nswe-scoring benchmark on ${r.engine ?? 'sqlite'}, size ${r.size} (${r.command}), ${r.date}`);
@@ -274,6 +284,12 @@ export function printAll(r: Measured, rows: Figure[]): void {
       ? ` with the AUTOINCREMENT run sequence, ${f.rawInsertPlainRowid.runsPerSecond} with a plain rowid (${f.autoincrementCost}x)`
       : ''
   }`);
+  const plain = cpuLine(r.warm, r.warmFloor);
+  const packed = r.warmCompressed ? cpuLine(r.warmCompressed, r.warmCompressed.floor) : null;
+  if (plain)
+    console.log(
+      `  warm reads, CPU time a request (all threads), server / plain node:http: ${plain}${packed ? `; as a browser asks ${packed}` : ''} (less swayed by others' work than req/s)`,
+    );
   if (r.auth) {
     const a = r.auth;
     console.log(

@@ -22,7 +22,15 @@ import { launch, type BenchServer } from './launch.js';
 import { load1, machine, parseCli } from './cli.js';
 import { bracket } from './floors.js';
 import { postgresStorage, sqliteStorage } from './storage.js';
-import { alternate, BROWSER_ACCEPT_ENCODING, pickTool, runLoad, startFloorServer } from './load.js';
+import {
+  alternate,
+  BROWSER_ACCEPT_ENCODING,
+  cpuUsPerRequest,
+  pickTool,
+  runLoad,
+  startFloorServer,
+  withCpu,
+} from './load.js';
 import { importUnderReads } from './importPhase.js';
 import { deleteThroughApi, runsToDelete, snapshotCost } from './runSequence.js';
 import { COMPETITION, WEIGHTS, coldReads, ingest, setup, shape } from './phases.js';
@@ -130,6 +138,7 @@ async function main(): Promise<void> {
     // Twice: as wrk asks by default (no Accept-Encoding: the whole JSON), and as a browser's
     // dashboard asks (compressed; the server compresses a body once and keeps it). The floor serves
     // the very bytes the server answered each way.
+    const pid = server.pid;
     const warmAgainstFloor = async (label: string, headers: Record<string, string>) => {
       log(
         `warm leaderboard ${label} against the node:http floor: ${tool}, 32 connections, ${size.warmSeconds} s each...`,
@@ -137,13 +146,14 @@ async function main(): Promise<void> {
       const floorServer = await startFloorServer(`${url}${base}/leaderboard`, headers);
       try {
         const both = await alternate(
-          (seconds) => runLoad(tool, `${url}${base}/leaderboard`, seconds, tmp.dir, headers),
-          (seconds) => runLoad(tool, floorServer.url, seconds, tmp.dir, headers),
+          withCpu(pid, (seconds) => runLoad(tool, `${url}${base}/leaderboard`, seconds, tmp.dir, headers)),
+          withCpu(floorServer.pid, (seconds) => runLoad(tool, floorServer.url, seconds, tmp.dir, headers)),
           size.warmSeconds,
         );
         const w = both.server;
         log(
-          `warm ${label}: ${w.requestsPerSecond} req/s p99 ${w.p99Ms} ms; floor ${both.floor.requestsPerSecond} req/s`,
+          `warm ${label}: ${w.requestsPerSecond} req/s p99 ${w.p99Ms} ms, ${cpuUsPerRequest(w) ?? '-'} µs CPU a request; ` +
+            `floor ${both.floor.requestsPerSecond} req/s, ${cpuUsPerRequest(both.floor) ?? '-'} µs`,
         );
         return { ...both, bytes: floorServer.bytes, encoding: floorServer.headers['content-encoding'] ?? 'identity' };
       } finally {
