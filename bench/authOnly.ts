@@ -6,6 +6,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { buildCompetition, runBatches, SIZES } from './generate.js';
 import { launch } from './launch.js';
+import { statCpuSeconds } from './load.js';
 import { BENCH_SIGNATURE_WINDOW_MS, compareAuth } from './authCompare.js';
 import { tempDir } from '../test/support/tempDir.js';
 
@@ -22,9 +23,8 @@ function threadCpu(pid: number): Record<string, number> {
     try {
       const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
       const name = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
-      const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
       const key = tid === String(pid) ? 'main' : name;
-      out[key] = (out[key] ?? 0) + (Number(f[11]) + Number(f[12])) / 100;
+      out[key] = (out[key] ?? 0) + statCpuSeconds(stat);
     } catch {
       // the thread ended
     }

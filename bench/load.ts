@@ -159,12 +159,16 @@ function merge(a: Load, b: Load): Load {
   };
 }
 
-/** utime + stime of a process, all threads, in seconds (Linux /proc; clock ticks of 1/100 s); null elsewhere. */
+/** utime + stime, in seconds, of a /proc `stat` line (a process's or a thread's; clock ticks of 1/100 s). */
+export function statCpuSeconds(stat: string): number {
+  const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(f[11]) + Number(f[12])) / 100;
+}
+
+/** CPU seconds of a process, all threads (Linux /proc); null elsewhere. */
 function processCpuSeconds(pid: number): number | null {
   try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return (Number(f[11]) + Number(f[12])) / 100;
+    return statCpuSeconds(readFileSync(`/proc/${pid}/stat`, 'utf8'));
   } catch {
     return null;
   }

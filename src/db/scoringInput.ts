@@ -84,6 +84,13 @@ export function scoringInputRepo(db: Db) {
     changed.clear();
   }
 
+  /** Tasks and miners: few, read whole every time. */
+  function tasksAndMiners(competitionId: string, w: TokenWeights): { tasks: ScoringTask[]; miners: ScoringMiner[] } {
+    const tasks = (taskRows.all(competitionId) as unknown[][]).map((r) => taskEntry(r, w));
+    const miners = (minerRows.all(competitionId) as unknown[][]).map(minerEntry);
+    return { tasks, miners };
+  }
+
   function minerTasks(competitionId: string, w: TokenWeights): MinerTaskSummary[] {
     const mirror = mirrors.get(competitionId);
     const current = mirror?.changed && sameWeights(mirror.pairs.weights, w) ? mirror : null;
@@ -151,10 +158,8 @@ export function scoringInputRepo(db: Db) {
       hotkey: string,
       w: TokenWeights,
     ): { tasks: ScoringTask[]; miners: ScoringMiner[]; minerTasks: MinerTaskSummary[] } {
-      const tasks = (taskRows.all(competitionId) as unknown[][]).map((r) => taskEntry(r, w));
-      const miners = (minerRows.all(competitionId) as unknown[][]).map(minerEntry);
       const minerTasks = (ownPairs.all(competitionId, hotkey) as unknown[][]).map((r) => minerTaskEntry(r, w));
-      return { tasks, miners, minerTasks };
+      return { ...tasksAndMiners(competitionId, w), minerTasks };
     },
 
     /** The scoring input; the returned arrays are shared between reads and must not be mutated. */
@@ -162,9 +167,7 @@ export function scoringInputRepo(db: Db) {
       competitionId: string,
       w: TokenWeights,
     ): { tasks: ScoringTask[]; miners: ScoringMiner[]; minerTasks: MinerTaskSummary[] } {
-      const tasks = (taskRows.all(competitionId) as unknown[][]).map((r) => taskEntry(r, w));
-      const miners = (minerRows.all(competitionId) as unknown[][]).map(minerEntry);
-      return { tasks, miners, minerTasks: minerTasks(competitionId, w) };
+      return { ...tasksAndMiners(competitionId, w), minerTasks: minerTasks(competitionId, w) };
     },
   };
 }
