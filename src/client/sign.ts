@@ -25,6 +25,20 @@ export interface SignRequestInput {
   uuid?: string;
 }
 
+// OpenSSL's SHA-256 when running on Node (a 1,000-run batch, ~0.75 MB, hashes in ~0.5 ms against
+// ~5 ms for noble's; bench:signatures), noble's anywhere else (a browser, Deno without the Node API).
+const nodeCrypto = globalThis.process?.getBuiltinModule?.('node:crypto');
+
+/** Lower-case hex SHA-256 of the body's bytes; a string is hashed as its UTF-8 bytes. */
+export function bodySha256Hex(body: Uint8Array | string | null | undefined): string {
+  if (nodeCrypto)
+    return nodeCrypto
+      .createHash('sha256')
+      .update(body ?? '')
+      .digest('hex'); // strings as UTF-8
+  return bytesToHex(sha256(typeof body === 'string' ? utf8ToBytes(body) : (body ?? new Uint8Array())));
+}
+
 const toKeypair = (key: SigningKey): EpistulaKeypair =>
   typeof key === 'string' || key instanceof Uint8Array ? keypairFromSecretKey(key) : key;
 
@@ -37,9 +51,8 @@ export function signRequest({
   uuid = globalThis.crypto.randomUUID(),
 }: SignRequestInput): Record<string, string> {
   const keypair = toKeypair(key);
-  const bytes = typeof body === 'string' ? utf8ToBytes(body) : (body ?? new Uint8Array());
   const timestamp = String(Math.trunc(now));
-  const message = epistulaMessage(bytesToHex(sha256(bytes)), uuid, timestamp, signedFor);
+  const message = epistulaMessage(bodySha256Hex(body), uuid, timestamp, signedFor);
   const signature = sign(keypair.secretKey, utf8ToBytes(message));
   const headers: Record<string, string> = {
     [H.version]: EPISTULA_VERSION,

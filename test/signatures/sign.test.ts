@@ -3,7 +3,9 @@
 import createClient from 'openapi-fetch';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { paths } from '../../src/client/index.js';
+import { sha256 } from '@noble/hashes/sha2.js';
 import {
+  bodySha256Hex,
   createSignedScoringClient,
   epistulaMiddleware,
   keypairFromSecretKey,
@@ -43,6 +45,28 @@ describe('client signing', () => {
     expect(Math.abs(Number(h['Epistula-Timestamp']) - Date.now())).toBeLessThan(1000);
     expect(signRequest({ key: ALICE, body: '{}' })['Epistula-Uuid']).not.toBe(h['Epistula-Uuid']);
     expect(signRequest({ key: ALICE, signedFor: SERVER.address })['Epistula-Signed-For']).toBe(SERVER.address);
+  });
+
+  it("the body hash is SHA-256 of the UTF-8 bytes on Node (OpenSSL) and without Node's API (noble)", async () => {
+    const text = '{"answer":"café ☃ 😀"}';
+    const bytes = new TextEncoder().encode(text);
+    const want = Buffer.from(sha256(bytes)).toString('hex');
+    expect(bodySha256Hex(text)).toBe(want);
+    expect(bodySha256Hex(bytes)).toBe(want);
+    expect(bodySha256Hex(undefined)).toBe(Buffer.from(sha256(new Uint8Array())).toString('hex'));
+    // As in a browser: the module loaded where process.getBuiltinModule does not exist.
+    const builtin: unknown = Reflect.get(process, 'getBuiltinModule');
+    Reflect.set(process, 'getBuiltinModule', undefined);
+    try {
+      vi.resetModules();
+      const elsewhere = await import('../../src/client/sign.js');
+      expect(elsewhere.bodySha256Hex(text)).toBe(want);
+      expect(elsewhere.bodySha256Hex(bytes)).toBe(want);
+      expect(elsewhere.bodySha256Hex(null)).toBe(bodySha256Hex(null));
+    } finally {
+      Reflect.set(process, 'getBuiltinModule', builtin);
+      vi.resetModules();
+    }
   });
 
   it('keys come from a 32-byte seed or a 64-byte secret key, as bytes or hex', () => {
