@@ -136,6 +136,16 @@ describe('Epistula v2 under hostile input', () => {
     expect(await offThread({ headers: good, body: BODY, now: NOW })).toEqual(
       verifyEpistula({ headers: good, body: BODY, now: NOW }),
     );
+    // A body large enough to be hashed off the loop, as sent and with one byte changed (a string and bytes).
+    const big = JSON.stringify({ runs: Array.from({ length: 2000 }, (_, i) => ({ runId: `r${i}`, resolved: true })) });
+    expect(big.length).toBeGreaterThan(64 * 1024);
+    const bigHeaders = signed({ body: big });
+    for (const body of [big, Buffer.from(big), `${big.slice(0, -2)}]}`.replace('"r7"', '"r8"'), `${big} `]) {
+      const request = { headers: bigHeaders, body, now: NOW };
+      expect(await offThread(request)).toEqual(verifyEpistula(request));
+    }
+    expect((await offThread({ headers: bigHeaders, body: Buffer.from(big), now: NOW })).ok).toBe(true);
+    expect((await offThread({ headers: bigHeaders, body: `${big} `, now: NOW })).ok).toBe(false);
     await fc.assert(
       fc.asyncProperty(hostile, async (c) => {
         const request = { headers: c.headers, body: c.body, now: NOW };
