@@ -4,13 +4,11 @@
 // Prints µs per verification with the default backend (@scure/sr25519, pure JS) and with Rust
 // schnorrkel in WebAssembly (@polkadot/wasm-crypto, a devDependency), and the time spent hashing
 // the body. Asserts every verdict.
-import { createHash, webcrypto } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import { sr25519Verify, waitReady } from '@polkadot/wasm-crypto';
-import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
-import { sha256 } from '@noble/hashes/sha2.js';
-import { bodySha256Hex, keypairFromSeed, signRequest } from '../src/client/sign.js';
-import { createAsyncEpistulaVerifier, createEpistulaVerifier } from '../src/signatures/epistula.js';
+import { bodyHasher, bodySha256Hex, keypairFromSeed, signRequest } from '../src/client/sign.js';
+import { createEpistulaVerifier } from '../src/signatures/epistula.js';
 import { SIZES, buildCompetition, runBatches } from './generate.js';
 
 const { values } = parseArgs({ options: { rounds: { type: 'string', default: '200' } } });
@@ -22,7 +20,6 @@ const backends = {
   scure: createEpistulaVerifier({ serverAddress: server.address }),
   wasm: createEpistulaVerifier({ serverAddress: server.address, sr25519Verify: (m, s, k) => sr25519Verify(s, m, k) }),
 };
-const serverForm = createAsyncEpistulaVerifier({ serverAddress: server.address });
 const batch = Buffer.from(runBatches(buildCompetition(SIZES.small, 1), 1000).bodies[0]!);
 
 const bodies: [string, Buffer][] = [
@@ -36,14 +33,6 @@ const perOp = (fn: () => void, n: number) => {
   for (let i = 0; i < n; i += 1) fn();
   return Number(process.hrtime.bigint() - start) / 1000 / n;
 };
-
-/** Event-loop µs per call of an async step, awaited one after another (warm-up first). */
-async function loopUs(step: () => Promise<void>, n: number): Promise<number> {
-  for (let k = 0; k < Math.min(20, n); k++) await step();
-  const elu = performance.eventLoopUtilization();
-  for (let k = 0; k < n; k++) await step();
-  return (performance.eventLoopUtilization(elu).active * 1000) / n;
-}
 
 console.log(`Epistula verification, ${rounds} rounds each, Node ${process.version}`);
 for (const [label, body] of bodies) {
@@ -64,31 +53,13 @@ for (const [label, body] of bodies) {
   console.log(
     `${label.padEnd(28)} per verify: ${results.join(', ')} (of which sha256 of the body ${hashUs.toFixed(0)} µs)`,
   );
-  // The server's form hashes the body on libuv's pool: the event loop's own time is what it costs
-  // the other requests (performance.eventLoopUtilization counts only the loop's active time).
-  let i = 0;
-  const serverOnce = async () => {
-    if (!(await serverForm({ headers: requests[i++ % rounds]!, body, now })).ok)
-      throw new Error('a valid signature was refused');
-  };
-  const hashOnLoop = async () => {
-    createHash('sha256').update(body).digest('hex');
-    await Promise.resolve();
-  };
-  const hashOffLoop = async () => {
-    await webcrypto.subtle.digest('SHA-256', body);
-  };
-  const verifyUs = await loopUs(serverOnce, rounds);
-  const [on, off] = [await loopUs(hashOnLoop, rounds), await loopUs(hashOffLoop, rounds)];
-  console.log(
-    `${''.padEnd(28)} the server's form: ${verifyUs.toFixed(0)} µs of event loop a verify; the hash alone ${on.toFixed(0)} µs on the loop, ${off.toFixed(0)} µs of it off the loop`,
-  );
 }
 
 // The client helper's hash of a 1,000-run batch: node:crypto where it runs, noble elsewhere.
 const batchText = batch.toString('utf8');
 const clientNode = perOp(() => bodySha256Hex(batchText), Math.min(50, rounds));
-const clientNoble = perOp(() => sha256(new TextEncoder().encode(batchText)), Math.min(50, rounds));
+const nobleHash = bodyHasher(null);
+const clientNoble = perOp(() => nobleHash(batchText), Math.min(50, rounds));
 console.log(
   `client (signRequest) sha256 of the 1,000-run batch: node:crypto ${clientNode.toFixed(0)} µs, noble ${clientNoble.toFixed(0)} µs`,
 );

@@ -2,11 +2,7 @@
 // validator holding the key, and each (key, uuid) accepted once, durably.
 import type { Store } from '../db/store.js';
 import { unauthorized } from '../errors.js';
-import {
-  createAsyncEpistulaVerifier,
-  DEFAULT_SIGNATURE_WINDOW_MS,
-  type EpistulaRequest,
-} from '../signatures/epistula.js';
+import { createEpistulaVerifier, DEFAULT_SIGNATURE_WINDOW_MS, type EpistulaRequest } from '../signatures/epistula.js';
 import type { Principal } from './principal.js';
 import type { WriteGate } from './writeGate.js';
 
@@ -23,16 +19,15 @@ const PRUNE_EVERY_MS = 60_000;
 export function signaturesService(store: Store, gate: WriteGate, options: SignatureOptions = {}) {
   const windowMs = options.windowMs ?? DEFAULT_SIGNATURE_WINDOW_MS;
   // sr25519 runs here, on the event loop: about 2 ms a request (bench:signatures), against the
-  // 15-22 MB a worker thread's isolate held for it (issue 13's memory bound; docs/bench). The
-  // body's SHA-256 runs on libuv's pool.
-  const verify = createAsyncEpistulaVerifier({ serverAddress: options.serverAddress, windowMs });
+  // 15-22 MB a worker thread's isolate held for it (issue 13's memory bound; docs/bench).
+  const verify = createEpistulaVerifier({ serverAddress: options.serverAddress, windowMs });
   let lastPrune = 0;
 
   return {
     windowMs,
     /** The validator that signed the request; a 401 whose reason names the refusal otherwise. */
     async authenticate(request: EpistulaRequest): Promise<Principal> {
-      const verdict = await verify(request);
+      const verdict = verify(request);
       if (!verdict.ok) {
         throw unauthorized(verdict.message, verdict.reason, [
           { path: `headers/${verdict.header.toLowerCase()}`, message: verdict.message },

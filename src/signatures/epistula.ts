@@ -1,7 +1,7 @@
 // Pure verification of an Epistula v2 signed request (API.md "Validators sign with their hotkeys").
 // No clock, no storage: the caller passes `now` and checks replay and the hotkey's validator itself.
 // Cheap checks run first (presence, shapes, ss58 checksum, window); sr25519 runs once, last.
-import { createHash, webcrypto } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import { verify as scureVerify } from '@scure/sr25519';
 import { readHeader, type HeaderBag } from './headers.js';
 import { EPISTULA_HEADERS as H, EPISTULA_VERSION, epistulaMessage, type EpistulaHeader } from './message.js';
@@ -89,26 +89,10 @@ export function signatureValid(p: SignedParts, sr25519: Sr25519Verify = scureVer
   }
 }
 
-type Body = EpistulaRequest['body'];
-
-const sha256Hex = (body: Body) =>
+const sha256Hex = (body: Uint8Array | string | null | undefined) =>
   createHash('sha256')
     .update(body ?? '')
     .digest('hex');
-
-/** Bodies from this size up are hashed off the event loop: below it, the hand-off costs more than the hash. */
-const OFF_LOOP_BYTES = 64 * 1024;
-
-/**
- * The same hash, a large body's on libuv's thread pool (WebCrypto's digest is a thread-pool job in
- * Node): a 1,000-run batch (757 KiB) costs the event loop about 130 µs instead of 490; a body of
- * 1 KiB 94 µs instead of 3, so small ones stay on the loop (bench:signatures).
- */
-async function sha256HexOffLoop(body: Body): Promise<string> {
-  const bytes = typeof body === 'string' ? Buffer.from(body, 'utf8') : (body ?? new Uint8Array());
-  if (bytes.length < OFF_LOOP_BYTES) return sha256Hex(bytes);
-  return Buffer.from(await webcrypto.subtle.digest('SHA-256', bytes)).toString('hex');
-}
 
 interface Settings {
   serverAddress: string | undefined;
@@ -131,23 +115,7 @@ export function createEpistulaVerifier(options: EpistulaOptions = {}): (request:
   return (request) => {
     const seen = inspect(request, set);
     if (!seen.ok) return seen;
-    return conclude(seen, signatureValid(signedParts(seen, sha256Hex(request.body)), sr25519));
-  };
-}
-
-/**
- * The server's form of `createEpistulaVerifier`: the same checks in the same order, the body hashed
- * off the event loop when large. Every cheap refusal still comes before the body is read.
- */
-export function createAsyncEpistulaVerifier(
-  options: EpistulaOptions = {},
-): (request: EpistulaRequest) => Promise<EpistulaVerdict> {
-  const set = settings(options);
-  const sr25519 = options.sr25519Verify ?? scureVerify;
-  return async (request) => {
-    const seen = inspect(request, set);
-    if (!seen.ok) return seen;
-    return conclude(seen, signatureValid(signedParts(seen, await sha256HexOffLoop(request.body)), sr25519));
+    return conclude(seen, signatureValid(seen.parts, sr25519));
   };
 }
 
@@ -158,22 +126,11 @@ export function verifyEpistula(request: EpistulaRequest, options: EpistulaOption
 
 interface Inspected {
   ok: true;
-  signature: Uint8Array;
-  publicKey: Uint8Array;
+  parts: SignedParts;
   signedBy: string;
-  /** As sent: the signed message holds it so. */
-  uuidHeader: string;
-  timestampHeader: string;
-  signedFor: string | undefined;
   uuid: string;
   timestamp: number;
 }
-
-const signedParts = (seen: Inspected, bodySha256Hex: string): SignedParts => ({
-  message: Buffer.from(epistulaMessage(bodySha256Hex, seen.uuidHeader, seen.timestampHeader, seen.signedFor), 'utf8'),
-  signature: seen.signature,
-  publicKey: seen.publicKey,
-});
 
 function conclude(seen: Inspected, valid: boolean): EpistulaVerdict {
   if (!valid)
@@ -185,8 +142,8 @@ function conclude(seen: Inspected, valid: boolean): EpistulaVerdict {
   return {
     ok: true,
     hotkey: seen.signedBy,
-    publicKey: seen.publicKey,
-    publicKeyHex: Buffer.from(seen.publicKey).toString('hex'),
+    publicKey: seen.parts.publicKey,
+    publicKeyHex: Buffer.from(seen.parts.publicKey).toString('hex'),
     uuid: seen.uuid,
     timestamp: seen.timestamp,
   };
@@ -194,7 +151,7 @@ function conclude(seen: Inspected, valid: boolean): EpistulaVerdict {
 
 /** Every check but the cryptographic one: presence, shapes, ss58 checksums, the window. */
 function inspect(
-  { headers, now }: EpistulaRequest,
+  { headers, body, now }: EpistulaRequest,
   { serverAddress, windowMs }: Settings,
 ): Inspected | EpistulaRefused {
   if (readHeader(headers, 'Authorization') !== undefined) {
@@ -247,15 +204,15 @@ function inspect(
     );
   }
 
-  // The body is hashed after: every cheap refusal comes before reading it.
   return {
     ok: true,
-    signature: Buffer.from(signature.slice(2), 'hex'),
-    publicKey: signer.publicKey,
+    parts: {
+      // Hashed last: every cheap refusal comes before reading the whole body.
+      message: Buffer.from(epistulaMessage(sha256Hex(body), uuid, timestamp, signedFor), 'utf8'),
+      signature: Buffer.from(signature.slice(2), 'hex'),
+      publicKey: signer.publicKey,
+    },
     signedBy,
-    uuidHeader: uuid,
-    timestampHeader: timestamp,
-    signedFor,
     uuid: uuid.toLowerCase(),
     timestamp: ms,
   };
