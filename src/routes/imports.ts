@@ -1,6 +1,4 @@
 // Import sessions: upload a task file of any size in chunks, then commit it (all or nothing).
-import { buffer } from 'node:stream/consumers';
-import { errorCodes } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { CompetitionParams, LIMITS, problems } from '../schemas/common.js';
 import {
@@ -10,6 +8,7 @@ import {
   ImportSessionSchema,
   SessionParams,
 } from '../schemas/imports.js';
+import { streamedBody, uploadPieces } from './streamBody.js';
 
 export const CHUNK_TYPE = 'application/octet-stream';
 const base = '/competitions/:competitionId/tasks/imports';
@@ -101,19 +100,7 @@ const chunkRoute: FastifyPluginAsyncZod = async (app) => {
   const { imports } = app.services;
   const tags = ['tasks'];
   app.removeContentTypeParser(CHUNK_TYPE);
-  app.addContentTypeParser(CHUNK_TYPE, (request, payload, done) => {
-    if (Number(request.headers['content-length']) > LIMITS.bodyBytes) return done(tooLarge(), undefined);
-    const body = limited(payload, LIMITS.bodyBytes);
-    if (!request.checkSignedBody) return done(null, body);
-    // Signed (a validator's, refused on this admin route once its signer is known): read whole, as
-    // the signature covers the exact bytes.
-    buffer(body)
-      .then((bytes) => request.checkSignedBody!(bytes).then(() => [bytes]))
-      .then(
-        (pieces) => done(null, pieces),
-        (err: Error) => done(err, undefined),
-      );
-  });
+  app.addContentTypeParser(CHUNK_TYPE, streamedBody(LIMITS.bodyBytes));
 
   app.put(
     `${base}/:sessionId/chunks/:n`,
@@ -130,21 +117,8 @@ const chunkRoute: FastifyPluginAsyncZod = async (app) => {
       },
     },
     async (request) => {
-      const body = (request.body ?? []) as AsyncIterable<Uint8Array> | Iterable<Uint8Array>;
       const { competitionId, sessionId, n } = request.params;
-      return imports.append(competitionId, sessionId, n, body);
+      return imports.append(competitionId, sessionId, n, uploadPieces(request));
     },
   );
 };
-
-const tooLarge = () => new errorCodes.FST_ERR_CTP_BODY_TOO_LARGE();
-
-/** The stream's pieces, ending in a 413 once more than `limit` bytes came (a chunked upload has no length to check first). */
-async function* limited(stream: AsyncIterable<Uint8Array>, limit: number): AsyncGenerator<Uint8Array> {
-  let size = 0;
-  for await (const piece of stream) {
-    size += piece.length;
-    if (size > limit) throw tooLarge();
-    yield piece;
-  }
-}

@@ -6,9 +6,10 @@
 // a connection of its own (src/services/importWorker.ts) while the main thread keeps serving, the
 // write gate holding back main-connection writes meanwhile (src/services/writeGate.ts); a
 // ':memory:' database has no second connection, so the main thread commits. Both run storeQnaTasks.
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createWriteStream, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { pipeline } from 'node:stream/promises';
 import { emitWrite } from '../db/events.js';
 import type { Store } from '../db/store.js';
 import { TasksHaveRuns, type TaskRecord } from '../db/tasks.js';
@@ -158,19 +159,37 @@ export async function importQnaFile(
   return outcome.stored;
 }
 
-/** The same from bytes in memory (the one-request import route): spooled to a temporary file first. */
-export async function importQnaBytes(
+/** An upload as the route hands it on: the request's pieces as they arrive, or a signed body's bytes read whole. */
+export type UploadPieces = AsyncIterable<Uint8Array> | Iterable<Uint8Array>;
+
+/**
+ * Imports an uploaded file: its pieces are written to a temporary file as they arrive (the writes
+ * run on libuv's pool), then importQnaFile takes it from there. The event loop never holds the
+ * whole upload: before, a 30 MB body was gathered into one buffer and written in one synchronous
+ * write. `empty` is thrown when no byte came; a failing upload (a 413 from the body limit) stores
+ * nothing.
+ */
+export async function importQnaUpload(
   store: Store,
   competitionId: string,
-  body: Uint8Array,
+  pieces: UploadPieces,
   format: ImportFormat,
   options: ImportOptions,
-  hooks: ImportHooks = {},
+  hooks: ImportHooks,
+  empty: () => Error,
 ) {
   const dir = mkdtempSync(join(tmpdir(), 'swe-scoring-import-'));
   try {
     const path = join(dir, `upload.${format}`);
-    writeFileSync(path, body);
+    let bytes = 0;
+    const counted = async function* () {
+      for await (const piece of pieces) {
+        bytes += piece.length;
+        yield piece;
+      }
+    };
+    await pipeline(counted(), createWriteStream(path));
+    if (bytes === 0) throw empty();
     return await importQnaFile(store, competitionId, path, format, options, hooks);
   } finally {
     rmSync(dir, { recursive: true, force: true });

@@ -4,7 +4,7 @@ import type { Store } from '../db/store.js';
 import type { CriterionRecord, TaskRecord, TaskType } from '../db/tasks.js';
 import type { TaskInputSchema } from '../schemas/tasks.js';
 import { notFound, unsupported } from '../errors.js';
-import { importQnaBytes, type ImportFormat } from './importTasks.js';
+import { importQnaUpload, type ImportFormat, type UploadPieces } from './importTasks.js';
 import type { Complexity, Stage } from '../scoring/types.js';
 import type { AuditService } from './audit.js';
 import type { Principal } from './principal.js';
@@ -63,18 +63,18 @@ export function tasksService(store: Store, audit: AuditService, gate: WriteGate)
      */
     async importQna(
       competitionId: string,
-      body: Uint8Array,
+      body: UploadPieces,
       format: ImportFormat,
       options: { stage?: Stage; complexity?: Complexity },
       who: Principal,
     ) {
+      // Before a byte is read: an unknown competition is a 404 whatever was sent.
       await requireCompetition(store, competitionId);
-      if (body.length === 0) {
-        throw unsupported(
+      return importQnaUpload(store, competitionId, body, format, options, { who, gate }, () =>
+        unsupported(
           'send a non-empty Parquet file (application/vnd.apache.parquet) or JSON Lines (application/x-ndjson)',
-        );
-      }
-      return importQnaBytes(store, competitionId, body, format, options, { who, gate });
+        ),
+      );
     },
 
     async list(competitionId: string) {

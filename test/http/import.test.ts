@@ -1,6 +1,9 @@
 // POST .../tasks/import with the real SWE-Atlas-QnA files (written by neither this project nor
 // its tests), and with broken copies of them made here.
-import { readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { request } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { admin, seedCompetition, testApp, type TestApp } from '../support/app.js';
 
@@ -173,4 +176,55 @@ describe('QnA import of the real task set', () => {
       expect(await dump()).toBe(before);
     },
   );
+});
+
+describe('an upload is written to disk as it arrives', () => {
+  it('the first half of a slow upload is on disk before the rest is sent, and the import then succeeds', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'import-spool-'));
+    const before = process.env.TMPDIR;
+    process.env.TMPDIR = dir; // where the server spools uploads (os.tmpdir() reads it each call)
+    try {
+      const address = await t.app.listen({ port: 0, host: '127.0.0.1' });
+      const bytes = Buffer.from(JSONL, 'utf8');
+      const half = Math.floor(bytes.length / 2);
+      const url = new URL('/v1/competitions/c/tasks/import', address);
+      const answer = new Promise<{ status: number; body: string }>((resolve, reject) => {
+        const req = request(url, { method: 'POST', headers: { ...admin, 'content-type': TYPES.jsonl } }, (res) => {
+          let body = '';
+          res.on('data', (c: Buffer) => (body += c.toString()));
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+        });
+        req.on('error', reject);
+        req.write(bytes.subarray(0, half));
+        // The rest only once the first half is in the spool file: a server that gathered the body
+        // into one buffer first would never write it, and this would time out.
+        const spooled = () => {
+          const sub = readdirSync(dir).find((d) => d.startsWith('swe-scoring-import-'));
+          const file = sub && join(dir, sub, 'upload.jsonl');
+          return file !== undefined && existsSync(file) ? statSync(file).size : 0;
+        };
+        const started = Date.now();
+        const poll = setInterval(() => {
+          if (spooled() >= half) {
+            clearInterval(poll);
+            req.end(bytes.subarray(half));
+          } else if (Date.now() - started > 10_000) {
+            clearInterval(poll);
+            req.destroy();
+            reject(new Error(`after 10 s, ${spooled()} of the first ${half} bytes were on disk`));
+          }
+        }, 20);
+      });
+      const { status, body } = await answer;
+      expect(status).toBe(200);
+      expect(JSON.parse(body)).toMatchObject({ imported: 124 });
+      expect(await listTasks()).toHaveLength(124);
+      // The spool is removed once the import is done.
+      expect(readdirSync(dir).filter((d) => d.startsWith('swe-scoring-import-'))).toEqual([]);
+    } finally {
+      if (before === undefined) delete process.env.TMPDIR;
+      else process.env.TMPDIR = before;
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
 });
