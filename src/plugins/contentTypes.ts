@@ -24,6 +24,8 @@ export function acceptedTypes(request: FastifyRequest): readonly string[] {
 }
 
 const takes = (request: FastifyRequest, type: string) => acceptedTypes(request).includes(type);
+const notTaken = (request: FastifyRequest, type: string) =>
+  unsupported(`${type} is not taken here; this route accepts ${acceptedTypes(request).join(' or ')}`);
 
 export const contentTypesPlugin = fp(
   async (app: FastifyInstance) => {
@@ -33,6 +35,8 @@ export const contentTypesPlugin = fp(
     const json = app.getDefaultJsonParser('error', 'error');
     app.removeContentTypeParser('application/json');
     app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (req, body, done) => {
+      // A file route (an import, a chunk, an input document) takes no JSON: a 415, not an empty file.
+      if (!takes(req, 'application/json')) return done(notTaken(req, 'application/json'), undefined);
       // Fastify's JSON parser takes bytes as well as text; it answers through `done`, returning nothing.
       const parse = () => void json(req, body as unknown as string, done);
       if (!req.checkSignedBody) return parse();
@@ -40,11 +44,7 @@ export const contentTypesPlugin = fp(
     });
     for (const type of BINARY_TYPES) {
       app.addContentTypeParser(type, { parseAs: 'buffer' }, (req, body, done) => {
-        if (!takes(req, type))
-          return done(
-            unsupported(`${type} is not taken here; this route accepts ${acceptedTypes(req).join(' or ')}`),
-            undefined,
-          );
+        if (!takes(req, type)) return done(notTaken(req, type), undefined);
         if (!req.checkSignedBody) return done(null, body);
         req.checkSignedBody(body as Buffer).then(
           () => done(null, body),

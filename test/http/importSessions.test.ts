@@ -133,6 +133,19 @@ describe('import sessions', () => {
     });
     expect(typed.status).toBe(415);
     expect(typed.body.detail).toContain('application/octet-stream');
+    // JSON is no chunk either (it once went through as an empty one).
+    const json = await t.call({
+      method: 'PUT',
+      url: `${base}/${sid}/chunks/0`,
+      headers: { ...admin, 'content-type': 'application/json' },
+      payload: '{"a":1}',
+    });
+    expect(json.status).toBe(415);
+    expect(json.body.detail).toContain('application/octet-stream');
+    expect((await t.call({ method: 'GET', url: `${base}/${sid}`, headers: admin })).body).toMatchObject({
+      receivedChunks: 0,
+      receivedBytes: 0,
+    });
     expect((await chunk(sid, '01', JSONL)).status).toBe(400);
     expect(
       (
