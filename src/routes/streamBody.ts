@@ -4,6 +4,7 @@
 // pieces, then their concatenation), and the event loop never copies or writes it in one go.
 import { buffer } from 'node:stream/consumers';
 import { errorCodes, type FastifyRequest } from 'fastify';
+import type { UploadPieces } from '../services/importTasks.js';
 
 const tooLarge = () => new errorCodes.FST_ERR_CTP_BODY_TOO_LARGE();
 
@@ -41,7 +42,7 @@ export function streamedBody(limit: number) {
 }
 
 /** A body `streamedBody` handed on: its pieces, or none when the request's type had another parser. */
-export function uploadPieces(request: FastifyRequest): AsyncIterable<Uint8Array> | Iterable<Uint8Array> {
+export function uploadPieces(request: FastifyRequest): UploadPieces {
   const body = request.body;
   if (body && typeof body === 'object' && Symbol.asyncIterator in body) return body as AsyncIterable<Uint8Array>;
   if (Array.isArray(body) && body.every((b) => b instanceof Uint8Array)) return body;

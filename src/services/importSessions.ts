@@ -9,7 +9,13 @@ import { join } from 'node:path';
 import type { Store } from '../db/store.js';
 import type { Principal } from './principal.js';
 import { badRequest, conflict, notFound } from '../errors.js';
-import { importQnaFile, type ImportCounts, type ImportFormat, type ImportOptions } from './importTasks.js';
+import {
+  importQnaFile,
+  type ImportCounts,
+  type ImportFormat,
+  type ImportOptions,
+  type UploadPieces,
+} from './importTasks.js';
 import type { WriteGate } from './writeGate.js';
 
 export const IMPORT_SESSIONS = {
@@ -118,12 +124,7 @@ export function importSessionsService(
      * the last chunk as it was is a no-op; any other order is a 409. A chunk that fails part way
      * (the client went away, the body ran over its limit) leaves the file as it was.
      */
-    async append(
-      competitionId: string,
-      id: string,
-      n: number,
-      pieces: AsyncIterable<Uint8Array> | Iterable<Uint8Array>,
-    ) {
+    async append(competitionId: string, id: string, n: number, pieces: UploadPieces) {
       const s = find(competitionId, id);
       open(s, 'chunks');
       const outOfOrder = () =>

@@ -13,7 +13,7 @@ import { pipeline } from 'node:stream/promises';
 import { emitWrite } from '../db/events.js';
 import type { Store } from '../db/store.js';
 import { TasksHaveRuns, type TaskRecord } from '../db/tasks.js';
-import { badRequest, DomainError, notFound } from '../errors.js';
+import { badRequest, DomainError, notFound, unsupported } from '../errors.js';
 import type { QnaTask } from '../qna/index.js';
 import type { Complexity, Stage } from '../scoring/types.js';
 import { auditService } from './audit.js';
@@ -166,8 +166,7 @@ export type UploadPieces = AsyncIterable<Uint8Array> | Iterable<Uint8Array>;
  * Imports an uploaded file: its pieces are written to a temporary file as they arrive (the writes
  * run on libuv's pool), then importQnaFile takes it from there. The event loop never holds the
  * whole upload: before, a 30 MB body was gathered into one buffer and written in one synchronous
- * write. `empty` is thrown when no byte came; a failing upload (a 413 from the body limit) stores
- * nothing.
+ * write. An empty upload is a 415; a failing one (a 413 from the body limit) stores nothing.
  */
 export async function importQnaUpload(
   store: Store,
@@ -176,7 +175,6 @@ export async function importQnaUpload(
   format: ImportFormat,
   options: ImportOptions,
   hooks: ImportHooks,
-  empty: () => Error,
 ) {
   const dir = mkdtempSync(join(tmpdir(), 'swe-scoring-import-'));
   try {
@@ -189,7 +187,10 @@ export async function importQnaUpload(
       }
     };
     await pipeline(counted(), createWriteStream(path));
-    if (bytes === 0) throw empty();
+    if (bytes === 0)
+      throw unsupported(
+        'send a non-empty Parquet file (application/vnd.apache.parquet) or JSON Lines (application/x-ndjson)',
+      );
     return await importQnaFile(store, competitionId, path, format, options, hooks);
   } finally {
     rmSync(dir, { recursive: true, force: true });

@@ -3,7 +3,7 @@ import type { z } from 'zod';
 import type { Store } from '../db/store.js';
 import type { CriterionRecord, TaskRecord, TaskType } from '../db/tasks.js';
 import type { TaskInputSchema } from '../schemas/tasks.js';
-import { notFound, unsupported } from '../errors.js';
+import { notFound } from '../errors.js';
 import { importQnaUpload, type ImportFormat, type UploadPieces } from './importTasks.js';
 import type { Complexity, Stage } from '../scoring/types.js';
 import type { AuditService } from './audit.js';
@@ -70,11 +70,7 @@ export function tasksService(store: Store, audit: AuditService, gate: WriteGate)
     ) {
       // Before a byte is read: an unknown competition is a 404 whatever was sent.
       await requireCompetition(store, competitionId);
-      return importQnaUpload(store, competitionId, body, format, options, { who, gate }, () =>
-        unsupported(
-          'send a non-empty Parquet file (application/vnd.apache.parquet) or JSON Lines (application/x-ndjson)',
-        ),
-      );
+      return importQnaUpload(store, competitionId, body, format, options, { who, gate });
     },
 
     async list(competitionId: string) {
