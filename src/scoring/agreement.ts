@@ -18,6 +18,12 @@ export interface Agreement {
 /** SPEC 10 defaults: a validator is flagged from this many shared pairs and this absolute delta. */
 export const AGREEMENT_MIN_SHARED = 10;
 export const AGREEMENT_MIN_DELTA = 0.2;
+/**
+ * The delta is a mean of differences of fractions, so a validator exactly at the threshold can
+ * come out a rounding error below it (3/10 - 1/10 = 0.19999999999999998). As SPEC 5 does for equal
+ * scores, values within 1e-12 of the threshold count as reaching it.
+ */
+const THRESHOLD_TOLERANCE = 1e-12;
 
 /**
  * SPEC 10: for each validator, the mean over the pairs it shares with other counted validators of
@@ -58,7 +64,7 @@ export function agreement(rows: readonly ValidatorPairRuns[], excluded: Readonly
     const { shared, delta } = sums.get(id)!;
     const resolveRateDelta = shared > 0 ? delta / shared : null;
     const flagged =
-      shared >= AGREEMENT_MIN_SHARED && resolveRateDelta !== null && Math.abs(resolveRateDelta) >= AGREEMENT_MIN_DELTA;
+      shared >= AGREEMENT_MIN_SHARED && resolveRateDelta !== null && Math.abs(resolveRateDelta) >= AGREEMENT_MIN_DELTA - THRESHOLD_TOLERANCE;
     out.set(id, { sharedPairs: shared, resolveRateDelta, flagged });
   }
   return out;
