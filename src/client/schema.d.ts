@@ -761,7 +761,7 @@ export interface components {
         /** @description A task to create or update. */
         TaskSpecInput: {
             /** @description Task identifier, unique within the competition. */
-            id: string;
+            id: string & (unknown & unknown);
             /**
              * @description How runs of the task are graded.
              * @enum {string}
@@ -845,7 +845,7 @@ export interface components {
         /** @description A baseline run result: no `minerHotkey`; `resolved` unless `rubricVotes` are sent. */
         BaselineRunInput: {
             /** @description Client-chosen id, unique within the competition; makes retries safe. */
-            runId: string;
+            runId: string & (unknown & unknown);
             /** @description The task run. */
             taskId: string;
             /** @description Attempt number, from 0. */
@@ -881,7 +881,7 @@ export interface components {
         /** @description A miner run result: `minerHotkey` required; `resolved` unless `rubricVotes` are sent. */
         MinerRunInput: {
             /** @description Client-chosen id, unique within the competition; makes retries safe. */
-            runId: string;
+            runId: string & (unknown & unknown);
             /** @description The task run. */
             taskId: string;
             /** @description Attempt number, from 0. */

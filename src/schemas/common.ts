@@ -29,6 +29,15 @@ export const Id = z
   .regex(/^[A-Za-z0-9._:-]+$/, 'must be 1 to 128 characters from A-Z a-z 0-9 . _ : -')
   .describe('Identifier: 1 to 128 characters from `[A-Za-z0-9._:-]`.');
 
+/**
+ * The id of a stored run or task: an `Id` other than `export`, which names the export route beside
+ * them (`…/runs/export`, `…/tasks/export`); a run or task of that id could never be read back.
+ */
+export const ItemId = Id.regex(
+  /^(?!export$)/,
+  "must not be 'export' (…/runs/export and …/tasks/export are the export routes)",
+);
+
 export const StageSchema = named('Stage', 'Competition stage.', z.enum(STAGES));
 
 export const ComplexitySchema = named('Complexity', 'Complexity group.', z.enum(COMPLEXITIES));

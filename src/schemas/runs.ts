@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { named } from './named.js';
-import { Id, LIMITS, TokenCount } from './common.js';
+import { Id, ItemId, LIMITS, TokenCount } from './common.js';
 
 const VoteText = z.string().max(LIMITS.voteTextLength);
 
@@ -35,7 +35,7 @@ export const TokensSchema = named(
 
 /** Fields every run carries, whatever its kind. */
 const runFields = {
-  runId: Id.describe('Client-chosen id, unique within the competition; makes retries safe.'),
+  runId: ItemId.describe('Client-chosen id, unique within the competition; makes retries safe.'),
   taskId: Id.describe('The task run.'),
   attemptNo: z.number().int().min(0).max(1_000_000).optional().describe('Attempt number, from 0.'),
   resolved: z.boolean().optional().describe('Graded result; required unless `rubricVotes` are sent.'),

@@ -295,3 +295,44 @@ describe('bad requests', () => {
     expect(res.body.detail).toContain('nope');
   });
 });
+
+describe("'export' as an id: it names the export routes, so no run or task may take it", () => {
+  it('a run or a task with id export is a 400 naming the field, and nothing is stored', async () => {
+    const before = (await get('/v1/competitions/c')).body;
+    const run = await t.call({
+      method: 'POST',
+      url: '/v1/competitions/c/runs',
+      headers: admin,
+      payload: {
+        runs: [
+          { runId: 'fine', taskId: 'swe-2', kind: 'baseline', resolved: true },
+          { runId: 'export', taskId: 'swe-2', kind: 'baseline', resolved: true },
+        ],
+      },
+    });
+    expect(run.status).toBe(400);
+    expect(run.body.errors.map((e: { path: string }) => e.path)).toEqual(['body/runs/1/runId']);
+    expect(run.body.detail).toContain("must not be 'export'");
+    const task = await t.call({
+      method: 'PUT',
+      url: '/v1/competitions/c/tasks',
+      headers: admin,
+      payload: { tasks: [{ id: 'export', type: 'swebench_verified' }] },
+    });
+    expect(task.status).toBe(400);
+    expect(task.body.errors.map((e: { path: string }) => e.path)).toEqual(['body/tasks/0/id']);
+    expect((await get('/v1/competitions/c')).body).toEqual(before);
+    expect((await t.call({ method: 'GET', url: '/v1/competitions/c/runs/fine' })).status).toBe(404);
+  });
+
+  it('ids that merely contain the word are ordinary ids', async () => {
+    const res = await t.call({
+      method: 'POST',
+      url: '/v1/competitions/c/runs',
+      headers: admin,
+      payload: { runs: [{ runId: 'export-1', taskId: 'swe-2', kind: 'baseline', resolved: true }] },
+    });
+    expect(res.body).toEqual({ accepted: 1, duplicates: 0 });
+    expect((await t.call({ method: 'GET', url: '/v1/competitions/c/runs/export-1' })).body.runId).toBe('export-1');
+  });
+});
