@@ -99,13 +99,16 @@ function databaseUrl(value: string | undefined): string | null {
 }
 
 /** `90s`, `10m`, `2h` (or plain milliseconds) to milliseconds; unset or empty: null. At least 1 s. */
+/** The longest timer Node keeps (2^31 - 1 ms, about 24.8 days): a longer one fires after 1 ms, over and over. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
 export function parseDuration(value: string | undefined, name: string): number | null {
   if (!value) return null;
   const m = /^(\d+)(ms|s|m|h)?$/.exec(value.trim());
   const unit = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 }[(m?.[2] ?? 'ms') as 'ms' | 's' | 'm' | 'h'];
   const ms = m ? Number(m[1]) * unit : NaN;
-  if (!Number.isSafeInteger(ms) || ms < 1000)
-    throw new Error(`${name} must be a duration of at least 1s such as 90s, 10m or 2h, got ${value}`);
+  if (!Number.isSafeInteger(ms) || ms < 1000 || ms > MAX_TIMER_MS)
+    throw new Error(`${name} must be a duration from 1s to 596h such as 90s, 10m or 2h, got ${value}`);
   return ms;
 }
 

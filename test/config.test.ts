@@ -43,8 +43,20 @@ describe('configuration from the environment', () => {
     [{ SCORING_ADMIN_TOKEN: 'short' }, /at least 16/],
     [{ SCORING_HEAP_GROWTH_PERCENT: '-5' }, /SCORING_HEAP_GROWTH_PERCENT must be an integer from 0 to 1000/],
     [{ SCORING_HEAP_GROWTH_PERCENT: '1.5' }, /SCORING_HEAP_GROWTH_PERCENT/],
+    [{ SCORING_SNAPSHOT_INTERVAL: '500ms' }, /SCORING_SNAPSHOT_INTERVAL must be a duration from 1s to 596h/],
+    // Past Node's timer limit a setInterval fires every millisecond: 597h is refused, not obeyed so.
+    [{ SCORING_SNAPSHOT_INTERVAL: '597h' }, /SCORING_SNAPSHOT_INTERVAL must be a duration from 1s to 596h/],
+    [{ SCORING_SNAPSHOT_INTERVAL: '10 minutes' }, /SCORING_SNAPSHOT_INTERVAL/],
   ])('rejects %j', (env, message) => {
     expect(() => loadConfig({ SCORING_ADMIN_TOKEN: 'x'.repeat(20), ...env })).toThrow(message);
+  });
+
+  it('reads SCORING_SNAPSHOT_INTERVAL up to 596h, the longest timer Node keeps', () => {
+    const interval = (v: string) =>
+      loadConfig({ SCORING_ADMIN_TOKEN: 'x'.repeat(20), SCORING_SNAPSHOT_INTERVAL: v }).snapshotIntervalMs;
+    expect(interval('10m')).toBe(600_000);
+    expect(interval('596h')).toBe(596 * 3_600_000);
+    expect(596 * 3_600_000).toBeLessThanOrEqual(2 ** 31 - 1);
   });
 
   it('reads SCORING_READS_REQUIRE_TOKEN as a boolean', () => {
