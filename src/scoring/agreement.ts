@@ -64,7 +64,9 @@ export function agreement(rows: readonly ValidatorPairRuns[], excluded: Readonly
     const { shared, delta } = sums.get(id)!;
     const resolveRateDelta = shared > 0 ? delta / shared : null;
     const flagged =
-      shared >= AGREEMENT_MIN_SHARED && resolveRateDelta !== null && Math.abs(resolveRateDelta) >= AGREEMENT_MIN_DELTA - THRESHOLD_TOLERANCE;
+      shared >= AGREEMENT_MIN_SHARED &&
+      resolveRateDelta !== null &&
+      Math.abs(resolveRateDelta) >= AGREEMENT_MIN_DELTA - THRESHOLD_TOLERANCE;
     out.set(id, { sharedPairs: shared, resolveRateDelta, flagged });
   }
   return out;
