@@ -42,7 +42,8 @@ async function download(url: string, pid: number, keep: boolean, quotedLines: bo
   const sampler = setInterval(() => (max = Math.max(max, rssMb(pid) ?? 0)), 50);
   const before = rssMb(pid) ?? 0;
   const start = performance.now();
-  const res = await fetch(url);
+  // The server's own cost of the file, as in earlier runs: no compression (fetch asks gzip by default).
+  const res = await fetch(url, { headers: { 'accept-encoding': 'identity' } });
   if (res.status !== 200 || !res.body) throw new Error(`GET ${url} -> ${res.status}: ${await res.text()}`);
   let bytes = 0;
   let lines = 0;

@@ -34,7 +34,8 @@ export async function snapshotCost(
   });
   const seq = (JSON.parse(result.taken.text) as { seq: number }).seq;
   const start = performance.now();
-  const res = await fetch(`${url}${base}/${seq}/input`);
+  // The document's bytes as the digest covers them, uncompressed (fetch asks gzip by default).
+  const res = await fetch(`${url}${base}/${seq}/input`, { headers: { 'accept-encoding': 'identity' } });
   let inputBytes = 0;
   for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) inputBytes += chunk.length;
   const inputMs = performance.now() - start;

@@ -11,6 +11,7 @@ import type { SignatureOptions } from './services/signatures.js';
 import type { Signer } from './services/snapshots.js';
 import { LIMITS } from './schemas/common.js';
 import { authPlugin } from './plugins/auth.js';
+import { compressionPlugin } from './plugins/compression.js';
 import { contentTypesPlugin } from './plugins/contentTypes.js';
 import { docsPlugin } from './plugins/docs.js';
 import { errorHandler, errorsPlugin } from './plugins/errors.js';
@@ -91,6 +92,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   });
   await app.register(metricsPlugin, { metrics });
   await app.register(writeGatePlugin, { gate: services.writeGate });
+  await app.register(compressionPlugin);
   await app.register(docsPlugin);
   await app.register(routes);
   await app.register(import('./plugins/dashboard.js'));

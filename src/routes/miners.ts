@@ -35,6 +35,7 @@ export const minerRoutes: FastifyPluginAsyncZod = async (app) => {
     '/competitions/:competitionId/miners/:hotkey',
     {
       config: { access: 'public' },
+      compress: false,
       schema: {
         tags: ['miners'],
         operationId: 'getMiner',

@@ -10,6 +10,7 @@ export const scoreRoutes: FastifyPluginAsyncZod = async (app) => {
     '/competitions/:competitionId/leaderboard',
     {
       config: { access: 'public' },
+      compress: false,
       schema: {
         tags: ['scores'],
         operationId: 'getLeaderboard',
@@ -33,6 +34,7 @@ export const scoreRoutes: FastifyPluginAsyncZod = async (app) => {
     '/competitions/:competitionId/weights',
     {
       config: { access: 'public' },
+      compress: false,
       schema: {
         tags: ['scores'],
         operationId: 'getWeights',

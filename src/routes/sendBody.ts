@@ -2,13 +2,12 @@
 // the client already holds it, and br or gzip when the client asks, compressed once per body
 // rather than once per request.
 // A route handler using it is not `async`: a warm read is answered before the handler returns.
-import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
+// Its route says `compress: false` (src/plugins/compression.ts): the body is compressed here.
+import { brotliCompressSync, gzipSync } from 'node:zlib';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { BROTLI_OPTIONS, GZIP_OPTIONS, MIN_COMPRESSED } from '../plugins/compression.js';
 import type { Body } from '../services/body.js';
 import type { Maybe } from '../services/settled.js';
-
-/** Bodies smaller than this go out as they are: compression would save little and cost a round of CPU. */
-const MIN_COMPRESSED = 1024;
 
 /** True when an If-None-Match header names this ETag (or `*`). Weak comparison, as RFC 9110 asks for GET. */
 function matches(header: string | undefined, etag: string): boolean {
@@ -33,9 +32,7 @@ function coding(header: string | undefined): 'br' | 'gzip' | null {
 }
 
 function compress(kind: 'br' | 'gzip', bytes: Buffer): Buffer {
-  // Brotli quality 5: most of quality 11's gain on JSON at a small fraction of its time.
-  if (kind === 'br') return brotliCompressSync(bytes, { params: { [constants.BROTLI_PARAM_QUALITY]: 5 } });
-  return gzipSync(bytes, { level: 6 });
+  return kind === 'br' ? brotliCompressSync(bytes, BROTLI_OPTIONS) : gzipSync(bytes, GZIP_OPTIONS);
 }
 
 /**

@@ -25,6 +25,7 @@ export const snapshotRoutes: FastifyPluginAsyncZod = async (app) => {
     base,
     {
       config: { access: 'admin' },
+      compress: false,
       schema: {
         tags: ['snapshots'],
         operationId: 'takeSnapshot',
@@ -64,6 +65,7 @@ export const snapshotRoutes: FastifyPluginAsyncZod = async (app) => {
     `${base}/latest`,
     {
       config: { access: 'public' },
+      compress: false,
       schema: {
         tags: ['snapshots'],
         operationId: 'getLatestSnapshot',
@@ -80,6 +82,7 @@ export const snapshotRoutes: FastifyPluginAsyncZod = async (app) => {
     `${base}/:seq`,
     {
       config: { access: 'public' },
+      compress: false,
       schema: {
         tags: ['snapshots'],
         operationId: 'getSnapshot',

@@ -54,6 +54,7 @@ export const taskRoutes: FastifyPluginAsyncZod = async (app) => {
     '/competitions/:competitionId/tasks/:taskId',
     {
       config: { access: 'public' },
+      compress: false,
       schema: {
         tags: ['tasks'],
         operationId: 'getTask',

@@ -68,6 +68,7 @@ export const validatorRoutes: FastifyPluginAsyncZod = async (app) => {
     '/competitions/:competitionId/validators',
     {
       config: { access: 'public' },
+      compress: false,
       schema: {
         tags: ['validators'],
         operationId: 'listCompetitionValidators',

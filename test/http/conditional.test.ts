@@ -77,6 +77,62 @@ describe.each(reads)('GET …%s', (path) => {
   });
 });
 
+describe('every other response is compressed when asked too', () => {
+  beforeEach(async () => {
+    const runs = Array.from({ length: 40 }, (_, i) => run(`y${i}`, `miner-${i}`, i % 3 === 0));
+    expect((await post('c', runs)).status).toBe(200);
+  });
+
+  it.each([
+    ['a list (runs)', '/v1/competitions/c/runs?limit=100'],
+    ['a stream (the runs export)', '/v1/competitions/c/runs/export?format=ndjson'],
+    ['a stream (CSV)', '/v1/competitions/c/runs/export?format=csv'],
+  ])('%s: br and gzip decode to the plain bytes', async (_what, url) => {
+    const plain = await t.app.inject({ method: 'GET', url });
+    expect(plain.statusCode).toBe(200);
+    expect(plain.rawPayload.length).toBeGreaterThan(1024);
+    expect(plain.headers['content-encoding']).toBeUndefined();
+    for (const [coding, decode] of [
+      ['br', brotliDecompressSync],
+      ['gzip', gunzipSync],
+    ] as const) {
+      const res = await t.app.inject({ method: 'GET', url, headers: { 'accept-encoding': coding } });
+      expect(res.headers['content-encoding']).toBe(coding);
+      expect(res.headers.vary).toContain('accept-encoding');
+      expect(res.rawPayload.length).toBeLessThan(plain.rawPayload.length);
+      expect(decode(res.rawPayload).toString('utf8')).toBe(plain.body);
+    }
+  });
+
+  it('a score read is compressed once: decoding it once gives the JSON', async () => {
+    const res = await t.app.inject({
+      method: 'GET',
+      url: '/v1/competitions/c/leaderboard',
+      headers: { 'accept-encoding': 'br' },
+    });
+    expect(res.headers['content-encoding']).toBe('br');
+    expect(JSON.parse(brotliDecompressSync(res.rawPayload).toString('utf8')).miners.length).toBeGreaterThan(40);
+  });
+
+  it('a small body and a body not asked to be compressed go out as they are', async () => {
+    const small = await t.app.inject({
+      method: 'GET',
+      url: '/v1/competitions/c/runs?limit=1',
+      headers: { 'accept-encoding': 'br' },
+    });
+    expect(small.rawPayload.length).toBeLessThan(1024);
+    expect(small.headers['content-encoding']).toBeUndefined();
+    expect(small.json().runs.length).toBe(1);
+    const parquet = await t.app.inject({
+      method: 'GET',
+      url: '/v1/competitions/c/runs/export?format=parquet',
+      headers: { 'accept-encoding': 'br' },
+    });
+    expect(parquet.headers['content-encoding']).toBeUndefined();
+    expect(parquet.rawPayload.subarray(0, 4).toString()).toBe('PAR1');
+  });
+});
+
 it('compresses a large leaderboard and honours q=0', async () => {
   const runs = Array.from({ length: 60 }, (_, i) => run(`x${i}`, `miner-${String(i).padStart(3, '0')}`, i % 2 === 0));
   expect((await post('c', runs)).status).toBe(200);

@@ -1,0 +1,33 @@
+// Responses compressed when the request asks (API.md 1.1): br before gzip, bodies of 1 KiB or more.
+// Two ways, one setting. Score reads and snapshots keep their serialized body and compress it once
+// per body (src/routes/sendBody.ts): those routes say `compress: false` and get no hook at all, so
+// a warm read pays nothing here. Every other route, lists, problems, exports and the dashboard's
+// files without a precompressed copy, is compressed as it is sent by @fastify/compress: small
+// bodies at once, large ones and streams (exports, a snapshot's input document) through zlib
+// streams, whose work runs on libuv's threads rather than the event loop.
+import compress from '@fastify/compress';
+import type { FastifyInstance } from 'fastify';
+import fp from 'fastify-plugin';
+import { constants } from 'node:zlib';
+
+/** Bodies smaller than this go out as they are: compression would save little and cost a round of CPU. */
+export const MIN_COMPRESSED = 1024;
+/** Brotli quality 5: most of quality 11's gain on JSON at a small fraction of its time. */
+export const BROTLI_OPTIONS = { params: { [constants.BROTLI_PARAM_QUALITY]: 5 } };
+export const GZIP_OPTIONS = { level: 6 };
+
+/** JSON, problem+json, NDJSON exports and input documents, CSV, HTML, CSS, JavaScript; not Parquet (compressed already) nor event streams. */
+const COMPRESSIBLE = /^text\/(?!event-stream)|[+/]json(?:;|$)|\/x-ndjson(?:;|$)|\/javascript(?:;|$)/u;
+
+export const compressionPlugin = fp(async (app: FastifyInstance) => {
+  await app.register(compress, {
+    global: true,
+    // Request bodies are taken as sent: a signature covers their exact bytes.
+    globalDecompression: false,
+    encodings: ['br', 'gzip'],
+    threshold: MIN_COMPRESSED,
+    brotliOptions: BROTLI_OPTIONS,
+    zlibOptions: GZIP_OPTIONS,
+    customTypes: COMPRESSIBLE,
+  });
+});
