@@ -14,7 +14,7 @@ import {
   WeightsHistorySchema,
 } from '../schemas/snapshots.js';
 import { RULES_VERSION } from '../scoring/index.js';
-import { textBody } from '../services/body.js';
+import { jsonBody, textBody } from '../services/body.js';
 import { sendBody } from './sendBody.js';
 
 export const snapshotRoutes: FastifyPluginAsyncZod = async (app) => {
@@ -126,6 +126,7 @@ export const snapshotRoutes: FastifyPluginAsyncZod = async (app) => {
     '/competitions/:competitionId/miners/:hotkey/history',
     {
       config: { access: 'public' },
+      compress: false,
       schema: {
         tags: ['snapshots'],
         operationId: 'getMinerHistory',
@@ -135,9 +136,10 @@ export const snapshotRoutes: FastifyPluginAsyncZod = async (app) => {
         response: { 200: MinerHistorySchema, ...problems(400, 401, 404) },
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const { competitionId, hotkey } = request.params;
-      return snapshots.minerHistory(competitionId, hotkey, request.query.cursor, request.query.limit);
+      const page = await snapshots.minerHistory(competitionId, hotkey, request.query.cursor, request.query.limit);
+      return sendBody(request, reply, jsonBody(page));
     },
   );
 
@@ -145,6 +147,7 @@ export const snapshotRoutes: FastifyPluginAsyncZod = async (app) => {
     '/competitions/:competitionId/weights/history',
     {
       config: { access: 'public' },
+      compress: false,
       schema: {
         tags: ['snapshots'],
         operationId: 'getWeightsHistory',
@@ -154,8 +157,14 @@ export const snapshotRoutes: FastifyPluginAsyncZod = async (app) => {
         response: { 200: WeightsHistorySchema, ...problems(400, 401, 404) },
       },
     },
-    async (request) =>
-      snapshots.weightsHistory(request.params.competitionId, request.query.cursor, request.query.limit),
+    async (request, reply) => {
+      const page = await snapshots.weightsHistory(
+        request.params.competitionId,
+        request.query.cursor,
+        request.query.limit,
+      );
+      return sendBody(request, reply, jsonBody(page));
+    },
   );
 
   app.get(

@@ -77,6 +77,33 @@ describe.each(reads)('GET …%s', (path) => {
   });
 });
 
+describe('history reads (API.md 1.1: conditional like the score reads)', () => {
+  const snapshot = async () =>
+    expect(
+      (await t.call({ method: 'POST', url: '/v1/competitions/c/snapshots', headers: admin, payload: {} })).status,
+    ).toBe(201);
+
+  it.each(['/miners/alice/history', '/weights/history'])(
+    '…%s: 304 while no snapshot is taken, 200 and a new ETag after one',
+    async (path) => {
+      const url = `/v1/competitions/c${path}`;
+      await snapshot();
+      const first = await t.app.inject({ method: 'GET', url });
+      expect(first.statusCode).toBe(200);
+      const etag = first.headers.etag as string;
+      expect(etag).toMatch(/^"[A-Za-z0-9_-]+"$/);
+      // A run changes the live scores, not the history.
+      expect((await post('c', [run('m2', 'bob', true, 10)])).status).toBe(200);
+      expect((await t.app.inject({ method: 'GET', url, headers: { 'if-none-match': etag } })).statusCode).toBe(304);
+      await snapshot();
+      const after = await t.app.inject({ method: 'GET', url, headers: { 'if-none-match': etag } });
+      expect(after.statusCode).toBe(200);
+      expect(after.headers.etag).not.toBe(etag);
+      expect(after.json().history.length).toBe(first.json().history.length + 1);
+    },
+  );
+});
+
 describe('every other response is compressed when asked too', () => {
   beforeEach(async () => {
     const runs = Array.from({ length: 40 }, (_, i) => run(`y${i}`, `miner-${i}`, i % 3 === 0));
