@@ -53,11 +53,18 @@ export function sendBody(
   return undefined;
 }
 
+/**
+ * The ETag of the representation sent: the body's own, or with the coding appended (`"…-br"`). A
+ * strong ETag names one sequence of bytes (RFC 9110 8.8.1), and the br, gzip and plain bytes differ.
+ */
+const etagOf = (body: Body, kind: 'br' | 'gzip' | null) => (kind ? `${body.etag.slice(0, -1)}-${kind}"` : body.etag);
+
 function send(request: FastifyRequest, reply: FastifyReply, body: Body): FastifyReply {
-  reply.header('etag', body.etag).header('vary', 'accept-encoding, authorization').header('cache-control', 'no-cache');
-  if (matches(request.headers['if-none-match'], body.etag)) return reply.code(304).send();
-  reply.type('application/json; charset=utf-8');
   const kind = body.bytes.length >= MIN_COMPRESSED ? coding(request.headers['accept-encoding']) : null;
+  const etag = etagOf(body, kind);
+  reply.header('etag', etag).header('vary', 'accept-encoding, authorization').header('cache-control', 'no-cache');
+  if (matches(request.headers['if-none-match'], etag)) return reply.code(304).send();
+  reply.type('application/json; charset=utf-8');
   if (!kind) return reply.send(body.bytes);
   let encoded = body.encoded.get(kind);
   if (!encoded) body.encoded.set(kind, (encoded = compress(kind, body.bytes)));
