@@ -2,7 +2,7 @@
 // sent to a JSON route is a 415 naming what the route takes, not a body of the wrong type.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
-import { unsupported } from '../errors.js';
+import { badRequest, unsupported } from '../errors.js';
 
 export const FILE_TYPES = ['application/vnd.apache.parquet', 'application/x-ndjson'] as const;
 /** Every binary body type a route may declare: the task files, and import chunks. */
@@ -27,6 +27,30 @@ const takes = (request: FastifyRequest, type: string) => acceptedTypes(request).
 const notTaken = (request: FastifyRequest, type: string) =>
   unsupported(`${type} is not taken here; this route accepts ${acceptedTypes(request).join(' or ')}`);
 
+const LONE = 'contains a lone UTF-16 surrogate (a \\uD800-\\uDFFF escape without its pair); send Unicode text';
+
+/** A high surrogate not followed by a low one, or a low one not preceded by a high one (UTF-16 code units: no `u` flag). */
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+/** The path of the first string or key in a parsed JSON value that is not well-formed UTF-16, if any. */
+function illFormed(value: unknown, path: string): string | null {
+  if (typeof value === 'string') return LONE_SURROGATE.test(value) ? path : null;
+  if (typeof value !== 'object' || value === null) return null;
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) {
+      const bad = illFormed(value[i], `${path}/${i}`);
+      if (bad) return bad;
+    }
+    return null;
+  }
+  for (const [key, v] of Object.entries(value)) {
+    if (LONE_SURROGATE.test(key)) return `${path}/${key.replace(new RegExp(LONE_SURROGATE, 'g'), '\uFFFD')}`;
+    const bad = illFormed(v, `${path}/${key}`);
+    if (bad) return bad;
+  }
+  return null;
+}
+
 export const contentTypesPlugin = fp(
   async (app: FastifyInstance) => {
     app.removeContentTypeParser('text/plain');
@@ -38,7 +62,18 @@ export const contentTypesPlugin = fp(
       // A file route (an import, a chunk, an input document) takes no JSON: a 415, not an empty file.
       if (!takes(req, 'application/json')) return done(notTaken(req, 'application/json'), undefined);
       // Fastify's JSON parser takes bytes as well as text; it answers through `done`, returning nothing.
-      const parse = () => void json(req, body as unknown as string, done);
+      // Only an escape (`\ud800`) can carry a lone surrogate: raw bytes that are not UTF-8 decode
+      // to U+FFFD. Bodies without one (nearly all) are not walked.
+      const checked: typeof done = (body as Buffer).includes('\\u')
+        ? (err, value) => {
+            const bad = err ? null : illFormed(value, 'body');
+            done(
+              bad ? badRequest(`${bad} is not well-formed Unicode text`, [{ path: bad, message: LONE }]) : err,
+              bad ? undefined : value,
+            );
+          }
+        : done;
+      const parse = () => void json(req, body as unknown as string, checked);
       if (!req.checkSignedBody) return parse();
       req.checkSignedBody(body as Buffer).then(parse, (err: Error) => done(err, undefined));
     });

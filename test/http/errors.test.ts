@@ -40,6 +40,41 @@ it('invalid JSON is a 400 problem, not a 500', async () => {
   expect(res.body.detail).toMatch(/not valid JSON/);
 });
 
+it('a lone UTF-16 surrogate in any JSON string or key is a 400 naming where, and stores nothing', async () => {
+  await t.call({ method: 'PUT', url: '/v1/competitions/c', headers: admin, payload: { name: 'c' } });
+  const cases = [
+    // A snapshot note: its canonical JSON (the hash) has no form for it; it was a 500.
+    ['POST', '/v1/competitions/c/snapshots', '{"note":"why \\ud800"}', 'body/note'],
+    // A name: it was stored as U+FFFD, silently changed.
+    ['PUT', '/v1/competitions/c', '{"name":"x\\udc00y"}', 'body/name'],
+    ['PUT', '/v1/competitions/c', '{"name":"c","\\ud83d":1}', 'body/\ufffd'],
+    [
+      'PUT',
+      '/v1/competitions/c/tasks',
+      '{"tasks":[{"id":"a","type":"swebench_verified"},{"id":"b\\ud800"}]}',
+      'body/tasks/1/id',
+    ],
+  ] as const;
+  for (const [method, url, payload, path] of cases) {
+    const res = await t.call({ method, url, headers: { ...admin, 'content-type': 'application/json' }, payload });
+    expect(res.status, `${url} ${payload}`).toBe(400);
+    expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
+    expect(res.body.errors).toEqual([{ path, message: expect.stringContaining('lone UTF-16 surrogate') }]);
+  }
+  const competition = await t.call({ method: 'GET', url: '/v1/competitions/c' });
+  expect(competition.body).toMatchObject({ name: 'c', counts: { tasks: 0 } });
+  expect((await t.call({ method: 'GET', url: '/v1/competitions/c/snapshots' })).body.snapshots).toEqual([]);
+  // A surrogate pair, escaped, is a character like any other.
+  const pair = await t.call({
+    method: 'PUT',
+    url: '/v1/competitions/c',
+    headers: { ...admin, 'content-type': 'application/json' },
+    payload: '{"name":"test \\ud83e\\uddea"}',
+  });
+  expect(pair.status).toBe(200);
+  expect(pair.body.name).toBe('test 🧪');
+});
+
 it('health, readiness, metrics and docs are served', async () => {
   expect((await t.call({ method: 'GET', url: '/healthz' })).body).toEqual({ status: 'ok' });
   expect((await t.call({ method: 'GET', url: '/readyz' })).body).toEqual({ status: 'ok' });
