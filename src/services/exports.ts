@@ -91,7 +91,9 @@ export function exportsService(store: Store, pages = { runs: RUN_PAGE, parquet: 
 
     /** Every task in id order; the answer key only for the admin or when the competition reveals it. */
     async tasks(competitionId: string, format: TaskExportFormat, who: Principal | null): Promise<ExportBody> {
-      const reveal = who?.kind === 'admin' || (await competition(competitionId)).revealAnswers;
+      // Looked up for everyone, the admin too: an unknown competition is a 404, not an empty file.
+      const { revealAnswers } = await competition(competitionId);
+      const reveal = who?.kind === 'admin' || revealAnswers;
       const stream = byteStream(chunked(taskLines(taskPages(competitionId), format, reveal)));
       return { stream, contentType: EXPORT_CONTENT_TYPES[format], filename: fileName(competitionId, 'tasks', format) };
     },

@@ -289,10 +289,12 @@ describe('bad requests', () => {
     for (const f of formats) expect(res.body.detail).toContain(`"${f}"`);
   });
 
-  it.each(['runs', 'tasks'])('%s export of an unknown competition is a 404', async (what) => {
-    const res = await t.call({ method: 'GET', url: `/v1/competitions/nope/${what}/export?format=csv` });
-    expect(res.status).toBe(404);
-    expect(res.body.detail).toContain('nope');
+  it.each(['runs', 'tasks'])('%s export of an unknown competition is a 404, to the admin too', async (what) => {
+    for (const headers of [{}, admin]) {
+      const res = await t.call({ method: 'GET', url: `/v1/competitions/nope/${what}/export?format=csv`, headers });
+      expect(res.status).toBe(404);
+      expect(res.body.detail).toContain('nope');
+    }
   });
 });
 
