@@ -107,14 +107,21 @@ function unsupportedType(request: FastifyRequest): string {
 
 export function errorHandler(error: FastifyError, request: FastifyRequest, reply: FastifyReply): FastifyReply {
   if (error instanceof DomainError) return sendProblem(reply, fromDomainError(error));
-  if (isUnavailable(error)) {
+  const status = error.statusCode ?? 500;
+  // A client error carries its status: a body the client cut off is Fastify's 400 with the
+  // socket's ECONNRESET, the client's doing, not the database's.
+  if (status >= 500 && isUnavailable(error)) {
     // The database (PostgreSQL) did not answer: the client may retry; the cause goes to the log.
     request.log.warn({ err: error }, 'database unavailable');
     return sendProblem(reply, fromDomainError(databaseUnavailable()));
   }
   if (hasZodFastifySchemaValidationErrors(error)) return sendProblem(reply, validationProblem(error));
-  const status = error.statusCode ?? 500;
-  if (status === 413) return sendProblem(reply, { status, slug: 'too-large', detail: tooLarge() });
+  if (status === 413) {
+    // The rest of the body is not read: the connection closes after the answer, or a client that
+    // stopped sending would wait on it forever, and one that did not would be read to the end.
+    reply.header('connection', 'close');
+    return sendProblem(reply, { status, slug: 'too-large', detail: tooLarge() });
+  }
   if (status === 415)
     return sendProblem(reply, { status, slug: 'unsupported-media-type', detail: unsupportedType(request) });
   if (status >= 400 && status < 500) {

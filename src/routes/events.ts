@@ -41,6 +41,8 @@ export const eventRoutes: FastifyPluginAsyncZod = async (app) => {
         connection: 'keep-alive',
         'x-accel-buffering': 'no',
       });
+      // HEAD gets the headers a GET would and no stream (it would never be flushed, nor end).
+      if (request.method === 'HEAD') return void res.end();
       const send = (version: number) => res.write(`event: scores\ndata: ${JSON.stringify({ version })}\n\n`);
       res.write('retry: 3000\n\n');
       send(changes.version(competitionId));
