@@ -14,7 +14,7 @@ import { authPlugin } from './plugins/auth.js';
 import { compressionPlugin } from './plugins/compression.js';
 import { contentTypesPlugin } from './plugins/contentTypes.js';
 import { docsPlugin } from './plugins/docs.js';
-import { errorHandler, errorsPlugin } from './plugins/errors.js';
+import { clientErrorHandler, errorHandler, errorsPlugin } from './plugins/errors.js';
 import { createMetrics, metricsPlugin } from './plugins/metrics.js';
 import { shutdownPlugin } from './plugins/shutdown.js';
 import { cachingValidatorCompiler } from './plugins/validation.js';
@@ -55,6 +55,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     frameworkErrors: (error, request, reply) => {
       void errorHandler(error, request, reply);
     },
+    clientErrorHandler,
   }).withTypeProvider<ZodTypeProvider>();
   app.setValidatorCompiler(cachingValidatorCompiler);
   app.setSerializerCompiler(serializerCompiler);

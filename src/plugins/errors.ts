@@ -3,6 +3,8 @@
 // to the log only.
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
+import { STATUS_CODES } from 'node:http';
+import type { Socket } from 'node:net';
 import { isUnavailable } from '../db/pg/unavailable.js';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
 import { databaseUnavailable, DomainError, type ErrorField, type ErrorKind } from '../errors.js';
@@ -16,11 +18,13 @@ const TITLES: Record<number, string> = {
   404: 'Not found',
   405: 'Method not allowed',
   406: 'Not acceptable',
+  408: 'Request timeout',
   409: 'Conflict',
   413: 'Content too large',
   414: 'URI too long',
   415: 'Unsupported media type',
   422: 'Unprocessable content',
+  431: 'Request header fields too large',
   500: 'Internal server error',
   503: 'Service unavailable',
 };
@@ -134,6 +138,33 @@ export function errorHandler(error: FastifyError, request: FastifyRequest, reply
     slug: 'internal',
     detail: 'the server could not complete the request; it is logged',
   });
+}
+
+/**
+ * Requests Node's HTTP parser refuses before Fastify sees them (headers over 16 KiB, a malformed
+ * request line or header, a request that did not arrive in time) leave as problem+json too, on a
+ * connection that then closes: the parser cannot tell where the next request would start.
+ */
+export function clientErrorHandler(err: Error & { code?: string }, socket: Socket): void {
+  if (err.code === 'ECONNRESET' || socket.destroyed) return; // the client is gone: nobody to answer
+  const [status, slug, detail] =
+    err.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+      ? [408, 'timeout', 'the request did not arrive in time; send it again']
+      : err.code === 'HPE_HEADER_OVERFLOW'
+        ? [
+            431,
+            'headers-too-large',
+            'the request line and headers exceed 16 KiB; a long query (hotkeys, a cursor) must be shorter',
+          ]
+        : [400, 'bad-request', `the request is not valid HTTP/1.1 (${err.code ?? 'unparsable'})`];
+  const body = JSON.stringify({ type: problemType(slug), title: TITLES[status], status, detail });
+  if (socket.writable) {
+    socket.write(
+      `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/problem+json\r\n` +
+        `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+    );
+  }
+  socket.destroy();
 }
 
 export function notFoundHandler(request: FastifyRequest, reply: FastifyReply): FastifyReply {

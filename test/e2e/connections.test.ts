@@ -86,6 +86,34 @@ describe('connections', () => {
     expect(server.output().slice(before)).not.toMatch(/database unavailable/);
   });
 
+  it.each([
+    [
+      'headers over 16 KiB',
+      `GET /v1/audit?cursor=${'x'.repeat(20_000)} HTTP/1.1\r\nHost: x\r\n\r\n`,
+      431,
+      'headers-too-large',
+    ],
+    ['a malformed request line', 'GET /healthz HTTP/1.1 extra\r\nHost: x\r\n\r\n', 400, 'bad-request'],
+    [
+      'two Content-Length headers',
+      'POST /v1/competitions/c/runs HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\nContent-Length: 3\r\n\r\n{}',
+      400,
+      'bad-request',
+    ],
+  ])('%s: a problem+json the HTTP parser refused, then the connection closes', async (_what, raw, status, slug) => {
+    const { socket, received, closed } = await open();
+    socket.write(raw);
+    await within(closed, 5_000, 'the answer');
+    const [head, body] = received().split('\r\n\r\n');
+    expect(head).toMatch(new RegExp(`^HTTP/1\\.1 ${status} `));
+    expect(head!.toLowerCase()).toContain('content-type: application/problem+json');
+    expect(JSON.parse(body!)).toMatchObject({
+      type: `urn:swe-scoring:problem:${slug}`,
+      status,
+      detail: expect.any(String),
+    });
+  });
+
   it('HEAD of the event stream answers with its headers, and no stream follows', async () => {
     const { socket, received } = await open();
     socket.write('HEAD /v1/competitions/c/events HTTP/1.1\r\nHost: x\r\n\r\n');
