@@ -47,7 +47,11 @@ export function validatorsService(store: Store, audit: AuditService) {
     list: async () => (await store.validators.list()).map(view),
     revoke(id: string, who: Principal) {
       return store.transaction(async (tx) => {
-        if (!(await tx.validators.revoke(id))) throw notFound(`validator ${id} does not exist`);
+        const current = await tx.validators.get(id);
+        if (!current) throw notFound(`validator ${id} does not exist`);
+        // Revoking again changes nothing, and the log keeps the one revocation that did.
+        if (current.revokedAt !== null) return view(current);
+        await tx.validators.revoke(id);
         await audit.record(tx, who, 'validator.revoke', null, id, {});
         return view((await tx.validators.get(id))!);
       });

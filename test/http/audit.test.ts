@@ -140,6 +140,12 @@ it('records every admin write with actor, time, action, target and summary', asy
     expect(Date.parse(e.at)).toBeGreaterThanOrEqual(start);
     expect(Date.parse(e.at)).toBeLessThanOrEqual(Date.now() + 1000);
   }
+  // Revoking a revoked validator again is a 200 that changes nothing and records nothing.
+  const revoked = (await last()).seq;
+  const again = await t.call({ method: 'DELETE', url: `/v1/validators/${V.id}`, headers: admin });
+  expect(again.status).toBe(200);
+  expect(again.body.revokedAt).toEqual(expect.any(String));
+  expect((await last()).seq).toBe(revoked);
   const all = await entries('?limit=1000');
   expect(all.map((e) => e.seq)).toEqual(all.map((_, i) => all[0]!.seq + i));
   // Validators' own run posts are not admin writes.
