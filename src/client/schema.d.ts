@@ -668,7 +668,7 @@ export interface paths {
         put?: never;
         /**
          * Parse and store the uploaded file, all or nothing
-         * @description Every row is validated; one bad row rejects the whole file with its row number and field, and nothing is stored. The session closes either way.
+         * @description Every row is validated; one bad row rejects the whole file with its row number and field, and nothing is stored. Once the file is parsed the session closes either way; a commit before any chunk arrived is a 400 that leaves it open for them.
          */
         post: operations["commitImportSession"];
         delete?: never;

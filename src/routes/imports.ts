@@ -71,7 +71,7 @@ export const importRoutes: FastifyPluginAsyncZod = async (app) => {
         operationId: 'commitImportSession',
         summary: 'Parse and store the uploaded file, all or nothing',
         description:
-          'Every row is validated; one bad row rejects the whole file with its row number and field, and nothing is stored. The session closes either way.',
+          'Every row is validated; one bad row rejects the whole file with its row number and field, and nothing is stored. Once the file is parsed the session closes either way; a commit before any chunk arrived is a 400 that leaves it open for them.',
         params: SessionParams,
         response: { 200: ImportCommitSchema, ...problems(400, 401, 403, 404, 409) },
       },
