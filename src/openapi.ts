@@ -36,6 +36,55 @@ const EXPORT_RESPONSES: Record<string, Json> = {
   },
 };
 
+const PROBLEM = { content: { 'application/json': { schema: { $ref: '#/components/schemas/Problem' } } } };
+
+/**
+ * Problems every route gives without declaring them: any /v1 operation a 400 (an unknown query
+ * parameter, src/plugins/strictQuery.ts; a malformed path identifier), any with a JSON body a 413
+ * and a 415 (src/plugins/contentTypes.ts). Responses come out in status order.
+ */
+function addCommonProblems(path: string, op: Json): void {
+  const responses = obj(op.responses);
+  const add = (status: string) => void (responses[status] ??= structuredClone(PROBLEM));
+  if (path.startsWith('/v1/')) add('400');
+  if (at(op, 'requestBody', 'content', 'application/json') !== undefined) {
+    add('413');
+    add('415');
+  }
+  op.responses = Object.fromEntries(Object.entries(responses).sort(([a], [b]) => Number(a) - Number(b)));
+}
+
+/** Marks a conditional read in the per-route transform, for `addConditional`; not in the document. */
+export const CONDITIONAL = 'x-conditional';
+
+/**
+ * A conditional read (src/routes/sendBody.ts: a GET route that sends a kept body) takes
+ * If-None-Match, answers 304, and names its body's ETag.
+ */
+function addConditional(op: Json): void {
+  if (op[CONDITIONAL] !== true) return;
+  delete op[CONDITIONAL];
+  op.parameters = [
+    ...arr(op.parameters),
+    {
+      in: 'header',
+      name: 'If-None-Match',
+      required: false,
+      schema: { type: 'string' },
+      description: 'ETags of bodies the client holds: a 304 with no body when one is current.',
+    },
+  ];
+  const responses = obj(op.responses);
+  const ok = obj(responses['200']);
+  ok.headers = {
+    ETag: {
+      description: 'Strong ETag of this body (with `-br` or `-gzip` appended when sent compressed).',
+      schema: { type: 'string' },
+    },
+  };
+  responses['304'] = { description: 'Not Modified' };
+}
+
 /** Errors are problem+json; every response gets a real description. */
 function describeResponses(op: unknown): void {
   for (const [status, response] of Object.entries(obj(obj(op).responses))) {
@@ -112,8 +161,13 @@ export function transformObject(
 ): ReturnType<typeof jsonSchemaTransformObject> {
   const result = jsonSchemaTransformObject(input);
   const doc = obj(result);
-  for (const methods of Object.values(obj(doc.paths))) {
-    for (const op of Object.values(obj(methods))) describeResponses(op);
+  for (const [path, methods] of Object.entries(obj(doc.paths))) {
+    for (const op of Object.values(obj(methods))) {
+      if (!isObj(op)) continue;
+      addCommonProblems(path, op);
+      describeResponses(op);
+      addConditional(op);
+    }
   }
   const importOp = at(doc, 'paths', IMPORT_PATH, 'post');
   if (isObj(importOp)) {

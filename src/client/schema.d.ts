@@ -1870,6 +1870,15 @@ export interface operations {
                     "application/json": components["schemas"]["Competition"];
                 };
             };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unauthorized */
             401: {
                 headers: {
@@ -1951,6 +1960,24 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Payload Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unsupported Media Type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     listCompetitions: {
@@ -1969,6 +1996,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["CompetitionList"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
             /** @description Unauthorized */
@@ -2001,6 +2037,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["TaskList"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
             /** @description Unauthorized */
@@ -2095,6 +2140,15 @@ export interface operations {
             };
             /** @description Payload Too Large */
             413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unsupported Media Type */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2207,7 +2261,10 @@ export interface operations {
                 /** @description Comma-separated stages to score, e.g. `screener_2,evaluation`. Default: the competition's `finalStages`. */
                 stages?: string;
             };
-            header?: never;
+            header?: {
+                /** @description ETags of bodies the client holds: a 304 with no body when one is current. */
+                "If-None-Match"?: string;
+            };
             path: {
                 /** @description Competition identifier. */
                 competitionId: string;
@@ -2221,11 +2278,20 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    /** @description Strong ETag of this body (with `-br` or `-gzip` appended when sent compressed). */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["TaskDetail"];
                 };
+            };
+            /** @description Not Modified */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Bad Request */
             400: {
@@ -2272,6 +2338,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ValidatorList"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
             /** @description Unauthorized */
@@ -2352,6 +2427,24 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Payload Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unsupported Media Type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     revokeValidator: {
@@ -2419,7 +2512,10 @@ export interface operations {
                 /** @description Comma-separated stages to score, e.g. `screener_2,evaluation`. Default: the competition's `finalStages`. */
                 stages?: string;
             };
-            header?: never;
+            header?: {
+                /** @description ETags of bodies the client holds: a 304 with no body when one is current. */
+                "If-None-Match"?: string;
+            };
             path: {
                 /** @description Competition identifier. */
                 competitionId: string;
@@ -2431,11 +2527,20 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    /** @description Strong ETag of this body (with `-br` or `-gzip` appended when sent compressed). */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["CompetitionValidatorList"];
                 };
+            };
+            /** @description Not Modified */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Bad Request */
             400: {
@@ -2538,6 +2643,24 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Payload Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unsupported Media Type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     listAudit: {
@@ -2600,7 +2723,10 @@ export interface operations {
                 /** @description Comma-separated stages to score, e.g. `screener_2,evaluation`. Default: the competition's `finalStages`. */
                 stages?: string;
             };
-            header?: never;
+            header?: {
+                /** @description ETags of bodies the client holds: a 304 with no body when one is current. */
+                "If-None-Match"?: string;
+            };
             path: {
                 /** @description Competition identifier. */
                 competitionId: string;
@@ -2614,11 +2740,20 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    /** @description Strong ETag of this body (with `-br` or `-gzip` appended when sent compressed). */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["MinerDetail"];
                 };
+            };
+            /** @description Not Modified */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Bad Request */
             400: {
@@ -2714,6 +2849,24 @@ export interface operations {
             };
             /** @description Not Found */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Payload Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unsupported Media Type */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2908,6 +3061,15 @@ export interface operations {
                     "application/json": components["schemas"]["Run"];
                 };
             };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unauthorized */
             401: {
                 headers: {
@@ -2951,6 +3113,15 @@ export interface operations {
                     "application/json": components["schemas"]["Run"];
                 };
             };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unauthorized */
             401: {
                 headers: {
@@ -2992,7 +3163,10 @@ export interface operations {
                 /** @description Comma-separated miner hotkeys (1 to 200): only these miners, in rank order; hotkeys without an entry are left out. `limit` and `offset` then page the chosen miners. */
                 hotkeys?: string;
             };
-            header?: never;
+            header?: {
+                /** @description ETags of bodies the client holds: a 304 with no body when one is current. */
+                "If-None-Match"?: string;
+            };
             path: {
                 /** @description Competition identifier. */
                 competitionId: string;
@@ -3004,11 +3178,20 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    /** @description Strong ETag of this body (with `-br` or `-gzip` appended when sent compressed). */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["LeaderboardPage"];
                 };
+            };
+            /** @description Not Modified */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Bad Request */
             400: {
@@ -3045,7 +3228,10 @@ export interface operations {
                 /** @description Comma-separated stages to score, e.g. `screener_2,evaluation`. Default: the competition's `finalStages`. */
                 stages?: string;
             };
-            header?: never;
+            header?: {
+                /** @description ETags of bodies the client holds: a 304 with no body when one is current. */
+                "If-None-Match"?: string;
+            };
             path: {
                 /** @description Competition identifier. */
                 competitionId: string;
@@ -3057,11 +3243,20 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    /** @description Strong ETag of this body (with `-br` or `-gzip` appended when sent compressed). */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Weights"];
                 };
+            };
+            /** @description Not Modified */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Bad Request */
             400: {
@@ -3111,6 +3306,15 @@ export interface operations {
                 };
                 content: {
                     "text/event-stream": string;
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
             /** @description Unauthorized */
@@ -3249,12 +3453,42 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Payload Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unsupported Media Type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     getLatestSnapshot: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description ETags of bodies the client holds: a 304 with no body when one is current. */
+                "If-None-Match"?: string;
+            };
             path: {
                 /** @description Competition identifier. */
                 competitionId: string;
@@ -3266,10 +3500,28 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    /** @description Strong ETag of this body (with `-br` or `-gzip` appended when sent compressed). */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Snapshot"];
+                };
+            };
+            /** @description Not Modified */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
             /** @description Unauthorized */
@@ -3295,7 +3547,10 @@ export interface operations {
     getSnapshot: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description ETags of bodies the client holds: a 304 with no body when one is current. */
+                "If-None-Match"?: string;
+            };
             path: {
                 /** @description Competition identifier. */
                 competitionId: string;
@@ -3309,11 +3564,20 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    /** @description Strong ETag of this body (with `-br` or `-gzip` appended when sent compressed). */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Snapshot"];
                 };
+            };
+            /** @description Not Modified */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Bad Request */
             400: {
@@ -3404,7 +3668,10 @@ export interface operations {
                 /** @description `nextCursor` of the previous page. */
                 cursor?: string;
             };
-            header?: never;
+            header?: {
+                /** @description ETags of bodies the client holds: a 304 with no body when one is current. */
+                "If-None-Match"?: string;
+            };
             path: {
                 /** @description Competition identifier. */
                 competitionId: string;
@@ -3418,11 +3685,20 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    /** @description Strong ETag of this body (with `-br` or `-gzip` appended when sent compressed). */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["MinerHistory"];
                 };
+            };
+            /** @description Not Modified */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Bad Request */
             400: {
@@ -3461,7 +3737,10 @@ export interface operations {
                 /** @description `nextCursor` of the previous page. */
                 cursor?: string;
             };
-            header?: never;
+            header?: {
+                /** @description ETags of bodies the client holds: a 304 with no body when one is current. */
+                "If-None-Match"?: string;
+            };
             path: {
                 /** @description Competition identifier. */
                 competitionId: string;
@@ -3473,11 +3752,20 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    /** @description Strong ETag of this body (with `-br` or `-gzip` appended when sent compressed). */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["WeightsHistory"];
                 };
+            };
+            /** @description Not Modified */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Bad Request */
             400: {
@@ -3524,6 +3812,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Identity"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
             /** @description Unauthorized */
@@ -3723,6 +4020,15 @@ export interface operations {
                     "application/vnd.sqlite3": string;
                 };
             };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unauthorized */
             401: {
                 headers: {
@@ -3822,6 +4128,24 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Payload Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unsupported Media Type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     getImportSession: {
@@ -3845,6 +4169,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ImportSession"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
             /** @description Unauthorized */
@@ -3897,6 +4230,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ImportSession"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
             /** @description Unauthorized */

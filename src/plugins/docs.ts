@@ -5,7 +5,7 @@ import fp from 'fastify-plugin';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import { jsonSchemaTransform } from 'fastify-type-provider-zod';
-import { transformObject } from '../openapi.js';
+import { CONDITIONAL, transformObject } from '../openapi.js';
 import { PACKAGE_VERSION } from '../version.js';
 
 /** The document's version is the package's: one number to bump. */
@@ -51,7 +51,14 @@ export const docsPlugin = fp(
           },
         },
       },
-      transform: jsonSchemaTransform,
+      // A GET route that sends a kept body (src/routes/sendBody.ts; it says `compress: false`) is a
+      // conditional read: marked here, documented as one by transformObject.
+      transform: (input) => {
+        const out = jsonSchemaTransform(input);
+        const { method, compress } = input.route;
+        const get = method === 'GET' || (Array.isArray(method) && method.includes('GET'));
+        return get && compress === false ? { ...out, schema: { ...out.schema, [CONDITIONAL]: true } } : out;
+      },
       transformObject,
     });
     await app.register(swaggerUi, { routePrefix: '/docs', staticCSP: true });

@@ -34,7 +34,7 @@ export const snapshotRoutes: FastifyPluginAsyncZod = async (app) => {
           'Freezes the leaderboard and weights with their exact input, chained to the previous snapshot and signed.',
         params: CompetitionParams,
         body: SnapshotInputSchema,
-        response: { 201: SnapshotSchema, ...problems(400, 401, 403, 404) },
+        response: { 201: SnapshotSchema, ...problems(400, 401, 403, 404, 409) },
       },
     },
     async (request, reply) => {

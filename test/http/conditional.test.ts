@@ -1,5 +1,6 @@
 // Conditional and compressed score reads (API.md 1.1): strong ETags that change exactly when the
 // body does, 304 for a client that holds the body, br and gzip on request.
+import { readFileSync } from 'node:fs';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { admin, seedCompetition, testApp, type TestApp } from '../support/app.js';
@@ -187,4 +188,43 @@ it('an unknown query parameter is a 400 naming it', async () => {
   const res = await t.call({ method: 'GET', url: '/v1/competitions/c/leaderboard?stage=screener_1' });
   expect(res.status).toBe(400);
   expect(res.body.errors).toEqual([{ path: 'querystring/stage', message: 'unknown field' }]);
+});
+
+describe('the OpenAPI document says which reads are conditional, and they are the ones that are', () => {
+  const doc = JSON.parse(readFileSync(new URL('../../openapi/openapi.json', import.meta.url), 'utf8')) as {
+    paths: Record<string, Record<string, { responses: Record<string, unknown>; parameters?: { name: string }[] }>>;
+  };
+  const params: Record<string, string> = { competitionId: 'c', taskId: 'a', hotkey: 'alice', runId: 'm1', seq: '1' };
+  // JSON reads that can be asked with nothing but these parameters (streams, files and admin-only reads aside).
+  const reads = Object.entries(doc.paths).flatMap(([path, ops]) => {
+    const op = ops.get;
+    if (!op || !('application/json' in ((op.responses['200'] as { content?: object })?.content ?? {}))) return [];
+    const names = [...path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]!);
+    if (!names.every((n) => n in params)) return [];
+    return [
+      { path, url: path.replace(/\{(\w+)\}/g, (_, n: string) => params[n]!), conditional: '304' in op.responses },
+    ];
+  });
+
+  it('every JSON read documented with a 304 sends an ETag and answers If-None-Match; no other sends one', async () => {
+    expect(
+      (await t.call({ method: 'POST', url: '/v1/competitions/c/snapshots', headers: admin, payload: {} })).status,
+    ).toBe(201);
+    expect(reads.filter((r) => r.conditional).length).toBeGreaterThanOrEqual(9);
+    for (const { path, url, conditional } of reads) {
+      const first = await t.app.inject({ method: 'GET', url, headers: admin });
+      expect(first.statusCode, path).toBe(200);
+      if (!conditional) {
+        expect(first.headers.etag, path).toBeUndefined();
+        continue;
+      }
+      expect(first.headers.etag, path).toMatch(/^"[A-Za-z0-9_-]+"$/);
+      const again = await t.app.inject({
+        method: 'GET',
+        url,
+        headers: { ...admin, 'if-none-match': first.headers.etag as string },
+      });
+      expect(again.statusCode, path).toBe(304);
+    }
+  });
 });

@@ -58,6 +58,22 @@ it('every operation has an operationId, a summary, a tag, and problem+json error
   expect(ids.size).toBeGreaterThanOrEqual(20);
 });
 
+it('every /v1 operation declares the 400 any of them gives (an unknown query parameter), and every JSON write 413 and 415', async () => {
+  for (const [path, methods] of Object.entries<Json>(doc.paths)) {
+    for (const [method, op] of Object.entries<Json>(methods)) {
+      if (path.startsWith('/v1/')) expect(op.responses, `${method} ${path}`).toHaveProperty('400');
+      if (op.requestBody?.content?.['application/json']) {
+        expect(op.responses, `${method} ${path}`).toHaveProperty('413');
+        expect(op.responses, `${method} ${path}`).toHaveProperty('415');
+      }
+    }
+  }
+  // As the server does, on a read that declares no query parameter at all.
+  const res = await t.call({ method: 'GET', url: '/v1/identity?x=1' });
+  expect(res.status).toBe(400);
+  expect(res.body.errors).toEqual([{ path: 'querystring/x', message: 'unknown field' }]);
+});
+
 it('every named schema, parameter and field carries a description', () => {
   const missing = undescribed(doc.components.schemas, '#/components/schemas', []);
   for (const [name, schema] of Object.entries<Json>(doc.components.schemas))
