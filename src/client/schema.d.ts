@@ -545,7 +545,7 @@ export interface paths {
         };
         /**
          * Export every stored run as NDJSON, CSV or Parquet
-         * @description Streamed in constant memory, in storage order (`seq`). Point-in-time: the runs as they stood when the export started (the run sequence in the `x-run-seq` header); runs stored later are left out, runs deleted later are still in it. Columns: seq, runId, taskId, kind, minerHotkey, validatorId, attemptNo, resolved, tokensInput, tokensCachedInput, tokensOutput, timeTakenSeconds, agentSteps, createdAt, criteria (QnA runs sent with votes: an array in NDJSON, its JSON text in CSV and Parquet; null otherwise). CSV: null is the empty field.
+         * @description Streamed in constant memory, in storage order (`seq`). Point-in-time: the runs as they stood when the export started (the run sequence in the `x-run-seq` header); runs stored later are left out, runs deleted later are still in it. Columns: seq, runId, taskId, kind, minerHotkey, validatorId, attemptNo, resolved, tokensInput, tokensCachedInput, tokensOutput, timeTakenSeconds, agentSteps, createdAt, criteria (QnA runs sent with votes: an array in NDJSON, its JSON text in CSV and Parquet; null otherwise). CSV: null is the empty field. Criteria come in rubric order; their ids are the answer key: unless the competition reveals answers or the admin asks, each is named by `position` instead.
          */
         get: operations["exportRuns"];
         put?: never;
@@ -1514,25 +1514,6 @@ export interface components {
             /** @description 1 - sum of final weights. */
             burnWeight: number;
         };
-        /** @description One judge vote. */
-        Vote: {
-            /**
-             * @description The judge's verdict on the criterion.
-             * @enum {string}
-             */
-            verdict: "YES" | "NO";
-            /** @description The judge's reasoning, up to 8,000 characters; kept with the run. */
-            reason?: string;
-            /** @description Quotes from the answer, up to 8,000 characters; kept with the run. */
-            evidence?: string;
-        };
-        /** @description The judge's votes on one criterion. */
-        CriterionVotes: {
-            /** @description The rubric criterion voted on. */
-            criterionId: string;
-            /** @description Exactly `judgeVotes` votes. */
-            votes: components["schemas"]["Vote"][];
-        };
         /** @description What a batch stored. */
         RunBatchResult: {
             /** @description Runs stored by this request. */
@@ -1540,10 +1521,12 @@ export interface components {
             /** @description Runs identical to ones already stored; nothing changed for them. */
             duplicates: number;
         };
-        /** @description A criterion graded from votes. */
+        /** @description A criterion graded from votes, in the rubric's order. */
         CriterionGrade: {
-            /** @description Criterion id. */
-            criterionId: string;
+            /** @description The criterion's position in the task's rubric, from 0. */
+            position: number;
+            /** @description Criterion id: part of the answer key, so only for the admin or when the competition reveals answers. */
+            criterionId?: string;
             /** @description YES votes. */
             yes: number;
             /** @description NO votes. */
@@ -1557,6 +1540,25 @@ export interface components {
             met: boolean;
             /** @description True when the votes were not unanimous. */
             split: boolean;
+        };
+        /** @description The judge's votes on one criterion, as stored. */
+        StoredCriterionVotes: {
+            /** @description The criterion's position in the task's rubric, from 0. */
+            position: number;
+            /** @description Criterion id: part of the answer key, so only for the admin or when the competition reveals answers. */
+            criterionId?: string;
+            /** @description The votes, in the order sent. */
+            votes: {
+                /**
+                 * @description The judge's verdict.
+                 * @enum {string}
+                 */
+                verdict: "YES" | "NO";
+                /** @description The judge's reasoning: answer key, shown as criterionId is. */
+                reason?: string;
+                /** @description Quotes from the answer: shown as criterionId is. */
+                evidence?: string;
+            }[];
         };
         /** @description A stored run. */
         Run: {
@@ -1596,10 +1598,10 @@ export interface components {
             timeTakenSeconds: number | null;
             /** @description Agent steps. */
             agentSteps: number | null;
-            /** @description Per-criterion grading, for runs sent with votes. */
+            /** @description Per-criterion grading, for runs sent with votes, in rubric order. */
             criteria: components["schemas"]["CriterionGrade"][] | null;
-            /** @description The votes as sent, reasons and evidence kept. */
-            rubricVotes: components["schemas"]["CriterionVotes"][] | null;
+            /** @description The votes as sent. Criterion ids, reasons and evidence are the answer key: for the admin, or when the competition reveals answers; otherwise only the verdicts, by rubric position. */
+            rubricVotes: components["schemas"]["StoredCriterionVotes"][] | null;
             /** @description When it was stored, ISO 8601 UTC. */
             createdAt: string;
         };

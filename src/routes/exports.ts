@@ -31,13 +31,16 @@ export const exportRoutes: FastifyPluginAsyncZod = async (app) => {
           'export started (the run sequence in the `x-run-seq` header); runs stored later are left out, runs deleted ' +
           'later are still in it. Columns: seq, runId, taskId, kind, minerHotkey, validatorId, attemptNo, resolved, ' +
           'tokensInput, tokensCachedInput, tokensOutput, timeTakenSeconds, agentSteps, createdAt, criteria (QnA runs sent ' +
-          'with votes: an array in NDJSON, its JSON text in CSV and Parquet; null otherwise). CSV: null is the empty field.',
+          'with votes: an array in NDJSON, its JSON text in CSV and Parquet; null otherwise). CSV: null is the empty field. ' +
+          'Criteria come in rubric order; their ids are the answer key: unless the competition reveals answers or the ' +
+          'admin asks, each is named by `position` instead.',
         params: CompetitionParams,
         querystring: RunExportQuery,
         response: { 200: ExportBodySchema, ...problems(400, 401, 404) },
       },
     },
-    async (request, reply) => sendExport(reply, await exports.runs(request.params.competitionId, request.query.format)),
+    async (request, reply) =>
+      sendExport(reply, await exports.runs(request.params.competitionId, request.query.format, request.principal)),
   );
 
   app.get(

@@ -51,7 +51,7 @@ export const runRoutes: FastifyPluginAsyncZod = async (app) => {
         response: { 200: RunPageSchema, ...problems(400, 401, 404) },
       },
     },
-    async (request) => runs.list(request.params.competitionId, request.query),
+    async (request) => runs.list(request.params.competitionId, request.query, request.principal),
   );
 
   app.get(
@@ -67,7 +67,7 @@ export const runRoutes: FastifyPluginAsyncZod = async (app) => {
         response: { 200: RunSchema, ...problems(401, 404) },
       },
     },
-    async (request) => runs.get(request.params.competitionId, request.params.runId),
+    async (request) => runs.get(request.params.competitionId, request.params.runId, request.principal),
   );
 
   app.delete(

@@ -146,16 +146,41 @@ export const RunBatchResultSchema = named(
   }),
 );
 
+const Position = z.number().int().describe("The criterion's position in the task's rubric, from 0.");
+const HiddenId = z
+  .string()
+  .optional()
+  .describe('Criterion id: part of the answer key, so only for the admin or when the competition reveals answers.');
+
 export const CriterionGradeSchema = named(
   'CriterionGrade',
-  'A criterion graded from votes.',
+  "A criterion graded from votes, in the rubric's order.",
   z.object({
-    criterionId: z.string().describe('Criterion id.'),
+    position: Position,
+    criterionId: HiddenId,
     yes: z.number().int().describe('YES votes.'),
     no: z.number().int().describe('NO votes.'),
     verdict: z.enum(['YES', 'NO']).describe('Majority verdict.'),
     met: z.boolean().describe('Verdict YES on a positive criterion, NO on a negative one.'),
     split: z.boolean().describe('True when the votes were not unanimous.'),
+  }),
+);
+
+export const StoredCriterionVotesSchema = named(
+  'StoredCriterionVotes',
+  "The judge's votes on one criterion, as stored.",
+  z.object({
+    position: Position,
+    criterionId: HiddenId,
+    votes: z
+      .array(
+        z.object({
+          verdict: z.enum(['YES', 'NO']).describe("The judge's verdict."),
+          reason: z.string().optional().describe("The judge's reasoning: answer key, shown as criterionId is."),
+          evidence: z.string().optional().describe('Quotes from the answer: shown as criterionId is.'),
+        }),
+      )
+      .describe('The votes, in the order sent.'),
   }),
 );
 
@@ -186,8 +211,17 @@ export const RunSchema = named(
       .describe("Weighted count under the competition's weights; null when invalid or zero."),
     timeTakenSeconds: z.number().nullable().describe('Wall time in seconds.'),
     agentSteps: z.number().int().nullable().describe('Agent steps.'),
-    criteria: z.array(CriterionGradeSchema).nullable().describe('Per-criterion grading, for runs sent with votes.'),
-    rubricVotes: z.array(CriterionVotesSchema).nullable().describe('The votes as sent, reasons and evidence kept.'),
+    criteria: z
+      .array(CriterionGradeSchema)
+      .nullable()
+      .describe('Per-criterion grading, for runs sent with votes, in rubric order.'),
+    rubricVotes: z
+      .array(StoredCriterionVotesSchema)
+      .nullable()
+      .describe(
+        'The votes as sent. Criterion ids, reasons and evidence are the answer key: for the admin, or when the ' +
+          'competition reveals answers; otherwise only the verdicts, by rubric position.',
+      ),
     createdAt: z.string().describe('When it was stored, ISO 8601 UTC.'),
   }),
 );

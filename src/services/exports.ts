@@ -9,7 +9,7 @@ import type { Readable } from 'node:stream';
 import type { Store } from '../db/store.js';
 import { notFound } from '../errors.js';
 import { byteStream, chunked } from '../exports/chunks.js';
-import { runLines } from '../exports/runs.js';
+import { gradingByPosition, runLines } from '../exports/runs.js';
 import { taskLines, type TaskPage } from '../exports/tasks.js';
 import type { Principal } from './principal.js';
 
@@ -50,9 +50,10 @@ export function exportsService(store: Store, pages = { runs: RUN_PAGE, parquet: 
   }
 
   /** Keyset pages: each read whole before it is handed on, so no statement stays open in between. */
-  async function* runPages(competitionId: string, upTo: number, size: number) {
+  async function* runPages(competitionId: string, upTo: number, size: number, reveal: boolean) {
     for (let after = 0; ;) {
       const page = await store.exports.runPage(competitionId, after, upTo, size);
+      if (!reveal) for (const row of page) if (row[14] !== null) row[14] = gradingByPosition(row[14]);
       if (page.length > 0) yield page;
       if (page.length < size) return;
       after = page[page.length - 1]![0];
@@ -71,16 +72,20 @@ export function exportsService(store: Store, pages = { runs: RUN_PAGE, parquet: 
   }
 
   return {
-    /** Every run as the competition stands now, in storage order. */
-    async runs(competitionId: string, format: RunExportFormat): Promise<ExportBody> {
-      await competition(competitionId);
+    /**
+     * Every run as the competition stands now, in storage order; criterion ids (the answer key)
+     * only for the admin or when the competition reveals answers, as in run reads.
+     */
+    async runs(competitionId: string, format: RunExportFormat, who: Principal | null): Promise<ExportBody> {
+      const { revealAnswers } = await competition(competitionId);
+      const reveal = who?.kind === 'admin' || revealAnswers;
       const runSeq = await store.exports.runSeq();
       const chunks =
         format === 'parquet'
           ? // The Parquet writer (hyparquet-writer and hyparquet, 120 modules, 30-40 ms) loads on the
             // first Parquet export, not with every server start.
-            (await import('../exports/parquet.js')).runsParquet(runPages(competitionId, runSeq, pages.parquet))
-          : chunked(runLines(runPages(competitionId, runSeq, pages.runs), format));
+            (await import('../exports/parquet.js')).runsParquet(runPages(competitionId, runSeq, pages.parquet, reveal))
+          : chunked(runLines(runPages(competitionId, runSeq, pages.runs, reveal), format));
       return {
         stream: byteStream(chunks),
         contentType: EXPORT_CONTENT_TYPES[format],

@@ -9,7 +9,33 @@ import { ingestRuns } from './ingestRuns.js';
 import { writerId, type Principal } from './principal.js';
 import { parseCursor, type AuditService } from './audit.js';
 
-export function runView(run: StoredRun, w: TokenWeights) {
+/**
+ * A QnA run's grading and votes, each criterion named by its position in the task's rubric (the
+ * grading is in rubric order). The answer key, criterion ids and the judge's reasons and evidence
+ * (which quote and weigh the rubric), only when `reveal` (the admin, or a competition that reveals
+ * answers), as in task reads.
+ */
+function gradingView(run: StoredRun, reveal: boolean) {
+  if (!run.criteria) return { criteria: null, rubricVotes: null };
+  const position = new Map(run.criteria.map((c, i) => [c.criterionId, i]));
+  const criteria = run.criteria.map(({ criterionId, ...grade }, i) => ({
+    position: i,
+    ...(reveal ? { criterionId } : {}),
+    ...grade,
+  }));
+  const rubricVotes =
+    run.rubricVotes
+      ?.map(({ criterionId, votes }) => ({
+        // Every vote names a criterion of the rubric (src/scoring/gradeRubric.ts), which cannot change once runs exist.
+        position: position.get(criterionId)!,
+        ...(reveal ? { criterionId, votes } : { votes: votes.map(({ verdict }) => ({ verdict })) }),
+      }))
+      // As sent for the admin; by position where the ids are left out (the order would tell them).
+      .sort((a, b) => (reveal ? 0 : a.position - b.position)) ?? null;
+  return { criteria, rubricVotes };
+}
+
+export function runView(run: StoredRun, w: TokenWeights, reveal: boolean) {
   const weighted = run.tokens ? weightedTokens(run.tokens, w) : null;
   return {
     competitionId: run.competitionId,
@@ -25,11 +51,14 @@ export function runView(run: StoredRun, w: TokenWeights) {
     weightedTokens: isValidTokens(weighted) ? weighted : null,
     timeTakenSeconds: run.timeTakenSeconds,
     agentSteps: run.agentSteps,
-    criteria: run.criteria,
-    rubricVotes: run.rubricVotes,
+    ...gradingView(run, reveal),
     createdAt: run.createdAt,
   };
 }
+
+/** Who sees the answer key in a run: the admin, or anyone once the competition reveals answers (as in task reads). */
+const reveals = (competition: { revealAnswers: boolean }, who: Principal | null) =>
+  who?.kind === 'admin' || competition.revealAnswers;
 
 export interface RunListQuery {
   validator?: string;
@@ -68,7 +97,7 @@ export function runsService(store: Store, audit: AuditService) {
     },
 
     /** Stored runs, oldest first, filtered; the cursor stays valid while runs are added. */
-    async list(competitionId: string, query: RunListQuery) {
+    async list(competitionId: string, query: RunListQuery, who: Principal | null) {
       const competition = await store.competitions.get(competitionId);
       if (!competition) throw notFound(`competition ${competitionId} does not exist`);
       const page = await store.runs.list(competitionId, {
@@ -81,14 +110,14 @@ export function runsService(store: Store, audit: AuditService) {
       });
       const last = page.at(-1);
       return {
-        runs: page.map((r) => runView(r, competition.tokenWeights)),
+        runs: page.map((r) => runView(r, competition.tokenWeights, reveals(competition, who))),
         nextCursor: page.length === query.limit && last ? String(last.seq) : null,
       };
     },
 
-    async get(competitionId: string, runId: string) {
+    async get(competitionId: string, runId: string, who: Principal | null) {
       const { competition, run } = await find(store, competitionId, runId);
-      return runView(run, competition.tokenWeights);
+      return runView(run, competition.tokenWeights, reveals(competition, who));
     },
 
     /** Deletes a run and its share of every aggregate; a validator may delete only its own runs. */
@@ -100,9 +129,11 @@ export function runsService(store: Store, audit: AuditService) {
             throw forbidden(`run ${runId} was sent by another validator; a validator may delete only its own runs`);
           }
           await tx.runs.delete(run, competition.tokenWeights, new Set(competition.excludedValidators));
-          const view = runView(run, competition.tokenWeights);
-          await audit.record(tx, who, 'run.delete', competitionId, runId, { run: view });
-          return view;
+          // Whole in the audit log (the admin's); as its sender reads it in the answer.
+          await audit.record(tx, who, 'run.delete', competitionId, runId, {
+            run: runView(run, competition.tokenWeights, true),
+          });
+          return runView(run, competition.tokenWeights, reveals(competition, who));
         },
         { competitionId },
       );

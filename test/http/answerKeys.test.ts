@@ -1,8 +1,9 @@
 // Answer keys stay private (API.md 1.1): public task reads leave out a QnA task's referenceAnswer
 // and its rubric (criterion ids and titles); per-criterion rates stay, by position. The admin
 // reads everything; `revealAnswers: true` makes them public.
-import { afterEach, beforeEach, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { admin, testApp, type TestApp } from '../support/app.js';
+import { parquetRows } from '../support/exportRows.js';
 import { createValidators, N, P, postRuns, QNA_ID, qna, setupCompetition, type Validator } from './trustKit.js';
 
 let t: TestApp;
@@ -101,4 +102,68 @@ it('public and admin bodies carry different ETags, and Vary names Authorization'
   });
   expect(cond.status).toBe(200);
   expect(cond.body.qna).not.toHaveProperty('referenceAnswer');
+});
+
+describe("runs: the votes' criterion ids, reasons and evidence are the answer key too", () => {
+  const SECRET = 'SECRET-REASONING';
+  beforeEach(async () => {
+    // Sent in the rubric's reverse order, with the judge's reasons and quotes.
+    const rubricVotes = [
+      { criterionId: N, votes: [0, 1, 2].map(() => ({ verdict: 'NO', reason: `${SECRET} n`, evidence: 'quote' })) },
+      { criterionId: P, votes: [0, 1, 2].map(() => ({ verdict: 'YES', reason: `${SECRET} p` })) },
+    ];
+    await postRuns(t, V.headers, [{ runId: 'r', taskId: QNA_ID, kind: 'miner', minerHotkey: 'm3', rubricVotes }]);
+  });
+  const bodies = async (headers: Record<string, string>) => [
+    (await t.call({ method: 'GET', url: '/v1/competitions/c/runs/r', headers })).body,
+    (await t.call({ method: 'GET', url: '/v1/competitions/c/runs?miner=m3', headers })).body.runs[0],
+  ];
+  /** Each export format as text: NDJSON and CSV as sent, Parquet as the rows read back. */
+  const exported = async (headers: Record<string, string>) =>
+    Promise.all(
+      ['ndjson', 'csv', 'parquet'].map(async (format) => {
+        const url = `/v1/competitions/c/runs/export?format=${format}`;
+        const res = await t.app.inject({ method: 'GET', url, headers });
+        expect(res.statusCode).toBe(200);
+        return format === 'parquet' ? JSON.stringify((await parquetRows(res.rawPayload)).rows) : res.body;
+      }),
+    );
+
+  it('public run reads and exports name criteria by position, with verdicts and no ids, reasons or evidence', async () => {
+    for (const headers of [{}, V.headers]) {
+      for (const run of await bodies(headers)) {
+        expect(run.criteria).toEqual([
+          { position: 0, yes: 3, no: 0, verdict: 'YES', met: true, split: false },
+          { position: 1, yes: 0, no: 3, verdict: 'NO', met: true, split: false },
+        ]);
+        expect(run.rubricVotes).toEqual([
+          { position: 0, votes: [{ verdict: 'YES' }, { verdict: 'YES' }, { verdict: 'YES' }] },
+          { position: 1, votes: [{ verdict: 'NO' }, { verdict: 'NO' }, { verdict: 'NO' }] },
+        ]);
+      }
+      for (const file of await exported(headers)) {
+        for (const secret of [P, N, SECRET]) expect(file.includes(secret)).toBe(false);
+        expect(file.includes('position')).toBe(true);
+      }
+    }
+  });
+
+  it('the admin, or anyone once answers are revealed, reads them whole, as sent', async () => {
+    const check = async (headers: Record<string, string>) => {
+      for (const run of await bodies(headers)) {
+        expect(run.criteria.map((c: { criterionId: string }) => c.criterionId)).toEqual([P, N]);
+        expect(
+          run.rubricVotes.map((v: { position: number; criterionId: string }) => [v.position, v.criterionId]),
+        ).toEqual([
+          [1, N],
+          [0, P],
+        ]);
+        expect(run.rubricVotes[0].votes[0]).toEqual({ verdict: 'NO', reason: `${SECRET} n`, evidence: 'quote' });
+      }
+      for (const file of await exported(headers)) expect(file.includes(P)).toBe(true);
+    };
+    await check(admin);
+    await reveal(true);
+    await check({});
+  });
 });

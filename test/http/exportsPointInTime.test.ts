@@ -51,7 +51,7 @@ describe('runs export while the competition changes', () => {
     let pagesRead = 0;
     const runPage = t.store.exports.runPage;
     t.store.exports.runPage = (...args) => (pagesRead++, runPage(...args));
-    const body = await exportsService(t.store, { runs: 10, parquet: 25, tasks: 2 }).runs('c', 'ndjson');
+    const body = await exportsService(t.store, { runs: 10, parquet: 25, tasks: 2 }).runs('c', 'ndjson', null);
     const chunks = body.stream[Symbol.asyncIterator]() as AsyncIterator<Buffer>;
     const first = await chunks.next();
     // One 64 KiB chunk is about 230 runs: far from the 150 pages of the whole export.
@@ -68,7 +68,7 @@ describe('runs export while the competition changes', () => {
     expect(pagesRead).toBe(RUNS / 10 + 1);
 
     // A new export stands at the new sequence: without the deleted run, with the late ones.
-    const now = ndjsonRows(await text((await exportsService(t.store).runs('c', 'ndjson')).stream));
+    const now = ndjsonRows(await text((await exportsService(t.store).runs('c', 'ndjson', null)).stream));
     expect(now.map((r) => r.runId)).toEqual([
       ...before.map((r) => r.runId).filter((id) => id !== 'r1400'),
       'late-1',
@@ -78,7 +78,8 @@ describe('runs export while the competition changes', () => {
   });
 
   it('Parquet with a row group per page holds every run, in order', async () => {
-    const stream = (await exportsService(t.store, { runs: 10, parquet: 25, tasks: 2 }).runs('c', 'parquet')).stream;
+    const stream = (await exportsService(t.store, { runs: 10, parquet: 25, tasks: 2 }).runs('c', 'parquet', null))
+      .stream;
     const parts: Buffer[] = [];
     for await (const c of stream) parts.push(c as Buffer);
     const { rows, numRows, rowGroups } = await parquetRows(Buffer.concat(parts));

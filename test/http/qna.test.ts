@@ -60,7 +60,9 @@ const post = (runs: object[], c = 'c') =>
     headers: { authorization: `Bearer ${key}` },
     payload: { runs },
   });
-const getRun = (id: string, c = 'c') => t.call({ method: 'GET', url: `/v1/competitions/${c}/runs/${id}` });
+/** As the admin reads it: with the answer key (criterion ids, the judge's reasons; test/http/answerKeys.test.ts). */
+const getRun = (id: string, c = 'c') =>
+  t.call({ method: 'GET', url: `/v1/competitions/${c}/runs/${id}`, headers: admin });
 const runCount = async (c = 'c') =>
   (await t.call({ method: 'GET', url: `/v1/competitions/${c}` })).body.counts.runs as number;
 const miner = (runId: string, rubricVotes: object[], extra: object = {}) => ({
@@ -87,18 +89,34 @@ describe('QnA grading (SPEC 7)', () => {
     const pass = (await getRun('pass')).body;
     expect(pass.resolved).toBe(true);
     expect(pass.criteria).toEqual([
-      { criterionId: P1, yes: 3, no: 2, verdict: 'YES', met: true, split: true },
-      { criterionId: P2, yes: 5, no: 0, verdict: 'YES', met: true, split: false },
-      { criterionId: N1, yes: 2, no: 3, verdict: 'NO', met: true, split: true },
-      { criterionId: N2, yes: 0, no: 5, verdict: 'NO', met: true, split: false },
+      { position: 0, criterionId: P1, yes: 3, no: 2, verdict: 'YES', met: true, split: true },
+      { position: 1, criterionId: P2, yes: 5, no: 0, verdict: 'YES', met: true, split: false },
+      { position: 2, criterionId: N1, yes: 2, no: 3, verdict: 'NO', met: true, split: true },
+      { position: 3, criterionId: N2, yes: 0, no: 5, verdict: 'NO', met: true, split: false },
     ]);
     const failP = (await getRun('fail-positive')).body;
     expect(failP.resolved).toBe(false);
-    expect(failP.criteria[1]).toEqual({ criterionId: P2, yes: 2, no: 3, verdict: 'NO', met: false, split: true });
+    expect(failP.criteria[1]).toEqual({
+      position: 1,
+      criterionId: P2,
+      yes: 2,
+      no: 3,
+      verdict: 'NO',
+      met: false,
+      split: true,
+    });
     expect(failP.criteria.filter((c: { met: boolean }) => !c.met)).toHaveLength(1);
     const failN = (await getRun('fail-negative')).body;
     expect(failN.resolved).toBe(false);
-    expect(failN.criteria[3]).toEqual({ criterionId: N2, yes: 3, no: 2, verdict: 'YES', met: false, split: true });
+    expect(failN.criteria[3]).toEqual({
+      position: 3,
+      criterionId: N2,
+      yes: 3,
+      no: 2,
+      verdict: 'YES',
+      met: false,
+      split: true,
+    });
   });
 
   it("keeps each vote's reason and evidence", async () => {
@@ -107,7 +125,7 @@ describe('QnA grading (SPEC 7)', () => {
     );
     await post([miner('r', withText)]);
     const run = (await getRun('r')).body;
-    expect(run.rubricVotes).toEqual(withText);
+    expect(run.rubricVotes).toEqual(withText.map((v, position) => ({ position, ...v })));
     expect(run.rubricVotes[0].votes[4]).toEqual({ verdict: 'YES', reason: 'reason 4', evidence: '"quote 4"' });
   });
 
