@@ -691,7 +691,7 @@ export interface components {
          * @enum {string}
          */
         ComplexityInput: "short" | "medium" | "long";
-        /** @description Token weights of SPEC section 2; each finite and at least 0. */
+        /** @description Token weights of SPEC section 2; each from 0 to 1,000,000. */
         TokenWeightsInput: {
             /** @description Weight of non-cached input tokens (wi). */
             input: number;
@@ -958,7 +958,7 @@ export interface components {
                 message: string;
             }[];
         };
-        /** @description Token weights of SPEC section 2; each finite and at least 0. */
+        /** @description Token weights of SPEC section 2; each from 0 to 1,000,000. */
         TokenWeights: {
             /** @description Weight of non-cached input tokens (wi). */
             input: number;

@@ -2,11 +2,12 @@ import { z } from 'zod';
 import { named } from './named.js';
 import { LIMITS, StageSchema } from './common.js';
 
+/** SPEC 2 asks finite and at least 0; at most 10^6 keeps a weighted sum of 2^53 tokens a finite double. */
 const Weight = z.number().min(0).max(1e6);
 
 export const TokenWeightsSchema = named(
   'TokenWeights',
-  'Token weights of SPEC section 2; each finite and at least 0.',
+  'Token weights of SPEC section 2; each from 0 to 1,000,000.',
   z.strictObject({
     input: Weight.describe('Weight of non-cached input tokens (wi).'),
     cachedInput: Weight.describe('Weight of cached input tokens (wc).'),
