@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { named } from './named.js';
 import { LIMITS, StageSchema } from './common.js';
 
-/** SPEC 2 asks finite and at least 0; at most 10^6 keeps a weighted sum of 2^53 tokens a finite double. */
+/** SPEC 2 asks finite and at least 0. A bound keeps every weighted token sum (sums reach 2^53) far from overflowing to Infinity; 10^6 is generous. */
 const Weight = z.number().min(0).max(1e6);
 
 export const TokenWeightsSchema = named(
