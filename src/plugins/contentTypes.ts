@@ -3,6 +3,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { badRequest, unsupported } from '../errors.js';
+import { hasLoneSurrogate, LONE_SURROGATE_MESSAGE, toWellFormed } from '../unicode.js';
 
 export const FILE_TYPES = ['application/vnd.apache.parquet', 'application/x-ndjson'] as const;
 /** Every binary body type a route may declare: the task files, and import chunks. */
@@ -27,14 +28,9 @@ const takes = (request: FastifyRequest, type: string) => acceptedTypes(request).
 const notTaken = (request: FastifyRequest, type: string) =>
   unsupported(`${type} is not taken here; this route accepts ${acceptedTypes(request).join(' or ')}`);
 
-const LONE = 'contains a lone UTF-16 surrogate (a \\uD800-\\uDFFF escape without its pair); send Unicode text';
-
-/** A high surrogate not followed by a low one, or a low one not preceded by a high one (UTF-16 code units: no `u` flag). */
-const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
-
 /** The path of the first string or key in a parsed JSON value that is not well-formed UTF-16, if any. */
 function illFormed(value: unknown, path: string): string | null {
-  if (typeof value === 'string') return LONE_SURROGATE.test(value) ? path : null;
+  if (typeof value === 'string') return hasLoneSurrogate(value) ? path : null;
   if (typeof value !== 'object' || value === null) return null;
   if (Array.isArray(value)) {
     for (let i = 0; i < value.length; i++) {
@@ -44,7 +40,7 @@ function illFormed(value: unknown, path: string): string | null {
     return null;
   }
   for (const [key, v] of Object.entries(value)) {
-    if (LONE_SURROGATE.test(key)) return `${path}/${key.replace(new RegExp(LONE_SURROGATE, 'g'), '\uFFFD')}`;
+    if (hasLoneSurrogate(key)) return `${path}/${toWellFormed(key)}`;
     const bad = illFormed(v, `${path}/${key}`);
     if (bad) return bad;
   }
@@ -68,7 +64,9 @@ export const contentTypesPlugin = fp(
         ? (err, value) => {
             const bad = err ? null : illFormed(value, 'body');
             done(
-              bad ? badRequest(`${bad} is not well-formed Unicode text`, [{ path: bad, message: LONE }]) : err,
+              bad
+                ? badRequest(`${bad} is not well-formed Unicode text`, [{ path: bad, message: LONE_SURROGATE_MESSAGE }])
+                : err,
               bad ? undefined : value,
             );
           }

@@ -1,12 +1,15 @@
 // The field rules of a SWE-Atlas QnA task, one home for both ways a task arrives: the JSON task
 // upsert (src/schemas/tasks.ts) and the Parquet / JSON Lines import (rowSchema.ts).
 import { z } from 'zod';
+import { hasLoneSurrogate, LONE_SURROGATE_MESSAGE } from '../unicode.js';
 import { MAX_FIELD_LENGTH } from './types.js';
 
 const typeError = (expected: string) => (issue: { input: unknown }) =>
   issue.input === undefined || issue.input === null ? 'is required' : `must be ${expected}`;
 
-export const string = () => z.string({ error: typeError('a string') });
+/** A string, well-formed (src/unicode.ts): every text field of a row is one of these. */
+export const string = () =>
+  z.string({ error: typeError('a string') }).refine((s) => !hasLoneSurrogate(s), { error: LONE_SURROGATE_MESSAGE });
 
 /** Non-blank text up to `max` characters; kept verbatim (no trimming). */
 export const qnaText = (max: number) =>

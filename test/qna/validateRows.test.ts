@@ -32,6 +32,8 @@ describe('validateQnaRows', () => {
     ['blank reference answer', (r) => (r['reference_answer'] = ' \n '), 'reference_answer', /must not be empty/],
     ['prompt over the limit', (r) => (r['prompt'] = 'x'.repeat(MAX_PROMPT_LENGTH + 1)), 'prompt', /at most 200000/],
     ['category not a string', (r) => (r['category'] = 5), 'category', /must be a string/],
+    // SQLite would store U+FFFD in its place: the stored task would differ from the file.
+    ['a lone surrogate in the prompt', (r) => (r['prompt'] = 'why \ud800?'), 'prompt', /lone UTF-16 surrogate/],
     [
       'docker image over the limit',
       (r) => (r['docker_image'] = 'x'.repeat(MAX_FIELD_LENGTH + 1)),
