@@ -59,18 +59,23 @@ export const contentTypesPlugin = fp(
       if (!takes(req, 'application/json')) return done(notTaken(req, 'application/json'), undefined);
       // Fastify's JSON parser takes bytes as well as text; it answers through `done`, returning nothing.
       // Only an escape (`\ud800`) can carry a lone surrogate: raw bytes that are not UTF-8 decode
-      // to U+FFFD. Bodies without one (nearly all) are not walked.
-      const checked: typeof done = (body as Buffer).includes('\\u')
-        ? (err, value) => {
-            const bad = err ? null : illFormed(value, 'body');
-            done(
-              bad
-                ? badRequest(`${bad} is not well-formed Unicode text`, [{ path: bad, message: LONE_SURROGATE_MESSAGE }])
-                : err,
-              bad ? undefined : value,
-            );
-          }
-        : done;
+      // to U+FFFD. Bodies without a surrogate escape (`\uD800` to `\uDFFF`, either case; nearly
+      // all, including those with other escapes, such as Python's ensure_ascii) are not walked.
+      const bytes = body as Buffer;
+      const checked: typeof done =
+        bytes.includes('\\ud') || bytes.includes('\\uD')
+          ? (err, value) => {
+              const bad = err ? null : illFormed(value, 'body');
+              done(
+                bad
+                  ? badRequest(`${bad} is not well-formed Unicode text`, [
+                      { path: bad, message: LONE_SURROGATE_MESSAGE },
+                    ])
+                  : err,
+                bad ? undefined : value,
+              );
+            }
+          : done;
       const parse = () => void json(req, body as unknown as string, checked);
       if (!req.checkSignedBody) return parse();
       req.checkSignedBody(body as Buffer).then(parse, (err: Error) => done(err, undefined));

@@ -47,6 +47,7 @@ it('a lone UTF-16 surrogate in any JSON string or key is a 400 naming where, and
     ['POST', '/v1/competitions/c/snapshots', '{"note":"why \\ud800"}', 'body/note'],
     // A name: it was stored as U+FFFD, silently changed.
     ['PUT', '/v1/competitions/c', '{"name":"x\\udc00y"}', 'body/name'],
+    ['PUT', '/v1/competitions/c', '{"name":"\\u00e9 \\uDBFF"}', 'body/name'],
     ['PUT', '/v1/competitions/c', '{"name":"c","\\ud83d":1}', 'body/\ufffd'],
     [
       'PUT',
