@@ -3,7 +3,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { badRequest, unsupported } from '../errors.js';
-import { hasLoneSurrogate, LONE_SURROGATE_MESSAGE, toWellFormed } from '../unicode.js';
+import { mayHoldBadText, printable, textProblem } from '../unicode.js';
 
 export const FILE_TYPES = ['application/vnd.apache.parquet', 'application/x-ndjson'] as const;
 /** Every binary body type a route may declare: the task files, and import chunks. */
@@ -28,20 +28,24 @@ const takes = (request: FastifyRequest, type: string) => acceptedTypes(request).
 const notTaken = (request: FastifyRequest, type: string) =>
   unsupported(`${type} is not taken here; this route accepts ${acceptedTypes(request).join(' or ')}`);
 
-/** The path of the first string or key in a parsed JSON value that is not well-formed UTF-16, if any. */
-function illFormed(value: unknown, path: string): string | null {
-  if (typeof value === 'string') return hasLoneSurrogate(value) ? path : null;
+/** The first string or key in a parsed JSON value that stored text cannot hold (src/unicode.ts): where, and why. */
+function badText(value: unknown, path: string): { path: string; message: string } | null {
+  if (typeof value === 'string') {
+    const message = textProblem(value);
+    return message ? { path, message } : null;
+  }
   if (typeof value !== 'object' || value === null) return null;
   if (Array.isArray(value)) {
     for (let i = 0; i < value.length; i++) {
-      const bad = illFormed(value[i], `${path}/${i}`);
+      const bad = badText(value[i], `${path}/${i}`);
       if (bad) return bad;
     }
     return null;
   }
   for (const [key, v] of Object.entries(value)) {
-    if (hasLoneSurrogate(key)) return `${path}/${toWellFormed(key)}`;
-    const bad = illFormed(v, `${path}/${key}`);
+    const message = textProblem(key);
+    if (message) return { path: `${path}/${printable(key)}`, message: `the key ${message}` };
+    const bad = badText(v, `${path}/${key}`);
     if (bad) return bad;
   }
   return null;
@@ -58,24 +62,15 @@ export const contentTypesPlugin = fp(
       // A file route (an import, a chunk, an input document) takes no JSON: a 415, not an empty file.
       if (!takes(req, 'application/json')) return done(notTaken(req, 'application/json'), undefined);
       // Fastify's JSON parser takes bytes as well as text; it answers through `done`, returning nothing.
-      // Only an escape (`\ud800`) can carry a lone surrogate: raw bytes that are not UTF-8 decode
-      // to U+FFFD. Bodies without a surrogate escape (`\uD800` to `\uDFFF`, either case; nearly
-      // all, including those with other escapes, such as Python's ensure_ascii) are not walked.
-      const bytes = body as Buffer;
-      const checked: typeof done =
-        bytes.includes('\\ud') || bytes.includes('\\uD')
-          ? (err, value) => {
-              const bad = err ? null : illFormed(value, 'body');
-              done(
-                bad
-                  ? badRequest(`${bad} is not well-formed Unicode text`, [
-                      { path: bad, message: LONE_SURROGATE_MESSAGE },
-                    ])
-                  : err,
-                bad ? undefined : value,
-              );
-            }
-          : done;
+      // Strings stored text cannot hold (a NUL, a lone surrogate; src/unicode.ts) are a 400 naming
+      // the field. Only bodies with such an escape are walked.
+      const checked: typeof done = mayHoldBadText(body as Buffer)
+        ? (err, value) => {
+            const bad = err ? null : badText(value, 'body');
+            if (!bad) return done(err, value);
+            done(badRequest(`${bad.path} ${bad.message}`, [bad]), undefined);
+          }
+        : done;
       const parse = () => void json(req, body as unknown as string, checked);
       if (!req.checkSignedBody) return parse();
       req.checkSignedBody(body as Buffer).then(parse, (err: Error) => done(err, undefined));

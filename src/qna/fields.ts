@@ -1,15 +1,18 @@
 // The field rules of a SWE-Atlas QnA task, one home for both ways a task arrives: the JSON task
 // upsert (src/schemas/tasks.ts) and the Parquet / JSON Lines import (rowSchema.ts).
 import { z } from 'zod';
-import { hasLoneSurrogate, LONE_SURROGATE_MESSAGE } from '../unicode.js';
+import { textProblem } from '../unicode.js';
 import { MAX_FIELD_LENGTH } from './types.js';
 
 const typeError = (expected: string) => (issue: { input: unknown }) =>
   issue.input === undefined || issue.input === null ? 'is required' : `must be ${expected}`;
 
-/** A string, well-formed (src/unicode.ts): every text field of a row is one of these. */
+/** A string that stored text can hold (src/unicode.ts): every text field of a row is one of these. */
 export const string = () =>
-  z.string({ error: typeError('a string') }).refine((s) => !hasLoneSurrogate(s), { error: LONE_SURROGATE_MESSAGE });
+  z.string({ error: typeError('a string') }).check((ctx) => {
+    const message = textProblem(ctx.value);
+    if (message) ctx.issues.push({ code: 'custom', input: ctx.value, message });
+  });
 
 /** Non-blank text up to `max` characters; kept verbatim (no trimming). */
 export const qnaText = (max: number) =>

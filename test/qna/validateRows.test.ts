@@ -34,6 +34,7 @@ describe('validateQnaRows', () => {
     ['category not a string', (r) => (r['category'] = 5), 'category', /must be a string/],
     // SQLite would store U+FFFD in its place: the stored task would differ from the file.
     ['a lone surrogate in the prompt', (r) => (r['prompt'] = 'why \ud800?'), 'prompt', /lone UTF-16 surrogate/],
+    ['a NUL in the reference answer', (r) => (r['reference_answer'] = 'a\u0000b'), 'reference_answer', /NUL character/],
     [
       'docker image over the limit',
       (r) => (r['docker_image'] = 'x'.repeat(MAX_FIELD_LENGTH + 1)),
