@@ -40,17 +40,18 @@ const PROBLEM = { content: { 'application/json': { schema: { $ref: '#/components
 
 /**
  * Problems every route gives without declaring them: any /v1 operation a 400 (an unknown query
- * parameter, src/plugins/strictQuery.ts; a malformed path identifier), any with a JSON body a 413
- * and a 415 (src/plugins/contentTypes.ts). Responses come out in status order.
+ * parameter, src/plugins/strictQuery.ts; a malformed path identifier), one with path parameters a
+ * 414 (a parameter over 1,024 characters, the router's cap), any that takes a body a 413, and any
+ * but a read a 415 (a body of a type it does not take, src/plugins/contentTypes.ts). Responses
+ * come out in status order.
  */
-function addCommonProblems(path: string, op: Json): void {
+function addCommonProblems(path: string, method: string, op: Json): void {
   const responses = obj(op.responses);
   const add = (status: string) => void (responses[status] ??= structuredClone(PROBLEM));
   if (path.startsWith('/v1/')) add('400');
-  if (at(op, 'requestBody', 'content', 'application/json') !== undefined) {
-    add('413');
-    add('415');
-  }
+  if (path.includes('{')) add('414');
+  if (at(op, 'requestBody', 'content', 'application/json') !== undefined) add('413');
+  if (method !== 'get' && method !== 'head') add('415');
   op.responses = Object.fromEntries(Object.entries(responses).sort(([a], [b]) => Number(a) - Number(b)));
 }
 
@@ -162,9 +163,9 @@ export function transformObject(
   const result = jsonSchemaTransformObject(input);
   const doc = obj(result);
   for (const [path, methods] of Object.entries(obj(doc.paths))) {
-    for (const op of Object.values(obj(methods))) {
+    for (const [method, op] of Object.entries(obj(methods))) {
       if (!isObj(op)) continue;
-      addCommonProblems(path, op);
+      addCommonProblems(path, method, op);
       describeResponses(op);
       addConditional(op);
     }

@@ -63,7 +63,9 @@ function send(request: FastifyRequest, reply: FastifyReply, body: Body): Fastify
   const kind = body.bytes.length >= MIN_COMPRESSED ? coding(request.headers['accept-encoding']) : null;
   const etag = etagOf(body, kind);
   reply.header('etag', etag).header('vary', 'accept-encoding, authorization').header('cache-control', 'no-cache');
-  if (matches(request.headers['if-none-match'], etag)) return reply.code(304).send();
+  // A 304 answers a read (RFC 9110 13.1.2); a POST that sends a kept body (a new snapshot) is not one.
+  const read = request.method === 'GET' || request.method === 'HEAD';
+  if (read && matches(request.headers['if-none-match'], etag)) return reply.code(304).send();
   reply.type('application/json; charset=utf-8');
   if (!kind) return reply.send(body.bytes);
   let encoded = body.encoded.get(kind);

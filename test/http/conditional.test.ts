@@ -111,6 +111,17 @@ describe('history reads (API.md 1.1: conditional like the score reads)', () => {
   );
 });
 
+it('a POST that sends a kept body (a new snapshot) is not a read: If-None-Match does not turn it into a 304', async () => {
+  const res = await t.call({
+    method: 'POST',
+    url: '/v1/competitions/c/snapshots',
+    headers: { ...admin, 'if-none-match': '*' },
+    payload: {},
+  });
+  expect(res.status).toBe(201);
+  expect(res.body.seq).toBe(1);
+});
+
 describe('every other response is compressed when asked too', () => {
   beforeEach(async () => {
     const runs = Array.from({ length: 40 }, (_, i) => run(`y${i}`, `miner-${i}`, i % 3 === 0));

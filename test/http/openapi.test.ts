@@ -2,7 +2,7 @@
 // summary and documented errors; every field, parameter and named schema has a description.
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { testApp, type TestApp } from '../support/app.js';
+import { admin, testApp, type TestApp } from '../support/app.js';
 import type { Json } from '../support/json.js';
 
 let t: TestApp;
@@ -58,20 +58,32 @@ it('every operation has an operationId, a summary, a tag, and problem+json error
   expect(ids.size).toBeGreaterThanOrEqual(20);
 });
 
-it('every /v1 operation declares the 400 any of them gives (an unknown query parameter), and every JSON write 413 and 415', async () => {
+it('every operation declares the problems any of its kind gives: 400 (/v1), 414 (path parameters), 413 (a body), 415 (not a read)', async () => {
   for (const [path, methods] of Object.entries<Json>(doc.paths)) {
     for (const [method, op] of Object.entries<Json>(methods)) {
-      if (path.startsWith('/v1/')) expect(op.responses, `${method} ${path}`).toHaveProperty('400');
-      if (op.requestBody?.content?.['application/json']) {
-        expect(op.responses, `${method} ${path}`).toHaveProperty('413');
-        expect(op.responses, `${method} ${path}`).toHaveProperty('415');
-      }
+      const at = `${method} ${path}`;
+      if (path.startsWith('/v1/')) expect(op.responses, at).toHaveProperty('400');
+      if (path.includes('{')) expect(op.responses, at).toHaveProperty('414');
+      if (op.requestBody?.content?.['application/json']) expect(op.responses, at).toHaveProperty('413');
+      if (method !== 'get') expect(op.responses, at).toHaveProperty('415');
     }
   }
-  // As the server does, on a read that declares no query parameter at all.
-  const res = await t.call({ method: 'GET', url: '/v1/identity?x=1' });
-  expect(res.status).toBe(400);
-  expect(res.body.errors).toEqual([{ path: 'querystring/x', message: 'unknown field' }]);
+  // As the server does: an unknown query parameter on a read that declares none,
+  const unknown = await t.call({ method: 'GET', url: '/v1/identity?x=1' });
+  expect(unknown.status).toBe(400);
+  expect(unknown.body.errors).toEqual([{ path: 'querystring/x', message: 'unknown field' }]);
+  // a path parameter past the router's cap,
+  const long = await t.call({ method: 'GET', url: `/v1/competitions/${'c'.repeat(1025)}` });
+  expect(long.status).toBe(414);
+  expect(long.headers['content-type']).toMatch(/^application\/problem\+json/);
+  // and text sent to a write that takes no body.
+  const text = await t.call({
+    method: 'DELETE',
+    url: '/v1/validators/v-1',
+    headers: { ...admin, 'content-type': 'text/plain' },
+    payload: 'hello',
+  });
+  expect(text.status).toBe(415);
 });
 
 it('every named schema, parameter and field carries a description', () => {
