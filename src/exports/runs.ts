@@ -25,15 +25,6 @@ export const RUN_COLUMNS = [
 /** Where to read runs from: pages of rows in seq order (src/services/exports.ts). */
 export type RunPages = AsyncIterable<RunExportRow[]>;
 
-/**
- * Stored grading JSON (criteria in rubric order, each with its id) with the ids left out and each
- * named by its position instead: what a reader without the answer key gets.
- */
-export function gradingByPosition(json: string): string {
-  const grades = JSON.parse(json) as { criterionId: string }[];
-  return JSON.stringify(grades.map(({ criterionId: _id, ...grade }, position) => ({ position, ...grade })));
-}
-
 /** The stored criteria JSON, as one line (it always is one; this guards the NDJSON framing). */
 const oneLine = (json: string) => (json.includes('\n') ? JSON.stringify(JSON.parse(json)) : json);
 

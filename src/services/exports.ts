@@ -9,9 +9,11 @@ import type { Readable } from 'node:stream';
 import type { Store } from '../db/store.js';
 import { notFound } from '../errors.js';
 import { byteStream, chunked } from '../exports/chunks.js';
-import { gradingByPosition, runLines } from '../exports/runs.js';
+import { runLines } from '../exports/runs.js';
 import { taskLines, type TaskPage } from '../exports/tasks.js';
-import type { Principal } from './principal.js';
+import type { CriterionGrade } from '../scoring/types.js';
+import { revealsAnswers, type Principal } from './principal.js';
+import { criteriaView } from './runs.js';
 
 export const RUN_EXPORT_FORMATS = ['ndjson', 'csv', 'parquet'] as const;
 export const TASK_EXPORT_FORMATS = ['ndjson', 'csv'] as const;
@@ -53,7 +55,9 @@ export function exportsService(store: Store, pages = { runs: RUN_PAGE, parquet: 
   async function* runPages(competitionId: string, upTo: number, size: number, reveal: boolean) {
     for (let after = 0; ;) {
       const page = await store.exports.runPage(competitionId, after, upTo, size);
-      if (!reveal) for (const row of page) if (row[14] !== null) row[14] = gradingByPosition(row[14]);
+      if (!reveal)
+        for (const row of page)
+          if (row[14] !== null) row[14] = JSON.stringify(criteriaView(JSON.parse(row[14]) as CriterionGrade[], false));
       if (page.length > 0) yield page;
       if (page.length < size) return;
       after = page[page.length - 1]![0];
@@ -77,8 +81,7 @@ export function exportsService(store: Store, pages = { runs: RUN_PAGE, parquet: 
      * only for the admin or when the competition reveals answers, as in run reads.
      */
     async runs(competitionId: string, format: RunExportFormat, who: Principal | null): Promise<ExportBody> {
-      const { revealAnswers } = await competition(competitionId);
-      const reveal = who?.kind === 'admin' || revealAnswers;
+      const reveal = revealsAnswers(await competition(competitionId), who);
       const runSeq = await store.exports.runSeq();
       const chunks =
         format === 'parquet'
@@ -97,8 +100,7 @@ export function exportsService(store: Store, pages = { runs: RUN_PAGE, parquet: 
     /** Every task in id order; the answer key only for the admin or when the competition reveals it. */
     async tasks(competitionId: string, format: TaskExportFormat, who: Principal | null): Promise<ExportBody> {
       // Looked up for everyone, the admin too: an unknown competition is a 404, not an empty file.
-      const { revealAnswers } = await competition(competitionId);
-      const reveal = who?.kind === 'admin' || revealAnswers;
+      const reveal = revealsAnswers(await competition(competitionId), who);
       const stream = byteStream(chunked(taskLines(taskPages(competitionId), format, reveal)));
       return { stream, contentType: EXPORT_CONTENT_TYPES[format], filename: fileName(competitionId, 'tasks', format) };
     },

@@ -4,10 +4,19 @@ import type { StoredRun } from '../db/runs.js';
 import type { RunInput } from '../schemas/runs.js';
 import { forbidden, notFound } from '../errors.js';
 import { isValidTokens, weightedTokens } from '../scoring/index.js';
-import type { TokenWeights } from '../scoring/types.js';
+import type { CriterionGrade, TokenWeights } from '../scoring/types.js';
 import { ingestRuns } from './ingestRuns.js';
-import { writerId, type Principal } from './principal.js';
+import { revealsAnswers, writerId, type Principal } from './principal.js';
 import { parseCursor, type AuditService } from './audit.js';
+
+/** A run's graded criteria (stored in rubric order), each named by its position; its id only when `reveal`. */
+export function criteriaView(grades: readonly CriterionGrade[], reveal: boolean) {
+  return grades.map(({ criterionId, ...grade }, position) => ({
+    position,
+    ...(reveal ? { criterionId } : {}),
+    ...grade,
+  }));
+}
 
 /**
  * A QnA run's grading and votes, each criterion named by its position in the task's rubric (the
@@ -18,11 +27,7 @@ import { parseCursor, type AuditService } from './audit.js';
 function gradingView(run: StoredRun, reveal: boolean) {
   if (!run.criteria) return { criteria: null, rubricVotes: null };
   const position = new Map(run.criteria.map((c, i) => [c.criterionId, i]));
-  const criteria = run.criteria.map(({ criterionId, ...grade }, i) => ({
-    position: i,
-    ...(reveal ? { criterionId } : {}),
-    ...grade,
-  }));
+  const criteria = criteriaView(run.criteria, reveal);
   const rubricVotes =
     run.rubricVotes
       ?.map(({ criterionId, votes }) => ({
@@ -55,10 +60,6 @@ export function runView(run: StoredRun, w: TokenWeights, reveal: boolean) {
     createdAt: run.createdAt,
   };
 }
-
-/** Who sees the answer key in a run: the admin, or anyone once the competition reveals answers (as in task reads). */
-const reveals = (competition: { revealAnswers: boolean }, who: Principal | null) =>
-  who?.kind === 'admin' || competition.revealAnswers;
 
 export interface RunListQuery {
   validator?: string;
@@ -109,15 +110,16 @@ export function runsService(store: Store, audit: AuditService) {
         limit: query.limit,
       });
       const last = page.at(-1);
+      const reveal = revealsAnswers(competition, who);
       return {
-        runs: page.map((r) => runView(r, competition.tokenWeights, reveals(competition, who))),
+        runs: page.map((r) => runView(r, competition.tokenWeights, reveal)),
         nextCursor: page.length === query.limit && last ? String(last.seq) : null,
       };
     },
 
     async get(competitionId: string, runId: string, who: Principal | null) {
       const { competition, run } = await find(store, competitionId, runId);
-      return runView(run, competition.tokenWeights, reveals(competition, who));
+      return runView(run, competition.tokenWeights, revealsAnswers(competition, who));
     },
 
     /** Deletes a run and its share of every aggregate; a validator may delete only its own runs. */
@@ -133,7 +135,7 @@ export function runsService(store: Store, audit: AuditService) {
           await audit.record(tx, who, 'run.delete', competitionId, runId, {
             run: runView(run, competition.tokenWeights, true),
           });
-          return runView(run, competition.tokenWeights, reveals(competition, who));
+          return runView(run, competition.tokenWeights, revealsAnswers(competition, who));
         },
         { competitionId },
       );

@@ -14,7 +14,7 @@ import { taskDetailBody } from '../views/task.js';
 import { validatorsBody } from '../views/validators.js';
 import { jsonBody, type Body } from './body.js';
 import { leaderboardPages, type LeaderboardPage, type LeaderboardPages } from './leaderboardPages.js';
-import type { Principal } from './principal.js';
+import { revealsAnswers, type Principal } from './principal.js';
 import { recentBodies } from './recentBodies.js';
 import { scoringCodeIdentity } from './scoringCode.js';
 import { chain, Settled, type Maybe } from './settled.js';
@@ -409,7 +409,7 @@ export function scoresService(store: Store, observe: (seconds: number) => void =
      */
     task(competitionId: string, taskId: string, stages: Stage[] | undefined, who: Principal | null): Maybe<Body> {
       return chain(scored(competitionId, stages), (s) => {
-        const reveal = who?.kind === 'admin' || s.competition.revealAnswers;
+        const reveal = revealsAnswers(s.competition, who);
         return cached(s, `task:${reveal ? 'full' : 'public'}:${taskId}`, async () => {
           const task = await store.tasks.get(competitionId, taskId);
           if (!task) throw notFound(`task ${taskId} does not exist in competition ${competitionId}`);
