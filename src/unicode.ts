@@ -25,4 +25,5 @@ export const printable = (s: string): string => s.replace(new RegExp(`\u0000|${L
  * those with other escapes (Python's json.dumps escapes every non-ASCII character).
  */
 export const mayHoldBadText = (json: Buffer): boolean =>
-  json.includes('\\u0000') || json.includes('\\ud') || json.includes('\\uD');
+  // One pass over a body with no escape at all (a run batch): the narrower looks only after one.
+  json.includes('\\u') && (json.includes('\\u0000') || json.includes('\\ud') || json.includes('\\uD'));
