@@ -14,7 +14,7 @@ import { authPlugin } from './plugins/auth.js';
 import { compressionPlugin } from './plugins/compression.js';
 import { contentTypesPlugin } from './plugins/contentTypes.js';
 import { docsPlugin } from './plugins/docs.js';
-import { clientErrorHandler, errorHandler, errorsPlugin } from './plugins/errors.js';
+import { clientErrorHandler, errorHandler, errorsPlugin, expectationHandler } from './plugins/errors.js';
 import { createMetrics, metricsPlugin } from './plugins/metrics.js';
 import { shutdownPlugin } from './plugins/shutdown.js';
 import { cachingValidatorCompiler } from './plugins/validation.js';
@@ -57,6 +57,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     },
     clientErrorHandler,
   }).withTypeProvider<ZodTypeProvider>();
+  // An Expect other than 100-continue: a 417 problem (Node's own answer has no body).
+  app.server.on('checkExpectation', expectationHandler);
   app.setValidatorCompiler(cachingValidatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
 

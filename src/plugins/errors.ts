@@ -3,7 +3,7 @@
 // to the log only.
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
-import { STATUS_CODES } from 'node:http';
+import { STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { isUnavailable } from '../db/pg/unavailable.js';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
@@ -23,6 +23,7 @@ const TITLES: Record<number, string> = {
   413: 'Content too large',
   414: 'URI too long',
   415: 'Unsupported media type',
+  417: 'Expectation failed',
   422: 'Unprocessable content',
   431: 'Request header fields too large',
   500: 'Internal server error',
@@ -165,6 +166,29 @@ export function clientErrorHandler(err: Error & { code?: string }, socket: Socke
     );
   }
   socket.destroy();
+}
+
+/**
+ * A request whose `Expect` header asks for anything but `100-continue`, the only expectation HTTP/1.1
+ * defines (RFC 9110 10.1.1): Node answers it before any route, with a bare 417. This answers the same
+ * status as problem+json naming the header, and closes the connection, since the request's body (if
+ * any) is not read. Installed as the HTTP server's `checkExpectation` listener.
+ */
+export function expectationHandler(req: IncomingMessage, res: ServerResponse): void {
+  const sent = String(req.headers.expect ?? '').slice(0, 100);
+  const body = JSON.stringify({
+    type: problemType('expectation-failed'),
+    title: TITLES[417],
+    status: 417,
+    detail: `the Expect header asks for "${sent}"; only 100-continue can be met, or send no Expect header`,
+    errors: [{ path: 'headers/expect', message: 'only 100-continue is supported' }],
+  });
+  res.writeHead(417, {
+    'content-type': 'application/problem+json',
+    'content-length': Buffer.byteLength(body),
+    connection: 'close',
+  });
+  res.end(body);
 }
 
 export function notFoundHandler(request: FastifyRequest, reply: FastifyReply): FastifyReply {

@@ -114,6 +114,35 @@ describe('connections', () => {
     });
   });
 
+  it('an Expect header asking for anything but 100-continue: a 417 problem naming the header, nothing stored', async () => {
+    const { socket, received, closed } = await open();
+    const body = JSON.stringify({ name: 'never' });
+    socket.write(
+      'PUT /v1/competitions/expect HTTP/1.1\r\nHost: x\r\nExpect: 42-nope\r\n' +
+        `Authorization: Bearer ${SERVER_ADMIN_TOKEN}\r\nContent-Type: application/json\r\n` +
+        `Content-Length: ${body.length}\r\n\r\n${body}`,
+    );
+    await within(closed, 5_000, 'the answer');
+    const [head, answer] = received().split('\r\n\r\n');
+    expect(head).toMatch(/^HTTP\/1\.1 417 /);
+    expect(head!.toLowerCase()).toContain('content-type: application/problem+json');
+    expect(JSON.parse(answer!)).toMatchObject({
+      type: 'urn:swe-scoring:problem:expectation-failed',
+      status: 417,
+      detail: expect.stringContaining('42-nope'),
+      errors: [{ path: 'headers/expect', message: expect.any(String) }],
+    });
+    expect((await fetch(`${server.baseUrl}/v1/competitions/expect`)).status).toBe(404);
+    // 100-continue is met as usual.
+    const ok = await new Promise<string>((resolve) => {
+      void open().then(({ socket: s, received: r }) => {
+        s.write('GET /healthz HTTP/1.1\r\nHost: x\r\nExpect: 100-continue\r\nConnection: close\r\n\r\n');
+        s.once('close', () => resolve(r()));
+      });
+    });
+    expect(ok).toMatch(/HTTP\/1\.1 200 /);
+  });
+
   it('HEAD of the event stream answers with its headers, and no stream follows', async () => {
     const { socket, received } = await open();
     socket.write('HEAD /v1/competitions/c/events HTTP/1.1\r\nHost: x\r\n\r\n');
