@@ -5,7 +5,7 @@ import { emitWrite, pairKey } from './events.js';
 import type { TokenWeights } from '../scoring/types.js';
 import { unprocessable } from '../errors.js';
 import { addRunTokens, emptyTokenSums, type TokenSums } from '../scoring/tokenSums.js';
-import { tokenSumsSql, tokenWeightParams } from './tokenSql.js';
+import { sumsPassSql, tokenSumsSql, tokenWeightParams } from './tokenSql.js';
 
 /** What the aggregates read of a run (a RunRecord is one). */
 export interface AggregatedRun {
@@ -30,11 +30,25 @@ interface Sum {
  */
 const OVERFLOW = `max(input_sum, cached_sum, output_sum) > ${Number.MAX_SAFE_INTEGER} AS overflow`;
 const overflows = (row: unknown) => (row as { overflow: number } | undefined)?.overflow === 1;
-/** Throwing inside the write transaction stores nothing of the batch. */
-const tooLarge = (d: AggregatedRun) =>
+/** Whose token sums: the baseline's or a miner's, on a task. */
+type SumOwner = Pick<AggregatedRun, 'kind' | 'taskId' | 'minerHotkey'>;
+const sumsOf = (d: SumOwner) =>
+  `the token sums of ${d.kind === 'baseline' ? 'the baseline' : `miner ${d.minerHotkey}`} on task ${d.taskId}`;
+
+/** A batch that would pass the bound; both engines. Throwing inside the write transaction stores nothing of it. */
+export const tooLarge = (d: SumOwner) =>
   unprocessable(
-    `the token sums of ${d.kind === 'baseline' ? 'the baseline' : `miner ${d.minerHotkey}`} on task ${d.taskId} ` +
-      `would pass 2^53 - 1 and could no longer be added exactly; nothing was stored. Check the token counts sent`,
+    `${sumsOf(d)} would pass 2^53 - 1 and could no longer be added exactly; nothing was stored. Check the token counts sent`,
+  );
+
+/**
+ * A rebuild (new token weights, a validator included again) whose counted runs would pass the
+ * bound; both engines. Nothing changes: the caller's transaction rolls back.
+ */
+export const tooLargeToCount = (d: SumOwner) =>
+  unprocessable(
+    `${sumsOf(d)} would pass 2^53 - 1 with these runs counted under these token weights, and ` +
+      'could no longer be added exactly; nothing was changed. Delete the runs with the oversized token counts first',
   );
 
 export function aggregateWriter(db: Db) {
@@ -108,6 +122,7 @@ const countedSql = `(validator_id IS NULL OR validator_id NOT IN (
 export function rebuildAggregates(db: Db, competitionId: string, w: TokenWeights): void {
   const c = db.$client;
   const params = { id: competitionId, ...tokenWeightParams(w) };
+  refuseOversized(db, params);
   emitWrite(db, { competitionId, kind: 'rebuild' });
   c.prepare('DELETE FROM miner_tasks WHERE competition_id = @id').run({ id: competitionId });
   c.prepare(
@@ -127,6 +142,24 @@ export function rebuildAggregates(db: Db, competitionId: string, w: TokenWeights
   ).run(params);
   rebuildCriterionStats(db, competitionId);
   rebuildMiners(db, competitionId);
+}
+
+/**
+ * Refuses a rebuild whose counted runs would make a token sum pass 2^53 - 1: the batches never let
+ * one through, but the runs of an excluded validator were left out of the sums they checked, and
+ * new weights can let runs enter the sums that did not before. The first such group, baseline
+ * before miners, then task id and hotkey in byte order (as on PostgreSQL).
+ */
+function refuseOversized(db: Db, params: Record<string, unknown>): void {
+  const row = db.$client
+    .prepare(
+      `SELECT kind, task_id, miner_hotkey FROM runs WHERE competition_id = @id AND ${countedSql}
+      GROUP BY kind, task_id, miner_hotkey HAVING ${sumsPassSql(Number.MAX_SAFE_INTEGER)}
+      ORDER BY kind, task_id, miner_hotkey LIMIT 1`,
+    )
+    .raw()
+    .get(params) as [AggregatedRun['kind'], string, string | null] | undefined;
+  if (row) throw tooLargeToCount({ kind: row[0], taskId: row[1], minerHotkey: row[2] });
 }
 
 /**

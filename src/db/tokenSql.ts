@@ -34,3 +34,15 @@ export function tokenSumsSql(): string {
     when('tokens_output'),
   ].join(', ');
 }
+
+/**
+ * True for a group of runs whose entering token sums pass `bound` (2^53 - 1 or below): a rebuild
+ * that would store one is refused (src/db/aggregates.ts). `total()` sums in doubles, without
+ * sum()'s error past 2^63, and decides exactly: the counts are non-negative integers, so while a
+ * sum stays within the bound every partial sum is an exact double, and rounding never takes one
+ * that passed it back under.
+ */
+export function sumsPassSql(bound: number): string {
+  const sum = (column: string) => `total(CASE WHEN ${entersMeanSql} THEN ${column} ELSE 0 END)`;
+  return `max(${sum('tokens_input')}, ${sum(cached)}, ${sum('tokens_output')}) > ${bound}`;
+}

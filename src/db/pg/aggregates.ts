@@ -8,11 +8,10 @@
 // is one that would have overflowed. The caller's transaction then rolls everything back.
 import { addRunTokens, emptyTokenSums, type TokenSums } from '../../scoring/tokenSums.js';
 import type { TokenWeights } from '../../scoring/types.js';
-import { unprocessable } from '../../errors.js';
-import type { AggregatedRun } from '../aggregates.js';
+import { tooLarge, tooLargeToCount, type AggregatedRun } from '../aggregates.js';
 import { pairKey } from '../events.js';
 import { MAX_EXACT, type PgContext } from './context.js';
-import { tokenSumsSql } from './tokenSql.js';
+import { sumsPassSql, tokenSumsSql } from './tokenSql.js';
 
 interface Sum {
   d: AggregatedRun;
@@ -20,13 +19,6 @@ interface Sum {
   resolved: number;
   tokens: TokenSums;
 }
-
-/** SQLite's message (src/db/aggregates.ts), word for word. */
-const tooLarge = (d: AggregatedRun) =>
-  unprocessable(
-    `the token sums of ${d.kind === 'baseline' ? 'the baseline' : `miner ${d.minerHotkey}`} on task ${d.taskId} ` +
-      `would pass 2^53 - 1 and could no longer be added exactly; nothing was stored. Check the token counts sent`,
-  );
 
 /** SQL: each of the three stored sums plus its delta stays within 2^53 - 1 (`col(c)` names a delta). */
 const fits = (stored: (c: string) => string, delta: (c: string) => string) =>
@@ -154,6 +146,16 @@ const countedSql = `(validator_id IS NULL OR validator_id NOT IN (
 export async function rebuildAggregates(ctx: PgContext, competitionId: string, w: TokenWeights): Promise<void> {
   const sums = tokenSumsSql('$2', '$3', '$4');
   const params = [competitionId, w.input, w.cachedInput, w.output];
+  // src/db/aggregates.ts refuseOversized: the same first group, the same 422, before the CHECKs
+  // would refuse the statement with no name.
+  const [oversized] = await ctx.query<{ kind: AggregatedRun['kind']; task_id: string; miner_hotkey: string | null }>(
+    `SELECT kind, task_id, miner_hotkey FROM runs WHERE competition_id = $1 AND ${countedSql}
+    GROUP BY kind, task_id, miner_hotkey HAVING ${sumsPassSql('$2', '$3', '$4', MAX_EXACT)}
+    ORDER BY kind COLLATE "C", task_id COLLATE "C", miner_hotkey COLLATE "C" LIMIT 1`,
+    params,
+  );
+  if (oversized)
+    throw tooLargeToCount({ kind: oversized.kind, taskId: oversized.task_id, minerHotkey: oversized.miner_hotkey });
   ctx.emit({ competitionId, kind: 'rebuild' });
   await ctx.execute('DELETE FROM miner_tasks WHERE competition_id = $1', [competitionId]);
   await ctx.execute(

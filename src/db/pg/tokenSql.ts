@@ -26,3 +26,10 @@ export function tokenSumsSql(wi: string, wc: string, wo: string): string {
     when('tokens_output'),
   ].join(', ');
 }
+
+/** src/db/tokenSql.ts `sumsPassSql`: numeric sums here, exact whatever their size. */
+export function sumsPassSql(wi: string, wc: string, wo: string, bound: number): string {
+  const enters = entersMeanSql(wi, wc, wo);
+  const sum = (column: string) => `sum(CASE WHEN ${enters} THEN ${column} ELSE 0 END)`;
+  return `greatest(${sum('tokens_input')}, ${sum(cached)}, ${sum('tokens_output')}) > ${bound}`;
+}
