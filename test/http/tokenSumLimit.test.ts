@@ -125,3 +125,13 @@ it('refuses to include a validator again whose runs would take a sum past 2^63, 
   expect(refused.status).toBe(422);
   expect(refused.body.detail).toContain('miner hk on task T1');
 });
+
+it('a refused batch takes no run sequence numbers: the next run is numbered as if it was never sent', async () => {
+  // PostgreSQL's sequences do not roll back; the refusal must come before the numbers are taken.
+  const seq = async (runId: string) => (await read(`/v1/competitions/comp/runs/${runId}`)).seq as number;
+  expect((await post([run('a', 'miner', MAX - 5)])).status).toBe(200);
+  const first = await seq('a');
+  expect((await post([run('x', 'miner', 1), run('y', 'miner', 1), run('z', 'miner', 5)])).status).toBe(422);
+  expect((await post([run('next', 'miner', 5)])).status).toBe(200);
+  expect(await seq('next')).toBe(first + 1);
+});

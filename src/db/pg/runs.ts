@@ -123,6 +123,11 @@ export function pgRunsRepo(ctx: PgContext) {
       if (records.length === 0) return;
       const competitionId = records[0]!.competitionId;
       await ctx.write(competitionId, async (c) => {
+        const counted = excluded.size === 0 ? records : records.filter((r) => !isExcludedRun(r, excluded));
+        // The sums first: a batch they refuse (422, past 2^53 - 1) then takes no number from the
+        // run sequence, which a rollback would not give back, and the next run's number is the one
+        // SQLite gives it.
+        await applyAggregates(c, counted, w, 1);
         const col = <T>(f: (r: RunRecord) => T) => records.map(f);
         await c.execute(
           INSERT_RUNS,
@@ -145,7 +150,6 @@ export function pgRunsRepo(ctx: PgContext) {
           ],
           { name: 'pg_runs_insert' },
         );
-        const counted = excluded.size === 0 ? records : records.filter((r) => !isExcludedRun(r, excluded));
         // Only counted runs make a miner known (src/db/runs.ts).
         const hotkeys = new Set(counted.flatMap((r) => (r.minerHotkey === null ? [] : [r.minerHotkey])));
         if (hotkeys.size > 0)
@@ -154,7 +158,6 @@ export function pgRunsRepo(ctx: PgContext) {
         for (const r of records) perTask.set(r.taskId, (perTask.get(r.taskId) ?? 0) + 1);
         await taskRunCounts(c, competitionId, perTask);
         await criteriaStats(c, counted, 1);
-        await applyAggregates(c, counted, w, 1);
       });
     },
     /** Deletes one run (kept in deleted_runs for snapshot inputs) and takes it out of every aggregate. */
