@@ -69,7 +69,7 @@ export interface paths {
         get: operations["getCompetition"];
         /**
          * Create or update a competition
-         * @description Fields left out keep their stored value, or their default on creation. Changing token weights recomputes every aggregate.
+         * @description Fields left out keep their stored value, or their default on creation. Changing token weights recomputes every aggregate; a 422 refuses weights under which a token sum would pass 2^53 - 1, changing nothing.
          */
         put: operations["putCompetition"];
         post?: never;
@@ -225,7 +225,7 @@ export interface paths {
         get?: never;
         /**
          * Exclude or include a validator's runs in a competition
-         * @description An excluded validator's runs stay stored and listed but take part in no score, weight or snapshot, exactly as if never sent, until it is included again.
+         * @description An excluded validator's runs stay stored and listed but take part in no score, weight or snapshot, exactly as if never sent, until it is included again. A 422 refuses an inclusion whose runs would take a token sum past 2^53 - 1, changing nothing.
          */
         put: operations["putCompetitionValidator"];
         post?: never;
@@ -1998,6 +1998,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     listCompetitions: {
@@ -2746,6 +2755,15 @@ export interface operations {
             };
             /** @description Unsupported Media Type */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -14,10 +14,11 @@ export const competitionRoutes: FastifyPluginAsyncZod = async (app) => {
         operationId: 'putCompetition',
         summary: 'Create or update a competition',
         description:
-          'Fields left out keep their stored value, or their default on creation. Changing token weights recomputes every aggregate.',
+          'Fields left out keep their stored value, or their default on creation. Changing token weights recomputes every ' +
+          'aggregate; a 422 refuses weights under which a token sum would pass 2^53 - 1, changing nothing.',
         params: CompetitionParams,
         body: CompetitionInputSchema,
-        response: { 200: CompetitionSchema, 201: CompetitionSchema, ...problems(400, 401, 403) },
+        response: { 200: CompetitionSchema, 201: CompetitionSchema, ...problems(400, 401, 403, 422) },
       },
     },
     async (request, reply) => {

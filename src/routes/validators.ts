@@ -95,10 +95,15 @@ export const validatorRoutes: FastifyPluginAsyncZod = async (app) => {
         summary: "Exclude or include a validator's runs in a competition",
         description:
           "An excluded validator's runs stay stored and listed but take part in no score, weight or snapshot, exactly " +
-          'as if never sent, until it is included again.',
+          'as if never sent, until it is included again. A 422 refuses an inclusion whose runs would take a token sum ' +
+          'past 2^53 - 1, changing nothing.',
         params: CompetitionParams.extend({ validatorId: Id.describe('Validator id.') }),
         body: ValidatorStandingInputSchema,
-        response: { 200: ValidatorStandingSchema, 201: ValidatorStandingSchema, ...problems(400, 401, 403, 404) },
+        response: {
+          200: ValidatorStandingSchema,
+          201: ValidatorStandingSchema,
+          ...problems(400, 401, 403, 404, 422),
+        },
       },
     },
     async (request, reply) => {
