@@ -3,7 +3,9 @@
 // previous snapshot, the signature, the input itself, and the rescored weights and leaderboard.
 import { canonicalJson } from './canonicalJson.js';
 import { firstDifference, type Difference } from './firstDifference.js';
+import { RULES_VERSION } from '../scoring/index.js';
 import { inputDigest, parseDocument } from './inputDocument.js';
+import type { InputDocument } from './inputSchemas.js';
 import { readSnapshot, utf8 } from './readSnapshot.js';
 import { scoreDocument } from './scoreDocument.js';
 import { hashSnapshot, verifySignature } from './seal.js';
@@ -54,9 +56,10 @@ function chain(snapshot: Snapshot, previousFile: string | Uint8Array | undefined
     const previous = readSnapshot(previousFile, 'previous snapshot');
     if (hashSnapshot(previous) !== previous.hash)
       throw new Error('the previous snapshot does not hash to its own hash');
-    if (previous.competitionId !== snapshot.competitionId || previous.seq >= snapshot.seq) {
+    // The one just before: an earlier one whose hash it named would hide the snapshots between them.
+    if (previous.competitionId !== snapshot.competitionId || previous.seq !== snapshot.seq - 1) {
       throw new Error(
-        `the previous snapshot is #${previous.seq} of ${previous.competitionId}, not an earlier one of this competition`,
+        `the previous snapshot is #${previous.seq} of ${previous.competitionId}, not #${snapshot.seq - 1} of this competition`,
       );
     }
     const ok = previous.hash === snapshot.previousHash;
@@ -84,6 +87,32 @@ function signature(snapshot: Snapshot, pem: string | undefined): Check {
   } catch (err) {
     return failure('signature', new Error(`public key: ${(err as Error).message}`));
   }
+}
+
+/**
+ * What the snapshot says of its input must be what the input holds: the competition, the settings
+ * scoring reads, both exclusion lists, and the rules this verifier rescores with. The weights
+ * come from the input alone, so a claim that contradicts it would otherwise pass unseen.
+ */
+function claimsMatch(snapshot: Snapshot, competition: InputDocument['competition']): void {
+  const { id, excluded } = competition;
+  if (id !== snapshot.competitionId)
+    throw new Error(`the input is competition ${id}, the snapshot ${snapshot.competitionId}`);
+  for (const list of ['miners', 'validators'] as const) {
+    if (canonicalJson(excluded[list]) !== canonicalJson([...snapshot.excluded[list]].sort()))
+      throw new Error(`the input's excluded ${list} are not the snapshot's excluded.${list}`);
+  }
+  const settings = (snapshot.settings ?? {}) as Record<string, unknown>;
+  for (const key of ['tokenWeights', 'burnRatio', 'judgeVotes', 'finalStages'] as const) {
+    if (canonicalJson(settings[key] ?? null) !== canonicalJson(competition[key]))
+      throw new Error(
+        `settings.${key} is ${canonicalJson(settings[key] ?? null)} in the snapshot, ${canonicalJson(competition[key])} in the input`,
+      );
+  }
+  if (snapshot.rulesVersion !== RULES_VERSION)
+    throw new Error(
+      `the snapshot was computed under rules ${JSON.stringify(snapshot.rulesVersion)}; this verifier rescores under ${RULES_VERSION}`,
+    );
 }
 
 export function verifySnapshot(args: VerifyArgs): { ok: boolean; checks: Check[] } {
@@ -120,17 +149,12 @@ export function verifySnapshot(args: VerifyArgs): { ok: boolean; checks: Check[]
   let rescored: ReturnType<typeof scoreDocument>;
   try {
     const doc = parseDocument(utf8(args.input, 'input'));
-    const { id, excluded } = doc.competition;
-    if (id !== snapshot.competitionId)
-      throw new Error(`the input is competition ${id}, the snapshot ${snapshot.competitionId}`);
-    if (canonicalJson(excluded.miners) !== canonicalJson([...snapshot.excluded.miners].sort())) {
-      throw new Error("the input's excluded miners are not the snapshot's excluded.miners");
-    }
+    claimsMatch(snapshot, doc.competition);
     rescored = scoreDocument(doc, snapshot.stages);
     checks.push({
       name: 'input',
       ok: true,
-      message: `${doc.tasks.length} tasks and ${doc.runs.length} runs of competition ${id}`,
+      message: `${doc.tasks.length} tasks and ${doc.runs.length} runs of competition ${doc.competition.id}, under the snapshot's settings, exclusions and rules`,
     });
   } catch (err) {
     checks.push(failure('input', err));

@@ -5,6 +5,7 @@ import type { InputDocument } from '../../src/snapshots/inputSchemas.js';
 import { scoreDocument } from '../../src/snapshots/scoreDocument.js';
 import { sealSnapshot } from '../../src/snapshots/seal.js';
 import type { Stage } from '../../src/scoring/types.js';
+import { RULES_VERSION } from '../../src/scoring/index.js';
 
 export const keys = generateKeyPairSync('ed25519');
 export const publicKeyPem = keys.publicKey.export({ type: 'spki', format: 'pem' }).toString();
@@ -19,13 +20,15 @@ export function snapshotOf(
   const input = serializeDocument(doc);
   const stages = options.stages ?? doc.competition.finalStages;
   const { leaderboard, weights } = scoreDocument(doc, stages);
-  const { id, excluded, ...settings } = doc.competition;
+  // The server's settings and rules (src/services/snapshots.ts).
+  const { id, excluded, tokenWeights, burnRatio, judgeVotes, finalStages } = doc.competition;
+  const settings = { name: id, tokenWeights, burnRatio, judgeVotes, finalStages };
   const unsigned = {
     competitionId: id,
     seq: options.seq ?? 1,
     takenAt: '2026-12-01T12:00:00.000Z',
     stages,
-    rulesVersion: '1',
+    rulesVersion: RULES_VERSION,
     settings,
     excluded,
     inputDigest: inputDigest(input),

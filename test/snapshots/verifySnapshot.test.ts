@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { hashSnapshot, signHash, verifySignature } from '../../src/snapshots/seal.js';
+import { hashSnapshot, sealSnapshot, signHash, verifySignature } from '../../src/snapshots/seal.js';
 import { verifySnapshot } from '../../src/snapshots/verifySnapshot.js';
 import { sample } from './sample.js';
 import { keys, otherPublicKeyPem, publicKeyPem, snapshotOf } from './snapshotKit.js';
@@ -56,6 +56,39 @@ describe('verifySnapshot', () => {
     ).toBe(true);
     const broken = snapshotOf(sample, { seq: 2, previousHash: 'a'.repeat(64) });
     expect(failed(verifySnapshot({ snapshot: broken.text, input, previousSnapshot: text }))).toEqual(['chain']);
+  });
+
+  it('fails a chain link that skips snapshots, though the hash it names is right', () => {
+    const later = snapshotOf(sample, { seq: 7, previousHash: snapshot.hash });
+    const r = verifySnapshot({ snapshot: later.text, input, previousSnapshot: text, publicKeyPem });
+    expect(failed(r)).toEqual(['chain']);
+    expect(r.checks.find((c) => c.name === 'chain')?.message).toMatch(/#1 of .*, not #6/);
+  });
+
+  it.each([
+    [
+      'settings.burnRatio',
+      (u: Record<string, unknown>) => ({ ...u, settings: { ...(u.settings as object), burnRatio: 0.5 } }),
+    ],
+    [
+      'settings.tokenWeights',
+      (u: Record<string, unknown>) => ({
+        ...u,
+        settings: { ...(u.settings as object), tokenWeights: { input: 1, cachedInput: 0, output: 99 } },
+      }),
+    ],
+    [
+      'excluded validators',
+      (u: Record<string, unknown>) => ({ ...u, excluded: { ...(u.excluded as object), validators: ['ghost'] } }),
+    ],
+    ['rules', (u: Record<string, unknown>) => ({ ...u, rulesVersion: 'other-rules/7' })],
+  ])('fails a signed snapshot whose %s contradict its input, though the weights rescore', (what, change) => {
+    // Only the key's holder can seal such a snapshot: the party a verifier checks.
+    const { hash: _h, signature: _s, ...unsigned } = snapshot;
+    const forged = sealSnapshot(change(unsigned as Record<string, unknown>), keys.privateKey);
+    const r = verifySnapshot({ snapshot: JSON.stringify(forged), input, publicKeyPem });
+    expect(failed(r)).toEqual(['input']);
+    expect(r.checks.find((c) => c.name === 'input')?.message).toContain(what);
   });
 
   it('names the miner whose weight differs when a re-sealed snapshot carries other weights', () => {
