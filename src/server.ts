@@ -35,6 +35,14 @@ async function main(): Promise<void> {
     { file: config.signingKeyPath },
     key.generated ? 'generated the snapshot-signing key (mode 0600)' : 'read the snapshot-signing key',
   );
+  const otherKey = await app.services.snapshots.signedWithAnotherKey();
+  if (otherKey.length > 0)
+    app.log.warn(
+      { file: config.signingKeyPath, competitions: otherKey },
+      'the latest snapshots of these competitions were signed with another key than this file holds: new ones ' +
+        'will carry a signature their chain does not, and GET /v1/identity names only this key. If the database ' +
+        'was restored, put the signing key it was used with at this path (README, "Backup and restore")',
+    );
   // Periodic snapshots of the competitions that changed since their last one: a write, so through
   // the write gate (it waits while an import commits); one at a time.
   let taking = false;
