@@ -12,8 +12,6 @@ const arr = (x: unknown): unknown[] => (Array.isArray(x) ? x : []);
 /** `x[k1][k2]…`, or undefined where a step is not an object. */
 const at = (x: unknown, ...keys: string[]): unknown => keys.reduce<unknown>((node, k) => obj(node)[k], x);
 
-const IMPORT_PATH = '/v1/competitions/{competitionId}/tasks/import';
-
 /** Reads whose 200 body is text, not JSON: generated clients must not parse them as JSON. */
 const TEXT_RESPONSES: Record<string, string> = {
   '/metrics': 'text/plain',
@@ -157,6 +155,27 @@ function dropForbiddenProperties(doc: Json): void {
   }
 }
 
+const NDJSON = { 'application/x-ndjson': { schema: { type: 'string', description: 'One JSON object a line.' } } };
+
+/**
+ * The bodies of the routes that take a file (`config.fileBody`), which zod does not describe: each
+ * type the route accepts, so a generated client can send it (test/http/openapi.test.ts).
+ */
+const FILE_BODIES: Record<string, { description: string; content: Record<string, unknown> }> = {
+  importQnaTasks: {
+    description: 'SWE-Atlas-QnA-AA rows: one UTF-8 string column per field, `rubric` a JSON array as a string.',
+    content: { 'application/vnd.apache.parquet': { schema: { type: 'string', format: 'binary' } }, ...NDJSON },
+  },
+  putImportChunk: {
+    description: 'The next bytes of the file, as they are: the chunks in order make the file.',
+    content: { 'application/octet-stream': { schema: { type: 'string', format: 'binary' } } },
+  },
+  scoreDocument: {
+    description: 'An input document, as GET …/snapshots/{seq}/input sends it.',
+    content: NDJSON,
+  },
+};
+
 export function transformObject(
   input: Parameters<typeof jsonSchemaTransformObject>[0],
 ): ReturnType<typeof jsonSchemaTransformObject> {
@@ -165,21 +184,12 @@ export function transformObject(
   for (const [path, methods] of Object.entries(obj(doc.paths))) {
     for (const [method, op] of Object.entries(obj(methods))) {
       if (!isObj(op)) continue;
+      const fileBody = FILE_BODIES[String(op.operationId)];
+      if (fileBody) op.requestBody = { required: true, ...fileBody };
       addCommonProblems(path, method, op);
       describeResponses(op);
       addConditional(op);
     }
-  }
-  const importOp = at(doc, 'paths', IMPORT_PATH, 'post');
-  if (isObj(importOp)) {
-    importOp.requestBody = {
-      required: true,
-      description: 'SWE-Atlas-QnA-AA rows: one UTF-8 string column per field, `rubric` a JSON array as a string.',
-      content: {
-        'application/vnd.apache.parquet': { schema: { type: 'string', format: 'binary' } },
-        'application/x-ndjson': { schema: { type: 'string', description: 'One JSON object a line.' } },
-      },
-    };
   }
   for (const [path, type] of Object.entries(TEXT_RESPONSES)) {
     const ok = at(doc, 'paths', path, 'get', 'responses', '200');

@@ -4107,7 +4107,12 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody?: never;
+        /** @description An input document, as GET …/snapshots/{seq}/input sends it. */
+        requestBody: {
+            content: {
+                "application/x-ndjson": string;
+            };
+        };
         responses: {
             /** @description OK */
             200: {
@@ -4601,7 +4606,12 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: never;
+        /** @description The next bytes of the file, as they are: the chunks in order make the file. */
+        requestBody: {
+            content: {
+                "application/octet-stream": string;
+            };
+        };
         responses: {
             /** @description OK */
             200: {

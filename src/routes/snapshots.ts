@@ -184,7 +184,8 @@ export const snapshotRoutes: FastifyPluginAsyncZod = async (app) => {
   app.post(
     '/score',
     {
-      config: { access: 'public', fileBody: true },
+      // An input document is NDJSON only (a Parquet body is a 415 that says so).
+      config: { access: 'public', fileBody: ['application/x-ndjson'] },
       schema: {
         tags: ['snapshots'],
         operationId: 'scoreDocument',

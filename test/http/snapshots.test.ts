@@ -292,6 +292,19 @@ it('POST /v1/score scores a snapshot input without storing it, and names the lin
   });
   expect(bad.status).toBe(400);
   expect(bad.body.errors[0].path).toMatch(new RegExp(`^body/line ${first + 1}/run.kind`));
+  // NDJSON only: another file type is a 415 that names the one taken.
+  const parquet = await app.call({
+    method: 'POST',
+    url: '/v1/score',
+    headers: { 'content-type': 'application/vnd.apache.parquet' },
+    payload: Buffer.from('PAR1'),
+  });
+  expect(parquet.status).toBe(415);
+  expect(parquet.body.detail).toMatch(/accepts application\/x-ndjson$/);
+  // A snapshot number past 2^53 - 1 is refused, not rounded to another one.
+  const huge = await app.call({ method: 'GET', url: '/v1/competitions/c/snapshots/9007199254740993' });
+  expect(huge.status).toBe(400);
+  expect(huge.body.errors[0].path).toBe('params/seq');
 });
 
 it('a write goes through while a large snapshot input is being streamed', async () => {
