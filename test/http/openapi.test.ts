@@ -103,7 +103,7 @@ it('every route that takes a file body declares it, and the server takes each ty
       .find((o) => o.operationId === id);
     for (const type of Object.keys(op.requestBody.content)) {
       const res = await t.call({
-        method: method.toUpperCase() as 'POST',
+        method: method.toUpperCase(),
         url,
         headers: { ...admin, 'content-type': type },
         payload: Buffer.from('x'),
