@@ -102,6 +102,15 @@ describe('verifySnapshot', () => {
     );
   });
 
+  it("names a miner whose weight differs before the burn weight's last digits that moved with it", () => {
+    const { hash: _h, signature: _s, ...unsigned } = snapshot;
+    const w = unsigned.weights as { finalWeights: Record<string, number>; burnWeight: number };
+    const weights = { ...w, finalWeights: { ...w.finalWeights, m1: 0.7 }, burnWeight: w.burnWeight + 1e-16 };
+    const forged = { ...unsigned, weights, hash: hashSnapshot({ ...unsigned, weights }), signature: 'x' };
+    const r = verifySnapshot({ snapshot: JSON.stringify(forged), input });
+    expect(r.checks.find((c) => c.name === 'weights')?.message).toMatch(/^miner m1: finalWeights 0.7 in the snapshot/);
+  });
+
   it('accepts the snapshot indented, but not with a byte changed that leaves its value alone', () => {
     const indented = `${JSON.stringify(snapshot, null, 2)}\n`;
     expect(verifySnapshot({ snapshot: indented, input, publicKeyPem }).ok).toBe(true);
