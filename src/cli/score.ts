@@ -4,6 +4,7 @@ import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { parseStages } from '../scoring/stages.js';
 import { parseDocument } from '../snapshots/inputDocument.js';
+import { ScoreResultSchema } from '../schemas/snapshots.js';
 import { scoreDocument } from '../snapshots/scoreDocument.js';
 import { UsageError } from './usage.js';
 
@@ -34,6 +35,7 @@ export function score(argv: string[]): number {
   const doc = parseDocument(readFileSync(file === '-' ? 0 : file, 'utf8'));
   const stages = parseStages(values.stages, doc.competition.finalStages);
   if (!stages) throw new UsageError(`--stages ${values.stages}: stages are screener_1, screener_2, evaluation`);
-  process.stdout.write(`${JSON.stringify(scoreDocument(doc, stages))}\n`);
+  // Through the response schema of POST /v1/score, as the server sends it: the same JSON, byte for byte.
+  process.stdout.write(`${JSON.stringify(ScoreResultSchema.parse(scoreDocument(doc, stages)))}\n`);
   return 0;
 }

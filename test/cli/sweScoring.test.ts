@@ -7,6 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { scoreDocument } from '../../src/snapshots/scoreDocument.js';
 import { sample } from '../snapshots/sample.js';
+import { testApp } from '../support/app.js';
 import { otherPublicKeyPem, publicKeyPem, snapshotOf } from '../snapshots/snapshotKit.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -41,6 +42,20 @@ describe('swe-scoring', () => {
     const r = await run('score', inputFile, '--stages', 'screener_2');
     expect(r.code).toBe(0);
     expect(JSON.parse(r.stdout)).toEqual(JSON.parse(JSON.stringify(scoreDocument(sample, ['screener_2']))));
+    // The very bytes POST /v1/score answers for the same document (API.md: "prints the same JSON").
+    const t = await testApp();
+    try {
+      const res = await t.app.inject({
+        method: 'POST',
+        url: '/v1/score?stages=screener_2',
+        headers: { 'content-type': 'application/x-ndjson' },
+        payload: input,
+      });
+      expect(res.statusCode).toBe(200);
+      expect(r.stdout).toBe(`${res.body}\n`);
+    } finally {
+      await t.close();
+    }
   });
 
   it('score names the line and field of a malformed document, exit 1; a bad stage is a usage error, exit 2', async () => {
