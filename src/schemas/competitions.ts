@@ -15,6 +15,14 @@ export const TokenWeightsSchema = named(
   }),
 );
 
+/** Judge votes per QnA criterion (SPEC: a majority, so odd), in the API and in input documents alike. */
+export const JudgeVotes = z
+  .number()
+  .int()
+  .min(1)
+  .max(LIMITS.maxJudgeVotes)
+  .refine((n) => n % 2 === 1, 'must be odd');
+
 export const CompetitionInputSchema = named(
   'CompetitionSettings',
   'Settings of a competition.',
@@ -22,14 +30,7 @@ export const CompetitionInputSchema = named(
     name: z.string().min(1).max(LIMITS.nameLength).describe('Display name.'),
     tokenWeights: TokenWeightsSchema.optional().describe('Default 1 / 0.1 / 3.'),
     burnRatio: z.number().min(0).max(1).optional().describe('Share of emission burned, 0 to 1. Default 0.'),
-    judgeVotes: z
-      .number()
-      .int()
-      .min(1)
-      .max(LIMITS.maxJudgeVotes)
-      .refine((n) => n % 2 === 1, 'must be odd')
-      .optional()
-      .describe('Judge votes per QnA criterion: odd, 1 to 15. Default 5.'),
+    judgeVotes: JudgeVotes.optional().describe('Judge votes per QnA criterion: odd, 1 to 15. Default 5.'),
     finalStages: z
       .array(StageSchema)
       .min(1)

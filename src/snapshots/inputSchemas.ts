@@ -3,7 +3,7 @@
 // nothing else. Limits are the HTTP API's own, so whatever the server stored fits.
 import { z } from 'zod';
 import { ComplexitySchema, Id, StageSchema, TokenCount } from '../schemas/common.js';
-import { TokenWeightsSchema } from '../schemas/competitions.js';
+import { JudgeVotes, TokenWeightsSchema } from '../schemas/competitions.js';
 
 const Count = z.number().int().min(0).max(Number.MAX_SAFE_INTEGER);
 
@@ -12,7 +12,7 @@ export const InputCompetitionSchema = z
     id: Id.describe('The competition.'),
     tokenWeights: TokenWeightsSchema,
     burnRatio: z.number().min(0).max(1).describe('Share of emission burned.'),
-    judgeVotes: z.number().int().min(1).describe('Judge votes per QnA criterion (informative: runs carry `resolved`).'),
+    judgeVotes: JudgeVotes.describe('Judge votes per QnA criterion, odd (informative: runs carry `resolved`).'),
     finalStages: z.array(StageSchema).min(1).describe('The stage set scored when none is asked for.'),
     miners: z.array(Id).describe('Every miner known to the competition, ascending, with scored runs or not.'),
     excluded: z

@@ -29,6 +29,11 @@ describe('input document', () => {
 
   it.each([
     ['an empty document', () => '', /^line 1: missing competition line/],
+    [
+      'an even number of judge votes (no majority)',
+      () => withLines((l) => [l[0]!.replace(/"judgeVotes":\d+/, '"judgeVotes":4'), ...l.slice(1)]),
+      /^line 1: .*judgeVotes.*odd/,
+    ],
     ['a document cut mid-line', () => text.slice(0, -10), /^line 5: the document must end with a newline/],
     [
       'a document cut at a line boundary',
