@@ -77,7 +77,9 @@ function addConditional(op: Json): void {
   const ok = obj(responses['200']);
   ok.headers = {
     ETag: {
-      description: 'Strong ETag of this body (with `-br` or `-gzip` appended when sent compressed).',
+      description:
+        'ETag of this body: strong, with `-br` or `-gzip` appended when sent compressed; for a snapshot input, weak ' +
+        '(`W/"<inputDigest>"`), one tag for every coding.',
       schema: { type: 'string' },
     },
   };

@@ -2334,7 +2334,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
-                    /** @description Strong ETag of this body (with `-br` or `-gzip` appended when sent compressed). */
+                    /** @description ETag of this body: strong, with `-br` or `-gzip` appended when sent compressed; for a snapshot input, weak (`W/"<inputDigest>"`), one tag for every coding. */
                     ETag?: string;
                     [name: string]: unknown;
                 };
@@ -2610,7 +2610,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
-                    /** @description Strong ETag of this body (with `-br` or `-gzip` appended when sent compressed). */
+                    /** @description ETag of this body: strong, with `-br` or `-gzip` appended when sent compressed; for a snapshot input, weak (`W/"<inputDigest>"`), one tag for every coding. */
                     ETag?: string;
                     [name: string]: unknown;
                 };
@@ -2850,7 +2850,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
-                    /** @description Strong ETag of this body (with `-br` or `-gzip` appended when sent compressed). */
+                    /** @description ETag of this body: strong, with `-br` or `-gzip` appended when sent compressed; for a snapshot input, weak (`W/"<inputDigest>"`), one tag for every coding. */
                     ETag?: string;
                     [name: string]: unknown;
                 };
@@ -3351,7 +3351,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
-                    /** @description Strong ETag of this body (with `-br` or `-gzip` appended when sent compressed). */
+                    /** @description ETag of this body: strong, with `-br` or `-gzip` appended when sent compressed; for a snapshot input, weak (`W/"<inputDigest>"`), one tag for every coding. */
                     ETag?: string;
                     [name: string]: unknown;
                 };
@@ -3425,7 +3425,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
-                    /** @description Strong ETag of this body (with `-br` or `-gzip` appended when sent compressed). */
+                    /** @description ETag of this body: strong, with `-br` or `-gzip` appended when sent compressed; for a snapshot input, weak (`W/"<inputDigest>"`), one tag for every coding. */
                     ETag?: string;
                     [name: string]: unknown;
                 };
@@ -3545,7 +3545,10 @@ export interface operations {
                 /** @description `nextCursor` of the previous page. */
                 cursor?: string;
             };
-            header?: never;
+            header?: {
+                /** @description ETags of bodies the client holds: a 304 with no body when one is current. */
+                "If-None-Match"?: string;
+            };
             path: {
                 /** @description Competition identifier. */
                 competitionId: string;
@@ -3557,11 +3560,20 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    /** @description ETag of this body: strong, with `-br` or `-gzip` appended when sent compressed; for a snapshot input, weak (`W/"<inputDigest>"`), one tag for every coding. */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["SnapshotList"];
                 };
+            };
+            /** @description Not Modified */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Bad Request */
             400: {
@@ -3718,7 +3730,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
-                    /** @description Strong ETag of this body (with `-br` or `-gzip` appended when sent compressed). */
+                    /** @description ETag of this body: strong, with `-br` or `-gzip` appended when sent compressed; for a snapshot input, weak (`W/"<inputDigest>"`), one tag for every coding. */
                     ETag?: string;
                     [name: string]: unknown;
                 };
@@ -3791,7 +3803,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
-                    /** @description Strong ETag of this body (with `-br` or `-gzip` appended when sent compressed). */
+                    /** @description ETag of this body: strong, with `-br` or `-gzip` appended when sent compressed; for a snapshot input, weak (`W/"<inputDigest>"`), one tag for every coding. */
                     ETag?: string;
                     [name: string]: unknown;
                 };
@@ -3847,7 +3859,10 @@ export interface operations {
     getSnapshotInput: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description ETags of bodies the client holds: a 304 with no body when one is current. */
+                "If-None-Match"?: string;
+            };
             path: {
                 /** @description Competition identifier. */
                 competitionId: string;
@@ -3861,11 +3876,20 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    /** @description ETag of this body: strong, with `-br` or `-gzip` appended when sent compressed; for a snapshot input, weak (`W/"<inputDigest>"`), one tag for every coding. */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/x-ndjson": string;
                 };
+            };
+            /** @description Not Modified */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Bad Request */
             400: {
@@ -3930,7 +3954,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
-                    /** @description Strong ETag of this body (with `-br` or `-gzip` appended when sent compressed). */
+                    /** @description ETag of this body: strong, with `-br` or `-gzip` appended when sent compressed; for a snapshot input, weak (`W/"<inputDigest>"`), one tag for every coding. */
                     ETag?: string;
                     [name: string]: unknown;
                 };
@@ -4006,7 +4030,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
-                    /** @description Strong ETag of this body (with `-br` or `-gzip` appended when sent compressed). */
+                    /** @description ETag of this body: strong, with `-br` or `-gzip` appended when sent compressed; for a snapshot input, weak (`W/"<inputDigest>"`), one tag for every coding. */
                     ETag?: string;
                     [name: string]: unknown;
                 };

@@ -11,6 +11,13 @@ import { PACKAGE_VERSION } from '../version.js';
 /** The document's version is the package's: one number to bump. */
 export const API_VERSION = PACKAGE_VERSION;
 
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** A GET its handler answers by ETag and If-None-Match (304) outside sendBody: documented as a conditional read. */
+    conditional?: boolean;
+  }
+}
+
 export const docsPlugin = fp(
   async (app: FastifyInstance) => {
     await app.register(swagger, {
@@ -53,13 +60,15 @@ export const docsPlugin = fp(
           },
         },
       },
-      // A GET route that sends a kept body (src/routes/sendBody.ts; it says `compress: false`) is a
-      // conditional read: marked here, documented as one by transformObject.
+      // A GET route that sends a kept body (src/routes/sendBody.ts; it says `compress: false`), or
+      // says `config.conditional` (a snapshot's input), is a conditional read: marked here,
+      // documented as one by transformObject.
       transform: (input) => {
         const out = jsonSchemaTransform(input);
-        const { method, compress } = input.route;
+        const { method, compress, config } = input.route;
         const get = method === 'GET' || (Array.isArray(method) && method.includes('GET'));
-        return get && compress === false ? { ...out, schema: { ...out.schema, [CONDITIONAL]: true } } : out;
+        const conditional = get && (compress === false || config?.conditional === true);
+        return conditional ? { ...out, schema: { ...out.schema, [CONDITIONAL]: true } } : out;
       },
       transformObject,
     });

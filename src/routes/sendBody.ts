@@ -10,12 +10,18 @@ import type { Body } from '../services/body.js';
 import type { Maybe } from '../services/settled.js';
 
 /** True when an If-None-Match header names this ETag (or `*`). Weak comparison, as RFC 9110 asks for GET. */
-function matches(header: string | undefined, etag: string): boolean {
+export function matchesETag(header: string | undefined, etag: string): boolean {
   if (!header) return false;
+  const opaque = etag.replace(/^W\//, '');
   return header.split(',').some((tag) => {
     const t = tag.trim();
-    return t === '*' || t === etag || t === `W/${etag}`;
+    return t === '*' || t.replace(/^W\//, '') === opaque;
   });
+}
+
+/** A 304 with no body: the client's copy (If-None-Match) is current. */
+export function notModified(reply: FastifyReply): FastifyReply {
+  return reply.code(304).send();
 }
 
 /** The coding to use: br before gzip, each only when acceptable (q > 0). */
@@ -65,7 +71,7 @@ function send(request: FastifyRequest, reply: FastifyReply, body: Body): Fastify
   reply.header('etag', etag).header('vary', 'accept-encoding, authorization').header('cache-control', 'no-cache');
   // A 304 answers a read (RFC 9110 13.1.2); a POST that sends a kept body (a new snapshot) is not one.
   const read = request.method === 'GET' || request.method === 'HEAD';
-  if (read && matches(request.headers['if-none-match'], etag)) return reply.code(304).send();
+  if (read && matchesETag(request.headers['if-none-match'], etag)) return notModified(reply);
   reply.type('application/json; charset=utf-8');
   if (!kind) return reply.send(body.bytes);
   let encoded = body.encoded.get(kind);

@@ -15,7 +15,7 @@ import {
 } from '../schemas/snapshots.js';
 import { RULES_VERSION } from '../scoring/index.js';
 import { jsonBody, textBody } from '../services/body.js';
-import { sendBody } from './sendBody.js';
+import { matchesETag, notModified, sendBody } from './sendBody.js';
 
 export const snapshotRoutes: FastifyPluginAsyncZod = async (app) => {
   const { snapshots, score } = app.services;
@@ -47,6 +47,7 @@ export const snapshotRoutes: FastifyPluginAsyncZod = async (app) => {
     base,
     {
       config: { access: 'public' },
+      compress: false,
       schema: {
         tags: ['snapshots'],
         operationId: 'listSnapshots',
@@ -57,8 +58,11 @@ export const snapshotRoutes: FastifyPluginAsyncZod = async (app) => {
         response: { 200: SnapshotListSchema, ...problems(400, 401, 404) },
       },
     },
-    async (request) =>
-      (await snapshots.list(request.params.competitionId, request.query.cursor, request.query.limit)) as never,
+    async (request, reply) => {
+      const page = await snapshots.list(request.params.competitionId, request.query.cursor, request.query.limit);
+      // As the response schema would serialize it, kept with its ETag (a history read, API.md 1.1).
+      return sendBody(request, reply, jsonBody(SnapshotListSchema.parse(page)));
+    },
   );
 
   app.get(
@@ -99,7 +103,7 @@ export const snapshotRoutes: FastifyPluginAsyncZod = async (app) => {
   app.get(
     `${base}/:seq/input`,
     {
-      config: { access: 'public' },
+      config: { access: 'public', conditional: true },
       schema: {
         tags: ['snapshots'],
         operationId: 'getSnapshotInput',
@@ -114,11 +118,17 @@ export const snapshotRoutes: FastifyPluginAsyncZod = async (app) => {
     },
     async (request, reply) => {
       const { competitionId, seq } = request.params;
-      const stream = await snapshots.input(competitionId, seq);
+      const input = await snapshots.input(competitionId, seq);
+      // Its bytes never change, and their SHA-256 is known without reading them: a re-verifier
+      // holding the document gets a 304 rather than the whole input again. Weak, since the same
+      // tag covers the compressed forms (@fastify/compress), which are equivalent but not the same bytes.
+      const etag = `W/"${input.inputDigest}"`;
+      reply.header('etag', etag).header('cache-control', 'no-cache');
+      if (matchesETag(request.headers['if-none-match'], etag)) return notModified(reply);
       return reply
         .type('application/x-ndjson; charset=utf-8')
         .header('content-disposition', `attachment; filename="${competitionId}-snapshot-${seq}-input.ndjson"`)
-        .send(stream as never);
+        .send(input.open() as never);
     },
   );
 

@@ -321,10 +321,20 @@ export function snapshotsService(store: Store, scores: ScoresService, signer: Si
       return { snapshots, nextCursor };
     },
     /** The snapshot's input document, NDJSON, exactly as the competition stood when it was taken. */
-    async input(competitionId: string, seq: number): Promise<Readable> {
+    /**
+     * The snapshot's input document: its SHA-256 (the snapshot's inputDigest, known before a byte
+     * is read) and its NDJSON, read from the database only once `open` is called.
+     */
+    async input(competitionId: string, seq: number): Promise<{ inputDigest: string; open: () => Readable }> {
       const r = await row(competitionId, seq);
-      const { excluded } = JSON.parse(r.document) as { excluded: { validators: string[] } };
-      return Readable.from(inputChunks(competitionId, r.inputHead, r.runSeq, excluded.validators));
+      const { excluded, inputDigest } = JSON.parse(r.document) as {
+        excluded: { validators: string[] };
+        inputDigest: string;
+      };
+      return {
+        inputDigest,
+        open: () => Readable.from(inputChunks(competitionId, r.inputHead, r.runSeq, excluded.validators)),
+      };
     },
     async minerHistory(competitionId: string, hotkey: string, cursor: string | undefined, limit: number) {
       const { rows, nextCursor } = await page(competitionId, cursor, limit);

@@ -1,5 +1,6 @@
 // Conditional and compressed score reads (API.md 1.1): strong ETags that change exactly when the
 // body does, 304 for a client that holds the body, br and gzip on request.
+import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -109,6 +110,53 @@ describe('history reads (API.md 1.1: conditional like the score reads)', () => {
       expect(after.json().history.length).toBe(first.json().history.length + 1);
     },
   );
+});
+
+describe('snapshots (history reads)', () => {
+  const take = async () =>
+    (await t.call({ method: 'POST', url: '/v1/competitions/c/snapshots', headers: admin, payload: {} })).body as {
+      seq: number;
+      inputDigest: string;
+    };
+
+  it('the list: 304 while no snapshot is taken, 200 and a new ETag after one', async () => {
+    const url = '/v1/competitions/c/snapshots';
+    await take();
+    const first = await t.app.inject({ method: 'GET', url });
+    const etag = first.headers.etag as string;
+    expect(etag).toMatch(/^"[A-Za-z0-9_-]+"$/);
+    expect((await post('c', [run('l1', 'bob', true, 10)])).status).toBe(200);
+    expect((await t.app.inject({ method: 'GET', url, headers: { 'if-none-match': etag } })).statusCode).toBe(304);
+    await take();
+    const after = await t.app.inject({ method: 'GET', url, headers: { 'if-none-match': etag } });
+    expect(after.statusCode).toBe(200);
+    expect(after.json().snapshots.length).toBe(first.json().snapshots.length + 1);
+  });
+
+  it('an input document: its inputDigest as a weak ETag, 304 for every coding, whatever is written after', async () => {
+    const { seq, inputDigest } = await take();
+    const url = `/v1/competitions/c/snapshots/${seq}/input`;
+    const first = await t.app.inject({ method: 'GET', url });
+    expect(first.statusCode).toBe(200);
+    expect(first.headers.etag).toBe(`W/"${inputDigest}"`);
+    expect(createHash('sha256').update(first.rawPayload).digest('hex')).toBe(inputDigest);
+    expect((await post('c', [run('l2', 'bob', true, 10)])).status).toBe(200);
+    await take();
+    for (const held of [`W/"${inputDigest}"`, `"${inputDigest}"`, `"other", W/"${inputDigest}"`]) {
+      for (const coding of ['identity', 'br']) {
+        const res = await t.app.inject({
+          method: 'GET',
+          url,
+          headers: { 'if-none-match': held, 'accept-encoding': coding },
+        });
+        expect(res.statusCode, `${held} ${coding}`).toBe(304);
+        expect(res.rawPayload.length).toBe(0);
+      }
+    }
+    const other = await t.app.inject({ method: 'GET', url, headers: { 'if-none-match': '"other"' } });
+    expect(other.statusCode).toBe(200);
+    expect(other.body).toBe(first.body);
+  });
 });
 
 it('a POST that sends a kept body (a new snapshot) is not a read: If-None-Match does not turn it into a 304', async () => {

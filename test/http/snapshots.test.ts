@@ -350,7 +350,7 @@ it('runs deleted while an input is read are still in it: the digest and every la
   ).body as { seq: number; inputDigest: string };
 
   // Read the input a chunk at a time, deleting runs far ahead of the reader between chunks.
-  const stream = await app.app.services.snapshots.input('c', snapshot.seq);
+  const stream = (await app.app.services.snapshots.input('c', snapshot.seq)).open();
   const hash = createHash('sha256');
   let chunks = 0;
   for await (const chunk of stream) {
