@@ -31,14 +31,14 @@ export async function backupDatabase(sqlite: Database.Database, path: string, sh
   return statSync(path).size;
 }
 
+/** What a backup of a server on PostgreSQL is told, over HTTP and on the command line. */
+export const ON_POSTGRES = 'this server stores its data in PostgreSQL: back it up with pg_dump (docs/POSTGRES.md)';
+
 export function backupService(store: Store) {
   return {
     /** A consistent copy in a fresh temporary folder; the caller removes it when done. */
     async toTempFile(): Promise<BackupFile> {
-      if (!store.sqlite)
-        throw conflict(
-          'this server stores its data in PostgreSQL: back it up with pg_dump (docs/POSTGRES.md); this route copies the SQLite file',
-        );
+      if (!store.sqlite) throw conflict(`${ON_POSTGRES}; this route copies the SQLite file`);
       const sqlite = store.sqlite.$client;
       const dir = mkdtempSync(join(tmpdir(), 'swe-scoring-backup-'));
       const remove = () => rmSync(dir, { recursive: true, force: true });

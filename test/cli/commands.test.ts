@@ -39,6 +39,32 @@ describe('swe-scoring', () => {
     expect(option.stderr).toMatch(/backup failed: .*--outt/);
   });
 
+  it.each([
+    [
+      'DATABASE_URL set: the data is in PostgreSQL, not in a SQLite file left from before a move',
+      { DATABASE_URL: 'postgres://postgres@127.0.0.1:5432/test', DATABASE_PATH: 'README.md' },
+      ['--out', 'x.db'],
+      /DATABASE_URL is set: .*pg_dump/,
+    ],
+    [
+      'a file that is not SQLite',
+      { DATABASE_PATH: 'README.md' },
+      ['--out', 'x.db'],
+      /cannot read README\.md \(DATABASE_PATH\) as a SQLite database: file is not a database/,
+    ],
+    [
+      '--out naming a folder',
+      { DATABASE_PATH: 'README.md' },
+      ['--out', 'src', '--force'],
+      /src is a folder: --out names the file/,
+    ],
+  ])('backup refuses %s, in one line', async (_what, env, args, message) => {
+    const res = await cli('backup', args, env);
+    expect(res.code).toBe(1);
+    expect(res.stderr).toMatch(message);
+    expect(res.stderr).not.toMatch(/\n\s+at /); // no stack trace
+  });
+
   it('demo: a taken PORT is said at once, with how to pick another', async () => {
     const blocker = createServer();
     await new Promise<void>((r) => blocker.listen(0, '127.0.0.1', r));

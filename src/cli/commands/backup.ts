@@ -1,10 +1,10 @@
 // `swe-scoring backup --out FILE`: a consistent copy of DATABASE_PATH, safe while the server runs.
-import { existsSync, rmSync } from 'node:fs';
+import { existsSync, rmSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import Database from 'better-sqlite3';
 import { DEFAULT_DATABASE_PATH } from '../../config.js';
-import { backupDatabase } from '../../services/backup.js';
+import { backupDatabase, ON_POSTGRES } from '../../services/backup.js';
 import { CliError, type Command } from '../command.js';
 
 export const backupCommand: Command = {
@@ -24,19 +24,34 @@ beside it), start the server.`,
   async run(argv) {
     const { values } = parseArgs({ args: argv, options: { out: { type: 'string' }, force: { type: 'boolean' } } });
     if (!values.out) throw new CliError('--out FILE is required (see swe-scoring backup --help)');
+    // The server reads DATABASE_URL first: a SQLite file left from before a move is not its data.
+    if (process.env.DATABASE_URL) throw new CliError(`DATABASE_URL is set: ${ON_POSTGRES}`);
     const source = process.env.DATABASE_PATH || DEFAULT_DATABASE_PATH;
     if (!existsSync(source)) throw new CliError(`no database at ${source}: set DATABASE_PATH`);
     const out = resolve(values.out);
     if (out === resolve(source)) throw new CliError('--out is the database itself');
+    if (existsSync(out) && statSync(out).isDirectory())
+      throw new CliError(`${values.out} is a folder: --out names the file to write`);
     if (existsSync(out) && !values.force) throw new CliError(`${values.out} exists; pass --force to overwrite it`);
     if (!existsSync(dirname(out))) throw new CliError(`no folder ${dirname(out)}`);
     for (const suffix of ['', '-wal', '-shm']) if (values.force) rmSync(out + suffix, { force: true });
     // A connection of its own, read-only: the server's writes go on meanwhile (WAL).
-    const db = new Database(source, { readonly: true, fileMustExist: true });
+    let db: Database.Database;
+    try {
+      db = new Database(source, { readonly: true, fileMustExist: true });
+      db.pragma('busy_timeout = 5000');
+      db.pragma('schema_version'); // reads the header: "file is not a database" here, not half-way
+    } catch (err) {
+      throw new CliError(`cannot read ${source} (DATABASE_PATH) as a SQLite database: ${(err as Error).message}`);
+    }
     const started = performance.now();
     try {
-      db.pragma('busy_timeout = 5000');
-      const bytes = await backupDatabase(db, out, false);
+      let bytes: number;
+      try {
+        bytes = await backupDatabase(db, out, false);
+      } catch (err) {
+        throw new CliError(`cannot write the copy to ${values.out}: ${(err as Error).message}`);
+      }
       console.log(JSON.stringify({ out, bytes }));
       console.error(
         `backed up ${source} to ${values.out} (${(bytes / 1024 / 1024).toFixed(1)} MiB) in ${Math.round(performance.now() - started)} ms`,
