@@ -35,6 +35,8 @@ export interface Config {
   snapshotIntervalMs: number | null;
   /** SCORING_HEAP_GROWTH_PERCENT: a full garbage collection once the heap outgrows its live data by this much (src/heap.ts); 0: V8's own. */
   heapGrowthPercent: number;
+  /** How long a shutdown waits for requests in flight before it closes their connections (ms). */
+  shutdownGraceMs: number;
 }
 
 type Env = Record<string, string | undefined>;
@@ -80,6 +82,8 @@ export function loadConfig(env: Env = process.env): Config {
       0,
       1000,
     ),
+    // Below Docker's and Kubernetes' default 10 s between SIGTERM and SIGKILL.
+    shutdownGraceMs: parseInteger(env.SCORING_SHUTDOWN_GRACE_MS ?? '8000', 'SCORING_SHUTDOWN_GRACE_MS', 0, 3_600_000),
   };
 }
 

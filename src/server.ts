@@ -73,9 +73,17 @@ async function main(): Promise<void> {
     // A reply whose headers went out (keep-alive) just before close() leaves a socket that turns
     // idle after server.close() reaped the idle ones; reap again until the server is closed.
     const reap = setInterval(() => app.server.closeIdleConnections(), 250);
+    // A client that stalls (an upload that stops sending, an export read slowly) must not hold the
+    // exit past the grace period: its connection is closed, and an unanswered write is the
+    // client's to retry (every write is idempotent); what was acknowledged is stored.
+    const deadline = setTimeout(() => {
+      app.log.warn({ graceMs: config.shutdownGraceMs }, 'shutdown: closing the connections of requests still open');
+      app.server.closeAllConnections();
+    }, config.shutdownGraceMs);
     try {
       await app.close();
     } finally {
+      clearTimeout(deadline);
       clearInterval(reap);
       await store.close();
       app.log.info('database closed');

@@ -1,6 +1,7 @@
 // Graceful shutdown: SIGTERM while a large batch is in flight lets the request finish with 200,
 // the process exits 0, and after a restart every acknowledged run is there.
 import { request, Agent } from 'node:http';
+import { connect } from 'node:net';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createScoringClient, type components } from '../../src/client/index.js';
 import { SERVER_ADMIN_TOKEN, startServer, type ServerProcess } from '../support/serverProcess.js';
@@ -145,5 +146,31 @@ describe('graceful shutdown', { timeout: 120_000 }, () => {
       .data!;
     expect(c.counts.runs).toBe(2000 * outcomes.filter((o) => o === 'ack').length);
     console.info(`SIGTERM among concurrent posts: ${outcomes.join(', ')}`);
+  });
+
+  it('does not wait past its grace period for a client that stopped sending', async () => {
+    tmp = tempDir('e2e');
+    const dbPath = `${tmp.dir}/scoring.db`;
+    await server?.stop('SIGKILL');
+    server = await startServer({ dbPath, env: { SCORING_SHUTDOWN_GRACE_MS: '1500' } });
+    const a = createScoringClient(server.baseUrl, SERVER_ADMIN_TOKEN);
+    await a.PUT('/v1/competitions/{competitionId}', { params: { path }, body: { name: 'Graceful' } });
+    // Half a body, then nothing: without a deadline the exit waited for this client to hang up.
+    const socket = connect(server.port, '127.0.0.1');
+    socket.on('error', () => {}); // closed by the server: expected
+    const closed = new Promise<void>((resolve) => socket.once('close', () => resolve()));
+    socket.write(
+      `POST /v1/competitions/${C}/runs HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${SERVER_ADMIN_TOKEN}\r\n` +
+        'Content-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"runs"',
+    );
+    await sleep(300);
+    const t0 = Date.now();
+    server.child.kill('SIGTERM');
+    expect(await server.exited).toEqual({ code: 0, signal: null });
+    const took = Date.now() - t0;
+    expect(took).toBeGreaterThanOrEqual(1400);
+    expect(took).toBeLessThan(6_000);
+    expect(server.output()).toContain('closing the connections of requests still open');
+    await closed;
   });
 });
