@@ -41,17 +41,32 @@ export interface Config {
 
 type Env = Record<string, string | undefined>;
 
+/**
+ * A setting the server cannot start with: said in one line naming the variable and what it
+ * accepts (src/server.ts), not as a stack trace.
+ */
+export class ConfigError extends Error {}
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+
+function logLevel(value: string | undefined): string {
+  if (!value) return 'info';
+  if (!LOG_LEVELS.includes(value))
+    throw new ConfigError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got ${value}`);
+  return value;
+}
+
 /** Where the server keeps its database unless DATABASE_PATH says otherwise (also `npm run import`). */
 export const DEFAULT_DATABASE_PATH = './data/swe-scoring.db';
 
 export function loadConfig(env: Env = process.env): Config {
   const databasePath = env.DATABASE_PATH ? env.DATABASE_PATH : DEFAULT_DATABASE_PATH;
   if (env.SCORING_ADMIN_TOKEN !== undefined && env.SCORING_ADMIN_TOKEN.length < 16) {
-    throw new Error('SCORING_ADMIN_TOKEN must be at least 16 characters');
+    throw new ConfigError('SCORING_ADMIN_TOKEN must be at least 16 characters');
   }
   const port = env.PORT ? Number(env.PORT) : 3000;
   if (!Number.isInteger(port) || port < 0 || port > 65535)
-    throw new Error(`PORT must be an integer 0..65535, got ${env.PORT}`);
+    throw new ConfigError(`PORT must be an integer 0..65535, got ${env.PORT}`);
   const admin = env.SCORING_ADMIN_TOKEN
     ? { token: env.SCORING_ADMIN_TOKEN, file: null, generated: false }
     : adminTokenFromFile(databasePath);
@@ -65,7 +80,7 @@ export function loadConfig(env: Env = process.env): Config {
     adminToken: admin.token,
     adminTokenFile: admin.file,
     adminTokenGenerated: admin.generated,
-    logLevel: env.LOG_LEVEL || 'info',
+    logLevel: logLevel(env.LOG_LEVEL),
     readsRequireToken: parseBool(env.SCORING_READS_REQUIRE_TOKEN ?? 'false', 'SCORING_READS_REQUIRE_TOKEN'),
     serverHotkey: serverHotkey(env.SCORING_SERVER_HOTKEY),
     signatureWindowMs: parseInteger(
@@ -93,10 +108,10 @@ function databaseUrl(value: string | undefined): string | null {
   try {
     url = new URL(value);
   } catch {
-    throw new Error('DATABASE_URL must be a postgres:// URL such as postgres://user:password@host:5432/database');
+    throw new ConfigError('DATABASE_URL must be a postgres:// URL such as postgres://user:password@host:5432/database');
   }
   if (url.protocol !== 'postgres:' && url.protocol !== 'postgresql:')
-    throw new Error(
+    throw new ConfigError(
       `DATABASE_URL must be a postgres:// or postgresql:// URL, got ${url.protocol}//…; leave it unset to use the SQLite file (DATABASE_PATH)`,
     );
   return value;
@@ -112,7 +127,7 @@ export function parseDuration(value: string | undefined, name: string): number |
   const unit = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 }[(m?.[2] ?? 'ms') as 'ms' | 's' | 'm' | 'h'];
   const ms = m ? Number(m[1]) * unit : NaN;
   if (!Number.isSafeInteger(ms) || ms < 1000 || ms > MAX_TIMER_MS)
-    throw new Error(`${name} must be a duration from 1s to 596h such as 90s, 10m or 2h, got ${value}`);
+    throw new ConfigError(`${name} must be a duration from 1s to 596h such as 90s, 10m or 2h, got ${value}`);
   return ms;
 }
 
@@ -123,21 +138,21 @@ const dataDir = (databasePath: string) =>
 function serverHotkey(value: string | undefined): string | null {
   if (!value) return null;
   const decoded = decodeSs58(value);
-  if (!decoded.ok) throw new Error(`SCORING_SERVER_HOTKEY must be an ss58 address: ${decoded.message}`);
+  if (!decoded.ok) throw new ConfigError(`SCORING_SERVER_HOTKEY must be an ss58 address: ${decoded.message}`);
   return value;
 }
 
 function parseInteger(value: string, name: string, min: number, max: number): number {
   const n = Number(value);
   if (!/^\d+$/.test(value) || n < min || n > max)
-    throw new Error(`${name} must be an integer from ${min} to ${max}, got ${value}`);
+    throw new ConfigError(`${name} must be an integer from ${min} to ${max}, got ${value}`);
   return n;
 }
 
 function parseBool(value: string, name: string): boolean {
   if (/^(1|true|yes|on)$/i.test(value)) return true;
   if (/^(0|false|no|off|)$/i.test(value)) return false;
-  throw new Error(`${name} must be true or false, got ${value}`);
+  throw new ConfigError(`${name} must be true or false, got ${value}`);
 }
 
 /** The admin token file beside the database: read it, or create it with mode 0600. */
@@ -146,7 +161,7 @@ function adminTokenFromFile(databasePath: string): { token: string; file: string
   const file = join(dir, 'admin-token');
   if (existsSync(file)) {
     const token = readFileSync(file, 'utf8').trim();
-    if (token.length < 16) throw new Error(`${file} holds no usable admin token (under 16 characters)`);
+    if (token.length < 16) throw new ConfigError(`${file} holds no usable admin token (under 16 characters)`);
     return { token, file, generated: false };
   }
   mkdirSync(dir, { recursive: true });

@@ -1,6 +1,6 @@
 // Starts the server: configuration from the environment, migrations, listen, graceful shutdown.
 import { buildApp } from './app.js';
-import { loadConfig } from './config.js';
+import { ConfigError, loadConfig } from './config.js';
 import { describeStorage, openStore } from './db/open.js';
 import { limitHeapGrowth, missingStartSettings, stopPretenuring } from './heap.js';
 import { loadSigningKey } from './signingKey.js';
@@ -9,8 +9,12 @@ async function main(): Promise<void> {
   const config = loadConfig();
   limitHeapGrowth(config.heapGrowthPercent);
   stopPretenuring();
-  const store = await openStore(config);
-  const key = loadSigningKey(config.signingKeyPath);
+  const where = `${describeStorage(config)} (${config.databaseUrl ? 'DATABASE_URL' : 'DATABASE_PATH'})`;
+  const store = await startStep(`cannot open the database at ${where}`, () => openStore(config));
+  const key = await startStep(
+    `cannot use the snapshot-signing key at ${config.signingKeyPath} (SCORING_SIGNING_KEY_PATH)`,
+    () => loadSigningKey(config.signingKeyPath),
+  );
   const app = await buildApp({
     store,
     adminToken: config.adminToken,
@@ -93,11 +97,24 @@ async function main(): Promise<void> {
   process.on('SIGTERM', () => void shutdown('SIGTERM'));
   process.on('SIGINT', () => void shutdown('SIGINT'));
 
-  await app.listen({ port: config.port, host: config.host });
+  await startStep(`cannot listen on ${config.host}:${config.port} (HOST, PORT)`, () =>
+    app.listen({ port: config.port, host: config.host }),
+  );
   app.log.info({ database: describeStorage(config) }, 'ready');
 }
 
+/** A start step whose failure is the setting's, said as such (ConfigError: one line, no stack). */
+async function startStep<T>(what: string, step: () => T | Promise<T>): Promise<T> {
+  try {
+    return await step();
+  } catch (err) {
+    throw new ConfigError(`${what}: ${(err as Error).message}`);
+  }
+}
+
 main().catch((err: unknown) => {
-  console.error(err);
+  // A setting the server cannot start with is said in one line; anything else is a bug, with its stack.
+  if (err instanceof ConfigError) console.error(`swe-scoring: ${err.message}`);
+  else console.error(err);
   process.exit(1);
 });

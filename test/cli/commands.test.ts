@@ -65,6 +65,32 @@ describe('swe-scoring', () => {
     expect(res.stderr).not.toMatch(/\n\s+at /); // no stack trace
   });
 
+  it.each([
+    [
+      'LOG_LEVEL',
+      { LOG_LEVEL: 'verbose' },
+      /LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent, got verbose/,
+    ],
+    ['PORT', { PORT: 'abc' }, /PORT must be an integer 0\.\.65535, got abc/],
+    ['DATABASE_PATH naming a folder', { DATABASE_PATH: 'src' }, /cannot open the database at src \(DATABASE_PATH\): /],
+    [
+      'DATABASE_URL of a server that is not there',
+      { DATABASE_URL: 'postgres://postgres@127.0.0.1:1/x', DATABASE_TIMEOUT_MS: '500' },
+      /cannot open the database at postgres:\/\/127\.0\.0\.1:1\/x \(DATABASE_URL\): /,
+    ],
+    ['HOST', { HOST: '999.999.1.1', PORT: '0' }, /cannot listen on 999\.999\.1\.1:0 \(HOST, PORT\): /],
+  ])('serve refuses to start on a bad %s, in one line naming the variable', async (_what, env, message) => {
+    const res = await cli('serve', [], {
+      DATABASE_PATH: join(dir, 'serve.db'),
+      SCORING_ADMIN_TOKEN: ADMIN_TOKEN,
+      LOG_LEVEL: 'warn',
+      ...env,
+    });
+    expect(res.code).toBe(1);
+    expect(res.stderr).toMatch(message);
+    expect(res.stderr).not.toMatch(/\n\s+at /); // no stack trace
+  });
+
   it('demo: a taken PORT is said at once, with how to pick another', async () => {
     const blocker = createServer();
     await new Promise<void>((r) => blocker.listen(0, '127.0.0.1', r));
