@@ -90,21 +90,40 @@ async function parseJsonLinesFile(
     }
   };
 
+  // Split on the newline byte first, then decode each line: a newline is never part of a multi-byte
+  // UTF-8 sequence, and a line that does not decode is named by its own number.
   const decoder = new TextDecoder('utf-8', { fatal: true });
-  let rest = '';
-  try {
-    for await (const chunk of createReadStream(path, { highWaterMark: READ_BYTES })) {
-      const lines = (rest + decoder.decode(chunk as Buffer, { stream: true })).split('\n');
-      rest = lines.pop()!;
-      for (const l of lines) line(l.endsWith('\r') ? l.slice(0, -1) : l);
-      for (const b of full.splice(0)) if (problems.length === 0) await onTasks(b);
+  const lineOf = (bytes: Buffer): boolean => {
+    let text: string;
+    try {
+      text = decoder.decode(bytes);
+    } catch (error) {
+      if (!(error instanceof TypeError)) throw error;
+      return false;
     }
-    rest += decoder.decode();
-  } catch (error) {
-    if (!(error instanceof TypeError)) throw error;
-    return { ok: false, problems: [{ row: lineNo + 1, field: 'file', message: 'is not valid UTF-8 text' }], more: 0 };
+    line(text.endsWith('\r') ? text.slice(0, -1) : text);
+    return true;
+  };
+  const notUtf8 = (): ParseFileResult => ({
+    ok: false,
+    problems: [{ row: lineNo + 1, field: 'file', message: 'is not valid UTF-8 text' }],
+    more: 0,
+  });
+  /** The bytes of the line being read, as they came (a line may span many reads). */
+  let parts: Buffer[] = [];
+  for await (const chunk of createReadStream(path, { highWaterMark: READ_BYTES })) {
+    const bytes = chunk as Buffer;
+    let start = 0;
+    for (let nl = bytes.indexOf(10); nl !== -1; nl = bytes.indexOf(10, start)) {
+      const piece = bytes.subarray(start, nl);
+      if (!lineOf(parts.length > 0 ? Buffer.concat([...parts, piece]) : piece)) return notUtf8();
+      parts = [];
+      start = nl + 1;
+    }
+    if (start < bytes.length) parts.push(bytes.subarray(start));
+    for (const b of full.splice(0)) if (problems.length === 0) await onTasks(b);
   }
-  if (rest !== '') line(rest.endsWith('\r') ? rest.slice(0, -1) : rest);
+  if (parts.length > 0 && !lineOf(Buffer.concat(parts))) return notUtf8();
   if (problems.length > 0) return { ok: false, problems, more };
   if (rows === 0) return { ok: false, problems: [{ row: null, field: 'file', message: 'holds no rows' }], more: 0 };
   for (const b of full.splice(0)) await onTasks(b);

@@ -49,4 +49,27 @@ describe('parseQnaFile (JSON Lines)', () => {
     });
     expect(tasks.length).toBeLessThan(38);
   });
+
+  it.each([3, 37, 40])(
+    'names the line of a byte that is not UTF-8 (line %i), wherever the reads split',
+    async (bad) => {
+      const lines = jsonlRows()
+        .slice(0, 40)
+        .map((r) => Buffer.from(JSON.stringify(r)));
+      const at = lines[bad - 1]!.indexOf('"task_id"');
+      lines[bad - 1] = Buffer.concat([
+        lines[bad - 1]!.subarray(0, at),
+        Buffer.from([0xff]),
+        lines[bad - 1]!.subarray(at),
+      ]);
+      const path = join(dir.dir, `bad-${bad}.jsonl`);
+      writeFileSync(path, Buffer.concat(lines.flatMap((l) => [l, Buffer.from('\n')])));
+      const result = await parseQnaFile(path, 'jsonl', () => undefined);
+      expect(result).toEqual({
+        ok: false,
+        problems: [{ row: bad, field: 'file', message: 'is not valid UTF-8 text' }],
+        more: 0,
+      });
+    },
+  );
 });
