@@ -4,6 +4,7 @@ import { ConfigError, loadConfig } from './config.js';
 import { describeStorage, openStore } from './db/open.js';
 import { limitHeapGrowth, missingStartSettings, stopPretenuring } from './heap.js';
 import { loadSigningKey } from './signingKey.js';
+import { sweepAbandonedSpools } from './services/spool.js';
 
 async function main(): Promise<void> {
   const config = loadConfig();
@@ -23,6 +24,9 @@ async function main(): Promise<void> {
     signer: key.signer,
     logger: { level: config.logLevel },
   });
+  const swept = sweepAbandonedSpools();
+  if (swept.length > 0)
+    app.log.info({ folders: swept }, 'removed the import uploads of server processes that no longer run');
   const missing = missingStartSettings();
   if (missing.length > 0)
     app.log.warn(

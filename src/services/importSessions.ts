@@ -3,9 +3,9 @@
 // in one transaction, or nothing (src/services/importTasks.ts). Cancelling deletes the file; a
 // session left idle expires.
 import { createHash, randomUUID } from 'node:crypto';
-import { appendFileSync, closeSync, ftruncateSync, mkdtempSync, openSync, rmSync, writeSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { appendFileSync, closeSync, ftruncateSync, openSync, rmSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
+import { spoolDir } from './spool.js';
 import type { Store } from '../db/store.js';
 import type { Principal } from './principal.js';
 import { badRequest, conflict, notFound } from '../errors.js';
@@ -97,7 +97,7 @@ export function importSessionsService(
           `${sessions.size} import sessions are open (at most ${settings.maxOpen}); commit or cancel one, or wait ${settings.idleMs / 60_000} minutes for an idle one to expire`,
         );
       }
-      const dir = mkdtempSync(join(tmpdir(), 'swe-scoring-import-'));
+      const dir = spoolDir();
       const s: Session = {
         id: randomUUID(),
         competitionId,

@@ -6,9 +6,9 @@
 // a connection of its own (src/services/importWorker.ts) while the main thread keeps serving, the
 // write gate holding back main-connection writes meanwhile (src/services/writeGate.ts); a
 // ':memory:' database has no second connection, so the main thread commits. Both run storeQnaTasks.
-import { createWriteStream, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { createWriteStream, rmSync } from 'node:fs';
 import { join } from 'node:path';
+import { spoolDir } from './spool.js';
 import { pipeline } from 'node:stream/promises';
 import { emitWrite } from '../db/events.js';
 import type { Store } from '../db/store.js';
@@ -176,7 +176,7 @@ export async function importQnaUpload(
   options: ImportOptions,
   hooks: ImportHooks,
 ) {
-  const dir = mkdtempSync(join(tmpdir(), 'swe-scoring-import-'));
+  const dir = spoolDir();
   try {
     const path = join(dir, `upload.${format}`);
     let bytes = 0;
