@@ -603,7 +603,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /**
+         * List a competition's open import sessions
+         * @description Sessions not yet committed, cancelled or expired, oldest first: what holds the 4 open sessions a server takes (a client that died mid-upload leaves its session open until it expires; DELETE cancels it).
+         */
+        get: operations["listImportSessions"];
         put?: never;
         /**
          * Open an import session for a task file of any size
@@ -1071,6 +1075,11 @@ export interface components {
             receivedBytes: number;
             /** @description When the session expires if no request comes (ISO 8601 UTC). */
             expiresAt: string;
+        };
+        /** @description A competition's open import sessions, oldest first. */
+        ImportSessionList: {
+            /** @description Sessions not yet committed, cancelled or expired. */
+            sessions: components["schemas"]["ImportSession"][];
         };
         /** @description What a committed import stored. */
         ImportCommit: {
@@ -4359,6 +4368,65 @@ export interface operations {
             };
             /** @description Conflict */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listImportSessions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Competition identifier. */
+                competitionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ImportSessionList"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description URI Too Long */
+            414: {
                 headers: {
                     [name: string]: unknown;
                 };

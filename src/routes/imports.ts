@@ -5,6 +5,7 @@ import {
   ChunkParams,
   ImportCommitSchema,
   ImportSessionInputSchema,
+  ImportSessionListSchema,
   ImportSessionSchema,
   SessionParams,
 } from '../schemas/imports.js';
@@ -39,6 +40,24 @@ export const importRoutes: FastifyPluginAsyncZod = async (app) => {
       const { format, ...options } = request.body;
       return reply.code(201).send(await imports.open(request.params.competitionId, format, options));
     },
+  );
+
+  app.get(
+    base,
+    {
+      config: { access: 'admin' },
+      schema: {
+        tags,
+        operationId: 'listImportSessions',
+        summary: "List a competition's open import sessions",
+        description:
+          'Sessions not yet committed, cancelled or expired, oldest first: what holds the 4 open sessions a server ' +
+          'takes (a client that died mid-upload leaves its session open until it expires; DELETE cancels it).',
+        params: CompetitionParams,
+        response: { 200: ImportSessionListSchema, ...problems(401, 403) },
+      },
+    },
+    async (request) => imports.list(request.params.competitionId),
   );
 
   app.get(

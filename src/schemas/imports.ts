@@ -34,6 +34,12 @@ export const ImportSessionSchema = named(
   }),
 );
 
+export const ImportSessionListSchema = named(
+  'ImportSessionList',
+  "A competition's open import sessions, oldest first.",
+  z.object({ sessions: z.array(ImportSessionSchema).describe('Sessions not yet committed, cancelled or expired.') }),
+);
+
 export const ImportCommitSchema = named(
   'ImportCommit',
   'What a committed import stored.',

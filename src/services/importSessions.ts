@@ -89,12 +89,23 @@ export function importSessionsService(
   timer.unref();
 
   return {
+    /** The competition's sessions, oldest first (expired ones removed first). */
+    list(competitionId: string) {
+      sweep();
+      return { sessions: [...sessions.values()].filter((s) => s.competitionId === competitionId).map(view) };
+    },
     async open(competitionId: string, format: ImportFormat, options: ImportOptions) {
       if (!(await store.competitions.get(competitionId))) throw notFound(`competition ${competitionId} does not exist`);
       sweep();
+      sweep();
       if (sessions.size >= settings.maxOpen) {
+        const perCompetition = new Map<string, number>();
+        for (const o of sessions.values())
+          perCompetition.set(o.competitionId, (perCompetition.get(o.competitionId) ?? 0) + 1);
+        const where = [...perCompetition].map(([c, n]) => `${c}: ${n}`).join(', ');
         throw conflict(
-          `${sessions.size} import sessions are open (at most ${settings.maxOpen}); commit or cancel one, or wait ${settings.idleMs / 60_000} minutes for an idle one to expire`,
+          `${sessions.size} import sessions are open (at most ${settings.maxOpen}; ${where}); GET …/tasks/imports lists a ` +
+            `competition's, DELETE …/imports/{sessionId} cancels one, or an idle one expires after ${settings.idleMs / 60_000} minutes`,
         );
       }
       const dir = spoolDir();

@@ -151,7 +151,24 @@ describe('import sessions', () => {
     for (let i = 0; i < 3; i++) await openSession();
     const full = await t.call({ method: 'POST', url: base, headers: admin, payload: { format: 'jsonl' } });
     expect(full.status).toBe(409);
-    expect(full.body.detail).toContain('at most 4');
+    expect(full.body.detail).toContain('at most 4; c: 4');
+    expect(full.body.detail).toContain('GET …/tasks/imports lists');
+  });
+
+  it("lists a competition's open sessions, so one a dead client left can be found and cancelled", async () => {
+    const first = await openSession();
+    const second = await openSession({ format: 'parquet' });
+    expect((await chunk(first, 0, JSONL.subarray(0, 1000))).status).toBe(200);
+    const listed = await t.call({ method: 'GET', url: base, headers: admin });
+    expect(listed.status).toBe(200);
+    expect(listed.body.sessions).toMatchObject([
+      { sessionId: first, competitionId: 'c', format: 'jsonl', state: 'open', receivedChunks: 1, receivedBytes: 1000 },
+      { sessionId: second, format: 'parquet', receivedChunks: 0 },
+    ]);
+    expect((await t.call({ method: 'DELETE', url: `${base}/${first}`, headers: admin })).status).toBeLessThan(300);
+    const after = await t.call({ method: 'GET', url: base, headers: admin });
+    expect(after.body.sessions.map((x: { sessionId: string }) => x.sessionId)).toEqual([second]);
+    expect((await t.call({ method: 'GET', url: base })).status).toBe(401);
   });
 });
 
