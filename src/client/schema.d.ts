@@ -765,7 +765,7 @@ export interface components {
         /** @description A task to create or update. */
         TaskSpecInput: {
             /** @description Task identifier, unique within the competition. */
-            id: string & (unknown & unknown);
+            id: string & (unknown & unknown & unknown);
             /**
              * @description How runs of the task are graded.
              * @enum {string}

@@ -38,6 +38,12 @@ export const ItemId = Id.regex(
   "must not be 'export' (…/runs/export and …/tasks/export are the export routes)",
 );
 
+/** A task's id: an `ItemId` other than `imports`, which names the import sessions beside the tasks (`…/tasks/imports`). */
+export const TaskId = ItemId.regex(
+  /^(?!imports$)/,
+  "must not be 'imports' (…/tasks/imports lists the import sessions)",
+);
+
 export const StageSchema = named('Stage', 'Competition stage.', z.enum(STAGES));
 
 export const ComplexitySchema = named('Complexity', 'Complexity group.', z.enum(COMPLEXITIES));

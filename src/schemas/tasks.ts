@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { named } from './named.js';
-import { ComplexitySchema, ItemId, LIMITS, StageSchema } from './common.js';
+import { ComplexitySchema, LIMITS, StageSchema, TaskId } from './common.js';
 import { commitField, criterionIdField, qnaText, repositoryField } from '../qna/fields.js';
 import { MAX_FIELD_LENGTH, MAX_PROMPT_LENGTH, MAX_REFERENCE_ANSWER_LENGTH, MAX_TITLE_LENGTH } from '../qna/types.js';
 
@@ -53,7 +53,7 @@ export const TaskInputSchema = named(
   'A task to create or update.',
   z
     .strictObject({
-      id: ItemId.describe('Task identifier, unique within the competition.'),
+      id: TaskId.describe('Task identifier, unique within the competition.'),
       type: z.enum(['swebench_verified', 'swe_atlas_qna']).describe('How runs of the task are graded.'),
       stage: StageSchema.optional().describe('Default `evaluation`.'),
       complexity: ComplexityInput.nullable().optional().describe('short, medium or long (any case); absent for none.'),

@@ -323,6 +323,15 @@ describe("'export' as an id: it names the export routes, so no run or task may t
     });
     expect(task.status).toBe(400);
     expect(task.body.errors.map((e: { path: string }) => e.path)).toEqual(['body/tasks/0/id']);
+    // Nor `imports`, the import sessions' list beside the tasks.
+    const imports = await t.call({
+      method: 'PUT',
+      url: '/v1/competitions/c/tasks',
+      headers: admin,
+      payload: { tasks: [{ id: 'imports', type: 'swebench_verified' }] },
+    });
+    expect(imports.status).toBe(400);
+    expect(imports.body.detail).toContain("must not be 'imports'");
     expect((await get('/v1/competitions/c')).body).toEqual(before);
     expect((await t.call({ method: 'GET', url: '/v1/competitions/c/runs/fine' })).status).toBe(404);
   });
