@@ -30,7 +30,7 @@ export const notFound = (detail: string, errors?: ErrorField[]) => new DomainErr
 export const conflict = (detail: string, errors?: ErrorField[]) => new DomainError('conflict', detail, errors);
 export const unprocessable = (detail: string, errors?: ErrorField[]) =>
   new DomainError('unprocessable', detail, errors);
-export const unsupported = (detail: string) => new DomainError('unsupported', detail);
+export const unsupported = (detail: string, errors?: ErrorField[]) => new DomainError('unsupported', detail, errors);
 export const unavailable = (detail: string) => new DomainError('unavailable', detail);
 /** The database (PostgreSQL) did not answer: nothing is wrong with the request. */
 export const databaseUnavailable = () => unavailable('the database did not answer in time; retry the request shortly');

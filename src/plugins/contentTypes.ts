@@ -24,6 +24,19 @@ export function acceptedTypes(request: FastifyRequest): readonly string[] {
   return ['application/json'];
 }
 
+/**
+ * A body sent with a Content-Encoding (gzip, br, …): taken as sent, it would be parsed as the
+ * compressed bytes, or a plain body would be taken under a coding it does not have. Bodies go
+ * uncompressed (a signature covers their exact bytes): a 415 naming the header (RFC 9110 15.5.16).
+ */
+export function codingRefused(request: FastifyRequest): Error | null {
+  const coding = request.headers['content-encoding'];
+  if (coding === undefined || coding.trim().toLowerCase() === 'identity') return null;
+  return unsupported(`Content-Encoding ${coding} is not taken: send the body uncompressed, without the header`, [
+    { path: 'headers/content-encoding', message: 'only identity (no coding) is taken' },
+  ]);
+}
+
 const takes = (request: FastifyRequest, type: string) => acceptedTypes(request).includes(type);
 const notTaken = (request: FastifyRequest, type: string) =>
   unsupported(`${type} is not taken here; this route accepts ${acceptedTypes(request).join(' or ')}`);
@@ -51,6 +64,21 @@ function badText(value: unknown, path: string): { path: string; message: string 
   return null;
 }
 
+/**
+ * Valid JSON that Fastify's parser refused: a `__proto__` key, or `constructor.prototype` (prototype
+ * poisoning). Said as such, where Fastify says only "not valid JSON". Runs on a refusal only.
+ */
+function protoRefusal(body: Buffer): Error | null {
+  try {
+    JSON.parse(body.toString('utf8'));
+  } catch {
+    return null; // not valid JSON indeed
+  }
+  return badRequest('a key named __proto__ (or constructor.prototype) is not taken in a JSON body: rename it', [
+    { path: 'body', message: 'holds a __proto__ or constructor.prototype key' },
+  ]);
+}
+
 export const contentTypesPlugin = fp(
   async (app: FastifyInstance) => {
     app.removeContentTypeParser('text/plain');
@@ -61,16 +89,17 @@ export const contentTypesPlugin = fp(
     app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (req, body, done) => {
       // A file route (an import, a chunk, an input document) takes no JSON: a 415, not an empty file.
       if (!takes(req, 'application/json')) return done(notTaken(req, 'application/json'), undefined);
+      const refused = codingRefused(req);
+      if (refused) return done(refused, undefined);
       // Fastify's JSON parser takes bytes as well as text; it answers through `done`, returning nothing.
       // Strings stored text cannot hold (a NUL, a lone surrogate; src/unicode.ts) are a 400 naming
       // the field. Only bodies with such an escape are walked.
-      const checked: typeof done = mayHoldBadText(body as Buffer)
-        ? (err, value) => {
-            const bad = err ? null : badText(value, 'body');
-            if (!bad) return done(err, value);
-            done(badRequest(`${bad.path} ${bad.message}`, [bad]), undefined);
-          }
-        : done;
+      const checked: typeof done = (err, value) => {
+        if (err) return done(protoRefusal(body as Buffer) ?? err, undefined);
+        const bad = mayHoldBadText(body as Buffer) ? badText(value, 'body') : null;
+        if (!bad) return done(null, value);
+        done(badRequest(`${bad.path} ${bad.message}`, [bad]), undefined);
+      };
       const parse = () => void json(req, body as unknown as string, checked);
       if (!req.checkSignedBody) return parse();
       req.checkSignedBody(body as Buffer).then(parse, (err: Error) => done(err, undefined));
@@ -78,6 +107,8 @@ export const contentTypesPlugin = fp(
     for (const type of BINARY_TYPES) {
       app.addContentTypeParser(type, { parseAs: 'buffer' }, (req, body, done) => {
         if (!takes(req, type)) return done(notTaken(req, type), undefined);
+        const refused = codingRefused(req);
+        if (refused) return done(refused, undefined);
         if (!req.checkSignedBody) return done(null, body);
         req.checkSignedBody(body as Buffer).then(
           () => done(null, body),

@@ -4,6 +4,7 @@
 // pieces, then their concatenation), and the event loop never copies or writes it in one go.
 import { buffer } from 'node:stream/consumers';
 import { errorCodes, type FastifyRequest } from 'fastify';
+import { codingRefused } from '../plugins/contentTypes.js';
 import type { UploadPieces } from '../services/importTasks.js';
 
 const tooLarge = () => new errorCodes.FST_ERR_CTP_BODY_TOO_LARGE();
@@ -30,6 +31,8 @@ export function streamedBody(limit: number) {
     done: (err: Error | null, body?: unknown) => void,
   ): void => {
     if (Number(request.headers['content-length']) > limit) return done(tooLarge(), undefined);
+    const refused = codingRefused(request);
+    if (refused) return done(refused, undefined);
     const body = limited(payload, limit);
     if (!request.checkSignedBody) return done(null, body);
     buffer(body)

@@ -40,6 +40,46 @@ it('invalid JSON is a 400 problem, not a 500', async () => {
   expect(res.body.detail).toMatch(/not valid JSON/);
 });
 
+it('a __proto__ key is a 400 that says so (valid JSON, refused as prototype poisoning), and stores nothing', async () => {
+  const res = await t.call({
+    method: 'PUT',
+    url: '/v1/competitions/c',
+    headers: { ...admin, 'content-type': 'application/json' },
+    payload: '{"name": "x", "__proto__": {"admin": true}}',
+  });
+  expect(res.status).toBe(400);
+  expect(res.body.detail).toMatch(/__proto__/);
+  expect((await t.call({ method: 'GET', url: '/v1/competitions/c' })).status).toBe(404);
+});
+
+it.each([
+  ['a JSON write', '/v1/competitions/c', 'PUT', 'application/json', '{"name": "x"}'],
+  ['a file import', '/v1/competitions/c/tasks/import', 'POST', 'application/x-ndjson', '{}\n'],
+])(
+  '%s with a Content-Encoding is a 415 naming the header, and stores nothing',
+  async (_what, url, method, type, body) => {
+    for (const coding of ['gzip', 'br']) {
+      const res = await t.call({
+        method: method as 'PUT',
+        url,
+        headers: { ...admin, 'content-type': type, 'content-encoding': coding },
+        payload: body,
+      });
+      expect(res.status, coding).toBe(415);
+      expect(res.body.errors).toEqual([{ path: 'headers/content-encoding', message: expect.any(String) }]);
+    }
+    expect((await t.call({ method: 'GET', url: '/v1/competitions/c' })).status).toBe(404);
+    // identity is no coding at all.
+    const plain = await t.call({
+      method: 'PUT',
+      url: '/v1/competitions/c',
+      headers: { ...admin, 'content-type': 'application/json', 'content-encoding': 'identity' },
+      payload: '{"name": "x"}',
+    });
+    expect(plain.status).toBe(201);
+  },
+);
+
 it('a NUL or a lone UTF-16 surrogate in any JSON string or key is a 400 naming where, and stores nothing', async () => {
   await t.call({ method: 'PUT', url: '/v1/competitions/c', headers: admin, payload: { name: 'c' } });
   const cases = [
