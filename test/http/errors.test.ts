@@ -60,7 +60,7 @@ it.each([
   async (_what, url, method, type, body) => {
     for (const coding of ['gzip', 'br']) {
       const res = await t.call({
-        method: method as 'PUT',
+        method: method,
         url,
         headers: { ...admin, 'content-type': type, 'content-encoding': coding },
         payload: body,
