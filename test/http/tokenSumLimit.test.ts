@@ -28,6 +28,14 @@ const run = (runId: string, kind: 'miner' | 'baseline', input: number) => ({
 const post = (runs: unknown[], headers = v) =>
   t.call({ method: 'POST', url: '/v1/competitions/comp/runs', headers, payload: { runs } });
 const read = async (url: string) => (await t.call({ method: 'GET', url, headers: admin })).body;
+/** Sets the seeded validator's standing in the competition. */
+const standing = (excluded: boolean) =>
+  t.call({
+    method: 'PUT',
+    url: `/v1/competitions/comp/validators/${validatorId}`,
+    headers: admin,
+    payload: { excluded },
+  });
 /** Everything a refused change must leave as it was. */
 const state = async () => ({
   competition: await read('/v1/competitions/comp'),
@@ -60,13 +68,6 @@ it('refuses to include a validator again when its runs would take a sum past 2^5
   // The batches checked the sums without the excluded validator's runs; counting them again must not
   // store a sum that can no longer be read back exactly.
   const other = await t.call({ method: 'POST', url: '/v1/validators', headers: admin, payload: { name: 'other' } });
-  const standing = (excluded: boolean) =>
-    t.call({
-      method: 'PUT',
-      url: `/v1/competitions/comp/validators/${validatorId}`,
-      headers: admin,
-      payload: { excluded },
-    });
   expect((await post([run('big', 'miner', MAX)])).status).toBe(200);
   expect((await standing(true)).status).toBeLessThan(300);
   expect((await post([run('small', 'miner', 1000)], { authorization: `Bearer ${other.body.apiKey}` })).status).toBe(
@@ -111,13 +112,6 @@ it('refuses new token weights that would let runs take a sum past 2^53 - 1, chan
 it('refuses to include a validator again whose runs would take a sum past 2^63, on both engines alike', async () => {
   // An excluded validator's runs are stored without entering the sums; 1,025 runs of 2^53 - 1
   // tokens sum past what a 64-bit integer holds.
-  const standing = (excluded: boolean) =>
-    t.call({
-      method: 'PUT',
-      url: `/v1/competitions/comp/validators/${validatorId}`,
-      headers: admin,
-      payload: { excluded },
-    });
   expect((await standing(true)).status).toBeLessThan(300);
   const runs = Array.from({ length: 1025 }, (_, i) => ({ ...run(`r${i}`, 'miner', MAX), attemptNo: i + 1 }));
   expect((await post(runs)).status).toBe(200);
