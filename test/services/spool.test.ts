@@ -12,7 +12,7 @@ afterAll(() => tmp.remove());
 
 it('removes the spool folders of processes that no longer run, and only those', () => {
   // A pid that ran and has exited.
-  const gone = spawnSync(process.execPath, ['-e', '']).pid!;
+  const gone = spawnSync(process.execPath, ['-e', '']).pid;
   const folder = (name: string) => {
     const dir = join(tmp.dir, name);
     mkdirSync(dir);
