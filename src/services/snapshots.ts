@@ -320,10 +320,10 @@ export function snapshotsService(store: Store, scores: ScoresService, signer: Si
       });
       return { snapshots, nextCursor };
     },
-    /** The snapshot's input document, NDJSON, exactly as the competition stood when it was taken. */
     /**
-     * The snapshot's input document: its SHA-256 (the snapshot's inputDigest, known before a byte
-     * is read) and its NDJSON, read from the database only once `open` is called.
+     * The snapshot's input document, exactly as the competition stood when it was taken: its
+     * SHA-256 (the snapshot's inputDigest, known before a byte is read) and its NDJSON, read from
+     * the database only once `open` is called.
      */
     async input(competitionId: string, seq: number): Promise<{ inputDigest: string; open: () => Readable }> {
       const r = await row(competitionId, seq);
