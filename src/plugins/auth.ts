@@ -117,28 +117,27 @@ export function authenticator({ adminToken, readsRequireToken, validatorByKey, a
      * parsed. Answers at once when no lookup is needed (a public read without a token: most of the
      * traffic), otherwise by promise.
      */
-    onRequest: hook((request) => {
-      const access = accessOf(request.routeOptions.url, request.routeOptions.config.access);
-      if (access === 'open') return;
-      if (hasEpistulaHeaders(request.headers)) {
-        // A public read needs no identity: its signature is not worth checking.
-        if (access === 'public' && !readsRequireToken) return;
-        if (hasBody(request)) {
-          request.checkSignedBody = (bytes) => checkBody(request, access, bytes);
-          return;
+    onRequest: (access: Access) =>
+      hook((request) => {
+        if (hasEpistulaHeaders(request.headers)) {
+          // A public read needs no identity: its signature is not worth checking.
+          if (access === 'public' && !readsRequireToken) return;
+          if (hasBody(request)) {
+            request.checkSignedBody = (bytes) => checkBody(request, access, bytes);
+            return;
+          }
+          return signed(request, undefined).then((who) => {
+            request.principal = who;
+            allow(access, who);
+          });
         }
-        return signed(request, undefined).then((who) => {
-          request.principal = who;
+        const header = request.headers.authorization;
+        if (header === undefined) return allow(access, undefined);
+        return identify(header).then((who) => {
+          request.principal = who ?? null;
           allow(access, who);
         });
-      }
-      const header = request.headers.authorization;
-      if (header === undefined) return allow(access, undefined);
-      return identify(header).then((who) => {
-        request.principal = who ?? null;
-        allow(access, who);
-      });
-    }),
+      }),
     /** A signed request whose body no parser read (a method without one): checked over an empty body. */
     afterBody: hook((request) => request.checkSignedBody?.(undefined)),
   };
@@ -148,14 +147,18 @@ export const authPlugin = fp(
   async (app: FastifyInstance, options: AuthOptions) => {
     app.decorateRequest('principal', null);
     app.decorateRequest('checkSignedBody', null);
-    app.addHook('onRoute', (route: RouteOptions) => {
-      if (!route.schema || route.schema.hide) return;
-      route.schema.security = SECURITY[accessOf(route.url, route.config?.access)];
-    });
     const auth = authenticator(options);
-    app.addHook('onRequest', auth.onRequest);
-    // preValidation: after any body was read, before the schema sees it.
-    app.addHook('preValidation', auth.afterBody);
+    // Each route gets the hooks of its access level, so a request costs no lookup of its route's
+    // declaration (Fastify's `request.routeOptions` builds a new object on every read). Routes
+    // without a hook: open ones.
+    app.addHook('onRoute', (route: RouteOptions) => {
+      const access = accessOf(route.url, route.config?.access);
+      if (route.schema && !route.schema.hide) route.schema.security = SECURITY[access];
+      if (access === 'open') return;
+      route.onRequest = [...[route.onRequest ?? []].flat(), auth.onRequest(access)];
+      // preValidation: after any body was read, before the schema sees it.
+      route.preValidation = [...[route.preValidation ?? []].flat(), auth.afterBody];
+    });
   },
   { name: 'auth' },
 );

@@ -1,6 +1,6 @@
 import { afterEach, expect, it } from 'vitest';
 import Fastify from 'fastify';
-import { authenticator } from '../../src/plugins/auth.js';
+import { authPlugin } from '../../src/plugins/auth.js';
 import { errorHandler } from '../../src/plugins/errors.js';
 import { ADMIN_TOKEN, testApp, type TestApp } from '../support/app.js';
 
@@ -28,17 +28,13 @@ it('keeps docs, the OpenAPI document and operations open when reads require a to
 it('a /v1 route without a declared access level fails closed (admin only)', async () => {
   t = await testApp();
   const bare = Fastify();
-  bare.decorateRequest('principal', null);
   bare.setErrorHandler(errorHandler);
-  bare.addHook(
-    'onRequest',
-    authenticator({
-      adminToken: ADMIN_TOKEN,
-      readsRequireToken: false,
-      validatorByKey: (key) => t.store.validators.authenticate(key),
-      authenticateSigned: (r) => t.app.services.signatures.authenticate(r),
-    }).onRequest,
-  );
+  await bare.register(authPlugin, {
+    adminToken: ADMIN_TOKEN,
+    readsRequireToken: false,
+    validatorByKey: (key) => t.store.validators.authenticate(key),
+    authenticateSigned: (r) => t.app.services.signatures.authenticate(r),
+  });
   bare.get('/v1/forgotten', () => ({ ok: true }));
   bare.get('/elsewhere', () => ({ ok: true }));
   expect((await bare.inject({ method: 'GET', url: '/v1/forgotten' })).statusCode).toBe(401);
