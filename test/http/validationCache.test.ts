@@ -42,3 +42,27 @@ it('never keeps bodies', () => {
   expect(validate({ limit: '5' })).not.toBe(a);
   expect(Object.isFrozen(a.value)).toBe(false);
 });
+
+it('keeps distinct inputs apart, whatever NULs, arrays or key order they hold', () => {
+  const Loose = z.record(z.string(), z.union([z.string(), z.array(z.string())]));
+  const validate = cachingValidatorCompiler({ schema: Loose, method: 'GET', url: '/x', httpPart: 'querystring' }) as (
+    data: unknown,
+  ) => { value?: unknown };
+  // Inputs whose keys, written naively, would be one string: each must get its own answer.
+  const inputs = [
+    {},
+    { a: 'b' },
+    { a: 'b\0c' },
+    { a: 'b\0c\0d' },
+    { a: 'b', c: 'd' },
+    { a: 'b', c: '' },
+    { 'a\0b': '' },
+    { a: ['b', 'c'] },
+    { a: 'b,c' },
+    { c: '', a: 'b' },
+    { '\u0001{"a":"b"}': '' },
+  ];
+  for (const input of inputs) expect(validate(input).value, JSON.stringify(input)).toEqual(input);
+  // And asked again, each the same kept answer.
+  for (const input of inputs) expect(validate(input).value).toEqual(input);
+});
