@@ -33,6 +33,8 @@ export async function launch(o: Launch): Promise<BenchServer> {
     // after its flags, so they can override.
     env: o.env,
     nodeArgs: o.nodeArgs,
+    // Production's default level (the tests' servers log at warn): its request lines are part of the cost.
+    logLevel: 'info',
     readyTimeoutMs: 60_000,
     readyPollMs: 5,
   });

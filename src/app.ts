@@ -16,6 +16,7 @@ import { contentTypesPlugin } from './plugins/contentTypes.js';
 import { docsPlugin } from './plugins/docs.js';
 import { clientErrorHandler, errorHandler, errorsPlugin, expectationHandler } from './plugins/errors.js';
 import { createMetrics, metricsPlugin } from './plugins/metrics.js';
+import { RequestLog } from './plugins/requestLog.js';
 import { shutdownPlugin } from './plugins/shutdown.js';
 import { cachingValidatorCompiler } from './plugins/validation.js';
 import { strictQueryPlugin } from './plugins/strictQuery.js';
@@ -45,6 +46,8 @@ declare module 'fastify' {
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const app = Fastify({
     logger: options.logger ?? false,
+    // One line per request (src/plugins/requestLog.ts).
+    logController: new RequestLog(),
     bodyLimit: LIMITS.bodyBytes,
     return503OnClosing: false,
     // Path identifiers may be 128 characters (API.md) and the router's default cap is 100: longer

@@ -77,7 +77,7 @@ it('keeps the admin token and validator keys out of the database file and the lo
   expect(found).toEqual([]);
 
   // The search looked at real material: the logs cover the requests and the file holds the validators.
-  expect(logs.match(/"msg":"incoming request"/g)?.length ?? 0).toBeGreaterThanOrEqual(20);
+  expect(logs.match(/"msg":"request completed"/g)?.length ?? 0).toBeGreaterThanOrEqual(20);
   expect((await stored()).includes(Buffer.from(ids[0]!, 'utf8'))).toBe(true);
   console.log(
     `[keys] searched the database while running and after shutdown, and ${logs.length} bytes of debug logs for ${secrets.length} secrets: none found`,

@@ -3,7 +3,7 @@
 // copied from a migrated template. The same suites run on both engines.
 import type { FastifyInstance, InjectOptions } from 'fastify';
 import pg from 'pg';
-import { buildApp } from '../../src/app.js';
+import { buildApp, type AppOptions } from '../../src/app.js';
 import { openDatabase, type Db } from '../../src/db/client.js';
 import { openPostgresStore } from '../../src/db/pg/open.js';
 import { createSqliteStore } from '../../src/db/sqlite/store.js';
@@ -76,7 +76,13 @@ async function postgresDump(client: pg.Client): Promise<{ dump: string; counts: 
 }
 
 export async function testApp(
-  options: { readsRequireToken?: boolean; path?: string; signatures?: SignatureOptions; engine?: Engine } = {},
+  options: {
+    readsRequireToken?: boolean;
+    path?: string;
+    signatures?: SignatureOptions;
+    engine?: Engine;
+    logger?: AppOptions['logger'];
+  } = {},
 ): Promise<TestApp> {
   const engine = options.engine ?? TEST_ENGINE;
   let store: Store;
@@ -107,6 +113,7 @@ export async function testApp(
     adminToken: ADMIN_TOKEN,
     readsRequireToken: options.readsRequireToken,
     signatures: options.signatures,
+    logger: options.logger,
   });
   const t: TestApp = {
     app,
