@@ -47,3 +47,29 @@ it('a /v1 route without a declared access level fails closed (admin only)', asyn
   expect((await bare.inject({ method: 'GET', url: '/elsewhere' })).statusCode).toBe(200);
   await bare.close();
 });
+
+it('every documented operation that needs a token refuses a request without one, however reads are set', async () => {
+  const checkedWith: number[] = [];
+  for (const readsRequireToken of [false, true]) {
+    t = await testApp({ readsRequireToken });
+    const doc = t.app.swagger() as { paths: Record<string, Record<string, { security?: object[] }>> };
+    let checked = 0;
+    for (const [path, methods] of Object.entries(doc.paths)) {
+      for (const [method, op] of Object.entries(methods)) {
+        const open = (op.security ?? []).length === 0;
+        const publicRead = op.security?.some((s) => Object.keys(s).length === 0) ?? false;
+        if (open || (publicRead && !readsRequireToken)) continue;
+        const url = path.replace(/\{[^}]+\}/g, 'x');
+        const res = await t.app.inject({ method: method.toUpperCase() as 'GET', url });
+        expect(res.statusCode, `${method} ${url}, reads require a token: ${readsRequireToken}`).toBe(401);
+        checked++;
+      }
+    }
+    checkedWith.push(checked);
+    await t.close();
+  }
+  // Writes and admin reads; then the public reads as well.
+  expect(checkedWith[0]).toBeGreaterThanOrEqual(15);
+  expect(checkedWith[1]).toBeGreaterThan(checkedWith[0]! + 10);
+  t = await testApp();
+});
