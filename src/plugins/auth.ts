@@ -149,15 +149,15 @@ export const authPlugin = fp(
     app.decorateRequest('checkSignedBody', null);
     const auth = authenticator(options);
     // Each route gets the hooks of its access level, so a request costs no lookup of its route's
-    // declaration (Fastify's `request.routeOptions` builds a new object on every read). Routes
-    // without a hook: open ones.
+    // declaration (Fastify's `request.routeOptions` builds a new object on every read); before the
+    // route's own hooks, after the app-wide ones. Routes without a hook: open ones.
     app.addHook('onRoute', (route: RouteOptions) => {
       const access = accessOf(route.url, route.config?.access);
       if (route.schema && !route.schema.hide) route.schema.security = SECURITY[access];
       if (access === 'open') return;
-      route.onRequest = [...[route.onRequest ?? []].flat(), auth.onRequest(access)];
+      route.onRequest = [auth.onRequest(access), ...[route.onRequest ?? []].flat()];
       // preValidation: after any body was read, before the schema sees it.
-      route.preValidation = [...[route.preValidation ?? []].flat(), auth.afterBody];
+      route.preValidation = [auth.afterBody, ...[route.preValidation ?? []].flat()];
     });
   },
   { name: 'auth' },
