@@ -156,6 +156,8 @@ export const authPlugin = fp(
       if (route.schema && !route.schema.hide) route.schema.security = SECURITY[access];
       if (access === 'open') return;
       route.onRequest = [auth.onRequest(access), ...[route.onRequest ?? []].flat()];
+      // A public read checks no signature when reads need no token, so it defers none either.
+      if (access === 'public' && !options.readsRequireToken) return;
       // preValidation: after any body was read, before the schema sees it.
       route.preValidation = [auth.afterBody, ...[route.preValidation ?? []].flat()];
     });
