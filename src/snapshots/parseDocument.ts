@@ -31,11 +31,18 @@ function readLine(text: string, line: number): { kind: Kind; value: unknown } {
   try {
     json = JSON.parse(text);
   } catch {
-    throw new InputDocumentError(line, null, text.trim() === '' ? 'empty line' : 'not valid JSON (truncated?)');
+    throw new InputDocumentError(line, null, notJson(text));
   }
   const keys = json && typeof json === 'object' && !Array.isArray(json) ? Object.keys(json) : [];
   const kind = keys[0] as Kind;
   if (keys.length !== 1 || !KINDS.includes(kind)) {
+    const problem = json as { type?: unknown; title?: unknown; status?: unknown };
+    if (line === 1 && typeof problem.type === 'string' && problem.type.startsWith('urn:swe-scoring:problem:'))
+      throw new InputDocumentError(
+        line,
+        null,
+        `this is the server's error answer (${String(problem.status)} ${String(problem.title)}), not an input document: the download failed`,
+      );
     throw new InputDocumentError(line, null, 'expected an object with one key: competition, task or run');
   }
   const parsed = (SCHEMAS[kind] as z.ZodType).safeParse((json as Record<string, unknown>)[kind]);
@@ -45,6 +52,15 @@ function readLine(text: string, line: number): { kind: Kind; value: unknown } {
     throw new InputDocumentError(line, field, issue?.message ?? 'invalid');
   }
   return { kind, value: parsed.data };
+}
+
+/** Why a line is not JSON, in the words that help: a saved page or a byte-order mark are not a truncation. */
+function notJson(text: string): string {
+  if (text.trim() === '') return 'empty line';
+  if (text.startsWith('\uFEFF'))
+    return 'starts with a byte-order mark (U+FEFF): the document is UTF-8 without one, as the server sends it; it was re-saved by an editor';
+  if (/^\s*</.test(text)) return 'not JSON but markup (HTML or XML): a web page was saved in place of the document';
+  return 'not valid JSON (truncated?)';
 }
 
 function ascendingUnique(list: readonly string[], line: number, field: string): void {

@@ -95,6 +95,13 @@ describe('input document', () => {
     ['an unknown field', () => text.replace('"resolved":true,', '"resolved":true,"extra":1,'), /^line 5: run: .*extra/],
     ['a negative token count', () => text.replace('"input":5', '"input":-5'), /^line 5: run.tokens.input: /],
     ['a line that is not JSON', () => withLines((l) => [l[0]!, '{"task":', ...l.slice(2)]), /^line 2: not valid JSON/],
+    ['a byte-order mark', () => `\uFEFF${text}`, /^line 1: starts with a byte-order mark/],
+    ['a web page saved in its place', () => '<!doctype html>\n<html></html>\n', /^line 1: not JSON but markup/],
+    [
+      "the server's error answer saved in its place",
+      () => '{"type":"urn:swe-scoring:problem:not-found","title":"Not found","status":404,"detail":"no snapshot 9"}\n',
+      /^line 1: this is the server's error answer \(404 Not found\), not an input document/,
+    ],
     [
       'a line of another kind',
       () => withLines((l) => [l[0]!, '{"snapshot":{}}', ...l.slice(2)]),
