@@ -89,8 +89,12 @@ async function oldGrowthAfterLongLivedPhase(stop: boolean): Promise<number> {
 }
 
 it('with pretenuring stopped, short-lived objects stay out of the old generation after their site made long-lived ones', async () => {
-  const own = await oldGrowthAfterLongLivedPhase(false);
   const stopped = await oldGrowthAfterLongLivedPhase(true);
+  // That the scenario makes V8 pretenure, the check that this test can fail. V8 decides from its
+  // collections' timing: 12 runs out of 12 here grew the old generation ~220 MB, but one CI run only
+  // 17 MB (2026-12-03). Up to three tries; the setting under test, `stopped`, is held every time.
+  let own = 0;
+  for (let tries = 0; tries < 3 && own <= stopped * 5; tries++) own = await oldGrowthAfterLongLivedPhase(false);
   console.log(
     `[heap] old generation growth from short-lived objects: ${own.toFixed(1)} MB pretenured, ${stopped.toFixed(1)} MB stopped`,
   );
