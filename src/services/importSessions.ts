@@ -97,7 +97,6 @@ export function importSessionsService(
     async open(competitionId: string, format: ImportFormat, options: ImportOptions) {
       if (!(await store.competitions.get(competitionId))) throw notFound(`competition ${competitionId} does not exist`);
       sweep();
-      sweep();
       if (sessions.size >= settings.maxOpen) {
         const perCompetition = new Map<string, number>();
         for (const o of sessions.values())

@@ -7,6 +7,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 const PREFIX = 'swe-scoring-import-';
+/** A spool folder's name, with the pid of the process that made it. */
+const SPOOL = new RegExp(`^${PREFIX}(\\d+)-`);
 
 /** A new spool folder of this process. */
 export function spoolDir(): string {
@@ -27,7 +29,7 @@ function running(pid: number): boolean {
 export function sweepAbandonedSpools(dir = tmpdir()): string[] {
   const removed: string[] = [];
   for (const name of readdirSync(dir)) {
-    const pid = new RegExp(`^${PREFIX}(\\d+)-`).exec(name)?.[1];
+    const pid = SPOOL.exec(name)?.[1];
     if (pid === undefined || Number(pid) === process.pid || running(Number(pid))) continue;
     rmSync(join(dir, name), { recursive: true, force: true });
     removed.push(name);
