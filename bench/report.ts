@@ -94,6 +94,14 @@ export function figures(r: Measured): Figure[] {
           r.warmCompressed.floor,
         )
       : []),
+    ...(r.warmRestarted
+      ? warm(
+          'warm leaderboard after a restart (scores restored)',
+          'warm leaderboard after a restart, p99',
+          r.warmRestarted,
+          r.warmRestarted.floor,
+        )
+      : []),
     ...(r.auth
       ? [
           f(
@@ -184,6 +192,8 @@ export interface Measured {
   warmFloor: WarmLoad;
   /** The warm read as a browser asks (Accept-Encoding), against a floor serving the same compressed bytes. Absent in older results. */
   warmCompressed?: WarmLoad & { bytes: number; encoding: string; floor: WarmLoad };
+  /** The uncompressed warm read on the restarted server (scores restored at its start). Absent in older results. */
+  warmRestarted?: WarmLoad & { floor: WarmLoad };
   importUnderReads: { fileMb: number; rows: number; uploadSeconds: number; commitSeconds: number; reads: ReadsDuring };
   memory: {
     peakRssMb: number | null;
@@ -271,9 +281,10 @@ export function printAll(r: Measured, rows: Figure[]): void {
   }`);
   const plain = cpuLine(r.warm, r.warmFloor);
   const packed = r.warmCompressed ? cpuLine(r.warmCompressed, r.warmCompressed.floor) : null;
+  const restarted = r.warmRestarted ? cpuLine(r.warmRestarted, r.warmRestarted.floor) : null;
   if (plain)
     console.log(
-      `  warm reads, CPU time a request (all threads), server / plain node:http: ${plain}${packed ? `; as a browser asks ${packed}` : ''} (less swayed by others' work than req/s)`,
+      `  warm reads, CPU time a request (all threads), server / plain node:http: ${plain}${packed ? `; as a browser asks ${packed}` : ''}${restarted ? `; after the restart ${restarted}` : ''} (less swayed by others' work than req/s)`,
     );
   if (r.auth) {
     const a = r.auth;

@@ -138,15 +138,20 @@ async function main(): Promise<void> {
     // Twice: as wrk asks by default (no Accept-Encoding: the whole JSON), and as a browser's
     // dashboard asks (compressed; the server compresses a body once and keeps it). The floor serves
     // the very bytes the server answered each way.
-    const pid = server.pid;
-    const warmAgainstFloor = async (label: string, headers: Record<string, string>) => {
+    // `at`: the server read, this one by default; the restarted one below.
+    const first = { url, pid: server.pid };
+    const warmAgainstFloor = async (
+      label: string,
+      headers: Record<string, string>,
+      at: { url: string; pid: number } = first,
+    ) => {
       log(
         `warm leaderboard ${label} against the node:http floor: ${tool}, 32 connections, ${size.warmSeconds} s each...`,
       );
-      const floorServer = await startFloorServer(`${url}${base}/leaderboard`, headers);
+      const floorServer = await startFloorServer(`${at.url}${base}/leaderboard`, headers);
       try {
         const both = await alternate(
-          withCpu(pid, (seconds) => runLoad(tool, `${url}${base}/leaderboard`, seconds, tmp.dir, headers)),
+          withCpu(at.pid, (seconds) => runLoad(tool, `${at.url}${base}/leaderboard`, seconds, tmp.dir, headers)),
           withCpu(floorServer.pid, (seconds) => runLoad(tool, floorServer.url, seconds, tmp.dir, headers)),
           size.warmSeconds,
         );
@@ -207,6 +212,17 @@ async function main(): Promise<void> {
     log(
       `ready in ${restarted.readyMs.toFixed(0)} ms; first leaderboard ${firstReadMs.toFixed(1)} ms, then ${secondReadMs.toFixed(1)} ms`,
     );
+    // The same warm read on the restarted server, whose scores were restored from the ones saved at
+    // shutdown (src/db/savedScores.ts) and whose in-memory pairs were filled in the background:
+    // the state a server runs in after every deploy. Measured apart because one process can differ
+    // from another in how V8 compiled the request path (docs/bench/README.md, 2026-12-03 13:41).
+    phase('warm-restarted', rss);
+    const restartedWarm = await warmAgainstFloor(
+      'after the restart',
+      {},
+      { url: restarted.baseUrl, pid: restarted.pid },
+    );
+    const warmRestarted = { ...restartedWarm.server, floor: restartedWarm.floor };
 
     phase('snapshots', rss);
     const snapshot = await snapshotCost(restarted.baseUrl, ADMIN, COMPETITION, 'benchmark', readPaths);
@@ -274,6 +290,7 @@ async function main(): Promise<void> {
       warm,
       warmFloor,
       warmCompressed,
+      warmRestarted,
       restart: {
         readyMs,
         firstReadMs: r2(firstReadMs),
