@@ -38,9 +38,21 @@
 // a cold leaderboard (long-lived objects, where pretenuring helps) 53-71 ms against 45-51 ms.
 // V8 reads the flag at each allocation-site decision, so setting it as the process starts holds.
 //
+// One of Node's tick objects is held for the life of the process (`holdTickObjectMap`). Every
+// `process.nextTick` makes one, as an object literal with computed keys, whose hidden class
+// ("map") V8 keeps alive only while an object of that map lives. A full collection while no tick
+// is queued frees it, and the next tick gets a new one. After a few of those the literal's inline
+// cache in nextTick is megamorphic, and its optimized code creates every later tick object in the
+// runtime (`Runtime_DefineKeyedOwnPropertyInLiteral` in perf), for good. The server's start from
+// saved scores is such a time: it fills a competition's pairs a page per turn of the event loop,
+// with collections between pages and hardly a tick. Reference bench, 2026-12-03: warm reads on the
+// restarted server cost 101 µs of CPU a request against 76 on the first server (9,299 req/s, 0.59x
+// the floor); holding one tick object keeps the map, and the cost (docs/bench/README.md).
+//
 // The two start settings are checked as the server starts (`missingStartSettings`): started
 // without them (`node dist/server.js` by hand), it says so in its log instead of quietly holding
 // more memory.
+import { executionAsyncResource } from 'node:async_hooks';
 import { setFlagsFromString } from 'node:v8';
 
 /** Node's flags for the server, read only at start: the Dockerfile's NODE_OPTIONS, `npm start`, the bench's and the tests' servers. */
@@ -71,6 +83,23 @@ export const DEFAULT_HEAP_GROWTH_PERCENT = 50;
 /** Turns allocation-site pretenuring off (see above): call before the server does any work. */
 export function stopPretenuring(): void {
   setFlagsFromString('--no-allocation-site-pretenuring');
+}
+
+/** The tick object `holdTickObjectMap` keeps. */
+let heldTick: object | null = null;
+
+/**
+ * Keeps one tick object of `process.nextTick` alive, and with it the map every later one shares (see
+ * above): call as the process starts, before the work that collects. Resolves with the object kept.
+ */
+export function holdTickObjectMap(): Promise<object> {
+  return new Promise((resolve) =>
+    process.nextTick(() => {
+      // Inside a tick's callback the resource executing is the tick object itself.
+      heldTick ??= executionAsyncResource();
+      resolve(heldTick);
+    }),
+  );
 }
 
 /** Applies a growth percent; 0 leaves V8's own heuristics. */

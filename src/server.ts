@@ -2,7 +2,7 @@
 import { buildApp } from './app.js';
 import { ConfigError, loadConfig } from './config.js';
 import { describeStorage, openStore } from './db/open.js';
-import { limitHeapGrowth, missingStartSettings, stopPretenuring } from './heap.js';
+import { holdTickObjectMap, limitHeapGrowth, missingStartSettings, stopPretenuring } from './heap.js';
 import { loadSigningKey } from './signingKey.js';
 import { sweepAbandonedSpools } from './services/spool.js';
 
@@ -10,6 +10,7 @@ async function main(): Promise<void> {
   const config = loadConfig();
   limitHeapGrowth(config.heapGrowthPercent);
   stopPretenuring();
+  await holdTickObjectMap();
   const where = `${describeStorage(config)} (${config.databaseUrl ? 'DATABASE_URL' : 'DATABASE_PATH'})`;
   const store = await startStep(`cannot open the database at ${where}`, () => openStore(config));
   const key = await startStep(

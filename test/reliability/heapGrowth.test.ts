@@ -4,7 +4,7 @@
 // Guards against a Node or V8 upgrade that would ignore the flag set after start. The young
 // generation's limit, which V8 reads only at start, is checked where production passes it.
 // glibc's mmap threshold, also read only at start, likewise; and a server started without either
-// says so in its log.
+// says so in its log. And one tick object held from the start keeps the map of later ones.
 import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -112,6 +112,34 @@ async function newSpaceAfterChurn(flags: string[]): Promise<number> {
   const { stdout } = await promisify(execFile)(process.execPath, [...flags, '-e', script]);
   return Number(stdout.trim());
 }
+
+/**
+ * After five full collections with no tick queued between them: -1 when the first tick object is
+ * gone; else 1 when a tick object made then has its map, 0 when not. The first is the one
+ * `holdTickObjectMap` keeps, or a plain tick's.
+ */
+async function firstTickAfterCollections(hold: boolean): Promise<number> {
+  const script = `
+    const { executionAsyncResource } = await import('node:async_hooks');
+    const { holdTickObjectMap } = await import(${JSON.stringify(HEAP)});
+    const tick = () => new Promise((resolve) => process.nextTick(() => resolve(executionAsyncResource())));
+    const first = new WeakRef(await ${hold ? 'holdTickObjectMap()' : 'tick()'});
+    for (let i = 0; i < 5; i++) {
+      await new Promise((resolve) => setImmediate(resolve));
+      gc();
+    }
+    globalThis.kept = first.deref();
+    globalThis.later = await tick();
+    // V8's own comparison of two objects' maps (--allow-natives-syntax), parsed by V8 alone.
+    console.log(globalThis.kept === undefined ? -1 : (0, eval)('%HaveSameMap(kept, later)') ? 1 : 0);`;
+  return numberPrinted(script, ['--allow-natives-syntax', '--expose-gc']);
+}
+
+it('one tick object held from the start keeps the map later ones share; without it the first is collected', async () => {
+  // The premise: nothing else holds a tick object, so a collection frees it and its map.
+  expect(await firstTickAfterCollections(false)).toBe(-1);
+  expect(await firstTickAfterCollections(true)).toBe(1);
+});
 
 it("production's start commands pass the young generation's limit, and node honours it", async () => {
   const root = new URL('../../', import.meta.url);
