@@ -7,6 +7,9 @@ export interface ErrorField {
   message: string;
 }
 
+/** Every problem+json `type` of this server starts so; the slug names the problem. */
+export const PROBLEM_TYPE_PREFIX = 'urn:swe-scoring:problem:';
+
 export type ErrorKind =
   'invalid' | 'unauthorized' | 'forbidden' | 'not_found' | 'conflict' | 'unprocessable' | 'unsupported' | 'unavailable';
 

@@ -8,6 +8,7 @@ import { basename, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import fastifyStatic from '@fastify/static';
 import type { FastifyPluginAsync, FastifyReply } from 'fastify';
+import { problemType } from './errors.js';
 
 export const DASHBOARD_DIR = fileURLToPath(new URL('../../web/dist/', import.meta.url));
 
@@ -46,13 +47,16 @@ const dashboard: FastifyPluginAsync<DashboardOptions> = async (app, options) => 
   });
   if (!existsSync(join(root, 'index.html'))) {
     app.get('/', { schema: { hide: true } }, async (_request, reply) =>
-      reply.code(503).type('application/problem+json').send({
-        type: 'urn:swe-scoring:problem:dashboard-not-built',
-        title: 'Dashboard not built',
-        status: 503,
-        detail:
-          'the dashboard has not been built (web/dist is missing): run `npm run build:web`, or start the server with `npm start`, which builds it',
-      }),
+      reply
+        .code(503)
+        .type('application/problem+json')
+        .send({
+          type: problemType('dashboard-not-built'),
+          title: 'Dashboard not built',
+          status: 503,
+          detail:
+            'the dashboard has not been built (web/dist is missing): run `npm run build:web`, or start the server with `npm start`, which builds it',
+        }),
     );
     return;
   }

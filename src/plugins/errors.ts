@@ -7,7 +7,7 @@ import { STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { Socket } from 'node:net';
 import { isUnavailable } from '../db/pg/unavailable.js';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
-import { databaseUnavailable, DomainError, type ErrorField, type ErrorKind } from '../errors.js';
+import { databaseUnavailable, DomainError, PROBLEM_TYPE_PREFIX, type ErrorField, type ErrorKind } from '../errors.js';
 import { LIMITS } from '../schemas/common.js';
 import { acceptedTypes } from './contentTypes.js';
 
@@ -48,7 +48,7 @@ export interface Problem {
   errors?: ErrorField[];
 }
 
-export const problemType = (slug: string) => `urn:swe-scoring:problem:${slug}`;
+export const problemType = (slug: string) => `${PROBLEM_TYPE_PREFIX}${slug}`;
 
 export function sendProblem(reply: FastifyReply, p: Problem): FastifyReply {
   if (p.status === 503) reply.header('retry-after', '5');

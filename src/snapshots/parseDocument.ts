@@ -3,6 +3,7 @@
 // tasks and miners, and the line counts announced on line 1. Any failure names the line and
 // the field; nothing is guessed or skipped.
 import type { z } from 'zod';
+import { PROBLEM_TYPE_PREFIX } from '../errors.js';
 import {
   InputCompetitionSchema,
   InputRunSchema,
@@ -37,7 +38,7 @@ function readLine(text: string, line: number): { kind: Kind; value: unknown } {
   const kind = keys[0] as Kind;
   if (keys.length !== 1 || !KINDS.includes(kind)) {
     const problem = json as { type?: unknown; title?: unknown; status?: unknown };
-    if (line === 1 && typeof problem.type === 'string' && problem.type.startsWith('urn:swe-scoring:problem:'))
+    if (line === 1 && typeof problem.type === 'string' && problem.type.startsWith(PROBLEM_TYPE_PREFIX))
       throw new InputDocumentError(
         line,
         null,
