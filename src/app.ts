@@ -21,6 +21,7 @@ import { shutdownPlugin } from './plugins/shutdown.js';
 import { cachingValidatorCompiler } from './plugins/validation.js';
 import { strictQueryPlugin } from './plugins/strictQuery.js';
 import { routes } from './routes/index.js';
+import { keptReadsPlugin } from './routes/keptReads.js';
 import { writeGatePlugin } from './plugins/writeGate.js';
 
 export interface AppOptions {
@@ -101,6 +102,12 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(compressionPlugin);
   await app.register(docsPlugin);
   await app.register(routes);
+  // Warm whole leaderboards and weights ahead of the router, when reads need no token.
+  if (!options.readsRequireToken)
+    await app.register(keptReadsPlugin, {
+      kept: (read, competitionId) => services.scores.kept(read, competitionId),
+      metrics,
+    });
   await app.register(import('./plugins/dashboard.js'));
   await app.ready();
   // Before the server listens (and /readyz answers): the first score reads after a start answer from memory.

@@ -40,9 +40,20 @@ export class RequestDurations {
   readonly type = 'histogram';
   readonly aggregator = 'sum';
   private readonly series: DurationSeries[] = [];
+  private readonly observers = new Map<string, (status: number, seconds: number) => void>();
 
-  /** Observes the requests of one route and method: seconds by status code. */
+  /**
+   * Observes the requests of one route and method: seconds by status code. The same observer for
+   * the same route, so each series is one whichever way its requests are answered.
+   */
   forRoute(method: string, route: string): (status: number, seconds: number) => void {
+    const key = `${method} ${route}`;
+    let observer = this.observers.get(key);
+    if (!observer) this.observers.set(key, (observer = this.newObserver(method, route)));
+    return observer;
+  }
+
+  private newObserver(method: string, route: string): (status: number, seconds: number) => void {
     const byStatus = new Map<number, DurationSeries>();
     return (status, seconds) => {
       let s = byStatus.get(status);
@@ -94,6 +105,11 @@ export function createMetrics() {
       help: 'Runs stored (duplicates not counted).',
       registers: [registry],
     }),
+    keptReads: new Counter({
+      name: 'scoring_kept_reads_total',
+      help: 'Score reads answered from their kept bodies ahead of the router (src/routes/keptReads.ts); also counted in http_request_duration_seconds.',
+      registers: [registry],
+    }),
     scoreComputation: new Histogram({
       name: 'scoring_computation_seconds',
       help: "Time to load aggregates and compute one competition's scores.",
@@ -129,14 +145,9 @@ export const metricsPlugin = fp(
       };
       route.onResponse = [...[route.onResponse ?? []].flat(), timed];
     });
-    const unmatched = new Map<string, (status: number, seconds: number) => void>();
     app.addHook('onResponse', (request, reply, done) => {
-      if (request.is404) {
-        let observe = unmatched.get(request.method);
-        if (!observe)
-          unmatched.set(request.method, (observe = metrics.requestDuration.forRoute(request.method, 'unmatched')));
-        observe(reply.statusCode, reply.elapsedTime / 1000);
-      }
+      if (request.is404)
+        metrics.requestDuration.forRoute(request.method, 'unmatched')(reply.statusCode, reply.elapsedTime / 1000);
       done();
     });
   },

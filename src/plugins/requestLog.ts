@@ -10,6 +10,11 @@ const READS = new Set(['GET', 'HEAD']);
 /** pino's level numbers: a line is written when its level's is at least the logger's. */
 const LEVELS: Record<string, number> = { trace: 10, debug: 20, info: 30, warn: 40, error: 50, fatal: 60 };
 const writes = (loggerLevel: string, level: 'debug' | 'info') => (LEVELS[loggerLevel] ?? Infinity) <= LEVELS[level]!;
+/** The level of a successful read's line. */
+const READ_LEVEL = 'debug';
+
+/** Whether a logger at this level writes a line for each successful read. */
+export const logsReads = (loggerLevel: string): boolean => writes(loggerLevel, READ_LEVEL);
 
 /** Fastify's log controller (its `logController` option), with the request lines above. */
 export class RequestLog extends LogController {
@@ -19,7 +24,7 @@ export class RequestLog extends LogController {
     // A response that failed as it was sent (the connection broke): as Fastify logs it.
     if (error) return super.requestCompleted(error, request, reply);
     const status = reply.statusCode;
-    const level = READS.has(request.method) && status < 400 ? 'debug' : 'info';
+    const level = READS.has(request.method) && status < 400 ? READ_LEVEL : 'info';
     if (!writes(request.log.level, level)) return;
     const who = request.principal;
     request.log[level](

@@ -65,16 +65,41 @@ export function sendBody(
  */
 const etagOf = (body: Body, kind: 'br' | 'gzip' | null) => (kind ? `${body.etag.slice(0, -1)}-${kind}"` : body.etag);
 
-function send(request: FastifyRequest, reply: FastifyReply, body: Body): FastifyReply {
-  const kind = body.bytes.length >= MIN_COMPRESSED ? coding(request.headers['accept-encoding']) : null;
+/** What a read of a body answers: its status, headers and bytes (none for a 304). */
+export interface Representation {
+  status: 200 | 304;
+  headers: Record<string, string>;
+  payload: Buffer | undefined;
+}
+
+/**
+ * The answer to a request for `body`: the coding the request accepts, the ETag of those bytes, and
+ * a 304 when the request holds them already. The one home of these rules for both ways a body
+ * leaves: through Fastify (`sendBody`) and ahead of it (./keptReads.ts).
+ */
+export function represent(
+  body: Body,
+  method: string,
+  acceptEncoding: string | undefined,
+  ifNoneMatch: string | undefined,
+): Representation {
+  const kind = body.bytes.length >= MIN_COMPRESSED ? coding(acceptEncoding) : null;
   const etag = etagOf(body, kind);
-  reply.header('etag', etag).header('vary', 'accept-encoding, authorization').header('cache-control', 'no-cache');
+  const headers: Record<string, string> = { etag, vary: 'accept-encoding, authorization', 'cache-control': 'no-cache' };
   // A 304 answers a read (RFC 9110 13.1.2); a POST that sends a kept body (a new snapshot) is not one.
-  const read = request.method === 'GET' || request.method === 'HEAD';
-  if (read && matchesETag(request.headers['if-none-match'], etag)) return notModified(reply);
-  reply.type('application/json; charset=utf-8');
-  if (!kind) return reply.send(body.bytes);
+  const read = method === 'GET' || method === 'HEAD';
+  if (read && matchesETag(ifNoneMatch, etag)) return { status: 304, headers, payload: undefined };
+  headers['content-type'] = 'application/json; charset=utf-8';
+  if (!kind) return { status: 200, headers, payload: body.bytes };
   let encoded = body.encoded.get(kind);
   if (!encoded) body.encoded.set(kind, (encoded = compress(kind, body.bytes)));
-  return reply.header('content-encoding', kind).send(encoded);
+  headers['content-encoding'] = kind;
+  return { status: 200, headers, payload: encoded };
+}
+
+function send(request: FastifyRequest, reply: FastifyReply, body: Body): FastifyReply {
+  const { method, headers } = request;
+  const r = represent(body, method, headers['accept-encoding'], headers['if-none-match']);
+  reply.headers(r.headers);
+  return r.status === 304 ? notModified(reply) : reply.send(r.payload);
 }

@@ -371,6 +371,22 @@ export function scoresService(store: Store, observe: (seconds: number) => void =
       );
     },
 
+    /**
+     * The whole leaderboard or the weights of the final stages, when a read would answer them at
+     * once: the scores computed and current, on storage no other process writes. Undefined
+     * otherwise; starts nothing. For answering warm reads ahead of the router (src/routes/keptReads.ts).
+     */
+    kept(read: 'leaderboard' | 'weights', competitionId: string): Body | undefined {
+      if (store.sync) return undefined;
+      const entry = cache.get(competitionId);
+      const competition = entry?.competition.get();
+      if (!competition || competition instanceof Promise) return undefined;
+      const s = entry!.byStages.get(competition.finalStages.join(','))?.get();
+      if (!s || s instanceof Promise) return undefined;
+      const body = api[read](competitionId);
+      return body instanceof Promise ? undefined : body;
+    },
+
     /** A miner's leaderboard entry and per-task breakdown; not found when it has no standing. */
     miner(competitionId: string, hotkey: string, stages?: Stage[]): Maybe<Body> {
       const missing = () => notFound(`miner ${hotkey} has no runs and no standing in competition ${competitionId}`);
