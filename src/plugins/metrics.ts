@@ -97,17 +97,24 @@ export function createMetrics() {
   const requestDuration = new RequestDurations();
   // The Registry renders any object of this shape; its type names prom-client's own classes only.
   registry.registerMetric(requestDuration as unknown as Metric);
+  // Counted by a plain addition on each such read; prom-client is asked only when scraped.
+  const keptReads = { answered: 0 };
+  new Counter({
+    name: 'scoring_kept_reads_total',
+    help: 'Score reads answered from their kept bodies ahead of the router (src/routes/keptReads.ts); also in http_request_duration_seconds.',
+    registers: [registry],
+    collect() {
+      this.reset();
+      this.inc(keptReads.answered);
+    },
+  });
   return {
     registry,
     requestDuration,
+    keptReads,
     runsIngested: new Counter({
       name: 'scoring_runs_ingested_total',
       help: 'Runs stored (duplicates not counted).',
-      registers: [registry],
-    }),
-    keptReads: new Counter({
-      name: 'scoring_kept_reads_total',
-      help: 'Score reads answered from their kept bodies ahead of the router (src/routes/keptReads.ts); also counted in http_request_duration_seconds.',
       registers: [registry],
     }),
     scoreComputation: new Histogram({

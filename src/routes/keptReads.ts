@@ -81,10 +81,9 @@ export const keptReadsPlugin = fp(
       const observe = observers.get(route)!;
       // Timed as Fastify times a request: until the response is finished.
       res.once('finish', () => observe(status, (performance.now() - started) / 1000));
-      if (payload) headers['content-length'] = String(payload.length);
       res.writeHead(status, headers);
       res.end(payload);
-      metrics.keptReads.inc();
+      metrics.keptReads.answered++;
     }
 
     // Fastify's listener is `app.routing` (its documented handler of Node's requests); this one

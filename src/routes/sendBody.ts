@@ -1,6 +1,7 @@
 // Sends a serialized body (src/services/body.ts) as HTTP wants it: with its strong ETag, a 304 when
-// the client already holds it, and br or gzip when the client asks, compressed once per body
-// rather than once per request.
+// the client already holds it, and br or gzip when the client asks. Each form of a body (plain,
+// br, gzip: its bytes, ETag and headers) is made once, on first demand, and kept as long as the
+// body: a warm read allocates nothing to be answered.
 // A route handler using it is not `async`: a warm read is answered before the handler returns.
 // Its route says `compress: false` (src/plugins/compression.ts): the body is compressed here.
 import { brotliCompressSync, gzipSync } from 'node:zlib';
@@ -24,9 +25,10 @@ export function notModified(reply: FastifyReply): FastifyReply {
   return reply.code(304).send();
 }
 
+type Coding = 'br' | 'gzip';
+
 /** The coding to use: br before gzip, each only when acceptable (q > 0). */
-function coding(header: string | undefined): 'br' | 'gzip' | null {
-  if (!header) return null;
+function parseCoding(header: string): Coding | null {
   const q = new Map<string, number>();
   for (const part of header.toLowerCase().split(',')) {
     const [name, ...params] = part.trim().split(';');
@@ -37,7 +39,27 @@ function coding(header: string | undefined): 'br' | 'gzip' | null {
   return ok('br') ? 'br' : ok('gzip') ? 'gzip' : null;
 }
 
-function compress(kind: 'br' | 'gzip', bytes: Buffer): Buffer {
+/**
+ * Accept-Encoding headers seen, and their coding: clients send a few distinct ones, again and
+ * again. At most 256, of up to 200 characters each (a browser's is about 25).
+ */
+const codings = new Map<string, Coding | null>();
+const CODINGS_KEPT = 256;
+const CODING_KEPT_LENGTH = 200;
+
+function coding(header: string | undefined): Coding | null {
+  if (!header) return null;
+  let kind = codings.get(header);
+  if (kind === undefined) {
+    kind = parseCoding(header);
+    if (header.length > CODING_KEPT_LENGTH) return kind;
+    if (codings.size >= CODINGS_KEPT) codings.clear();
+    codings.set(header, kind);
+  }
+  return kind;
+}
+
+function compress(kind: Coding, bytes: Buffer): Buffer {
   return kind === 'br' ? brotliCompressSync(bytes, BROTLI_OPTIONS) : gzipSync(bytes, GZIP_OPTIONS);
 }
 
@@ -63,13 +85,47 @@ export function sendBody(
  * The ETag of the representation sent: the body's own, or with the coding appended (`"…-br"`). A
  * strong ETag names one sequence of bytes (RFC 9110 8.8.1), and the br, gzip and plain bytes differ.
  */
-const etagOf = (body: Body, kind: 'br' | 'gzip' | null) => (kind ? `${body.etag.slice(0, -1)}-${kind}"` : body.etag);
+const etagOf = (body: Body, kind: Coding | null) => (kind ? `${body.etag.slice(0, -1)}-${kind}"` : body.etag);
 
-/** What a read of a body answers: its status, headers and bytes (none for a 304). */
+/** What a read of a body answers: its status, headers and bytes (none for a 304). Shared: never changed. */
 export interface Representation {
   status: 200 | 304;
-  headers: Record<string, string>;
+  headers: Readonly<Record<string, string>>;
   payload: Buffer | undefined;
+}
+
+/** One form of a body: its ETag, and the two answers that carry it. */
+interface Form {
+  etag: string;
+  ok: Representation;
+  notModified: Representation;
+}
+
+/** Each body's forms by coding, made on first demand; they go with the body. */
+const formsOf = new WeakMap<Body, Partial<Record<Coding | 'identity', Form>>>();
+
+function formOf(body: Body, kind: Coding | null): Form {
+  let forms = formsOf.get(body);
+  if (!forms) formsOf.set(body, (forms = {}));
+  const key = kind ?? 'identity';
+  let form = forms[key];
+  if (!form) {
+    const etag = etagOf(body, kind);
+    const common = { etag, vary: 'accept-encoding, authorization', 'cache-control': 'no-cache' };
+    const payload = kind ? compress(kind, body.bytes) : body.bytes;
+    const headers = {
+      ...common,
+      'content-type': 'application/json; charset=utf-8',
+      ...(kind ? { 'content-encoding': kind } : {}),
+      'content-length': String(payload.length),
+    };
+    forms[key] = form = {
+      etag,
+      ok: { status: 200, headers: Object.freeze(headers), payload },
+      notModified: { status: 304, headers: Object.freeze(common), payload: undefined },
+    };
+  }
+  return form;
 }
 
 /**
@@ -83,18 +139,10 @@ export function represent(
   acceptEncoding: string | undefined,
   ifNoneMatch: string | undefined,
 ): Representation {
-  const kind = body.bytes.length >= MIN_COMPRESSED ? coding(acceptEncoding) : null;
-  const etag = etagOf(body, kind);
-  const headers: Record<string, string> = { etag, vary: 'accept-encoding, authorization', 'cache-control': 'no-cache' };
+  const form = formOf(body, body.bytes.length >= MIN_COMPRESSED ? coding(acceptEncoding) : null);
   // A 304 answers a read (RFC 9110 13.1.2); a POST that sends a kept body (a new snapshot) is not one.
   const read = method === 'GET' || method === 'HEAD';
-  if (read && matchesETag(ifNoneMatch, etag)) return { status: 304, headers, payload: undefined };
-  headers['content-type'] = 'application/json; charset=utf-8';
-  if (!kind) return { status: 200, headers, payload: body.bytes };
-  let encoded = body.encoded.get(kind);
-  if (!encoded) body.encoded.set(kind, (encoded = compress(kind, body.bytes)));
-  headers['content-encoding'] = kind;
-  return { status: 200, headers, payload: encoded };
+  return read && matchesETag(ifNoneMatch, form.etag) ? form.notModified : form.ok;
 }
 
 function send(request: FastifyRequest, reply: FastifyReply, body: Body): FastifyReply {

@@ -1,5 +1,5 @@
-// A serialized response body: UTF-8 bytes made once per cache entry, its strong ETag, and the
-// compressed forms made on first demand. A string would be encoded again on every send; for a
+// A serialized response body: UTF-8 bytes made once per cache entry and its strong ETag (the HTTP
+// layer keeps its compressed forms beside it: src/routes/sendBody.ts). A string would be encoded again on every send; for a
 // 120 kB leaderboard that encoding was the largest cost of a warm read (bench/).
 import { createHash } from 'node:crypto';
 
@@ -7,8 +7,6 @@ export interface Body {
   bytes: Buffer;
   /** Strong ETag: a digest of the bytes, so it changes exactly when the body does. */
   etag: string;
-  /** Compressed forms by content coding (`br`, `gzip`), filled by the HTTP layer on demand. */
-  encoded: Map<string, Buffer>;
 }
 
 export function jsonBody(value: unknown): Body {
@@ -23,5 +21,5 @@ export function textBody(json: string): Body {
 /** A body from its UTF-8 bytes (e.g. a leaderboard page put together from serialized entries). */
 export function bytesBody(bytes: Buffer): Body {
   const etag = `"${createHash('sha1').update(bytes).digest('base64url')}"`;
-  return { bytes, etag, encoded: new Map() };
+  return { bytes, etag };
 }
