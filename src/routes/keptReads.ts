@@ -32,6 +32,8 @@ const READS = new Map<string, { read: Read; route: string }>([
   ['/weights', { read: 'weights', route: `${PREFIX}:competitionId/weights` }],
 ]);
 
+type Observer = (status: number, seconds: number) => void;
+
 export interface KeptReadsOptions {
   /** The body a read would answer at once, or undefined (src/services/scores.ts `kept`). */
   kept: (read: Read, competitionId: string) => Body | undefined;
@@ -45,44 +47,38 @@ export const keptReadsPlugin = fp(
       open = false;
       done();
     });
-    const observers = new Map(
-      [...READS.values()].map(({ route }) => [route, metrics.requestDuration.forRoute('GET', route)]),
+    /** Each read with the observer of its route's duration series (the one its Fastify route has). */
+    const reads = new Map(
+      [...READS].map(([rest, { read, route }]) => [
+        rest,
+        { read, observe: metrics.requestDuration.forRoute('GET', route) },
+      ]),
     );
 
-    /** The kept body a request asks for, if it is a plain GET of one and the router would answer it with it. */
-    function keptFor(req: IncomingMessage): { body: Body; route: string } | undefined {
-      const { url, headers } = req;
-      if (!open || req.method !== 'GET' || !url?.startsWith(PREFIX)) return undefined;
+    /** The kept body a request asks for, if it is a plain GET of one the router would answer with it. */
+    function keptFor(req: IncomingMessage, what: Read, competitionId: string): Body | undefined {
+      const { headers } = req;
+      if (!open || req.method !== 'GET') return undefined;
       if (headers['content-length'] !== undefined || headers['transfer-encoding'] !== undefined) return undefined;
       if (logsReads(app.log.level)) return undefined;
-      const slash = url.indexOf('/', PREFIX.length);
-      const what = slash > 0 ? READS.get(url.slice(slash)) : undefined;
-      if (!what) return undefined;
       // A competition id as a kept entry's key is one the router reads from this path as it is:
-      // ids have no character a URL escapes. Anything unknown or not computed is the router's.
-      // A read that fails here fails again on the router, which answers the error as it should.
-      let body: Body | undefined;
+      // ids have no character a URL escapes. Anything unknown or not computed is the router's, and
+      // a read that fails here fails again there, which answers the error as it should.
       try {
-        body = kept(what.read, url.slice(PREFIX.length, slash));
+        return kept(what, competitionId);
       } catch {
         return undefined;
       }
-      return body && { body, route: what.route };
     }
 
-    function answer(req: IncomingMessage, res: ServerResponse, { body, route }: { body: Body; route: string }) {
+    function answer(req: IncomingMessage, res: ServerResponse, body: Body, observe: Observer): void {
       const started = performance.now();
-      const { status, headers, payload } = represent(
-        body,
-        'GET',
-        req.headers['accept-encoding'],
-        req.headers['if-none-match'],
-      );
-      const observe = observers.get(route)!;
+      const { headers } = req;
+      const r = represent(body, 'GET', headers['accept-encoding'], headers['if-none-match']);
       // Timed as Fastify times a request: until the response is finished.
-      res.once('finish', () => observe(status, (performance.now() - started) / 1000));
-      res.writeHead(status, headers);
-      res.end(payload);
+      res.once('finish', () => observe(r.status, (performance.now() - started) / 1000));
+      res.writeHead(r.status, r.headers);
+      res.end(r.payload);
       metrics.keptReads.answered++;
     }
 
@@ -94,8 +90,11 @@ export const keptReadsPlugin = fp(
       throw new Error('kept reads: the server does not route through app.routing (a Fastify change?)');
     server.removeListener('request', routing);
     server.on('request', (req: IncomingMessage, res: ServerResponse) => {
-      const found = keptFor(req);
-      if (found) answer(req, res, found);
+      const url = req.url ?? '';
+      const slash = url.startsWith(PREFIX) ? url.indexOf('/', PREFIX.length) : -1;
+      const read = slash > 0 ? reads.get(url.slice(slash)) : undefined;
+      const body = read && keptFor(req, read.read, url.slice(PREFIX.length, slash));
+      if (body) answer(req, res, body, read.observe);
       else routing(req, res);
     });
   },
