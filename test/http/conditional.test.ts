@@ -4,16 +4,9 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { admin, seedCompetition, testApp, type TestApp } from '../support/app.js';
+import { admin, seedCompetition, testApp, swebenchRun as run, type TestApp } from '../support/app.js';
 
 let t: TestApp;
-const run = (runId: string, hotkey: string | null, resolved: boolean, output = 100) => ({
-  runId,
-  taskId: 'a',
-  resolved,
-  tokens: { input: 1000, output },
-  ...(hotkey ? { kind: 'miner', minerHotkey: hotkey } : { kind: 'baseline' }),
-});
 const post = (competition: string, runs: object[]) =>
   t.call({ method: 'POST', url: `/v1/competitions/${competition}/runs`, headers: admin, payload: { runs } });
 const reads = ['/leaderboard', '/weights', '/miners/alice', '/tasks/a'];

@@ -6,20 +6,13 @@ import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 import { connect, type AddressInfo, type Socket } from 'node:net';
 import { Writable } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { admin, seedCompetition, testApp, TEST_ENGINE, type TestApp } from '../support/app.js';
+import { admin, seedCompetition, testApp, swebenchRun as run, TEST_ENGINE, type TestApp } from '../support/app.js';
 
 let t: TestApp;
 let base: string;
 /** The router gives the same answers on PostgreSQL, but every read there first catches up with other processes' writes. */
 const answersAhead = TEST_ENGINE === 'sqlite';
 
-const run = (runId: string, hotkey: string | null, resolved: boolean, output = 100) => ({
-  runId,
-  taskId: 'a',
-  resolved,
-  tokens: { input: 1000, output },
-  ...(hotkey ? { kind: 'miner', minerHotkey: hotkey } : { kind: 'baseline' }),
-});
 const post = (competition: string, runs: object[]) =>
   t.call({ method: 'POST', url: `/v1/competitions/${competition}/runs`, headers: admin, payload: { runs } });
 

@@ -4,19 +4,12 @@
 import { gunzipSync } from 'node:zlib';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { LeaderboardPageSchema } from '../../src/schemas/scores.js';
-import { admin, seedCompetition, testApp, type TestApp } from '../support/app.js';
+import { admin, seedCompetition, testApp, swebenchRun as run, type TestApp } from '../support/app.js';
 import type { Json } from '../support/json.js';
 
 let t: TestApp;
 const URL = '/v1/competitions/c/leaderboard';
 const hotkey = (i: number) => `m${String(i).padStart(2, '0')}`;
-const run = (runId: string, hotkey: string | null, resolved: boolean, output = 100) => ({
-  runId,
-  taskId: 'a',
-  resolved,
-  tokens: { input: 1000, output },
-  ...(hotkey ? { kind: 'miner', minerHotkey: hotkey } : { kind: 'baseline' }),
-});
 const post = (runs: object[]) =>
   t.call({ method: 'POST', url: '/v1/competitions/c/runs', headers: admin, payload: { runs } });
 const get = async (query = '') => {

@@ -179,3 +179,15 @@ export async function seedCompetition(t: TestApp, id = 'comp', body: Record<stri
   const v = await t.call({ method: 'POST', url: '/v1/validators', headers: admin, payload: { name: 'validator' } });
   return { validatorKey: v.body.apiKey as string, validatorId: v.body.id as string };
 }
+
+/**
+ * A SWE-bench run of task `a`: a baseline run (no hotkey) or a miner's, with 1,000 input tokens
+ * and `output` output tokens.
+ */
+export const swebenchRun = (runId: string, hotkey: string | null, resolved: boolean, output = 100) => ({
+  runId,
+  taskId: 'a',
+  resolved,
+  tokens: { input: 1000, output },
+  ...(hotkey ? { kind: 'miner', minerHotkey: hotkey } : { kind: 'baseline' }),
+});
