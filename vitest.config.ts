@@ -1,10 +1,11 @@
+import { availableParallelism } from 'node:os';
 import pg from 'pg';
 import { defineConfig } from 'vitest/config';
 
 // Test tiers as vitest projects. `npm run test:unit` runs the fast tier (in-process: the scoring
 // core, QnA import, inject-level HTTP and hostile-input suites): 84 s on a 2-core machine
 // (2026-12-02; the property suites validatorExclusion and enginesAgree are a third of it), against
-// 12 minutes for `npm test`, which runs every project. A test that starts a server process or a CLI
+// 8 to 12 minutes for `npm test`, which runs every project. A test that starts a server process or a CLI
 // child belongs to e2e, reliability or cli, never to unit.
 const UNIT = [
   'test/*.test.ts',
@@ -63,6 +64,10 @@ export default defineConfig({
     // CI (.ci/run) reads the totals from this report; the browser suite writes its own.
     reporters: process.env.CI ? ['default', ['json', { outputFile: '.vitest-results.json' }]] : ['default'],
     hookTimeout: 60_000,
+    // A worker per core (Vitest's default in a run is one fewer: a single worker on 2 cores). Most
+    // suites wait on server processes, fsync and PostgreSQL rather than compute: on a 2-core machine
+    // `npm test`'s vitest run took 476 s with two workers against 718 s with one (2026-12-03).
+    maxWorkers: availableParallelism(),
     // Every test file belongs to a project; a file outside all of them would silently not run.
     projects: [
       { extends: true, test: { name: 'unit', include: UNIT, isolate: false } },
