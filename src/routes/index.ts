@@ -12,6 +12,9 @@ import { snapshotRoutes } from './snapshots.js';
 import { taskRoutes } from './tasks.js';
 import { validatorRoutes } from './validators.js';
 
+/** The prefix of every API route. */
+export const API_PREFIX = '/v1';
+
 export const routes: FastifyPluginAsyncZod = async (app) => {
   await app.register(operationRoutes);
   await app.register(
@@ -28,6 +31,6 @@ export const routes: FastifyPluginAsyncZod = async (app) => {
       await v1.register(adminRoutes);
       await v1.register(importRoutes);
     },
-    { prefix: '/v1' },
+    { prefix: API_PREFIX },
   );
 };

@@ -20,17 +20,23 @@ import fp from 'fastify-plugin';
 import type { Metrics } from '../plugins/metrics.js';
 import { logsReads } from '../plugins/requestLog.js';
 import type { Body } from '../services/body.js';
+import { API_PREFIX } from './index.js';
+import { SCORE_READ_PATHS } from './scores.js';
 import { represent } from './sendBody.js';
 
-const PREFIX = '/v1/competitions/';
+const PARAM = ':competitionId';
+/** What comes before the competition id in each path: the same for both reads. */
+const PREFIX = `${API_PREFIX}${SCORE_READ_PATHS.leaderboard.slice(0, SCORE_READ_PATHS.leaderboard.indexOf(PARAM))}`;
 
-type Read = 'leaderboard' | 'weights';
+type Read = keyof typeof SCORE_READ_PATHS;
 
-/** The reads answered here, by the rest of the path after the competition id. */
-const READS = new Map<string, { read: Read; route: string }>([
-  ['/leaderboard', { read: 'leaderboard', route: `${PREFIX}:competitionId/leaderboard` }],
-  ['/weights', { read: 'weights', route: `${PREFIX}:competitionId/weights` }],
-]);
+/** The reads answered here, by the rest of the path after the competition id, with their route (its metrics series). */
+const READS = new Map(
+  (Object.keys(SCORE_READ_PATHS) as Read[]).map((read) => {
+    const path = SCORE_READ_PATHS[read];
+    return [path.slice(path.indexOf(PARAM) + PARAM.length), { read, route: `${API_PREFIX}${path}` }];
+  }),
+);
 
 type Observer = (status: number, seconds: number) => void;
 

@@ -3,11 +3,17 @@ import { CompetitionParams, StagesQuery, problems } from '../schemas/common.js';
 import { LeaderboardPageSchema, LeaderboardQuery, WeightsSchema } from '../schemas/scores.js';
 import { sendBody } from './sendBody.js';
 
+/** The paths of the two reads every dashboard polls, under the API prefix (also answered by ./keptReads.ts). */
+export const SCORE_READ_PATHS = {
+  leaderboard: '/competitions/:competitionId/leaderboard',
+  weights: '/competitions/:competitionId/weights',
+} as const;
+
 export const scoreRoutes: FastifyPluginAsyncZod = async (app) => {
   const { scores } = app.services;
 
   app.get(
-    '/competitions/:competitionId/leaderboard',
+    SCORE_READ_PATHS.leaderboard,
     {
       config: { access: 'public' },
       compress: false,
@@ -31,7 +37,7 @@ export const scoreRoutes: FastifyPluginAsyncZod = async (app) => {
   );
 
   app.get(
-    '/competitions/:competitionId/weights',
+    SCORE_READ_PATHS.weights,
     {
       config: { access: 'public' },
       compress: false,
