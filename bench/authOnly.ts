@@ -1,9 +1,12 @@
 // Signed against bearer ingest alone (issue 10's 5% target), without the rest of the benchmark:
-// the server from dist/, the reference competition's first N batches into fresh competitions, in
-// rounds of A B C C B A, with each thread's CPU time of the server read from /proc meanwhile.
-//   node --import tsx bench/authOnly.ts [--batches N] [--rounds R]   (BENCH_SERVER_NODE_ARGS as bench/run.ts)
+// the server from dist/, the first N batches of a size's competition (the reference by default)
+// into fresh competitions, in blocks whose order of modes rotates (bench/authCompare.ts), with each
+// thread's CPU time of the server read from /proc meanwhile. Each round moves by several percent on
+// a shared machine: the last line pools the rounds.
+//   npm run bench:auth [-- --batches N --rounds R --size 1x|2x|4x]   (BENCH_SERVER_NODE_ARGS as bench/run.ts)
 import { readdirSync, readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
+import { sizeNamed } from './cli.js';
 import { buildCompetition, runBatches, SIZES } from './generate.js';
 import { launch } from './launch.js';
 import { statCpuSeconds } from './load.js';
@@ -11,7 +14,11 @@ import { BENCH_SIGNATURE_WINDOW_MS, compareAuth } from './authCompare.js';
 import { tempDir } from '../test/support/tempDir.js';
 
 const { values } = parseArgs({
-  options: { batches: { type: 'string', default: '40' }, rounds: { type: 'string', default: '3' } },
+  options: {
+    batches: { type: 'string', default: '40' },
+    rounds: { type: 'string', default: '3' },
+    size: { type: 'string', default: 'reference' },
+  },
 });
 const batches = Number(values.batches);
 const ADMIN = 'bench-admin-token-authonly';
@@ -32,7 +39,7 @@ function threadCpu(pid: number): Record<string, number> {
   return out;
 }
 
-const c = buildCompetition(SIZES.reference, 1);
+const c = buildCompetition(SIZES[sizeNamed(values.size)], 1);
 const { bodies, counts } = runBatches(c, 1000);
 const tmp = tempDir('authonly');
 const server = await launch({
@@ -44,7 +51,9 @@ const server = await launch({
   nodeArgs: (process.env.BENCH_SERVER_NODE_ARGS ?? '').split(' ').filter(Boolean),
 });
 try {
-  const ratios = [];
+  const ratios = { signed: [] as number[], presigned: [] as number[] };
+  // Pooled over the rounds: each mode's runs over its seconds, and its main-thread CPU over its batches.
+  const pooled = { bearer: { s: 0, main: 0 }, presigned: { s: 0, main: 0 }, signed: { s: 0, main: 0 } };
   for (let r = 0; r < Number(values.rounds); r++) {
     const byMode: Record<string, { wall: number; cpu: Record<string, number> }> = {};
     let at = { t: 0, cpu: {} as Record<string, number> };
@@ -98,9 +107,25 @@ try {
     console.log(
       `round ${r}: bearer ${a.bearerRunsPerSecond}, signed ${a.signedRunsPerSecond} (${a.ratio}x), presigned ${a.presignedRunsPerSecond} (${a.serverRatio}x); server threads busy (share of each mode's time): ${cpu}`,
     );
-    ratios.push(a.ratio);
+    ratios.signed.push(a.ratio);
+    ratios.presigned.push(a.serverRatio);
+    const rates = { bearer: a.bearerRunsPerSecond, presigned: a.presignedRunsPerSecond, signed: a.signedRunsPerSecond };
+    for (const mode of ['bearer', 'presigned', 'signed'] as const) {
+      pooled[mode].s += a.runsPerMode / rates[mode];
+      pooled[mode].main += perBatch(mode).main;
+    }
   }
-  console.log(`signed / bearer by round: ${ratios.join(', ')}`);
+  const rounds = ratios.signed.length;
+  const main = (mode: keyof typeof pooled) => (pooled[mode].main / rounds).toFixed(1);
+  console.log(
+    `signed / bearer by round: ${ratios.signed.join(', ')}; presigned / bearer: ${ratios.presigned.join(', ')}`,
+  );
+  // The rounds' rates move by several percent each on a shared machine; the pooled figure is the one to compare.
+  console.log(
+    `pooled over ${rounds} rounds: presigned / bearer ${(pooled.bearer.s / pooled.presigned.s).toFixed(3)}x, ` +
+      `signed / bearer ${(pooled.bearer.s / pooled.signed.s).toFixed(3)}x; main-thread CPU ms a batch: ` +
+      `bearer ${main('bearer')}, presigned ${main('presigned')}, signed ${main('signed')}`,
+  );
 } finally {
   await server.stop();
   tmp.remove();

@@ -7,6 +7,13 @@ import type { Engine } from '../src/db/store.js';
 
 const ALIASES: Record<string, SizeName> = { '1x': 'reference', '4x': 'large' };
 
+/** A size by its name or alias (1x, 4x); throws with the accepted names otherwise. */
+export function sizeNamed(value: string): SizeName {
+  const size = (ALIASES[value] ?? value) as SizeName;
+  if (!(size in SIZES)) throw new Error(`--size must be small, reference (1x), 2x or large (4x), got ${value}`);
+  return size;
+}
+
 export function parseCli() {
   const { values } = parseArgs({
     options: {
@@ -18,8 +25,7 @@ export function parseCli() {
       engine: { type: 'string', default: 'sqlite' },
     },
   });
-  const size = (ALIASES[values.size] ?? values.size) as SizeName;
-  if (!(size in SIZES)) throw new Error(`--size must be small, reference (1x), 2x or large (4x), got ${values.size}`);
+  const size = sizeNamed(values.size);
   const seed = Number(values.seed);
   if (!Number.isInteger(seed)) throw new Error(`--seed must be an integer, got ${values.seed}`);
   const authBatches = Number(values['auth-batches']);
