@@ -134,3 +134,24 @@ export async function compareAuth(
     serverRatio: r3(rate('presigned') / rate('bearer')),
   };
 }
+
+/** Rounds of `compareAuth` taken together: each mode's runs over its seconds, and each round's ratios. */
+export function poolRounds(rounds: AuthCompare[]): AuthCompare & { rounds: { ratio: number; serverRatio: number }[] } {
+  const seconds = (rate: (a: AuthCompare) => number) => rounds.reduce((s, a) => s + a.runsPerMode / rate(a), 0);
+  const runs = rounds.reduce((s, a) => s + a.runsPerMode, 0);
+  const rate = (get: (a: AuthCompare) => number) => Math.round(runs / seconds(get));
+  const bearer = rate((a) => a.bearerRunsPerSecond);
+  const signed = rate((a) => a.signedRunsPerSecond);
+  const presigned = rate((a) => a.presignedRunsPerSecond);
+  const r3 = (x: number) => Math.round(x * 1000) / 1000;
+  return {
+    batches: rounds.reduce((s, a) => s + a.batches, 0),
+    runsPerMode: runs,
+    bearerRunsPerSecond: bearer,
+    signedRunsPerSecond: signed,
+    presignedRunsPerSecond: presigned,
+    ratio: r3(signed / bearer),
+    serverRatio: r3(presigned / bearer),
+    rounds: rounds.map(({ ratio, serverRatio }) => ({ ratio, serverRatio })),
+  };
+}

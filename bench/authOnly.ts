@@ -10,7 +10,7 @@ import { sizeNamed } from './cli.js';
 import { buildCompetition, runBatches, SIZES } from './generate.js';
 import { launch } from './launch.js';
 import { statCpuSeconds } from './load.js';
-import { BENCH_SIGNATURE_WINDOW_MS, compareAuth } from './authCompare.js';
+import { BENCH_SIGNATURE_WINDOW_MS, compareAuth, poolRounds, type AuthCompare } from './authCompare.js';
 import { tempDir } from '../test/support/tempDir.js';
 
 const { values } = parseArgs({
@@ -51,9 +51,9 @@ const server = await launch({
   nodeArgs: (process.env.BENCH_SERVER_NODE_ARGS ?? '').split(' ').filter(Boolean),
 });
 try {
-  const ratios = { signed: [] as number[], presigned: [] as number[] };
-  // Pooled over the rounds: each mode's runs over its seconds, and its main-thread CPU over its batches.
-  const pooled = { bearer: { s: 0, main: 0 }, presigned: { s: 0, main: 0 }, signed: { s: 0, main: 0 } };
+  const results: AuthCompare[] = [];
+  /** Each mode's main-thread CPU ms a batch, summed over the rounds. */
+  const mainMs = { bearer: 0, presigned: 0, signed: 0 };
   for (let r = 0; r < Number(values.rounds); r++) {
     const byMode: Record<string, { wall: number; cpu: Record<string, number> }> = {};
     let at = { t: 0, cpu: {} as Record<string, number> };
@@ -107,24 +107,18 @@ try {
     console.log(
       `round ${r}: bearer ${a.bearerRunsPerSecond}, signed ${a.signedRunsPerSecond} (${a.ratio}x), presigned ${a.presignedRunsPerSecond} (${a.serverRatio}x); server threads busy (share of each mode's time): ${cpu}`,
     );
-    ratios.signed.push(a.ratio);
-    ratios.presigned.push(a.serverRatio);
-    const rates = { bearer: a.bearerRunsPerSecond, presigned: a.presignedRunsPerSecond, signed: a.signedRunsPerSecond };
-    for (const mode of ['bearer', 'presigned', 'signed'] as const) {
-      pooled[mode].s += a.runsPerMode / rates[mode];
-      pooled[mode].main += perBatch(mode).main;
-    }
+    results.push(a);
+    for (const mode of ['bearer', 'presigned', 'signed'] as const) mainMs[mode] += perBatch(mode).main;
   }
-  const rounds = ratios.signed.length;
-  const main = (mode: keyof typeof pooled) => (pooled[mode].main / rounds).toFixed(1);
+  const p = poolRounds(results);
+  const main = (mode: keyof typeof mainMs) => (mainMs[mode] / results.length).toFixed(1);
   console.log(
-    `signed / bearer by round: ${ratios.signed.join(', ')}; presigned / bearer: ${ratios.presigned.join(', ')}`,
+    `signed / bearer by round: ${p.rounds.map((x) => x.ratio).join(', ')}; presigned / bearer: ${p.rounds.map((x) => x.serverRatio).join(', ')}`,
   );
   // The rounds' rates move by several percent each on a shared machine; the pooled figure is the one to compare.
   console.log(
-    `pooled over ${rounds} rounds: presigned / bearer ${(pooled.bearer.s / pooled.presigned.s).toFixed(3)}x, ` +
-      `signed / bearer ${(pooled.bearer.s / pooled.signed.s).toFixed(3)}x; main-thread CPU ms a batch: ` +
-      `bearer ${main('bearer')}, presigned ${main('presigned')}, signed ${main('signed')}`,
+    `pooled over ${results.length} rounds: presigned / bearer ${p.serverRatio}x, signed / bearer ${p.ratio}x; ` +
+      `main-thread CPU ms a batch: bearer ${main('bearer')}, presigned ${main('presigned')}, signed ${main('signed')}`,
   );
 } finally {
   await server.stop();

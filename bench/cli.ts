@@ -20,6 +20,7 @@ export function parseCli() {
       size: { type: 'string', default: 'reference' },
       seed: { type: 'string', default: '1' },
       'auth-batches': { type: 'string', default: '96' },
+      'auth-rounds': { type: 'string', default: '4' },
       load: { type: 'string', default: 'auto' },
       server: { type: 'string', default: 'tsx' },
       engine: { type: 'string', default: 'sqlite' },
@@ -31,6 +32,9 @@ export function parseCli() {
   const authBatches = Number(values['auth-batches']);
   if (!Number.isInteger(authBatches) || authBatches < 0)
     throw new Error(`--auth-batches must be a non-negative integer, got ${values['auth-batches']}`);
+  const authRounds = Number(values['auth-rounds']);
+  if (!Number.isInteger(authRounds) || authRounds < 1)
+    throw new Error(`--auth-rounds must be a positive integer, got ${values['auth-rounds']}`);
   if (!['auto', 'wrk', 'autocannon'].includes(values.load))
     throw new Error(`--load must be auto, wrk or autocannon, got ${values.load}`);
   if (values.server !== 'tsx' && values.server !== 'dist')
@@ -39,7 +43,7 @@ export function parseCli() {
   if (values.engine !== 'sqlite' && values.engine !== 'postgres')
     throw new Error(`--engine must be sqlite or postgres, got ${values.engine}`);
   const engine: Engine = values.engine;
-  return { size, seed, authBatches, load: values.load, server, engine };
+  return { size, seed, authBatches, authRounds, load: values.load, server, engine };
 }
 
 export const load1 = () => Math.round((os.loadavg()[0] ?? 0) * 100) / 100;

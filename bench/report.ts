@@ -105,7 +105,7 @@ export function figures(r: Measured): Figure[] {
     ...(r.auth
       ? [
           f(
-            'signed ingest (Epistula, batches signed beforehand)',
+            'signed ingest (Epistula, batches signed beforehand; pooled rounds)',
             r.auth.presignedRunsPerSecond,
             'runs/s',
             { name: 'bearer ingest, same batches, interleaved', value: r.auth.bearerRunsPerSecond },
@@ -222,12 +222,14 @@ export interface Measured {
     snapshotAfterDeletes: { takeMs: number; inputMs: number; inputBytes: number };
     deletes: { deletes: number; seconds: number; deletesPerSecond: number };
   };
+  /** Pooled over rounds (bench/authCompare.ts, poolRounds). */
   auth?: {
     bearerRunsPerSecond: number;
     signedRunsPerSecond: number;
     presignedRunsPerSecond: number;
     ratio: number;
     serverRatio: number;
+    rounds: { ratio: number; serverRatio: number }[];
   };
 }
 
@@ -289,8 +291,9 @@ export function printAll(r: Measured, rows: Figure[]): void {
   if (r.auth) {
     const a = r.auth;
     console.log(
-      `  ingest bearer / presigned / signed as sent: ${a.bearerRunsPerSecond} / ${a.presignedRunsPerSecond} / ${a.signedRunsPerSecond} runs/s (${a.serverRatio}x / ${a.ratio}x bearer; "as sent" signs each batch in the benchmark's process, on the server's cores: a validator signs on its own machine)`,
+      `  ingest bearer / presigned / signed as sent, pooled over ${a.rounds.length} rounds on a server of its own: ${a.bearerRunsPerSecond} / ${a.presignedRunsPerSecond} / ${a.signedRunsPerSecond} runs/s (${a.serverRatio}x / ${a.ratio}x bearer; "as sent" signs each batch in the benchmark's process, on the server's cores: a validator signs on its own machine)`,
     );
+    console.log(`  presigned / bearer by round: ${a.rounds.map((x) => x.serverRatio).join(', ')}`);
   }
   console.log(`  server peak RSS before the import: ${r.memory.peakRssMbBeforeImport ?? '-'} MB`);
   if (r.engine === 'postgres')
