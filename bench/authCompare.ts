@@ -45,6 +45,7 @@ async function competition(url: string, admin: string, id: string, c: Competitio
 }
 
 const MODES = ['bearer', 'presigned', 'signed'] as const;
+const r3 = (x: number) => Math.round(x * 1000) / 1000;
 type Mode = (typeof MODES)[number];
 /** Batches per block: two per client, so each block fills the clients twice over. */
 const BLOCK = 8;
@@ -123,7 +124,6 @@ export async function compareAuth(
   }
   const runs = counts.reduce((s, n) => s + n, 0);
   const rate = (m: keyof typeof seconds) => Math.round(runs / seconds[m]);
-  const r3 = (x: number) => Math.round(x * 1000) / 1000;
   return {
     batches: bodies.length,
     runsPerMode: runs,
@@ -143,7 +143,6 @@ export function poolRounds(rounds: AuthCompare[]): AuthCompare & { rounds: { rat
   const bearer = rate((a) => a.bearerRunsPerSecond);
   const signed = rate((a) => a.signedRunsPerSecond);
   const presigned = rate((a) => a.presignedRunsPerSecond);
-  const r3 = (x: number) => Math.round(x * 1000) / 1000;
   return {
     batches: rounds.reduce((s, a) => s + a.batches, 0),
     runsPerMode: runs,

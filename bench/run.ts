@@ -98,7 +98,16 @@ async function main(): Promise<void> {
       ...storage.serverEnv,
     };
     const nodeArgs = (process.env.BENCH_SERVER_NODE_ARGS ?? '').split(' ').filter(Boolean);
-    const start = () => launch({ dbPath, adminToken: ADMIN, build: args.server, env, nodeArgs });
+    const start = (path = dbPath) => launch({ dbPath: path, adminToken: ADMIN, build: args.server, env, nodeArgs });
+    /** Stops the running server and its sampler; keeps its output (BENCH_SERVER_OUTPUT) and what was sampled. */
+    const stopServer = async (which: string) => {
+      const seen = { peak: rss!.peakMb(), byPhase: rss!.sampledMb(), parts: rss!.sampledPartsMb() };
+      saveServerOutput(server!, which);
+      rss!.stop();
+      await server!.stop();
+      server = null;
+      return seen;
+    };
     phase('server-start');
     server = await start();
     rss = rssSampler(server.pid);
@@ -183,13 +192,7 @@ async function main(): Promise<void> {
     log(
       `import: ${imp.rows} tasks, commit ${imp.commitSeconds} s; reads p99 ${imp.reads.p99Ms} ms, max ${imp.reads.maxMs} ms`,
     );
-    const peakFirst = rss.peakMb();
-    const rssFirst = rss.sampledMb();
-    const partsFirst = rss.sampledPartsMb();
-    saveServerOutput(server, 'first');
-    rss.stop();
-    await server.stop();
-    server = null;
+    const firstSeen = await stopServer('first');
 
     phase('restart');
     log('restart on the same database...');
@@ -244,13 +247,7 @@ async function main(): Promise<void> {
       readPaths,
     );
     log(`deletes: ${deletes.deletesPerSecond} runs/s; snapshot after them ${afterDeletes.takeMs} ms`);
-    const peakSecond = rss.peakMb();
-    const rssSecond = rss.sampledMb();
-    const partsSecond = rss.sampledPartsMb();
-    saveServerOutput(server, 'restarted');
-    rss.stop();
-    await server.stop();
-    server = null;
+    const secondSeen = await stopServer('restarted');
     const databaseMb = await storage.databaseMb();
 
     // Signed against bearer ingest (issue 10), last, on a server of its own: its rounds add
@@ -260,18 +257,10 @@ async function main(): Promise<void> {
     // main thread, through the first rounds (4x, 2026-12-03: one round 0.807x). Smaller tables make
     // a batch cheaper, so the signature's share is the larger there. Its peak counts in the peak RSS.
     let auth;
-    let peakAuth: number | null = null;
-    let rssAuth: Record<string, number> = {};
-    let partsAuth: ReturnType<RssSampler['sampledPartsMb']> = {};
+    let authSeen: Awaited<ReturnType<typeof stopServer>> | null = null;
     if (authBodies.length > 0) {
       phase('auth-start');
-      const authServer = await launch({
-        dbPath: `${tmp.dir}/auth.db`,
-        adminToken: ADMIN,
-        build: args.server,
-        env,
-        nodeArgs,
-      });
+      const authServer = await start(`${tmp.dir}/auth.db`);
       server = authServer;
       rss = rssSampler(authServer.pid);
       phase('auth', rss);
@@ -288,17 +277,11 @@ async function main(): Promise<void> {
       log(
         `pooled: bearer ${auth.bearerRunsPerSecond}, presigned ${auth.presignedRunsPerSecond}, signed as sent ${auth.signedRunsPerSecond} runs/s`,
       );
-      peakAuth = rss.peakMb();
-      rssAuth = rss.sampledMb();
-      partsAuth = rss.sampledPartsMb();
-      saveServerOutput(server, 'auth');
-      rss.stop();
-      await server.stop();
-      server = null;
+      authSeen = await stopServer('auth');
     }
     phase('end');
 
-    const peaks = [peakFirst, peakSecond, peakAuth].filter((p): p is number => p !== null);
+    const peaks = [firstSeen.peak, secondSeen.peak, authSeen?.peak ?? null].filter((p): p is number => p !== null);
     const peakRssMb = peaks.length > 0 ? Math.round(Math.max(...peaks)) : null;
     const readyMs = r2(restarted.readyMs);
     const result = {
@@ -336,17 +319,17 @@ async function main(): Promise<void> {
       memory: {
         peakRssMb,
         peakRssMbBeforeImport: peakBeforeImport === null ? null : Math.round(peakBeforeImport),
-        peakRssMbAfterRestart: peakSecond === null ? null : Math.round(peakSecond),
-        peakRssMbAuthServer: peakAuth === null ? null : Math.round(peakAuth),
+        peakRssMbAfterRestart: secondSeen.peak === null ? null : Math.round(secondSeen.peak),
+        peakRssMbAuthServer: authSeen?.peak == null ? null : Math.round(authSeen.peak),
         maxSampledRssMbByPhase: {
-          ...rssFirst,
-          ...prefixed('restarted ', rssSecond),
-          ...prefixed('auth server ', rssAuth),
+          ...firstSeen.byPhase,
+          ...prefixed('restarted ', secondSeen.byPhase),
+          ...prefixed('auth server ', authSeen?.byPhase ?? {}),
         },
         maxSampledAnonFileMbByPhase: {
-          ...partsFirst,
-          ...prefixed('restarted ', partsSecond),
-          ...prefixed('auth server ', partsAuth),
+          ...firstSeen.parts,
+          ...prefixed('restarted ', secondSeen.parts),
+          ...prefixed('auth server ', authSeen?.parts ?? {}),
         },
       },
       floors: {
