@@ -28,7 +28,7 @@ const UNIT = [
 // projects below with SCORING_TEST_ENGINE=postgres.
 const BOTH_ENGINES = ['test/http/**/*.test.ts', 'test/reliability/**/*.test.ts', 'test/e2e/**/*.test.ts'];
 /** Suites in those folders that never open a store: once is enough. */
-const ENGINE_FREE = ['test/reliability/heapGrowth.test.ts'];
+const ENGINE_FREE = ['test/reliability/heapGrowth.test.ts', 'test/reliability/benchLoad.test.ts'];
 
 /**
  * Whether the PostgreSQL projects run: where no server answers they are left out with a notice,

@@ -22,6 +22,13 @@ export interface Load {
    * read (`withCpu`). Less swayed than requests per second by others' work on the machine.
    */
   cpuSeconds?: number;
+  /**
+   * CPU time of the load generator itself over the load, seconds (wrk: the benchmark's reaped
+   * children on /proc; autocannon: its child's own count). Near one core's worth of the window,
+   * the generator was saturated, and the rate and latency it saw were its own limit, not the
+   * server's (`generatorCores`).
+   */
+  clientCpuSeconds?: number;
 }
 
 /** wrk when it runs (it prints its usage and exits 1 for --version), else autocannon. */
@@ -56,6 +63,7 @@ function runWrk(
   const args = ['-t1', `-c${connections}`, `-d${seconds}s`, '--timeout', '5s', '-s', script];
   for (const [name, value] of Object.entries(headers)) args.push('-H', `${name}: ${value}`);
   args.push(url);
+  const before = reapedChildrenCpuSeconds();
   return new Promise((resolve, reject) => {
     const child = spawn('wrk', args, { stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
@@ -69,6 +77,8 @@ function runWrk(
       if (w.errors! + w.non2xx! + w.timeouts! > 0)
         return reject(new Error(`wrk on ${url}: ${w.errors} errors, ${w.non2xx} non-2xx, ${w.timeouts} timeouts`));
       const s = w.durationUs! / 1e6;
+      // Node has reaped wrk by its 'exit': its CPU time is in this process's children's count.
+      const after = reapedChildrenCpuSeconds();
       resolve({
         tool: 'wrk',
         connections,
@@ -78,6 +88,7 @@ function runWrk(
         p50Ms: r2(w.p50Us! / 1000),
         p99Ms: r2(w.p99Us! / 1000),
         megabytesPerSecond: Math.round(w.bytes! / s / 1e5) / 10,
+        ...(before !== null && after !== null ? { clientCpuSeconds: r2(after - before) } : {}),
       });
     });
   });
@@ -94,6 +105,8 @@ interface AutocannonReply {
     non2xx: number;
     timeouts: number;
   };
+  /** The child's CPU time over the load alone (process.cpuUsage, µs). */
+  cpu?: { user: number; system: number };
 }
 
 function runAutocannon(
@@ -121,6 +134,7 @@ function runAutocannon(
         p50Ms: r.latency.p50,
         p99Ms: r.latency.p99,
         megabytesPerSecond: Math.round(r.throughput.average / 1e5) / 10,
+        ...(m.cpu ? { clientCpuSeconds: r2((m.cpu.user + m.cpu.system) / 1e6) } : {}),
       });
     });
     child.send({ url, connections, duration: seconds, headers });
@@ -156,6 +170,10 @@ function merge(a: Load, b: Load): Load {
     megabytesPerSecond:
       Math.round(((a.megabytesPerSecond * a.seconds + b.megabytesPerSecond * b.seconds) / seconds) * 10) / 10,
     cpuSeconds: a.cpuSeconds !== undefined && b.cpuSeconds !== undefined ? a.cpuSeconds + b.cpuSeconds : undefined,
+    clientCpuSeconds:
+      a.clientCpuSeconds !== undefined && b.clientCpuSeconds !== undefined
+        ? r2(a.clientCpuSeconds + b.clientCpuSeconds)
+        : undefined,
   };
 }
 
@@ -164,6 +182,28 @@ export function statCpuSeconds(stat: string): number {
   const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   return (Number(f[11]) + Number(f[12])) / 100;
 }
+
+/** cutime + cstime of a /proc `stat` line: the CPU seconds of the children it has reaped. */
+export function statReapedChildrenCpuSeconds(stat: string): number {
+  const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(f[13]) + Number(f[14])) / 100;
+}
+
+/** CPU seconds of the children this process has waited for (Linux /proc); null elsewhere. */
+function reapedChildrenCpuSeconds(): number | null {
+  try {
+    return statReapedChildrenCpuSeconds(readFileSync('/proc/self/stat', 'utf8'));
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Cores the load generator kept busy over a load, or null when not recorded. One thread of wrk (or
+ * autocannon's event loop) can use one core at most: at about 1 it set the pace.
+ */
+export const generatorCores = (l: { clientCpuSeconds?: number; seconds: number }): number | null =>
+  l.clientCpuSeconds === undefined || l.seconds <= 0 ? null : Math.round((l.clientCpuSeconds / l.seconds) * 100) / 100;
 
 /** CPU seconds of a process, all threads (Linux /proc); null elsewhere. */
 function processCpuSeconds(pid: number): number | null {

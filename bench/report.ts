@@ -5,7 +5,7 @@
 import type { Engine } from '../src/db/store.js';
 import type { SizeName } from './generate.js';
 import type { ReadsDuring } from './reader.js';
-import { cpuUsPerRequest } from './load.js';
+import { cpuUsPerRequest, generatorCores } from './load.js';
 
 export interface Figure {
   figure: string;
@@ -247,6 +247,22 @@ interface WarmLoad {
   p99Ms: number;
   totalRequests?: number;
   cpuSeconds?: number;
+  seconds: number;
+  clientCpuSeconds?: number;
+}
+
+/** At or above this many cores busy, the load generator (one thread) set the pace of a load. */
+export const SATURATED_CORES = 0.9;
+
+/**
+ * "server / floor cores" the load generator kept busy, flagged when both loads saturated it, or null
+ * when the results lack it (before 2026-12-03 23:00 UTC).
+ */
+export function generatorLine(server: WarmLoad, floor: WarmLoad): string | null {
+  const a = generatorCores(server);
+  const b = generatorCores(floor);
+  if (a === null || b === null) return null;
+  return `${a} / ${b}${a >= SATURATED_CORES && b >= SATURATED_CORES ? ' (saturated both times)' : ''}`;
 }
 
 /** "server / floor µs of CPU a request (ratio)", or null when the results lack it. */
@@ -287,6 +303,24 @@ export function printAll(r: Measured, rows: Figure[]): void {
   if (plain)
     console.log(
       `  warm reads, CPU time a request (all threads), server / plain node:http: ${plain}${packed ? `; as a browser asks ${packed}` : ''}${restarted ? `; after the restart ${restarted}` : ''} (less swayed by others' work than req/s)`,
+    );
+  const loads: [string, WarmLoad, WarmLoad][] = [
+    ['uncompressed', r.warm, r.warmFloor],
+    ...(r.warmCompressed
+      ? [['as a browser asks', r.warmCompressed, r.warmCompressed.floor] as [string, WarmLoad, WarmLoad]]
+      : []),
+    ...(r.warmRestarted
+      ? [['after the restart', r.warmRestarted, r.warmRestarted.floor] as [string, WarmLoad, WarmLoad]]
+      : []),
+  ];
+  const generator = loads.map(([label, a, b]) => [label, generatorLine(a, b)] as const).filter(([, g]) => g !== null);
+  if (generator.length > 0)
+    console.log(
+      `  load generator (${r.warm.tool}, one thread) busy over the warm loads, cores, server / plain node:http: ${generator
+        .map(([label, g]) => `${label} ${g}`)
+        .join(
+          '; ',
+        )} (at ${SATURATED_CORES} or more of a core it was saturated: the rate and latency it saw were its own limit, not the server's)`,
     );
   if (r.auth) {
     const a = r.auth;
