@@ -262,7 +262,7 @@ export function generatorLine(server: WarmLoad, floor: WarmLoad): string | null 
   const a = generatorCores(server);
   const b = generatorCores(floor);
   if (a === null || b === null) return null;
-  return `${a} / ${b}${a >= SATURATED_CORES && b >= SATURATED_CORES ? ' (saturated both times)' : ''}`;
+  return `${a} / ${b}${a >= SATURATED_CORES && b >= SATURATED_CORES ? ', saturated both times' : ''}`;
 }
 
 /** "server / floor µs of CPU a request (ratio)", or null when the results lack it. */

@@ -34,7 +34,7 @@ describe("the load generator's CPU time", () => {
   it('flags a warm load saturated only when both the server and its floor saturated the generator', () => {
     const load = (clientCpuSeconds: number) => ({ requestsPerSecond: 1, p99Ms: 1, seconds: 10, clientCpuSeconds });
     expect(generatorCores(load(9.6))).toBe(0.96);
-    expect(generatorLine(load(9.6), load(9.9))).toBe('0.96 / 0.99 (saturated both times)');
+    expect(generatorLine(load(9.6), load(9.9))).toBe('0.96 / 0.99, saturated both times');
     expect(generatorLine(load(9.6), load(7))).toBe('0.96 / 0.7');
     expect(generatorLine({ requestsPerSecond: 1, p99Ms: 1, seconds: 10 }, load(9))).toBeNull();
   });
