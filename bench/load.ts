@@ -177,15 +177,18 @@ function merge(a: Load, b: Load): Load {
   };
 }
 
+/** The fields of a /proc `stat` line after the command name (which may hold spaces and parentheses), from the state on. */
+const statFields = (stat: string) => stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+
 /** utime + stime, in seconds, of a /proc `stat` line (a process's or a thread's; clock ticks of 1/100 s). */
 export function statCpuSeconds(stat: string): number {
-  const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  const f = statFields(stat);
   return (Number(f[11]) + Number(f[12])) / 100;
 }
 
 /** cutime + cstime of a /proc `stat` line: the CPU seconds of the children it has reaped. */
 export function statReapedChildrenCpuSeconds(stat: string): number {
-  const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  const f = statFields(stat);
   return (Number(f[13]) + Number(f[14])) / 100;
 }
 

@@ -265,6 +265,17 @@ export function generatorLine(server: WarmLoad, floor: WarmLoad): string | null 
   return `${a} / ${b}${a >= SATURATED_CORES && b >= SATURATED_CORES ? ', saturated both times' : ''}`;
 }
 
+/** The warm loads a result holds, each beside its floor: the whole JSON, as a browser asks, after the restart. */
+function warmLoads(r: Measured): { label: string; server: WarmLoad; floor: WarmLoad }[] {
+  return [
+    { label: 'uncompressed', server: r.warm, floor: r.warmFloor },
+    ...(r.warmCompressed
+      ? [{ label: 'as a browser asks', server: r.warmCompressed, floor: r.warmCompressed.floor }]
+      : []),
+    ...(r.warmRestarted ? [{ label: 'after the restart', server: r.warmRestarted, floor: r.warmRestarted.floor }] : []),
+  ];
+}
+
 /** "server / floor µs of CPU a request (ratio)", or null when the results lack it. */
 function cpuLine(server: WarmLoad, floor: WarmLoad): string | null {
   const a = cpuUsPerRequest(server);
@@ -297,27 +308,24 @@ export function printAll(r: Measured, rows: Figure[]): void {
       ? ` with the AUTOINCREMENT run sequence, ${f.rawInsertPlainRowid.runsPerSecond} with a plain rowid (${f.autoincrementCost}x)`
       : ''
   }`);
-  const plain = cpuLine(r.warm, r.warmFloor);
-  const packed = r.warmCompressed ? cpuLine(r.warmCompressed, r.warmCompressed.floor) : null;
-  const restarted = r.warmRestarted ? cpuLine(r.warmRestarted, r.warmRestarted.floor) : null;
-  if (plain)
+  // Each warm load's CPU a request and its generator's cores, "label value; …" (the first load,
+  // the whole JSON, unlabelled in the CPU line).
+  const perLoad = (line: (server: WarmLoad, floor: WarmLoad) => string | null) =>
+    warmLoads(r)
+      .map(({ label, server, floor }) => ({ label, value: line(server, floor) }))
+      .filter((e): e is { label: string; value: string } => e.value !== null);
+  const cpu = perLoad(cpuLine);
+  if (cpu[0]?.label === 'uncompressed')
     console.log(
-      `  warm reads, CPU time a request (all threads), server / plain node:http: ${plain}${packed ? `; as a browser asks ${packed}` : ''}${restarted ? `; after the restart ${restarted}` : ''} (less swayed by others' work than req/s)`,
+      `  warm reads, CPU time a request (all threads), server / plain node:http: ${cpu
+        .map((e, i) => (i === 0 ? e.value : `${e.label} ${e.value}`))
+        .join('; ')} (less swayed by others' work than req/s)`,
     );
-  const loads: [string, WarmLoad, WarmLoad][] = [
-    ['uncompressed', r.warm, r.warmFloor],
-    ...(r.warmCompressed
-      ? [['as a browser asks', r.warmCompressed, r.warmCompressed.floor] as [string, WarmLoad, WarmLoad]]
-      : []),
-    ...(r.warmRestarted
-      ? [['after the restart', r.warmRestarted, r.warmRestarted.floor] as [string, WarmLoad, WarmLoad]]
-      : []),
-  ];
-  const generator = loads.map(([label, a, b]) => [label, generatorLine(a, b)] as const).filter(([, g]) => g !== null);
+  const generator = perLoad(generatorLine);
   if (generator.length > 0)
     console.log(
       `  load generator (${r.warm.tool}, one thread) busy over the warm loads, cores, server / plain node:http: ${generator
-        .map(([label, g]) => `${label} ${g}`)
+        .map((e) => `${e.label} ${e.value}`)
         .join(
           '; ',
         )} (at ${SATURATED_CORES} or more of a core it was saturated: the rate and latency it saw were its own limit, not the server's)`,
