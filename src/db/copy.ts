@@ -64,8 +64,12 @@ interface TableSpec {
   pageRows: number;
 }
 
-/** Tables only PostgreSQL has; filled (competition_versions) or skipped by the copy itself. */
-const PG_ONLY = new Set(['competition_versions']);
+/**
+ * Tables the copy does not carry over: competition_versions, which only PostgreSQL has (the copy
+ * fills it), and each engine's saved scores (a server's start-up cache of its own, whose rows stand
+ * for versions or triggers of the database they were saved in; src/db/savedScores.ts).
+ */
+const NOT_COPIED = new Set(['competition_versions', 'saved_scores']);
 /** Bounds a page's memory: tasks carry the QnA text and snapshots their whole document. */
 const PAGE_ROWS: Record<string, number> = { tasks: 200, snapshots: 8 };
 const DEFAULT_PAGE_ROWS = 2000;
@@ -91,7 +95,7 @@ export function copyTables(): TableSpec[] {
   const configs = (Object.values(pgSchema) as unknown[])
     .filter((t): t is PgTable => is(t, PgTable))
     .map((t) => getTableConfig(t))
-    .filter((c) => !PG_ONLY.has(c.name))
+    .filter((c) => !NOT_COPIED.has(c.name))
     .sort((a, b) => a.name.localeCompare(b.name));
   const order: typeof configs = [];
   const placed = new Set<string>();
@@ -414,7 +418,7 @@ async function postgresTarget(url: string): Promise<Target> {
     throw new CopyError(`cannot migrate the target ${where}: ${(e as Error).message}`);
   }
   const client = await connect(url, 'target');
-  const tables = [...copyTables().map((t) => t.name), ...PG_ONLY];
+  const tables = [...copyTables().map((t) => t.name), ...NOT_COPIED];
   return {
     async begin() {
       await client.query('BEGIN');

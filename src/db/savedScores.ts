@@ -1,4 +1,5 @@
-// Scores saved at a graceful shutdown, read back at the next start (SQLite; migration 0004).
+// Scores saved at a graceful shutdown, read back at the next start (SQLite: migration 0004; the
+// PostgreSQL twin is src/db/pg/savedScores.ts).
 //
 // A start used to compute every competition's scores before listening: at 4x the reference
 // competition that is reading 332k (task, miner) rows into memory and scoring them, about 2 s of
@@ -6,9 +7,11 @@
 // hundred kB, so the server saves them as it shuts down and the next start answers from them while
 // the (task, miner) rows are read in the background (src/services/scores.ts).
 //
-// A saved row is only ever current: the migration's triggers delete a competition's row in any
-// transaction that changes what its scores are computed from (settings, tasks, miners, aggregates),
-// whichever process writes. Rows saved by other scoring code are ignored (`code`).
+// A row is used only while it is current. On SQLite a saved row is only ever current: the
+// migration's triggers delete a competition's row in any transaction that changes what its scores
+// are computed from (settings, tasks, miners, aggregates), whichever process writes. On PostgreSQL
+// a row carries the competition's version it stands for, and is used only while that is still the
+// version. Rows saved by other scoring code are ignored (`code`).
 import type { Db } from './client.js';
 import type { CompetitionScores, Stage } from '../scoring/types.js';
 
@@ -19,7 +22,21 @@ export interface SavedScores {
   scores: CompetitionScores;
 }
 
-export function savedScoresRepo(db: Db) {
+/** What both engines' repositories answer (synchronously here; src/db/store.ts makes it a promise). */
+export interface SavedScoresRepo {
+  /**
+   * Saves the scores `collect` hands out, which the caller vouches stand for the data as this
+   * process has been told of it: every write event told to the store's listeners is reflected.
+   * `collect` is called once, and in the same turn the engine reads what it records with them
+   * (PostgreSQL: the version this process has been told up to), so no event told in between can
+   * make the two disagree. Answers how many were saved.
+   */
+  save(code: string, collect: () => SavedScores[]): number;
+  /** The saved scores of this scoring code that are still current. */
+  load(code: string): SavedScores[];
+}
+
+export function savedScoresRepo(db: Db): SavedScoresRepo {
   const c = db.$client;
   const upsert = c.prepare(
     `INSERT INTO saved_scores (competition_id, code, stages, scores, saved_at) VALUES (?, ?, ?, ?, ?)
@@ -30,19 +47,20 @@ export function savedScoresRepo(db: Db) {
 
   return {
     /**
-     * Saves scores that stand for the data as it is now, in one transaction. The caller vouches for
-     * that: the server saves only as it shuts down, after its last write, the scores it has kept
-     * since the last write to each competition.
+     * In one transaction. One process writes the file at a time; the server saves only as it shuts
+     * down, after its last write.
      */
-    save(entries: SavedScores[], code: string): void {
+    save(code, collect) {
+      const entries = collect();
       const at = new Date().toISOString();
       c.transaction(() => {
         for (const e of entries) upsert.run(e.competitionId, code, e.stages.join(','), JSON.stringify(e.scores), at);
       }).immediate();
+      return entries.length;
     },
 
-    /** Every saved row of this scoring code (each current: see above). */
-    load(code: string): SavedScores[] {
+    /** Every saved row of this scoring code: each is current (see above). */
+    load(code) {
       return (byCode.all(code) as [string, string, string][]).map(([competitionId, stages, scores]) => ({
         competitionId,
         stages: (stages === '' ? [] : stages.split(',')) as Stage[],
@@ -51,5 +69,3 @@ export function savedScoresRepo(db: Db) {
     },
   };
 }
-
-export type SavedScoresRepo = ReturnType<typeof savedScoresRepo>;

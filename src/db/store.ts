@@ -59,8 +59,9 @@ export interface Store extends StoreRepos {
    */
   sync?(competitionId: string): Promise<void>;
   /**
-   * Scores saved at the last graceful shutdown (src/db/savedScores.ts), on SQLite only: PostgreSQL
-   * replicas compute theirs as they start.
+   * Scores saved at the last graceful shutdown (src/db/savedScores.ts). On PostgreSQL only where
+   * the process keeps count of the versions it was told (src/db/pg/open.ts), which say what the
+   * scores stand for.
    */
   readonly savedScores?: AsyncRepo<SavedScoresRepo>;
   /** True when the database answers and every migration is applied. */

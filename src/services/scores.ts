@@ -3,6 +3,7 @@
 // reports a write to that competition (src/db/events.ts): a read after an acknowledged write never
 // sees the old scores, and no write path has to remember to invalidate anything.
 import { isDeepStrictEqual } from 'node:util';
+import type { WriteEvent } from '../db/events.js';
 import type { Store } from '../db/store.js';
 import type { CompetitionSettings } from '../db/competitions.js';
 import { notFound } from '../errors.js';
@@ -291,16 +292,27 @@ export function scoresService(store: Store, observe: (seconds: number) => void =
      */
     async warm(): Promise<{ computed: number; restored: number }> {
       const all = await store.competitions.list();
-      const saved = new Map(
-        ((await store.savedScores?.load(scoringCodeIdentity())) ?? []).map((e) => [e.competitionId, e]),
-      );
+      // A competition a write event names once its saved scores are read may have moved past them
+      // (on PostgreSQL another process can write meanwhile): it is computed instead.
+      const touched = new Set<string>();
+      const note = (event: WriteEvent) => void touched.add(event.competitionId);
+      store.listeners.add(note);
       const restored: CompetitionSettings[] = [];
-      for (const c of all) {
-        const kept = saved.get(c.id);
-        if (kept && kept.stages.join(',') === c.finalStages.join(',')) {
-          restore(c, kept.scores);
-          restored.push(c);
+      try {
+        const saved = new Map(
+          ((await store.savedScores?.load(scoringCodeIdentity())) ?? []).map((e) => [e.competitionId, e]),
+        );
+        for (const c of all) {
+          const kept = saved.get(c.id);
+          if (kept && !touched.has(c.id) && kept.stages.join(',') === c.finalStages.join(',')) {
+            restore(c, kept.scores);
+            restored.push(c);
+          }
         }
+      } finally {
+        store.listeners.delete(note);
+      }
+      for (const c of all) {
         await api.leaderboard(c.id);
         await api.weights(c.id);
       }
@@ -325,10 +337,10 @@ export function scoresService(store: Store, observe: (seconds: number) => void =
     },
 
     /**
-     * Saves every competition's final-stage scores for the next start (src/db/savedScores.ts;
-     * SQLite). Called as the server shuts down, after its last write: a competition's scores are
-     * held only while no write has come since they were computed, so each stands for the data as
-     * it is. Those a write dropped since the last read (the usual case while validators send runs)
+     * Saves every competition's final-stage scores for the next start (src/db/savedScores.ts).
+     * Called as the server shuts down, after its last write: a competition's scores are held only
+     * while no write event has come since they were computed, so each stands for the data as this
+     * process was told of it (on PostgreSQL the store records that version with them). Those a write dropped since the last read (the usual case while validators send runs)
      * are computed first: with the pairs in memory that is the cost of one cold read, which the
      * next start would otherwise pay before listening. Within `budgetMs`, so a stop is never held
      * long: a competition not reached is computed at the next start.
@@ -342,16 +354,18 @@ export function scoresService(store: Store, observe: (seconds: number) => void =
         if (performance.now() > deadline) break;
         await scored(c.id, undefined);
       }
-      const entries: SavedScores[] = [];
-      for (const [competitionId, entry] of cache) {
-        const competition = entry.competition.get();
-        if (competition instanceof Promise) continue;
-        const s = entry.byStages.get(competition.finalStages.join(','))?.get();
-        if (!s || s instanceof Promise) continue;
-        entries.push({ competitionId, stages: s.scores.stages, scores: s.scores });
-      }
-      await store.savedScores.save(entries, scoringCodeIdentity());
-      return entries.length;
+      // Collected in the turn the store records what they stand for (src/db/savedScores.ts).
+      return store.savedScores.save(scoringCodeIdentity(), () => {
+        const entries: SavedScores[] = [];
+        for (const [competitionId, entry] of cache) {
+          const competition = entry.competition.get();
+          if (competition instanceof Promise) continue;
+          const s = entry.byStages.get(competition.finalStages.join(','))?.get();
+          if (!s || s instanceof Promise) continue;
+          entries.push({ competitionId, stages: s.scores.stages, scores: s.scores });
+        }
+        return entries;
+      });
     },
 
     /** The ranked list with its `total`, or a page of it, or the chosen miners (ranks of the full list). */

@@ -161,11 +161,13 @@ const sqliteBooleans = new Set(
 const postgresOnly = new Set([
   // Serializes a competition's writers and tells other processes it changed: SQLite has one writer process.
   'competition_versions',
+  // Each engine's own (src/db/savedScores.ts): PostgreSQL's rows carry the version they stand for.
+  'saved_scores',
 ]);
 
 /** Tables only SQLite has, and why. */
 const sqliteOnly = new Set([
-  // Scores saved at shutdown for the next start (src/db/savedScores.ts): PostgreSQL replicas compute theirs.
+  // Each engine's own (src/db/savedScores.ts): SQLite's triggers delete a row that stops being current.
   'saved_scores',
 ]);
 

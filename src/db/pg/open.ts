@@ -8,12 +8,14 @@
 //   competition's version, shared by the reads that arrive together (src/db/pg/freshness.ts). So
 //   a read that follows an acknowledged write on any process reflects it, notification or not.
 // After the notifier reconnects (notifications may have been lost) every competition is re-read.
+// The versions told are also what scores saved at shutdown stand for (src/db/pg/savedScores.ts).
 import { databaseUnavailable, DomainError } from '../../errors.js';
 import type { Store } from '../store.js';
 import { openPostgres, type PgLogger, type PostgresOptions } from './client.js';
 import { isUnavailable } from './unavailable.js';
 import { createFreshness } from './freshness.js';
 import { startNotifier } from './notifier.js';
+import { pgSavedScoresRepo } from './savedScores.js';
 import { createPgStore } from './store.js';
 
 export interface PostgresStoreOptions extends PostgresOptions {
@@ -73,6 +75,14 @@ export async function openPostgresStore(url: string, options: PostgresStoreOptio
 
   const store: Store = {
     ...pgStore,
+    savedScores: pgSavedScoresRepo(pool, {
+      told: (competitionId) => known.get(competitionId),
+      restore(competitionId, version) {
+        if (known.has(competitionId)) return false;
+        known.set(competitionId, version);
+        return true;
+      },
+    }),
     async sync(competitionId) {
       let versions;
       try {

@@ -295,3 +295,23 @@ export const competitionVersions = pgTable('competition_versions', {
   competitionId: text('competition_id').primaryKey(),
   version: int64('version').notNull(),
 });
+
+/**
+ * PostgreSQL's saved scores (src/db/pg/savedScores.ts): each competition's final-stage scores as a
+ * server process held them when it last shut down, with the competition's version they stand for.
+ * A start restores a row only while competition_versions still holds that version, so no trigger
+ * is needed: any write since, by any process, bumped the version. SQLite's table of the same name
+ * has no version; its triggers delete a row instead (migration 0004 of migrations/).
+ */
+export const savedScores = pgTable('saved_scores', {
+  competitionId: text('competition_id').primaryKey(),
+  /** The scoring code's identity (src/services/scoringCode.ts): scores from other code are not used. */
+  code: text('code').notNull(),
+  /** The stage set scored, comma-separated. */
+  stages: text('stages').notNull(),
+  /** The competition's version (competition_versions) the scores stand for. */
+  version: int64('version').notNull(),
+  /** The scores (CompetitionScores without per-task entries), JSON. */
+  scores: text('scores').notNull(),
+  savedAt: text('saved_at').notNull(),
+});
