@@ -252,6 +252,29 @@ export function scoresService(store: Store, observe: (seconds: number) => void =
     return scoreCompetition(one).miners.flatMap((m) => m.tasks);
   }
 
+  /** `kept`, once caught up. */
+  function keptHere(read: 'leaderboard' | 'weights', competitionId: string): Body | undefined {
+    const entry = cache.get(competitionId);
+    const competition = entry?.competition.get();
+    if (!competition || competition instanceof Promise) return undefined;
+    const s = entry!.byStages.get(competition.finalStages.join(','))?.get();
+    if (!s || s instanceof Promise) return undefined;
+    const body = read === 'leaderboard' ? leaderboardOf(s, { offset: 0 }) : weightsOf(s);
+    return body instanceof Promise ? undefined : body;
+  }
+
+  function leaderboardOf(s: Scored, page: LeaderboardPage): Maybe<Body> {
+    s.leaderboard ??= leaderboardPages(
+      leaderboardHead(s.competition.id, s.scores),
+      s.scores.miners.map(leaderboardEntry),
+    );
+    return s.leaderboard.read(page);
+  }
+
+  function weightsOf(s: Scored): Maybe<Body> {
+    return cached(s, 'weights', () => weightsBody(s.competition.id, s.scores), 'always');
+  }
+
   const api = {
     /**
      * The leaderboard and weights of a scoring input read by the caller (a snapshot, in the same
@@ -370,37 +393,23 @@ export function scoresService(store: Store, observe: (seconds: number) => void =
 
     /** The ranked list with its `total`, or a page of it, or the chosen miners (ranks of the full list). */
     leaderboard(competitionId: string, stages?: Stage[], page: LeaderboardPage = { offset: 0 }): Maybe<Body> {
-      return chain(scored(competitionId, stages), (s) => {
-        s.leaderboard ??= leaderboardPages(
-          leaderboardHead(competitionId, s.scores),
-          s.scores.miners.map(leaderboardEntry),
-        );
-        return s.leaderboard.read(page);
-      });
+      return chain(scored(competitionId, stages), (s) => leaderboardOf(s, page));
     },
 
     weights(competitionId: string, stages?: Stage[]): Maybe<Body> {
-      return chain(scored(competitionId, stages), (s) =>
-        cached(s, 'weights', () => weightsBody(competitionId, s.scores), 'always'),
-      );
+      return chain(scored(competitionId, stages), weightsOf);
     },
 
     /**
      * The whole leaderboard or the weights of the final stages, when a read would answer them at
-     * once: the scores computed and current, on storage no other process writes. Undefined
-     * otherwise; starts nothing. For answering warm reads ahead of the router (src/routes/keptReads.ts).
+     * once: the scores computed and current. Undefined otherwise; starts nothing. On PostgreSQL it
+     * first catches up with other processes' writes, as every read does (a promise then). For
+     * answering warm reads ahead of the router (src/routes/keptReads.ts).
      */
-    kept(read: 'leaderboard' | 'weights', competitionId: string): Body | undefined {
-      if (store.sync) return undefined;
-      const entry = cache.get(competitionId);
-      const competition = entry?.competition.get();
-      if (!competition || competition instanceof Promise) return undefined;
-      const s = entry!.byStages.get(competition.finalStages.join(','))?.get();
-      if (!s || s instanceof Promise) return undefined;
-      const body = api[read](competitionId);
-      return body instanceof Promise ? undefined : body;
+    kept(read: 'leaderboard' | 'weights', competitionId: string): Maybe<Body | undefined> {
+      if (store.sync) return store.sync(competitionId).then(() => keptHere(read, competitionId));
+      return keptHere(read, competitionId);
     },
-
     /** A miner's leaderboard entry and per-task breakdown; not found when it has no standing. */
     miner(competitionId: string, hotkey: string, stages?: Stage[]): Maybe<Body> {
       const missing = () => notFound(`miner ${hotkey} has no runs and no standing in competition ${competitionId}`);
