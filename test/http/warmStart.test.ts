@@ -87,6 +87,14 @@ async function reads(t: TestApp, id: string): Promise<Record<string, Json>> {
   return out;
 }
 
+/** Competitions alpha and beta (runs drawn from `seed` and `seed + 1`), saved as the app closes. */
+async function savedTwo(path: string, seed: number): Promise<void> {
+  const t = await testApp({ path });
+  await competition(t, 'alpha', seed);
+  await competition(t, 'beta', seed + 1);
+  await t.close();
+}
+
 it('answers the first reads after a restart from memory, and the same as before it', async () => {
   const path = newPath();
   const first = await testApp({ path });
@@ -146,10 +154,7 @@ it('takes a snapshot at once after a restart, equal to the reads and verifiable 
 
 it('computes a competition a write reaches between reading the saved scores and restoring them', async () => {
   const path = newPath();
-  const first = await testApp({ path });
-  await competition(first, 'alpha', 31);
-  await competition(first, 'beta', 32);
-  await first.close();
+  await savedTwo(path, 31);
 
   const again = await testApp({ path });
   try {
@@ -181,7 +186,7 @@ it('computes a competition a write reaches between reading the saved scores and 
     // new version: either way the reads below are the write's.
     if (TEST_ENGINE === 'sqlite') expect(warmed).toEqual({ computed: 1, restored: 1 });
     const now = (await again.call({ method: 'GET', url: '/v1/competitions/alpha/leaderboard' })).body;
-    const body = (await scores.leaderboard('alpha'));
+    const body = await scores.leaderboard('alpha');
     expect(JSON.parse(body.bytes.toString())).toEqual(now);
     const alice = (now as { miners: { hotkey: string; runs: number }[] }).miners.find((m) => m.hotkey === 'alice');
     expect(alice!.runs).toBe(17);
@@ -256,10 +261,7 @@ describe.runIf(TEST_ENGINE === 'postgres')('scores saved at shutdown (PostgreSQL
 
   it('does not restore a competition the process was told of before it read the saved scores', async () => {
     const path = newPath();
-    const a = await testApp({ path });
-    await competition(a, 'alpha', 25);
-    await competition(a, 'beta', 26);
-    await a.close();
+    await savedTwo(path, 25);
     const again = await testApp({ path });
     const fresh = await again.freshStore();
     try {
