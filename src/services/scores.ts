@@ -252,13 +252,19 @@ export function scoresService(store: Store, observe: (seconds: number) => void =
     return scoreCompetition(one).miners.flatMap((m) => m.tasks);
   }
 
-  /** `kept`, once caught up. */
-  function keptHere(read: 'leaderboard' | 'weights', competitionId: string): Body | undefined {
+  /** A competition's scores of its final stages if they are computed and current; starts nothing. */
+  function finalInHand(competitionId: string): Scored | undefined {
     const entry = cache.get(competitionId);
     const competition = entry?.competition.get();
     if (!competition || competition instanceof Promise) return undefined;
     const s = entry!.byStages.get(competition.finalStages.join(','))?.get();
-    if (!s || s instanceof Promise) return undefined;
+    return s instanceof Promise ? undefined : s;
+  }
+
+  /** `kept`, once caught up. */
+  function keptHere(read: 'leaderboard' | 'weights', competitionId: string): Body | undefined {
+    const s = finalInHand(competitionId);
+    if (!s) return undefined;
     const body = read === 'leaderboard' ? leaderboardOf(s, { offset: 0 }) : weightsOf(s);
     return body instanceof Promise ? undefined : body;
   }
@@ -363,9 +369,10 @@ export function scoresService(store: Store, observe: (seconds: number) => void =
      * Saves every competition's final-stage scores for the next start (src/db/savedScores.ts).
      * Called as the server shuts down, after its last write: a competition's scores are held only
      * while no write event has come since they were computed, so each stands for the data as this
-     * process was told of it (on PostgreSQL the store records that version with them). Those a write dropped since the last read (the usual case while validators send runs)
-     * are computed first: with the pairs in memory that is the cost of one cold read, which the
-     * next start would otherwise pay before listening. Within `budgetMs`, so a stop is never held
+     * process was told of it (on PostgreSQL the store records that version with them). Those a
+     * write dropped since the last read (the usual case while validators send runs) are computed
+     * first: with the pairs in memory that is the cost of one cold read, which the next start would
+     * otherwise pay before listening. Within `budgetMs`, so a stop is never held
      * long: a competition not reached is computed at the next start.
      */
     async save(budgetMs = 3000): Promise<number> {
@@ -380,12 +387,9 @@ export function scoresService(store: Store, observe: (seconds: number) => void =
       // Collected in the turn the store records what they stand for (src/db/savedScores.ts).
       return store.savedScores.save(scoringCodeIdentity(), () => {
         const entries: SavedScores[] = [];
-        for (const [competitionId, entry] of cache) {
-          const competition = entry.competition.get();
-          if (competition instanceof Promise) continue;
-          const s = entry.byStages.get(competition.finalStages.join(','))?.get();
-          if (!s || s instanceof Promise) continue;
-          entries.push({ competitionId, stages: s.scores.stages, scores: s.scores });
+        for (const competitionId of cache.keys()) {
+          const s = finalInHand(competitionId);
+          if (s) entries.push({ competitionId, stages: s.scores.stages, scores: s.scores });
         }
         return entries;
       });
