@@ -8,14 +8,10 @@
 // server's request listener itself, with what Fastify would have sent: the same rules
 // (`represent`, ./sendBody.ts), the same metrics series, counted in `scoring_kept_reads_total`.
 //
-// On PostgreSQL the read first catches up with other processes' writes, as every read does (one
-// small query shared by the reads that arrive together), and is answered here if the scores are
-// still current then.
-//
 // Anything else goes to the router unchanged: another method, a query string, a body, a
-// competition whose scores are not computed or not current, a catch-up that failed (the router's
-// read fails again and answers the error), a log level that writes a line for each read, and
-// every request once the server is closing. With `SCORING_READS_REQUIRE_TOKEN` the plugin is
+// competition whose scores are not computed or not current, storage that other processes write
+// (PostgreSQL: a read first catches up with them), a log level that writes a line for each read,
+// and every request once the server is closing. With `SCORING_READS_REQUIRE_TOKEN` the plugin is
 // not registered: every read is authenticated by the router's hooks. `inject` (the tests') always
 // goes through the router.
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -24,7 +20,6 @@ import fp from 'fastify-plugin';
 import type { Metrics } from '../plugins/metrics.js';
 import { logsReads } from '../plugins/requestLog.js';
 import type { Body } from '../services/body.js';
-import type { Maybe } from '../services/settled.js';
 import { API_PREFIX } from './index.js';
 import { SCORE_READ_PATHS } from './scores.js';
 import { represent } from './sendBody.js';
@@ -47,7 +42,7 @@ type Observer = (status: number, seconds: number) => void;
 
 export interface KeptReadsOptions {
   /** The body a read would answer at once, or undefined (src/services/scores.ts `kept`). */
-  kept: (read: Read, competitionId: string) => Maybe<Body | undefined>;
+  kept: (read: Read, competitionId: string) => Body | undefined;
   metrics: Metrics;
 }
 
@@ -67,7 +62,7 @@ export const keptReadsPlugin = fp(
     );
 
     /** The kept body a request asks for, if it is a plain GET of one the router would answer with it. */
-    function keptFor(req: IncomingMessage, what: Read, competitionId: string): Maybe<Body | undefined> {
+    function keptFor(req: IncomingMessage, what: Read, competitionId: string): Body | undefined {
       const { headers } = req;
       if (!open || req.method !== 'GET') return undefined;
       if (headers['content-length'] !== undefined || headers['transfer-encoding'] !== undefined) return undefined;
@@ -76,8 +71,7 @@ export const keptReadsPlugin = fp(
       // ids have no character a URL escapes. Anything unknown or not computed is the router's, and
       // a read that fails here fails again there, which answers the error as it should.
       try {
-        const body = kept(what, competitionId);
-        return body instanceof Promise ? body.catch(() => undefined) : body;
+        return kept(what, competitionId);
       } catch {
         return undefined;
       }
@@ -106,15 +100,7 @@ export const keptReadsPlugin = fp(
       const slash = url.startsWith(PREFIX) ? url.indexOf('/', PREFIX.length) : -1;
       const read = slash > 0 ? reads.get(url.slice(slash)) : undefined;
       const body = read && keptFor(req, read.read, url.slice(PREFIX.length, slash));
-      if (body instanceof Promise)
-        body
-          .then((caught) => (caught && open ? answer(req, res, caught, read!.observe) : routing(req, res)))
-          .catch((err: unknown) => {
-            // A bug, as it would be answering at once: the client sees its connection end.
-            app.log.error({ err }, 'kept read failed');
-            res.destroy();
-          });
-      else if (body) answer(req, res, body, read.observe);
+      if (body) answer(req, res, body, read.observe);
       else routing(req, res);
     });
   },

@@ -2,17 +2,16 @@
 // a real socket, each answer is byte for byte what the router gives the same request (`inject`
 // always goes through the router), `scoring_kept_reads_total` shows which way it went, and
 // everything the router must see still reaches it.
-import { randomUUID } from 'node:crypto';
 import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 import { connect, type AddressInfo, type Socket } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { admin, seedCompetition, testApp, swebenchRun as run, TEST_ENGINE, type TestApp } from '../support/app.js';
 
 let t: TestApp;
 let base: string;
+/** The router gives the same answers on PostgreSQL, but every read there first catches up with other processes' writes. */
+const answersAhead = TEST_ENGINE === 'sqlite';
 
 const post = (competition: string, runs: object[]) =>
   t.call({ method: 'POST', url: `/v1/competitions/${competition}/runs`, headers: admin, payload: { runs } });
@@ -125,7 +124,7 @@ describe('kept reads', () => {
       const ahead = await send('GET', path, headers);
       expect(comparable(ahead), JSON.stringify(headers)).toEqual(comparable(await routed('GET', path, headers)));
     }
-    expect(await keptReads()).toBe(before + variants.length);
+    expect(await keptReads()).toBe(before + (answersAhead ? variants.length : 0));
     // Every status a variant gave is in the route's own series, counted once whichever way it went.
     const metrics = (await t.app.inject({ method: 'GET', url: '/metrics' })).body;
     const series = metrics
@@ -182,58 +181,10 @@ describe('kept reads', () => {
     expect(await keptReads()).toBe(before);
     const again = await send('GET', path, { 'if-none-match': afterWrite.headers.etag as string });
     expect(again.status).toBe(304);
-    expect(await keptReads()).toBe(before + 1);
+    expect(await keptReads()).toBe(before + (answersAhead ? 1 : 0));
     // The other competition's kept body was not touched by the write.
     const other = await send('GET', '/v1/competitions/other/leaderboard');
     expect(comparable(other)).toEqual(comparable(await routed('GET', '/v1/competitions/other/leaderboard')));
-  });
-});
-
-describe.runIf(TEST_ENGINE === 'postgres')('kept reads on PostgreSQL', () => {
-  it("catch up with another process's write before answering ahead", async () => {
-    const path = join(tmpdir(), `kept-reads-${randomUUID()}`);
-    t = await testApp({ path });
-    const other = await testApp({ path });
-    try {
-      await seed('c');
-      await listen();
-      const url = '/v1/competitions/c/leaderboard';
-      await send('GET', url);
-      const kept = await send('GET', url);
-      const before = await keptReads();
-      expect(before).toBeGreaterThanOrEqual(1);
-      // Another server process on the same database takes a write; this one's kept body is stale.
-      const cheap = await other.call({
-        method: 'POST',
-        url: '/v1/competitions/c/runs',
-        headers: admin,
-        payload: { runs: [run('cheap', 'cheap-miner', true, 1)] },
-      });
-      expect(cheap.status).toBe(200);
-      const after = await send('GET', url);
-      expect(after.headers.etag).not.toBe(kept.headers.etag);
-      const miners = (JSON.parse(after.body.toString()) as { miners: { hotkey: string }[] }).miners;
-      expect(miners.map((m) => m.hotkey)).toContain('cheap-miner');
-      expect(comparable(after)).toEqual(comparable(await routed('GET', url)));
-      // Computed by the router; the next read is answered ahead again, from the new scores.
-      const again = await send('GET', url);
-      expect(again.headers.etag).toBe(after.headers.etag);
-      expect(await keptReads()).toBe(before + 1);
-
-      // A write whose notification never came (as while the notifier reconnects): a miner excluded
-      // and the version bumped, with no NOTIFY. The read's own catch-up finds it.
-      await t.query(
-        `BEGIN; UPDATE miners SET excluded = true WHERE competition_id = 'c' AND hotkey = 'miner-1';
-         UPDATE competition_versions SET version = version + 1 WHERE competition_id = 'c'; COMMIT`,
-      );
-      const unnotified = await send('GET', url);
-      const board = JSON.parse(unnotified.body.toString()) as { miners: { hotkey: string; excluded: boolean }[] };
-      expect(board.miners.find((m) => m.hotkey === 'miner-1')!.excluded).toBe(true);
-      expect(await keptReads()).toBe(before + 1);
-    } finally {
-      await other.close();
-      await t.close();
-    }
   });
 });
 
