@@ -36,6 +36,10 @@ export interface SavedScoresRepo {
   load(code: string): SavedScores[];
 }
 
+/** A stage set as a saved row keeps it: comma-separated. */
+export const stagesText = (stages: Stage[]) => stages.join(',');
+export const stagesOf = (text: string) => (text === '' ? [] : text.split(',')) as Stage[];
+
 export function savedScoresRepo(db: Db): SavedScoresRepo {
   const c = db.$client;
   const upsert = c.prepare(
@@ -54,7 +58,7 @@ export function savedScoresRepo(db: Db): SavedScoresRepo {
       const entries = collect();
       const at = new Date().toISOString();
       c.transaction(() => {
-        for (const e of entries) upsert.run(e.competitionId, code, e.stages.join(','), JSON.stringify(e.scores), at);
+        for (const e of entries) upsert.run(e.competitionId, code, stagesText(e.stages), JSON.stringify(e.scores), at);
       }).immediate();
       return entries.length;
     },
@@ -63,7 +67,7 @@ export function savedScoresRepo(db: Db): SavedScoresRepo {
     load(code) {
       return (byCode.all(code) as [string, string, string][]).map(([competitionId, stages, scores]) => ({
         competitionId,
-        stages: (stages === '' ? [] : stages.split(',')) as Stage[],
+        stages: stagesOf(stages),
         scores: JSON.parse(scores) as CompetitionScores,
       }));
     },

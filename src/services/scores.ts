@@ -261,18 +261,6 @@ export function scoresService(store: Store, observe: (seconds: number) => void =
     return s instanceof Promise ? undefined : s;
   }
 
-  function leaderboardOf(s: Scored, page: LeaderboardPage): Maybe<Body> {
-    s.leaderboard ??= leaderboardPages(
-      leaderboardHead(s.competition.id, s.scores),
-      s.scores.miners.map(leaderboardEntry),
-    );
-    return s.leaderboard.read(page);
-  }
-
-  function weightsOf(s: Scored): Maybe<Body> {
-    return cached(s, 'weights', () => weightsBody(s.competition.id, s.scores), 'always');
-  }
-
   const api = {
     /**
      * The leaderboard and weights of a scoring input read by the caller (a snapshot, in the same
@@ -364,8 +352,8 @@ export function scoresService(store: Store, observe: (seconds: number) => void =
      * process was told of it (on PostgreSQL the store records that version with them). Those a
      * write dropped since the last read (the usual case while validators send runs) are computed
      * first: with the pairs in memory that is the cost of one cold read, which the next start would
-     * otherwise pay before listening. Within `budgetMs`, so a stop is never held
-     * long: a competition not reached is computed at the next start.
+     * otherwise pay before listening. Within `budgetMs`, so a stop is never held long: a
+     * competition not reached is computed at the next start.
      */
     async save(budgetMs = 3000): Promise<number> {
       stopPreparing = true;
@@ -389,11 +377,19 @@ export function scoresService(store: Store, observe: (seconds: number) => void =
 
     /** The ranked list with its `total`, or a page of it, or the chosen miners (ranks of the full list). */
     leaderboard(competitionId: string, stages?: Stage[], page: LeaderboardPage = { offset: 0 }): Maybe<Body> {
-      return chain(scored(competitionId, stages), (s) => leaderboardOf(s, page));
+      return chain(scored(competitionId, stages), (s) => {
+        s.leaderboard ??= leaderboardPages(
+          leaderboardHead(competitionId, s.scores),
+          s.scores.miners.map(leaderboardEntry),
+        );
+        return s.leaderboard.read(page);
+      });
     },
 
     weights(competitionId: string, stages?: Stage[]): Maybe<Body> {
-      return chain(scored(competitionId, stages), weightsOf);
+      return chain(scored(competitionId, stages), (s) =>
+        cached(s, 'weights', () => weightsBody(competitionId, s.scores), 'always'),
+      );
     },
 
     /**
@@ -402,16 +398,16 @@ export function scoresService(store: Store, observe: (seconds: number) => void =
      * otherwise; starts nothing. For answering warm reads ahead of the router (src/routes/keptReads.ts).
      */
     kept(read: 'leaderboard' | 'weights', competitionId: string): Body | undefined {
-      // On PostgreSQL a read first catches up with other processes' writes, and the router's read
-      // does. Catching up here first (551afc0) cost a little CPU a read less, but where the
-      // database does not answer the router's read then waited again: its 503 came after 5.0 s
-      // instead of 4.0 (test/reliability/pgOutage.test.ts, limit 5 s).
+      // On PostgreSQL every read first catches up with other processes' writes, in the router.
+      // Catching up here too (551afc0) saved some CPU a read, but where the database does not
+      // answer, the router's read then waited a second time: its 503 came after 5.0 s instead of
+      // 4.0 (test/reliability/pgOutage.test.ts, limit 5 s).
       if (store.sync) return undefined;
-      const s = finalInHand(competitionId);
-      if (!s) return undefined;
-      const body = read === 'leaderboard' ? leaderboardOf(s, { offset: 0 }) : weightsOf(s);
+      if (!finalInHand(competitionId)) return undefined;
+      const body = api[read](competitionId);
       return body instanceof Promise ? undefined : body;
     },
+
     /** A miner's leaderboard entry and per-task breakdown; not found when it has no standing. */
     miner(competitionId: string, hotkey: string, stages?: Stage[]): Maybe<Body> {
       const missing = () => notFound(`miner ${hotkey} has no runs and no standing in competition ${competitionId}`);

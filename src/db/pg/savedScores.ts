@@ -13,8 +13,8 @@
 // usual. Should the process have been told of the competition already (a notification during the
 // start), its row is not restored.
 import type { AsyncRepo } from '../store.js';
-import type { SavedScores, SavedScoresRepo } from '../savedScores.js';
-import type { CompetitionScores, Stage } from '../../scoring/types.js';
+import { stagesOf, stagesText, type SavedScores, type SavedScoresRepo } from '../savedScores.js';
+import type { CompetitionScores } from '../../scoring/types.js';
 import type pg from 'pg';
 import { runQuery } from './context.js';
 
@@ -55,7 +55,7 @@ export function pgSavedScoresRepo(pool: pg.Pool, versions: ToldVersions): AsyncR
           code,
           new Date().toISOString(),
           entries.map((e) => e.competitionId),
-          entries.map((e) => e.stages.join(',')),
+          entries.map((e) => stagesText(e.stages)),
           entries.map((e) => e.version),
           entries.map((e) => JSON.stringify(e.scores)),
         ],
@@ -71,7 +71,7 @@ export function pgSavedScoresRepo(pool: pg.Pool, versions: ToldVersions): AsyncR
         if (versions.restore(competitionId, version))
           out.push({
             competitionId,
-            stages: (stages === '' ? [] : stages.split(',')) as Stage[],
+            stages: stagesOf(stages),
             scores: JSON.parse(scores) as CompetitionScores,
           });
       return out;
