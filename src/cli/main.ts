@@ -57,7 +57,7 @@ export async function main(argv: string[]): Promise<number> {
     return await command.run(rest);
   } catch (e) {
     if (e instanceof CliError || (e as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
-      console.error(`${name} failed: ${(e as Error).message}`);
+      console.error(`swe-scoring ${name}: ${(e as Error).message}`);
       for (const line of e instanceof CliError ? e.lines : []) console.error(line);
       if (!(e instanceof CliError)) console.error(`(swe-scoring ${name} --help lists the options)`);
       return e instanceof CliError ? e.exitCode : 2;

@@ -67,6 +67,12 @@ function chain(snapshot: Snapshot, previousFile: string | Uint8Array | undefined
   const link = snapshot.previousHash ?? 'null (the first snapshot)';
   if (previousFile === undefined)
     return { name: 'chain', ok: null, message: `not checked (no --previous); previousHash ${link}` };
+  if (snapshot.previousHash === null)
+    return {
+      name: 'chain',
+      ok: false,
+      message: `snapshot #${snapshot.seq} is the first of its competition (previousHash null), so no snapshot comes before it: verify it without --previous`,
+    };
   try {
     const previous = readSnapshot(previousFile, 'previous snapshot');
     if (hashSnapshot(previous) !== previous.hash)

@@ -14,15 +14,19 @@ export interface TestServer extends ServerProcess {
 }
 
 /** A server of its own on a fresh copy of the demo database, or on an empty one. */
-export async function startTestServer(seed: 'demo' | 'empty' = 'demo'): Promise<TestServer> {
+export async function startTestServer(
+  seed: 'demo' | 'empty' = 'demo',
+  env: Record<string, string> = {},
+): Promise<TestServer> {
   const tmp = tempDir('browser');
   const db = join(tmp.dir, 'db.sqlite');
   if (seed === 'demo') copyFileSync(inject('demoDb'), db);
-  const server = await startServer({ dbPath: db });
+  const server = await startServer({ dbPath: db, env });
   const headers = { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' };
   return Object.assign(server, {
     async get(path: string) {
-      const res = await fetch(server.baseUrl + path);
+      // With the admin token, so a server whose reads need one answers the tests too.
+      const res = await fetch(server.baseUrl + path, { headers: { authorization: headers.authorization } });
       if (!res.ok) throw new Error(`GET ${path}: ${res.status} ${await res.text()}`);
       return res.json();
     },

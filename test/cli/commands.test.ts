@@ -1,9 +1,10 @@
 // One command line: `swe-scoring <command>` with --help on each, and the demo's taken port.
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { COMMANDS } from '../../src/cli/main.js';
 import { ADMIN_TOKEN } from '../support/app.js';
 import { cli } from './cli.js';
 
@@ -14,8 +15,15 @@ describe('swe-scoring', () => {
   it('lists its commands with --help', async () => {
     const res = await cli('--help', []);
     expect(res.code).toBe(0);
-    for (const name of ['serve', 'import', 'demo', 'backup'])
-      expect(res.stdout).toMatch(new RegExp(`^  ${name} +\\S`, 'm'));
+    for (const { name } of COMMANDS) expect(res.stdout).toMatch(new RegExp(`^  ${name} +\\S`, 'm'));
+  });
+
+  it('has an npm script for every command, running that command', () => {
+    const { scripts } = JSON.parse(readFileSync('package.json', 'utf8')) as { scripts: Record<string, string> };
+    for (const { name } of COMMANDS) {
+      const script = scripts[name === 'serve' ? 'start' : name] ?? '';
+      expect(script, `npm script for ${name}`).toMatch(new RegExp(`src/cli/main\\.ts ${name}$`));
+    }
   });
 
   it.each([
@@ -36,7 +44,7 @@ describe('swe-scoring', () => {
     expect(unknown.stderr).toContain('unknown command scroe');
     const option = await cli('backup', ['--outt', 'x']);
     expect(option.code).toBe(2);
-    expect(option.stderr).toMatch(/backup failed: .*--outt/);
+    expect(option.stderr).toMatch(/^swe-scoring backup: .*--outt/m);
   });
 
   it.each([

@@ -1,7 +1,16 @@
 // The one data layer: every read goes through the client generated from openapi/openapi.json.
 import { createScoringClient, type components } from '../../src/client/index.js';
+import { readToken } from './readToken.js';
 
 export const api = createScoringClient(location.origin);
+// The read token, when one is held, goes on every request as it is made (web/src/readToken.ts).
+api.use({
+  onRequest({ request }) {
+    const token = readToken();
+    if (token) request.headers.set('authorization', `Bearer ${token}`);
+    return request;
+  },
+});
 
 type S = components['schemas'];
 export type Competition = S['Competition'];

@@ -6,6 +6,7 @@ import { api, read } from './api.js';
 import { CompetitionNav } from './components/CompetitionNav.js';
 import { LiveBadge } from './components/LiveBadge.js';
 import { ErrorNote } from './components/Status.js';
+import { ForgetToken } from './components/TokenForm.js';
 import { useLive } from './live.js';
 import type { PageProps } from './links.js';
 import { validatorAgreement } from './optionalApi.js';
@@ -93,6 +94,7 @@ export function App() {
           </ol>
         </nav>
         {id !== null ? <LiveBadge live={live} /> : null}
+        <ForgetToken />
       </header>
       {props && competition ? (
         <CompetitionNav

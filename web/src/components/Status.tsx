@@ -1,14 +1,14 @@
 // Loading and error states, the same on every page.
 import type { ComponentChildren } from 'preact';
 import { ApiError } from '../api.js';
+import { TokenForm } from './TokenForm.js';
 
 export function ErrorNote({ error }: { error: Error }) {
   const status = error instanceof ApiError ? error.status : null;
-  const hint = status === 401 ? ' Reads on this server need a token; the dashboard has none.' : '';
   return (
     <div class="error" role="alert">
       <strong>{status === 404 ? 'Not found' : 'Could not load this page'}</strong>
-      {status ? ` (HTTP ${status})` : ''}: {error.message}.{hint}
+      {status ? ` (HTTP ${status})` : ''}: {error.message}.{status === 401 ? <TokenForm /> : null}
     </div>
   );
 }
