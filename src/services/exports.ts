@@ -9,16 +9,12 @@ import type { Readable } from 'node:stream';
 import type { Store } from '../db/store.js';
 import { notFound } from '../errors.js';
 import { byteStream, chunked } from '../exports/chunks.js';
+import type { RunExportFormat, TaskExportFormat } from '../exports/formats.js';
 import { runLines } from '../exports/runs.js';
 import { taskLines, type TaskPage } from '../exports/tasks.js';
 import type { CriterionGrade } from '../scoring/types.js';
 import { revealsAnswers, type Principal } from './principal.js';
 import { criteriaView } from './runs.js';
-
-export const RUN_EXPORT_FORMATS = ['ndjson', 'csv', 'parquet'] as const;
-export const TASK_EXPORT_FORMATS = ['ndjson', 'csv'] as const;
-export type RunExportFormat = (typeof RUN_EXPORT_FORMATS)[number];
-export type TaskExportFormat = (typeof TASK_EXPORT_FORMATS)[number];
 
 export const EXPORT_CONTENT_TYPES: Record<RunExportFormat, string> = {
   ndjson: 'application/x-ndjson; charset=utf-8',

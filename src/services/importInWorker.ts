@@ -14,7 +14,7 @@ import { DomainError, unavailable, type ErrorField, type ErrorKind } from '../er
 import type { QnaProblem } from '../qna/problems.js';
 import type { QnaTask } from '../qna/types.js';
 import { startWorker } from '../workerThread.js';
-import type { ImportCounts, ImportFormat, ImportJob, TaskFeed } from './importTasks.js';
+import type { ImportCounts, ImportFormat, ImportJob, TaskFeed } from './importJob.js';
 
 /** What the worker stores a parsed file as, and in which database file. */
 export type CommitTarget = ImportJob & { database: string };
