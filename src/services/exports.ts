@@ -23,7 +23,7 @@ export const EXPORT_CONTENT_TYPES: Record<RunExportFormat, string> = {
 };
 
 /** Runs per page for text formats, and per Parquet row group: hyparquet-writer allocates about 8 KB per
- * row while it encodes a group (bench/export.ts: a 10,000-run group raised the RSS by 44 to 77 MB). */
+ * row while it encodes a group, so a group's size bounds the memory an export adds (bench/export.ts). */
 export const RUN_PAGE = 2000;
 export const PARQUET_ROW_GROUP = 2000;
 const TASK_PAGE = 500;
@@ -81,8 +81,8 @@ export function exportsService(store: Store, pages = { runs: RUN_PAGE, parquet: 
       const runSeq = await store.exports.runSeq();
       const chunks =
         format === 'parquet'
-          ? // The Parquet writer (hyparquet-writer and hyparquet, 120 modules, 30-40 ms) loads on the
-            // first Parquet export, not with every server start.
+          ? // The Parquet writer (hyparquet-writer and hyparquet, 120 modules) loads on the first
+            // Parquet export, not with every server start.
             (await import('../exports/parquet.js')).runsParquet(runPages(competitionId, runSeq, pages.parquet, reveal))
           : chunked(runLines(runPages(competitionId, runSeq, pages.runs, reveal), format));
       return {

@@ -146,7 +146,7 @@ export type UploadPieces = AsyncIterable<Uint8Array> | Iterable<Uint8Array>;
 /**
  * Imports an uploaded file: its pieces are written to a temporary file as they arrive (the writes
  * run on libuv's pool), then importQnaFile takes it from there. The event loop never holds the
- * whole upload: before, a 30 MB body was gathered into one buffer and written in one synchronous
+ * whole upload, as it would gathering a 30 MB body into one buffer and writing it in one synchronous
  * write. An empty upload is a 415; a failing one (a 413 from the body limit) stores nothing.
  */
 export async function importQnaUpload(

@@ -32,8 +32,8 @@ const CHUNK_BYTES = 64 * 1024;
 /**
  * How many runs a snapshot taken now holds: the runs that count (those of excluded validators left
  * out, as the input leaves them out), which the aggregates sum exactly. Read from the scoring input
- * kept in memory instead of counting the runs table, which at 4x the reference competition held
- * every other request for a second (issue 13); the digest checks it against the runs it reads.
+ * kept in memory instead of counting the runs table, which on a large competition would hold every
+ * other request inside the snapshot's transaction; the digest checks it against the runs it reads.
  */
 function countedRuns({ tasks, minerTasks }: Pick<CompetitionInput, 'tasks' | 'minerTasks'>): number {
   let runs = 0;
