@@ -25,7 +25,7 @@ import { keptReadsPlugin } from './routes/keptReads.js';
 import { writeGatePlugin } from './plugins/writeGate.js';
 
 export interface AppOptions {
-  /** The storage: SQLite (the default, src/db/sqlite/store.ts) or PostgreSQL (src/db/pg/store.ts). */
+  /** The storage: SQLite (the default) or PostgreSQL, as src/db/open.ts chooses it. */
   store?: Store;
   /** A SQLite database to store in, when no `store` is given. */
   db?: Db;

@@ -1,4 +1,4 @@
-// Configuration from the environment; every setting is documented in the README.
+// Configuration from the environment; every setting is documented in docs/OPERATING.md.
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { dirname, join, resolve } from 'node:path';

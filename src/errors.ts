@@ -35,8 +35,22 @@ export const unprocessable = (detail: string, errors?: ErrorField[]) =>
   new DomainError('unprocessable', detail, errors);
 export const unsupported = (detail: string, errors?: ErrorField[]) => new DomainError('unsupported', detail, errors);
 export const unavailable = (detail: string) => new DomainError('unavailable', detail);
-/** The database (PostgreSQL) did not answer: nothing is wrong with the request. */
-export const databaseUnavailable = () => unavailable('the database did not answer in time; retry the request shortly');
+
+/**
+ * A service the server depends on (the database) cannot answer now: a 503 the client may retry.
+ * A storage engine throws it in place of its own outage errors, kept as `cause` for the log, so
+ * that the HTTP layer knows no engine's error codes.
+ */
+export class ServiceUnavailable extends DomainError {
+  constructor(detail: string, cause?: unknown) {
+    super('unavailable', detail);
+    this.cause = cause;
+  }
+}
+
+/** The database did not answer: nothing is wrong with the request. */
+export const databaseUnavailable = (cause?: unknown) =>
+  new ServiceUnavailable('the database did not answer in time; retry the request shortly', cause);
 
 /** Lists at most a few items in a detail message, so a 5,000-run batch gives a readable line. */
 export function listSome(items: readonly string[], max = 10): string {

@@ -1,9 +1,9 @@
 // How far V8 lets the server's heap grow past its live data before a full collection. Left to
 // itself on a machine with memory to spare, V8 grows a heap to up to four times what is live
-// (measured here: about 50 MB live at the reference competition, 250 MB of heap before a
-// collection, so a 430 MB process). A server that shares its machine with a database and other
-// services should hold a bounded multiple of its data instead; the cost is more frequent full
-// collections, which V8 runs mostly on another thread (bench/: issue 13).
+// (about 50 MB live at the reference competition, so some 250 MB of heap before a collection). A
+// server that shares its machine with a database and other services should hold a bounded
+// multiple of its data instead; the cost is more frequent full collections, which V8 runs mostly
+// on another thread.
 //
 // The setting is V8's own `--heap-growing-percent`, applied as the process starts: V8 reads it
 // each time it sets the next collection's threshold, so it needs no command-line flag and holds
@@ -13,8 +13,8 @@
 // new space, plus the space it copies into) where the server's requests need a few MB of short-lived
 // objects. `--max-semi-space-size=4` holds it to 4 MB, but V8 reads that flag only as it starts, so it
 // is passed on the command line: the Dockerfile's NODE_OPTIONS and `npm start` (package.json), and
-// bench/launch.ts starts the bench's server so. Reference bench, peak RSS: 271 MB without it,
-// 238-240 MB with it (docs/bench/README.md); warm reads unchanged.
+// bench/launch.ts starts the bench's server so. It lowers the peak RSS by some 30 MB at the
+// reference size and leaves warm reads as they are (docs/bench/README.md).
 //
 // Memory outside V8's heap, glibc's malloc: a block of 128 KiB or more is mapped on its own and
 // returned when freed, but glibc raises that threshold to the size of each such block freed (up to
@@ -23,19 +23,17 @@
 // and frees an 8 MiB Buffer four times keeps 8 MB; test/reliability/heapGrowth.test.ts).
 // `MALLOC_MMAP_THRESHOLD_=131072` fixes the threshold at glibc's own default, which turns the
 // raising off. Like the young generation's limit it is read at start: it is set in the Dockerfile
-// and `npm start`, and the bench's server gets it. Reference bench: the import phase's peak RSS
-// 237 -> 208 MB (1 MiB threshold; 2026-12-01); warm reads unchanged in alternating wrk runs.
+// and `npm start`, and the bench's server gets it. It lowers the import phase's peak RSS and leaves
+// warm reads as they are (docs/bench/README.md).
 //
 // Allocation-site pretenuring is off. V8 watches where objects are made, and a site whose objects
 // mostly survive their first collections is switched to allocating straight into the old
 // generation, for good. Ingest is such a time: a request's objects live across its database write.
 // The same code paths (Fastify's request and reply, the routes' helpers) then serve every later
-// read, whose objects die at once but now fill the old generation: after the benchmark's ingest,
-// warm leaderboard reads grew the old generation 20 MB between full collections, one every 0.75 s
-// (2.7-17.9 ms pauses), where a server restarted on the same database kept its old generation flat.
-// Without pretenuring, reference bench (two runs each, 2026-12-02): warm p99 5.7 / 8.8 ms against
-// 12.8 / 12.9 ms, throughput 0.99 / 1.07x the node:http floor against 0.88 / 0.91x, ingest the same;
-// a cold leaderboard (long-lived objects, where pretenuring helps) 53-71 ms against 45-51 ms.
+// read, whose objects die at once but then fill the old generation: warm reads after an ingest
+// would run a full collection every second or so, where a freshly started server keeps its old
+// generation flat. Without pretenuring warm reads keep their p99 and rate after an ingest, at a
+// small cost to a cold leaderboard, whose objects are long-lived (docs/bench/README.md).
 // V8 reads the flag at each allocation-site decision, so setting it as the process starts holds.
 //
 // One of Node's tick objects is held for the life of the process (`holdTickObjectMap`). Every
@@ -45,9 +43,9 @@
 // cache in nextTick is megamorphic, and its optimized code creates every later tick object in the
 // runtime (`Runtime_DefineKeyedOwnPropertyInLiteral` in perf), for good. The server's start from
 // saved scores is such a time: it fills a competition's pairs a page per turn of the event loop,
-// with collections between pages and hardly a tick. Reference bench, 2026-12-03: warm reads on the
-// restarted server cost 101 µs of CPU a request against 76 on the first server (9,299 req/s, 0.59x
-// the floor); holding one tick object keeps the map, and the cost (docs/bench/README.md).
+// with collections between pages and hardly a tick, and warm reads on the restarted server would
+// then cost a third more CPU. Holding one tick object keeps the map, and the cost as it was
+// (docs/bench/README.md).
 //
 // The two start settings are checked as the server starts (`missingStartSettings`): started
 // without them (`node dist/server.js` by hand), it says so in its log instead of quietly holding

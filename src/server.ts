@@ -33,7 +33,7 @@ async function main(): Promise<void> {
     app.log.warn(
       { missing },
       'started without the start settings of the Docker image and npm start (src/heap.ts): the process ' +
-        'will hold more memory; give them to node (README, "Configuration")',
+        'will hold more memory; give them to node (docs/OPERATING.md, "Configuration")',
     );
   if (config.adminTokenFile) {
     // The path only: the token itself never reaches the log.
@@ -50,7 +50,7 @@ async function main(): Promise<void> {
       { file: config.signingKeyPath, competitions: otherKey },
       'the latest snapshots of these competitions were signed with another key than this file holds: new ones ' +
         'will carry a signature their chain does not, and GET /v1/identity names only this key. If the database ' +
-        'was restored, put the signing key it was used with at this path (README, "Backup and restore")',
+        'was restored, put the signing key it was used with at this path (docs/OPERATING.md, "Backup and restore")',
     );
   // Periodic snapshots of the competitions that changed since their last one: a write, so through
   // the write gate (it waits while an import commits); one at a time.

@@ -4,7 +4,7 @@
 import { createPrivateKey, createPublicKey, generateKeyPairSync, randomBytes, type KeyObject } from 'node:crypto';
 import { chmodSync, existsSync, linkSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
-import type { Signer } from './services/snapshots.js';
+import type { Signer } from './snapshots/seal.js';
 
 function signer(privateKey: KeyObject): Signer {
   if (privateKey.asymmetricKeyType !== 'ed25519')

@@ -28,10 +28,8 @@ export function openDatabase(path: string, { cacheMiB = 8 }: OpenOptions = {}): 
   sqlite.pragma('foreign_keys = ON');
   sqlite.pragma('busy_timeout = 5000');
   // 8 MiB of page cache (the default is 2 MiB): the aggregate and key pages every write touches
-  // stay in memory. Measured on the reference ingest (in-process, 416k runs): 2 MiB 20.7k,
-  // 16 MiB 24.5k, 64 MiB 24.8k runs/s; in whole reference benches (2026-12-01) 8 MiB gave the
-  // same ingest ratio as 16 (0.196x against 0.207x, within run-to-run noise) and a peak RSS
-  // 10 MB lower, which the server's memory bound (issue 13) needs more.
+  // stay in memory. Ingest is faster than at 2 MiB and as fast as with 16 or 64 MiB, which would
+  // only raise the peak RSS against the server's memory bound (docs/bench/README.md).
   sqlite.pragma(`cache_size = -${cacheMiB * 1024}`);
   const db: Db = Object.assign(drizzle(sqlite, { schema }), { $client: sqlite });
   migrate(db, { migrationsFolder: MIGRATIONS_FOLDER });

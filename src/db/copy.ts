@@ -1,5 +1,5 @@
 // `swe-scoring db copy`: every row of a swe-scoring database from one engine to another (SQLite
-// file or PostgreSQL), for moving a deployment over to PostgreSQL and back (issue 15).
+// file or PostgreSQL), for moving a deployment over to PostgreSQL and back.
 //
 // - The source is read in one consistent snapshot (a SQLite read transaction; PostgreSQL
 //   REPEATABLE READ READ ONLY), so a live server can keep writing to it meanwhile.
@@ -404,7 +404,7 @@ function toPostgres(v: Value): string | null {
 /**
  * One column of a page as a PostgreSQL array literal, every element quoted. Built here rather
  * than by `pg` (which concatenates element by element and escapes with two passes): on runs with
- * their JSON that was most of the copy's time, in the garbage collector.
+ * their JSON that would be most of the copy's time, in the garbage collector.
  */
 function arrayLiteral(values: (string | null)[]): string {
   return `{${values.map((v) => (v === null ? 'NULL' : `"${v.replace(/[\\"]/g, '\\$&')}"`)).join(',')}}`;

@@ -10,7 +10,7 @@ export function noncesRepo(db: Db) {
   return {
     /**
      * Records the pair; false when it was already there (a replay). The pair is committed without
-     * an fsync of its own (synchronous NORMAL for this one transaction; an fsync was about a tenth
+     * an fsync of its own (synchronous NORMAL for this one transaction; an fsync would be about a tenth
      * of a signed batch's time): it survives a crash of the process at once, and a power cut from
      * the next durable commit on. A signed write's own commit comes after its nonce in the log, so
      * an acknowledged write's nonce is always durable; a power cut can forget only the nonces of

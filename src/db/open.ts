@@ -6,8 +6,10 @@ import type { PgLogger } from './pg/client.js';
 import { createSqliteStore } from './sqlite/store.js';
 import type { Store } from './store.js';
 
+/** Without a pool size or timeout (the command line), PostgreSQL's defaults apply (src/db/pg/client.ts). */
 export async function openStore(
-  config: Pick<Config, 'databasePath' | 'databaseUrl' | 'databasePoolSize' | 'databaseTimeoutMs'>,
+  config: Pick<Config, 'databasePath' | 'databaseUrl'> &
+    Partial<Pick<Config, 'databasePoolSize' | 'databaseTimeoutMs'>>,
   logger?: PgLogger,
 ): Promise<Store> {
   // PostgreSQL's modules load only when it is asked for: the SQLite default never loads them.
@@ -15,7 +17,7 @@ export async function openStore(
     return (await import('./pg/open.js')).openPostgresStore(config.databaseUrl, {
       max: config.databasePoolSize,
       connectTimeoutMs: config.databaseTimeoutMs,
-      statementTimeoutMs: 2 * config.databaseTimeoutMs,
+      statementTimeoutMs: config.databaseTimeoutMs === undefined ? undefined : 2 * config.databaseTimeoutMs,
       logger,
     });
   return createSqliteStore(openDatabase(config.databasePath));

@@ -3,9 +3,9 @@
 // (a pair read again keeps its place, a new one goes last), so a fresh read and an updated
 // mirror hand the scoring core the same list.
 //
-// Memory is the point of its shape (issue 13): every row a driver returns carries its own copy
-// of the task id and the hotkey, and a string key per pair is a third one. At 4x the reference
-// competition (1,024 miners x 300 tasks) those copies were most of the live heap. Here each
+// Memory is the point of its shape: every row a driver returns carries its own copy of the task
+// id and the hotkey, and a string key per pair is a third one. At 4x the reference competition
+// (1,024 miners x 300 tasks) those copies would be most of the live heap. Here each
 // distinct name is kept once (later rows point to the first copy) and a pair's key is a number
 // made of the two names' indexes.
 import type { MinerTaskSummary, TokenWeights } from '../scoring/types.js';

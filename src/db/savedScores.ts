@@ -1,9 +1,9 @@
 // Scores saved at a graceful shutdown, read back at the next start (SQLite: migration 0004; the
 // PostgreSQL twin is src/db/pg/savedScores.ts).
 //
-// A start used to compute every competition's scores before listening: at 4x the reference
-// competition that is reading 332k (task, miner) rows into memory and scoring them, about 2 s of
-// a 3 s start (bench/, issue 13). The scores themselves (per-miner sums, the weights) are a few
+// Computing every competition's scores before listening means, at 4x the reference competition,
+// reading 332k (task, miner) rows into memory and scoring them: most of a start. The scores
+// themselves (per-miner sums, the weights) are a few
 // hundred kB, so the server saves them as it shuts down and the next start answers from them while
 // the (task, miner) rows are read in the background (src/services/scores.ts).
 //

@@ -4,7 +4,7 @@
 // Token aggregates hold integer sums of raw counts, not sums of weighted floats: they are
 // exact and independent of insertion order, and deleting a run subtracts exactly.
 //
-// Write cost decides the layout (bench/): runs carry no secondary index, since every read goes
+// Write cost decides the layout: runs carry no secondary index, since every read goes
 // through the aggregates and each index is one more B-tree page written per run; the aggregate
 // tables, updated by primary key on every write, are WITHOUT ROWID in the migration (drizzle
 // cannot declare that), so an update touches one B-tree instead of a table and its key index.
@@ -57,7 +57,7 @@ export const tasks = sqliteTable(
 /**
  * Runs stored per task (baseline and miner, counted or not). Apart from `tasks`, whose rows carry
  * the QnA text: every batch bumps the count of each task it touches, and on the wide rows that
- * dirtied about a hundred pages a batch (bench/ profile), here a few.
+ * would dirty about a hundred pages a batch, here a few.
  */
 export const taskRunCounts = sqliteTable(
   'task_run_counts',
@@ -197,7 +197,7 @@ export const minerTasks = sqliteTable(
     outputSum: integer('output_sum').notNull().default(0),
   },
   // Miner first: a validator's batch is mostly one miner across many tasks, and in this order its
-  // rows sit on a few adjacent pages (task first, they were spread over one page per task).
+  // rows sit on a few adjacent pages (task first, they would spread over one page per task).
   (t) => [primaryKey({ columns: [t.competitionId, t.hotkey, t.taskId] })],
 );
 

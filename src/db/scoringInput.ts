@@ -4,16 +4,15 @@
 //
 // The (task, miner) entries are kept in memory per competition once read, and a later read
 // re-reads only the rows that writes reported as changed (src/db/events.ts): materializing every
-// row of miner_tasks again after each write was most of a cold score read (about 100-160 ms and
-// the garbage collection after it, for 83k rows; bench/). Tasks and miners are few and are read
-// whole every time.
+// row of miner_tasks again after each write, and collecting it, would be most of a cold score read.
+// Tasks and miners are few and are read whole every time.
 import type { Db } from './client.js';
 import { writeListeners, type WriteEvent } from './events.js';
 import { PairMirror } from './pairMirror.js';
 import { minerEntry, minerTaskEntry, taskEntry } from './scoringRows.js';
 import type { MinerTaskSummary, ScoringMiner, ScoringTask, TokenWeights } from '../scoring/types.js';
 
-/** Rows per step of `prepare`: 2-4 ms of the event loop each at the reference competition (16 ms with a collection). */
+/** Rows per step of `prepare`: a step holds the event loop a few milliseconds, so requests go on between steps. */
 const PAGE_ROWS = 1024;
 
 interface Mirror {
@@ -99,8 +98,8 @@ export function scoringInputRepo(db: Db) {
     // Inside a write transaction the changed rows may not be committed yet (the events of its own
     // writes are in the changed set already): read them, and leave the mirror as it is, since the
     // transaction may roll back. Without a mirror, read every row and keep nothing. A snapshot
-    // reads its scores so: at 4x the reference competition the whole read held the event loop
-    // for most of a 2.7 s stall of every other request (bench/, issue 13).
+    // reads its scores so, which is why it takes the kept scores when they come from its very
+    // input (src/services/scores.ts, `fresh`): a whole read holds the event loop.
     if (c.inTransaction)
       return current && changed
         ? current.pairs.withChanges(reread(competitionId, changed))

@@ -88,7 +88,7 @@ export const qnaKey = (q: QnaMeta | null) =>
 
 export function tasksRepo(db: Db) {
   // Prepared once: run ingestion looks up every task of a batch, and building and preparing the
-  // query on each call cost more than the rest of the ingest (bench/ profile).
+  // query on each call would cost more than the rest of the ingest.
   const criteriaQuery = db
     .select()
     .from(taskCriteria)
@@ -105,8 +105,8 @@ export function tasksRepo(db: Db) {
     .from(tasks)
     .where(and(eq(tasks.competitionId, sql.placeholder('competitionId')), eq(tasks.id, sql.placeholder('taskId'))))
     .prepare();
-  // The rubric writes of an import commit: building and preparing an insert per criterion kept the
-  // event loop busy for about 2 ms per task.
+  // The rubric writes of an import commit, prepared once: building and preparing an insert per
+  // criterion would hold the event loop for milliseconds per task.
   const deleteCriteria = db
     .delete(taskCriteria)
     .where(

@@ -53,7 +53,7 @@ export const docsPlugin = fp(
               description:
                 'A validator key from POST /v1/validators. A validator created with a hotkey signs each request instead ' +
                 '(Epistula v2: headers Epistula-Version, -Timestamp, -Uuid, -Signed-By, -Signed-For and -Request-Signature, ' +
-                'sr25519 over `{sha256 hex of the body}.{uuid}.{timestamp}.{signedFor}`; README "Trust"), with the same rights. ' +
+                'sr25519 over `{sha256 hex of the body}.{uuid}.{timestamp}.{signedFor}`; docs/VALIDATING.md "Signed requests"), with the same rights. ' +
                 'A refused signature is a 401 problem of type `urn:swe-scoring:problem:<reason>`, the reason one of ' +
                 'signature-missing, signature-malformed, signature-invalid, signature-stale, signature-replayed, unknown-hotkey.',
             },

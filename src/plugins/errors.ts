@@ -5,9 +5,8 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import fp from 'fastify-plugin';
 import { STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
-import { isUnavailable } from '../db/pg/unavailable.js';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
-import { databaseUnavailable, DomainError, PROBLEM_TYPE_PREFIX, type ErrorField, type ErrorKind } from '../errors.js';
+import { DomainError, PROBLEM_TYPE_PREFIX, ServiceUnavailable, type ErrorField, type ErrorKind } from '../errors.js';
 import { LIMITS } from '../schemas/common.js';
 import { acceptedTypes } from './contentTypes.js';
 
@@ -111,15 +110,11 @@ function unsupportedType(request: FastifyRequest): string {
 }
 
 export function errorHandler(error: FastifyError, request: FastifyRequest, reply: FastifyReply): FastifyReply {
+  // The database did not answer (the storage engine says so): the client may retry; the cause
+  // goes to the log.
+  if (error instanceof ServiceUnavailable) request.log.warn({ err: error.cause ?? error }, 'database unavailable');
   if (error instanceof DomainError) return sendProblem(reply, fromDomainError(error));
   const status = error.statusCode ?? 500;
-  // A client error carries its status: a body the client cut off is Fastify's 400 with the
-  // socket's ECONNRESET, the client's doing, not the database's.
-  if (status >= 500 && isUnavailable(error)) {
-    // The database (PostgreSQL) did not answer: the client may retry; the cause goes to the log.
-    request.log.warn({ err: error }, 'database unavailable');
-    return sendProblem(reply, fromDomainError(databaseUnavailable()));
-  }
   if (hasZodFastifySchemaValidationErrors(error)) return sendProblem(reply, validationProblem(error));
   if (status === 413) {
     // The rest of the body is not read: the connection closes after the answer, or a client that

@@ -1,9 +1,9 @@
 // The request log: one line per request once it is answered ("request completed", with the
 // request, the status, the time taken and who made it), in place of Fastify's two (incoming and
 // completed). Writes and failures are logged at info, the default level; successful reads at debug.
-// At info, Fastify's own request lines cost a warm leaderboard read 60% more CPU (123 against
-// 77 µs a request, 8.2k against 13.0k req/s; wrk, 2026-12-03) and wrote 3 MB/s of lines nobody
-// reads: dashboards poll, and a read changes nothing. `LOG_LEVEL=debug` shows reads too.
+// At info, Fastify's own request lines would cost a warm leaderboard read over half as much CPU
+// again and write megabytes a second of lines nobody reads: dashboards poll, and a read changes
+// nothing. `LOG_LEVEL=debug` shows reads too.
 import { LogController, type FastifyReply, type FastifyRequest } from 'fastify';
 
 const READS = new Set(['GET', 'HEAD']);

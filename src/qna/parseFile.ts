@@ -19,9 +19,8 @@ const BATCH = 64;
 /**
  * Bytes read at a time. Each read is decoded and split into lines, so its text exists two or three
  * times over for a moment; at 64 KiB those strings stay under V8's large-object size (128 KiB) and
- * die young. At 1 MiB each landed in the large-object space, which only a full collection frees:
- * the import worker's heap grew to 40 MB committed for a 30 MB file (31-35 MB at 64 KiB), and the
- * server's peak RSS during that import was 20-25 MB higher (issue 13).
+ * die young. Larger reads land in the large-object space, which only a full collection frees, and
+ * the import worker's heap, so the server's peak RSS during an import, grows with them.
  */
 const READ_BYTES = 64 * 1024;
 

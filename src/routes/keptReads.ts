@@ -2,9 +2,9 @@
 //
 // Every dashboard polls these two reads, and once a competition's scores are computed each is a
 // kept body (src/services/body.ts) whose answer depends only on three request headers. Through
-// Fastify such a read cost about 10 µs of CPU more than plain `node:http` sending the same bytes
-// (a request object, a child logger, the route's hooks and the reply's own pipeline): 0.66 to
-// 0.77x of plain `node:http`'s rate on a 124 kB leaderboard (docs/bench). Here it is answered by the
+// Fastify such a read costs about 10 µs of CPU more than plain `node:http` sending the same bytes
+// (a request object, a child logger, the route's hooks and the reply's own pipeline), which takes a
+// quarter to a third off the rate on a 124 kB leaderboard (docs/PERFORMANCE.md). Here it is answered by the
 // server's request listener itself, with what Fastify would have sent: the same rules
 // (`represent`, ./sendBody.ts), the same metrics series, counted in `scoring_kept_reads_total`.
 //

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { RUN_EXPORT_FORMATS, TASK_EXPORT_FORMATS } from '../services/exports.js';
+import { RUN_EXPORT_FORMATS, TASK_EXPORT_FORMATS } from '../exports/formats.js';
 
 export const RunExportQuery = z.strictObject({
   format: z

@@ -1,6 +1,6 @@
 // A serialized response body: UTF-8 bytes made once per cache entry and its strong ETag (the HTTP
 // layer keeps its compressed forms beside it: src/routes/sendBody.ts). A string would be encoded again on every send; for a
-// 120 kB leaderboard that encoding was the largest cost of a warm read (bench/).
+// 120 kB leaderboard that encoding would be the largest cost of a warm read.
 import { createHash } from 'node:crypto';
 
 export interface Body {

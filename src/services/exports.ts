@@ -9,16 +9,12 @@ import type { Readable } from 'node:stream';
 import type { Store } from '../db/store.js';
 import { notFound } from '../errors.js';
 import { byteStream, chunked } from '../exports/chunks.js';
+import type { RunExportFormat, TaskExportFormat } from '../exports/formats.js';
 import { runLines } from '../exports/runs.js';
 import { taskLines, type TaskPage } from '../exports/tasks.js';
 import type { CriterionGrade } from '../scoring/types.js';
 import { revealsAnswers, type Principal } from './principal.js';
 import { criteriaView } from './runs.js';
-
-export const RUN_EXPORT_FORMATS = ['ndjson', 'csv', 'parquet'] as const;
-export const TASK_EXPORT_FORMATS = ['ndjson', 'csv'] as const;
-export type RunExportFormat = (typeof RUN_EXPORT_FORMATS)[number];
-export type TaskExportFormat = (typeof TASK_EXPORT_FORMATS)[number];
 
 export const EXPORT_CONTENT_TYPES: Record<RunExportFormat, string> = {
   ndjson: 'application/x-ndjson; charset=utf-8',
@@ -27,7 +23,7 @@ export const EXPORT_CONTENT_TYPES: Record<RunExportFormat, string> = {
 };
 
 /** Runs per page for text formats, and per Parquet row group: hyparquet-writer allocates about 8 KB per
- * row while it encodes a group (bench/export.ts: a 10,000-run group raised the RSS by 44 to 77 MB). */
+ * row while it encodes a group, so a group's size bounds the memory an export adds (bench/export.ts). */
 export const RUN_PAGE = 2000;
 export const PARQUET_ROW_GROUP = 2000;
 const TASK_PAGE = 500;
@@ -85,8 +81,8 @@ export function exportsService(store: Store, pages = { runs: RUN_PAGE, parquet: 
       const runSeq = await store.exports.runSeq();
       const chunks =
         format === 'parquet'
-          ? // The Parquet writer (hyparquet-writer and hyparquet, 120 modules, 30-40 ms) loads on the
-            // first Parquet export, not with every server start.
+          ? // The Parquet writer (hyparquet-writer and hyparquet, 120 modules) loads on the first
+            // Parquet export, not with every server start.
             (await import('../exports/parquet.js')).runsParquet(runPages(competitionId, runSeq, pages.parquet, reveal))
           : chunked(runLines(runPages(competitionId, runSeq, pages.runs, reveal), format));
       return {

@@ -14,7 +14,7 @@ import { DomainError, unavailable, type ErrorField, type ErrorKind } from '../er
 import type { QnaProblem } from '../qna/problems.js';
 import type { QnaTask } from '../qna/types.js';
 import { startWorker } from '../workerThread.js';
-import type { ImportCounts, ImportFormat, ImportJob, TaskFeed } from './importTasks.js';
+import type { ImportCounts, ImportFormat, ImportJob, TaskFeed } from './importJob.js';
 
 /** What the worker stores a parsed file as, and in which database file. */
 export type CommitTarget = ImportJob & { database: string };
@@ -50,10 +50,8 @@ let worker: Worker | null = null;
 const jobs = new Map<number, Job>();
 let nextId = 1;
 /** How long the worker outlives its last job: long enough for a batch of imports sent one after
- * another (milliseconds apart), short enough that its 25-35 MB are not held through the ingest
- * that follows them. At 5 s the worker of a competition's setup (tasks, then its QnA imports) was
- * still running through most of the first 15 s of runs sent to it: 182-185 MB peak RSS in the
- * benchmark's signed-ingest phase, 176 at 1 s (issue 13). */
+ * another (milliseconds apart), short enough that its memory (tens of MB) is not held through the
+ * run ingest that usually follows a competition's setup, which the server's memory bound counts. */
 let idleMs = 1_000;
 let idleTimer: NodeJS.Timeout | null = null;
 

@@ -9,13 +9,8 @@ import { spoolDir } from './spool.js';
 import type { Store } from '../db/store.js';
 import type { Principal } from './principal.js';
 import { badRequest, conflict, notFound } from '../errors.js';
-import {
-  importQnaFile,
-  type ImportCounts,
-  type ImportFormat,
-  type ImportOptions,
-  type UploadPieces,
-} from './importTasks.js';
+import type { ImportCounts, ImportFormat, ImportOptions } from './importJob.js';
+import { importQnaFile, type UploadPieces } from './importTasks.js';
 import type { WriteGate } from './writeGate.js';
 
 export const IMPORT_SESSIONS = {

@@ -18,26 +18,10 @@ import type { QnaTask } from '../qna/index.js';
 import type { Complexity, Stage } from '../scoring/types.js';
 import { auditService } from './audit.js';
 import { feedFileFromWorker, importFileInWorker, type Problems } from './importInWorker.js';
+import type { ImportCounts, ImportFormat, ImportJob, ImportOptions, TaskFeed } from './importJob.js';
 import type { Principal } from './principal.js';
 import { writeGate, type WriteGate } from './writeGate.js';
 
-export type ImportFormat = 'parquet' | 'jsonl';
-export interface ImportOptions {
-  stage?: Stage;
-  complexity?: Complexity;
-}
-export interface ImportCounts {
-  imported: number;
-  updated: number;
-  unchanged: number;
-}
-/** What an import stores, and for whom: `who` gets the audit entry (none from the command line). */
-export interface ImportJob {
-  competitionId: string;
-  format: ImportFormat;
-  options: ImportOptions;
-  who: Principal | null;
-}
 export interface ImportHooks {
   who?: Principal;
   /** The server's write gate; without one (the command line) nothing else writes meanwhile. */
@@ -50,9 +34,6 @@ function record(t: QnaTask, stage: Stage, complexity: Complexity | null): TaskRe
   const { id, rubric, ...meta } = t;
   return { id, type: 'swe_atlas_qna', stage, complexity, plannedRuns: null, qna: meta, rubric };
 }
-
-/** Hands a file's tasks to `take` a batch at a time, waiting for each. */
-export type TaskFeed = (take: (batch: QnaTask[]) => Promise<void>) => Promise<void>;
 
 /**
  * The import's one transaction, on whichever connection `store` holds: the tasks, fed a batch at
@@ -165,7 +146,7 @@ export type UploadPieces = AsyncIterable<Uint8Array> | Iterable<Uint8Array>;
 /**
  * Imports an uploaded file: its pieces are written to a temporary file as they arrive (the writes
  * run on libuv's pool), then importQnaFile takes it from there. The event loop never holds the
- * whole upload: before, a 30 MB body was gathered into one buffer and written in one synchronous
+ * whole upload, as it would gathering a 30 MB body into one buffer and writing it in one synchronous
  * write. An empty upload is a 415; a failing one (a 413 from the body limit) stores nothing.
  */
 export async function importQnaUpload(

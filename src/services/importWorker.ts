@@ -5,7 +5,7 @@
 // own connection to the database file and stores the tasks through the same storeQnaTasks (and so
 // the same repositories, rules and audit entry) as the main thread would, reading them from the
 // file again a batch at a time: the worker never holds a whole file's tasks (a 30 MB file is some
-// 50 MB of objects; issue 13's memory bound). In WAL mode the main connection keeps reading the
+// 50 MB of objects, against the server's memory bound). In WAL mode the main connection keeps reading the
 // state before the import until this transaction commits.
 import { parentPort } from 'node:worker_threads';
 import { openDatabase, type Db } from '../db/client.js';

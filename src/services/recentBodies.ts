@@ -1,7 +1,7 @@
 // The per-miner and per-task response bodies the score cache keeps, within a byte budget over
 // every competition: the least recently read goes first and is built again on its next read.
-// Unbounded, a dashboard walking every miner's breakdown kept them all until the next write:
-// 256 bodies of about 100 kB at the reference size, 1,024 at 4x (issue 13's memory bound).
+// Unbounded, a dashboard walking every miner's breakdown would keep them all until the next write:
+// 256 bodies of about 100 kB at the reference size, 1,024 at 4x, past the server's memory bound.
 import type { Body } from './body.js';
 
 interface Kept<E> {

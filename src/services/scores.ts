@@ -266,9 +266,8 @@ export function scoresService(store: Store, observe: (seconds: number) => void =
      * The leaderboard and weights of a scoring input read by the caller (a snapshot, in the same
      * transaction as its input). The kept scores when they were computed from that very input (the
      * same (task, miner) list, which the in-memory pairs hand out unchanged until a write changes
-     * one, and equal tasks, miners and settings); else computed here and kept nowhere. At 4x the
-     * reference competition scoring inside the snapshot's transaction held every request for
-     * 0.2-0.8 s (bench/).
+     * one, and equal tasks, miners and settings); else computed here and kept nowhere. Kept scores
+     * spare the snapshot's transaction, which holds every other read on SQLite, the scoring core's run.
      */
     fresh(
       competition: CompetitionSettings,
@@ -398,10 +397,10 @@ export function scoresService(store: Store, observe: (seconds: number) => void =
      * otherwise; starts nothing. For answering warm reads ahead of the router (src/routes/keptReads.ts).
      */
     kept(read: 'leaderboard' | 'weights', competitionId: string): Body | undefined {
-      // On PostgreSQL every read first catches up with other processes' writes, in the router.
-      // Catching up here too (551afc0) saved some CPU a read, but where the database does not
-      // answer, the router's read then waited a second time: its 503 came after 5.0 s instead of
-      // 4.0 (test/reliability/pgOutage.test.ts, limit 5 s).
+      // On PostgreSQL every read first catches up with other processes' writes, in the router. It
+      // is not done here as well: where the database does not answer, the router's read would then
+      // wait a second time, and the 503 would come later than DATABASE_TIMEOUT_MS promises
+      // (test/reliability/pgOutage.test.ts).
       if (store.sync) return undefined;
       if (!finalInHand(competitionId)) return undefined;
       const body = api[read](competitionId);

@@ -18,8 +18,8 @@ const PRUNE_EVERY_MS = 60_000;
 
 export function signaturesService(store: Store, gate: WriteGate, options: SignatureOptions = {}) {
   const windowMs = options.windowMs ?? DEFAULT_SIGNATURE_WINDOW_MS;
-  // sr25519 runs here, on the event loop: about 2 ms a request (bench:signatures), against the
-  // 15-22 MB a worker thread's isolate held for it (issue 13's memory bound; docs/bench).
+  // sr25519 runs here, on the event loop (a few ms a request, `npm run bench:signatures`): a worker
+  // thread's isolate for it would hold tens of MB against the server's memory bound.
   const verify = createEpistulaVerifier({ serverAddress: options.serverAddress, windowMs });
   let lastPrune = 0;
 

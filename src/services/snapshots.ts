@@ -1,7 +1,7 @@
 // Snapshots (API.md 1.1): the scores as they are, frozen with their exact input, sealed into a
 // hash chain per competition and signed with the server's Ed25519 key. Anyone can recompute a
 // snapshot's leaderboard and weights from its input with `swe-scoring verify`.
-import { createHash, type KeyObject } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import { Readable } from 'node:stream';
 import { setImmediate } from 'node:timers/promises';
 import type { Store } from '../db/store.js';
@@ -10,17 +10,13 @@ import { conflict, notFound } from '../errors.js';
 import { ascending, RULES_VERSION } from '../scoring/index.js';
 import type { CompetitionInput, Stage } from '../scoring/types.js';
 import { competitionLine, runLine, taskLine } from '../snapshots/inputDocument.js';
-import { sealSnapshot, verifySignature } from '../snapshots/seal.js';
+import { sealSnapshot, verifySignature, type Signer } from '../snapshots/seal.js';
 import type { AuditService } from './audit.js';
 import { parseCursor } from './audit.js';
 import type { Principal } from './principal.js';
 import type { ScoresService } from './scores.js';
 
-export interface Signer {
-  privateKey: KeyObject;
-  /** SPKI PEM, as GET /v1/identity publishes it. */
-  publicKeyPem: string;
-}
+export type { Signer };
 
 type Snapshot = Record<string, unknown> & {
   seq: number;
@@ -36,8 +32,8 @@ const CHUNK_BYTES = 64 * 1024;
 /**
  * How many runs a snapshot taken now holds: the runs that count (those of excluded validators left
  * out, as the input leaves them out), which the aggregates sum exactly. Read from the scoring input
- * kept in memory instead of counting the runs table, which at 4x the reference competition held
- * every other request for a second (issue 13); the digest checks it against the runs it reads.
+ * kept in memory instead of counting the runs table, which on a large competition would hold every
+ * other request inside the snapshot's transaction; the digest checks it against the runs it reads.
  */
 function countedRuns({ tasks, minerTasks }: Pick<CompetitionInput, 'tasks' | 'minerTasks'>): number {
   let runs = 0;

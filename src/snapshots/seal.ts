@@ -5,6 +5,13 @@
 import { createHash, createPrivateKey, createPublicKey, sign, verify, type KeyObject } from 'node:crypto';
 import { canonicalJson } from './canonicalJson.js';
 
+/** The key a server seals its snapshots with (src/signingKey.ts reads or generates it). */
+export interface Signer {
+  privateKey: KeyObject;
+  /** SPKI PEM, as GET /v1/identity publishes it. */
+  publicKeyPem: string;
+}
+
 /** The snapshot without the members that the hash and the signature themselves fill in. */
 export function unsealed(snapshot: Record<string, unknown>): Record<string, unknown> {
   const { hash: _hash, signature: _signature, ...rest } = snapshot;

@@ -4,13 +4,12 @@ import { existsSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { DEFAULT_DATABASE_PATH } from '../../config.js';
-import { openDatabase } from '../../db/client.js';
-import { createSqliteStore } from '../../db/sqlite/store.js';
-import { describeStorage } from '../../db/open.js';
+import { describeStorage, openStore } from '../../db/open.js';
 import { DomainError } from '../../errors.js';
 import { StageSchema } from '../../schemas/common.js';
 import { ComplexityInput } from '../../schemas/tasks.js';
-import { importQnaFile, type ImportOptions } from '../../services/importTasks.js';
+import type { ImportOptions } from '../../services/importJob.js';
+import { importQnaFile } from '../../services/importTasks.js';
 import { CliError, type Command } from '../command.js';
 import { Cancelled, uploadInSession, type Counts } from '../importSession.js';
 import { progress } from '../progress.js';
@@ -77,10 +76,8 @@ async function direct(competitionId: string, file: string, format: Format, o: Im
   if (!url && !existsSync(databasePath))
     throw new CliError(`no database at ${databasePath}: start the server once to create it, or set DATABASE_PATH`);
   // On PostgreSQL the servers learn of the import as of any other process's write.
-  // PostgreSQL's modules load only when asked for: `--url` imports stream and keep the client small.
-  const store = url
-    ? await (await import('../../db/pg/open.js')).openPostgresStore(url)
-    : createSqliteStore(openDatabase(databasePath));
+  // PostgreSQL's modules load only when asked for (openStore): `--url` imports stream and keep the client small.
+  const store = await openStore({ databasePath, databaseUrl: url || null });
   const where = url ? describeStorage({ databasePath, databaseUrl: url }) : databasePath;
   try {
     if (!(await store.competitions.get(competitionId))) {

@@ -1,7 +1,7 @@
 // The PostgreSQL connection pool the server runs on (DATABASE_URL), and the test that tells "the
 // database cannot be reached now" (a 503) from a real error (a 4xx or a 500).
 //
-// Every wait is bounded (issue 15: never hang past a stated timeout): getting a connection, a
+// Every wait is bounded (never hang past a stated timeout): getting a connection, a
 // statement on the server, an answer on the client side (a connection whose network went silent),
 // and a transaction left idle by a process that went away. See docs/POSTGRES.md, "Connections,
 // timeouts and faults", for the defaults and why.

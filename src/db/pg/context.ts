@@ -4,7 +4,8 @@
 // turns and its write events are told after the commit.
 import pg from 'pg';
 import type { WriteEvent } from '../events.js';
-import { unprocessable } from '../../errors.js';
+import { databaseUnavailable, DomainError, unprocessable } from '../../errors.js';
+import { isUnavailable } from './unavailable.js';
 
 /**
  * int8 as a JS number: sums, counts and sequences. Exact because every token column and sum
@@ -58,8 +59,14 @@ export interface PgContext {
   write<T>(competitionId: string | undefined, fn: (ctx: PgContext) => Promise<T>): Promise<T>;
 }
 
-/** The domain error for a CHECK refusal: on this schema, only a token count or sum past 2^53 - 1. */
+/**
+ * The domain error for what the database answered: a database out of reach is ServiceUnavailable
+ * (a 503), a CHECK refusal (on this schema, only a token count or sum past 2^53 - 1) a 422; any
+ * other error stays as it is.
+ */
 export function mapPgError(err: unknown): unknown {
+  if (err instanceof DomainError) return err;
+  if (isUnavailable(err)) return databaseUnavailable(err);
   if ((err as { code?: unknown }).code === '23514') {
     return unprocessable(
       'a token count or token sum would pass 2^53 - 1 and could no longer be added exactly; nothing was stored. ' +
@@ -69,7 +76,7 @@ export function mapPgError(err: unknown): unknown {
   return err;
 }
 
-/** One statement on a client or the pool, with int8 as numbers and CHECK refusals as domain errors. */
+/** One statement on a client or the pool, with int8 as numbers and its failures as domain errors (mapPgError). */
 export async function runQuery(
   on: pg.Pool | pg.PoolClient,
   text: string,

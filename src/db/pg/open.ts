@@ -102,5 +102,5 @@ export async function openPostgresStore(url: string, options: PostgresStoreOptio
 
 /** A database that does not answer is a 503 the client may retry; anything else stays as it is. */
 export function asDomainError(e: unknown): unknown {
-  return e instanceof DomainError || !isUnavailable(e) ? e : databaseUnavailable();
+  return e instanceof DomainError || !isUnavailable(e) ? e : databaseUnavailable(e);
 }

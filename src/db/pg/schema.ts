@@ -1,4 +1,4 @@
-// The PostgreSQL schema (issue 15): src/db/schema.ts table by table, with the same table and
+// The PostgreSQL schema: src/db/schema.ts table by table, with the same table and
 // column names, nullability, keys and defaults, so one repository interface can sit on either
 // engine and a database can be copied between them. test/db/pgSchema.test.ts holds the two
 // together. The choices, argued in docs/POSTGRES.md:

@@ -14,7 +14,7 @@ import type pg from 'pg';
 import type { MinerTaskSummary, ScoringMiner, ScoringTask, TokenWeights } from '../../scoring/types.js';
 import { pairKey, type WriteListener } from '../events.js';
 import { PairMirror } from '../pairMirror.js';
-import { runQuery, type PgContext } from './context.js';
+import { mapPgError, runQuery, type PgContext } from './context.js';
 import { minerEntry, minerTaskEntry, taskEntry } from '../scoringRows.js';
 
 export interface ScoringInput {
@@ -85,7 +85,9 @@ export function pgScoringInputRepo(ctx: PgContext, mirrors: ScoringMirrors) {
 
   /** Reads in one REPEATABLE READ snapshot on a client of its own. */
   async function snapshot<T>(fn: (query: Query) => Promise<T>): Promise<T> {
-    const client = await mirrors.pool.connect();
+    const client = await mirrors.pool.connect().catch((err: unknown) => {
+      throw mapPgError(err);
+    });
     let broken = false;
     try {
       await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
@@ -96,7 +98,7 @@ export function pgScoringInputRepo(ctx: PgContext, mirrors: ScoringMirrors) {
       return result;
     } catch (err) {
       await client.query('ROLLBACK').catch(() => (broken = true));
-      throw err;
+      throw mapPgError(err);
     } finally {
       client.release(broken);
     }

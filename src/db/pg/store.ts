@@ -100,7 +100,9 @@ export function createPgStore(pool: pg.Pool, options: PgStoreOptions = {}): Stor
 
   /** BEGIN, fn, COMMIT, then the events told; ROLLBACK on any error, and nothing told. */
   async function inTransaction<T>(fn: (ctx: PgContext, state: TxState) => Promise<T>, scope?: TxScope): Promise<T> {
-    const client = await pool.connect();
+    const client = await pool.connect().catch((err: unknown) => {
+      throw mapPgError(err);
+    });
     let broken = false;
     try {
       const state: TxState = { client, events: [], bumped: new Map(), savepoints: 0 };

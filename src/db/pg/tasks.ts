@@ -87,7 +87,7 @@ export function pgTasksRepo(ctx: PgContext) {
       return rows.map(toTaskRow);
     },
     async rubrics(competitionId: string, taskIds: readonly string[]): Promise<Map<string, Rubric | null>> {
-      // One query for the batch's tasks: a query per task was most of a batch's time on PostgreSQL.
+      // One query for the batch's tasks: a query per task would be most of a batch's time on PostgreSQL.
       const rows = await ctx.query<[string, string, string | null, Polarity | null]>(
         `SELECT t.id, t.type, c.id, c.type FROM tasks t
           LEFT JOIN task_criteria c ON c.competition_id = t.competition_id AND c.task_id = t.id
