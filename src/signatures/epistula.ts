@@ -225,14 +225,15 @@ function inspect(
   const signer = decodeSs58(signedBy);
   if (!signer.ok)
     return refuse('signature-malformed', H.signedBy, `${H.signedBy} is not an ss58 address: ${signer.message}`);
-  const target = decodeSs58(signedFor);
-  if (!target.ok)
-    return refuse(
-      'signature-malformed',
-      H.signedFor,
-      `${H.signedFor} is not an ss58 address (${target.message}): ${signFor(serverAddress)}`,
-    );
   if (signedFor !== serverAddress) {
+    // Decoded only when it differs, to say whether it names an address at all.
+    const target = decodeSs58(signedFor);
+    if (!target.ok)
+      return refuse(
+        'signature-malformed',
+        H.signedFor,
+        `${H.signedFor} is not an ss58 address (${target.message}): ${signFor(serverAddress)}`,
+      );
     return refuse(
       'signature-invalid',
       H.signedFor,
