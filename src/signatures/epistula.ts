@@ -194,7 +194,7 @@ function inspect(
   if (readHeader(headers, 'Authorization') !== undefined) {
     return refuse('signature-malformed', 'Authorization', 'a signed request carries no Authorization header');
   }
-  const required: EpistulaHeader[] = [H.version, H.timestamp, H.uuid, H.signedBy, H.signature, H.signedFor];
+  const required: EpistulaHeader[] = [H.version, H.timestamp, H.uuid, H.signedBy, H.signedFor, H.signature];
   for (const name of required) {
     if (readHeader(headers, name) !== undefined) continue;
     const why = name === H.signedFor ? `: ${signFor(serverAddress)}` : '';
