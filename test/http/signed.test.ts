@@ -356,6 +356,20 @@ describe('signatures bound to this server (API.md 1.2)', () => {
     expect(await runCount()).toBe(1);
   });
 
+  it('a signed read of a warm leaderboard over the network is checked too (not answered ahead of the router)', async () => {
+    await setup();
+    await register(ALICE);
+    expect((await signedPost(ALICE, body('r1'))).status).toBe(200);
+    const address = await t.app.listen({ port: 0, host: '127.0.0.1' });
+    const url = `${address}/v1/competitions/c/leaderboard`;
+    expect((await fetch(url)).status).toBe(200); // warm, and answered by the kept-reads listener
+    const headers = sign({ key: ALICE });
+    expect((await fetch(url, { headers })).status).toBe(200);
+    const again = await fetch(url, { headers });
+    expect(again.status).toBe(401);
+    expect(((await again.json()) as { type: string }).type).toMatch(/:signature-replayed$/);
+  });
+
   it('a batch signed for one competition is refused at another: signed for another server, or used up', async () => {
     await setup();
     await register(ALICE);
