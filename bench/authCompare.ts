@@ -2,7 +2,7 @@
 // competitions with the reference tasks, one fed by a bearer-key validator and one by a signing
 // validator (twice: signing each request as it is sent, and signing a phase's requests before its
 // clock starts, which leaves the server's cost alone: the benchmark's client shares the machine).
-import { keypairFromSeed, signRequest } from '../src/client/sign.js';
+import { keypairFromSeed, serverHotkey, signRequest } from '../src/client/sign.js';
 import type { Competition } from './generate.js';
 import { sweTaskInputs } from './generate.js';
 import { call, callJson, RequestFailed } from './measure.js';
@@ -95,13 +95,14 @@ export async function compareAuth(
     body: JSON.stringify({ name: `${p}bench-signer`, hotkey: key.address }),
   });
 
+  const signedFor = await serverHotkey(url);
   const post = (path: string, body: string, headers: Record<string, string>) =>
     fetch(`${url}${path}`, { method: 'POST', body, headers: { 'content-type': 'application/json', ...headers } });
   const modes = {
     bearer: async () => (path: string, body: string) => post(path, body, { authorization: `Bearer ${apiKey}` }),
-    signed: async () => (path: string, body: string) => post(path, body, signRequest({ key, body })),
+    signed: async () => (path: string, body: string) => post(path, body, signRequest({ key, body, signedFor })),
     presigned: async (part: string[]) => {
-      const signed = part.map((body) => signRequest({ key, body }));
+      const signed = part.map((body) => signRequest({ key, body, signedFor }));
       return (path: string, body: string, i: number) => post(path, body, signed[i]!);
     },
   };

@@ -95,7 +95,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     adminToken: options.adminToken,
     readsRequireToken: options.readsRequireToken ?? false,
     validatorByKey: services.validators.authenticate,
-    authenticateSigned: (request) => services.signatures.authenticate(request),
+    admitSigned: (headers, now) => services.signatures.admit(headers, now),
   });
   await app.register(metricsPlugin, { metrics });
   await app.register(writeGatePlugin, { gate: services.writeGate });

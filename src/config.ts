@@ -3,6 +3,7 @@ import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'n
 import { randomBytes } from 'node:crypto';
 import { dirname, join, resolve } from 'node:path';
 import { DEFAULT_HEAP_GROWTH_PERCENT } from './heap.js';
+import { MAX_SIGNATURE_WINDOW_MS } from './signatures/epistula.js';
 import { decodeSs58 } from './signatures/ss58.js';
 
 export interface Config {
@@ -25,8 +26,13 @@ export interface Config {
   adminTokenGenerated: boolean;
   logLevel: string;
   readsRequireToken: boolean;
-  /** The server's own ss58 address: signed requests must name it in Epistula-Signed-For. */
+  /**
+   * SCORING_SERVER_HOTKEY: the server's own ss58 address, which signed requests name in
+   * Epistula-Signed-For; null: the address of the key pair at `serverKeyPath`.
+   */
   serverHotkey: string | null;
+  /** The server's sr25519 key pair (a mini-secret in hex), generated there at first start unless SCORING_SERVER_HOTKEY is set. */
+  serverKeyPath: string;
   /** Accepted clock distance of a signed request's timestamp, either way. */
   signatureWindowMs: number;
   /** The snapshot-signing key file (Ed25519, PKCS#8 PEM); generated there at first start. */
@@ -67,6 +73,7 @@ export function loadConfig(env: Env = process.env): Config {
   const port = env.PORT ? Number(env.PORT) : 3000;
   if (!Number.isInteger(port) || port < 0 || port > 65535)
     throw new ConfigError(`PORT must be an integer 0..65535, got ${env.PORT}`);
+  const signingKeyPath = env.SCORING_SIGNING_KEY_PATH || join(dataDir(databasePath), 'signing-key.pem');
   const admin = env.SCORING_ADMIN_TOKEN
     ? { token: env.SCORING_ADMIN_TOKEN, file: null, generated: false }
     : adminTokenFromFile(databasePath);
@@ -87,9 +94,11 @@ export function loadConfig(env: Env = process.env): Config {
       env.SCORING_SIGNATURE_WINDOW_MS ?? '8000',
       'SCORING_SIGNATURE_WINDOW_MS',
       0,
-      600_000,
+      MAX_SIGNATURE_WINDOW_MS,
     ),
-    signingKeyPath: env.SCORING_SIGNING_KEY_PATH || join(dataDir(databasePath), 'signing-key.pem'),
+    // Beside the snapshot-signing key: on PostgreSQL the replicas share that folder, and so one address.
+    serverKeyPath: env.SCORING_SERVER_KEY_PATH || join(dirname(signingKeyPath), 'server-key'),
+    signingKeyPath,
     snapshotIntervalMs: parseDuration(env.SCORING_SNAPSHOT_INTERVAL, 'SCORING_SNAPSHOT_INTERVAL'),
     heapGrowthPercent: parseInteger(
       env.SCORING_HEAP_GROWTH_PERCENT ?? String(DEFAULT_HEAP_GROWTH_PERCENT),

@@ -3,6 +3,7 @@ import { buildApp } from './app.js';
 import { ConfigError, loadConfig } from './config.js';
 import { describeStorage, openStore } from './db/open.js';
 import { holdTickObjectMap, limitHeapGrowth, missingStartSettings, stopPretenuring } from './heap.js';
+import { loadServerKey } from './serverKey.js';
 import { loadSigningKey } from './signingKey.js';
 import { sweepAbandonedSpools } from './services/spool.js';
 
@@ -17,11 +18,21 @@ async function main(): Promise<void> {
     `cannot use the snapshot-signing key at ${config.signingKeyPath} (SCORING_SIGNING_KEY_PATH)`,
     () => loadSigningKey(config.signingKeyPath),
   );
+  // The address signed requests name: SCORING_SERVER_HOTKEY, else the key pair generated beside the signing key.
+  const serverKey =
+    config.serverHotkey === null
+      ? await startStep(`cannot use the server key at ${config.serverKeyPath} (SCORING_SERVER_KEY_PATH)`, () =>
+          loadServerKey(config.serverKeyPath),
+        )
+      : null;
   const app = await buildApp({
     store,
     adminToken: config.adminToken,
     readsRequireToken: config.readsRequireToken,
-    signatures: { serverAddress: config.serverHotkey, windowMs: config.signatureWindowMs },
+    signatures: {
+      serverAddress: config.serverHotkey ?? serverKey!.keypair.address,
+      windowMs: config.signatureWindowMs,
+    },
     signer: key.signer,
     logger: { level: config.logLevel },
   });
@@ -43,6 +54,16 @@ async function main(): Promise<void> {
   app.log.info(
     { file: config.signingKeyPath },
     key.generated ? 'generated the snapshot-signing key (mode 0600)' : 'read the snapshot-signing key',
+  );
+  app.log.info(
+    serverKey
+      ? { hotkey: app.services.signatures.serverAddress, file: config.serverKeyPath }
+      : { hotkey: app.services.signatures.serverAddress },
+    serverKey === null
+      ? 'signed requests name SCORING_SERVER_HOTKEY in Epistula-Signed-For'
+      : serverKey.generated
+        ? 'generated the server key (mode 0600): signed requests name its address in Epistula-Signed-For'
+        : 'read the server key: signed requests name its address in Epistula-Signed-For',
   );
   const otherKey = await app.services.snapshots.signedWithAnotherKey();
   if (otherKey.length > 0)

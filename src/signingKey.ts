@@ -19,22 +19,31 @@ export const ephemeralSigner = (): Signer => signer(generateKeyPairSync('ed25519
 /** Reads the key at `path`, or generates it there; `generated` says which. */
 export function loadSigningKey(path: string): { signer: Signer; generated: boolean } {
   if (existsSync(path)) return { signer: signer(readKey(path)), generated: false };
-  mkdirSync(dirname(path), { recursive: true });
   const { privateKey } = generateKeyPairSync('ed25519');
-  // Written beside and linked into place: the file never exists half written, and of several
-  // processes starting together on a shared volume (replicas on PostgreSQL) exactly one key wins.
+  if (!writeOnce(path, privateKey.export({ type: 'pkcs8', format: 'pem' })))
+    return { signer: signer(readKey(path)), generated: false };
+  return { signer: signer(privateKey), generated: true };
+}
+
+/**
+ * Writes a secret file with mode 0600 unless one is already at `path`; false when another was
+ * there. Written beside and linked into place: the file never exists half written, and of several
+ * processes starting together on a shared volume (replicas on PostgreSQL) exactly one key wins.
+ */
+export function writeOnce(path: string, contents: string | Buffer): boolean {
+  mkdirSync(dirname(path), { recursive: true });
   const temporary = `${path}.${process.pid}.${randomBytes(4).toString('hex')}`;
-  writeFileSync(temporary, privateKey.export({ type: 'pkcs8', format: 'pem' }), { mode: 0o600, flag: 'wx' });
+  writeFileSync(temporary, contents, { mode: 0o600, flag: 'wx' });
   try {
     chmodSync(temporary, 0o600);
     linkSync(temporary, path);
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
-    return { signer: signer(readKey(path)), generated: false };
+    return false;
   } finally {
     rmSync(temporary, { force: true });
   }
-  return { signer: signer(privateKey), generated: true };
+  return true;
 }
 
 function readKey(path: string): KeyObject {

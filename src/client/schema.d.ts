@@ -506,7 +506,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The server's snapshot-signing key */
+        /** The server's address for signed requests, and its snapshot-signing key */
         get: operations["getIdentity"];
         put?: never;
         post?: never;
@@ -1756,8 +1756,10 @@ export interface components {
             /** @description Pass as `cursor` for the next page; null at the end. */
             nextCursor: string | null;
         };
-        /** @description The server's signing identity. */
+        /** @description The server's identities: the address validators sign for, and the key that signs snapshots. */
         Identity: {
+            /** @description The server's own ss58 address: every signed request names it in `Epistula-Signed-For` (SCORING_SERVER_HOTKEY, or the key pair the server generated). */
+            hotkey: string;
             /** @description The snapshot-signing key, SPKI PEM. */
             publicKey: string;
             /**

@@ -17,8 +17,8 @@ export interface SignRequestInput {
   key: SigningKey;
   /** The exact bytes that will be sent (a string is sent as UTF-8); omit for an empty body. */
   body?: Uint8Array | string | null;
-  /** The server's ss58 address when it announces one (SCORING_SERVER_HOTKEY). */
-  signedFor?: string;
+  /** The server's ss58 address, as `GET /v1/identity` gives it (`hotkey`): a server takes only requests signed for it. */
+  signedFor: string;
   /** Unix milliseconds; defaults to the clock. */
   now?: number;
   /** Defaults to a fresh random UUID; never reuse one with the same key. */
@@ -51,7 +51,7 @@ export const bodySha256Hex = bodyHasher(globalThis.process?.getBuiltinModule?.('
 const toKeypair = (key: SigningKey): EpistulaKeypair =>
   typeof key === 'string' || key instanceof Uint8Array ? keypairFromSecretKey(key) : key;
 
-/** The six (or five, without `signedFor`) Epistula headers for one request. */
+/** The six Epistula headers for one request. */
 export function signRequest({
   key,
   body,
@@ -63,37 +63,56 @@ export function signRequest({
   const timestamp = String(Math.trunc(now));
   const message = epistulaMessage(bodySha256Hex(body), uuid, timestamp, signedFor);
   const signature = sign(keypair.secretKey, utf8ToBytes(message));
-  const headers: Record<string, string> = {
+  return {
     [H.version]: EPISTULA_VERSION,
     [H.timestamp]: timestamp,
     [H.uuid]: uuid,
     [H.signedBy]: keypair.address,
+    [H.signedFor]: signedFor,
     [H.signature]: `0x${bytesToHex(signature)}`,
   };
-  if (signedFor !== undefined) headers[H.signedFor] = signedFor;
-  return headers;
 }
 
-/** openapi-fetch middleware: signs every request's final body bytes. Signed requests carry no Authorization. */
-export function epistulaMiddleware(key: SigningKey, options: { signedFor?: string } = {}): Middleware {
+/** The address a server takes signed requests for: `hotkey` of its `GET /v1/identity`. */
+export async function serverHotkey(baseUrl: string, fetcher: typeof fetch = globalThis.fetch): Promise<string> {
+  const res = await fetcher(`${baseUrl.replace(/\/+$/, '')}/v1/identity`, { headers: { accept: 'application/json' } });
+  const identity = (res.ok ? await res.json() : null) as { hotkey?: unknown } | null;
+  if (typeof identity?.hotkey !== 'string')
+    throw new Error(`${baseUrl}/v1/identity answered ${res.status} without a hotkey to sign for`);
+  return identity.hotkey;
+}
+
+/**
+ * openapi-fetch middleware: signs every request's final body bytes for the server's address
+ * (`signedFor`, or a function that finds it, called once). Signed requests carry no Authorization.
+ */
+export function epistulaMiddleware(
+  key: SigningKey,
+  options: { signedFor: string | (() => Promise<string>) },
+): Middleware {
   const keypair = toKeypair(key);
+  const { signedFor } = options;
+  let address: Promise<string> | undefined;
+  const target = () => (typeof signedFor === 'string' ? signedFor : (address ??= signedFor()));
   return {
     async onRequest({ request }) {
       if (request.headers.has('authorization')) {
         throw new Error('a signed request carries no Authorization header: create the client without a token');
       }
       const body = request.body === null ? new Uint8Array() : new Uint8Array(await request.clone().arrayBuffer());
-      for (const [name, value] of Object.entries(signRequest({ key: keypair, body, signedFor: options.signedFor }))) {
-        request.headers.set(name, value);
-      }
+      const headers = signRequest({ key: keypair, body, signedFor: await target() });
+      for (const [name, value] of Object.entries(headers)) request.headers.set(name, value);
       return request;
     },
   };
 }
 
-/** The generated client, signing every request with the validator's hotkey. */
+/**
+ * The generated client, signing every request with the validator's hotkey for the server's
+ * address: `signedFor` when given, else read once from the server's `GET /v1/identity`.
+ */
 export function createSignedScoringClient(baseUrl: string, key: SigningKey, options: { signedFor?: string } = {}) {
   const client = createScoringClient(baseUrl);
-  client.use(epistulaMiddleware(key, options));
+  client.use(epistulaMiddleware(key, { signedFor: options.signedFor ?? (() => serverHotkey(baseUrl)) }));
   return client;
 }

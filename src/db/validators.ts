@@ -26,6 +26,12 @@ export function validatorsRepo(db: Db) {
     ORDER BY r.task_id, r.kind, r.miner_hotkey, r.validator_id`,
     )
     .raw();
+  // Looked up on every signed request, a forged one's too: built once.
+  const byPublicKeyStmt = db
+    .select()
+    .from(validators)
+    .where(eq(validators.publicKey, sql.placeholder('publicKey')))
+    .prepare();
   const get = (id: string): ValidatorRow | null =>
     db.select().from(validators).where(eq(validators.id, id)).get() ?? null;
 
@@ -52,7 +58,7 @@ export function validatorsRepo(db: Db) {
     },
     /** The validator holding this sr25519 public key (hex), revoked or not. */
     byPublicKey(publicKey: string): ValidatorRow | null {
-      return db.select().from(validators).where(eq(validators.publicKey, publicKey)).get() ?? null;
+      return byPublicKeyStmt.get({ publicKey }) ?? null;
     },
     /** Revokes a validator; returns false when there is no such validator. */
     revoke(id: string): boolean {

@@ -4,10 +4,10 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance, FastifyRequest, RouteOptions } from 'fastify';
 import fp from 'fastify-plugin';
-import { forbidden, unauthorized } from '../errors.js';
+import { badRequest, forbidden, unauthorized } from '../errors.js';
 import type { Principal } from '../services/principal.js';
-import { hasEpistulaHeaders } from '../signatures/headers.js';
-import type { EpistulaRequest } from '../signatures/epistula.js';
+import type { SignedBodyCheck } from '../services/signatures.js';
+import { hasEpistulaHeaders, type HeaderBag } from '../signatures/headers.js';
 
 /** open: never asks for a token (health, metrics); public: reads, token optional unless configured. */
 export type Access = 'open' | 'public' | 'validator' | 'admin';
@@ -19,10 +19,11 @@ declare module 'fastify' {
   interface FastifyRequest {
     principal: Principal | null;
     /**
-     * Set on a signed request with a body: its signature check, run on the body's bytes as read,
-     * before they are parsed (src/plugins/contentTypes.ts). Checking first means a refused body is
-     * never parsed, and an accepted one is parsed once it is wanted: parsed while the check ran
-     * elsewhere, a 1,000-run batch outlived V8's young generation and cost a tenth more to collect.
+     * Set on a signed request with a body once its headers passed (src/services/signatures.ts):
+     * its signature check, run on the body's bytes as read, before they are parsed
+     * (src/plugins/contentTypes.ts). Checking first means a refused body is never parsed, and an
+     * accepted one is parsed once it is wanted: parsed while the check ran elsewhere, a 1,000-run
+     * batch outlived V8's young generation and cost a tenth more to collect.
      */
     checkSignedBody: ((bytes: Buffer | undefined) => Promise<void>) | null;
   }
@@ -52,8 +53,11 @@ export interface AuthOptions {
   readsRequireToken: boolean;
   /** The validator holding a bearer key, or null. */
   validatorByKey: (key: string) => Promise<{ id: string } | null>;
-  /** The validator that signed a request (Epistula v2), or a 401 domain error saying why not. */
-  authenticateSigned: (request: EpistulaRequest) => Promise<Principal>;
+  /**
+   * A signed request's checks that need no body (Epistula v2; a 401 domain error saying why not),
+   * answering the check of its body, which names the validator that signed it.
+   */
+  admitSigned: (headers: HeaderBag, now: number) => Promise<SignedBodyCheck>;
 }
 
 const digest = (s: string) => createHash('sha256').update(s).digest();
@@ -61,6 +65,21 @@ const digest = (s: string) => createHash('sha256').update(s).digest();
 /** A request that carries a body is verified once the body is read (the signature covers its bytes). */
 const hasBody = (request: FastifyRequest) =>
   request.headers['transfer-encoding'] !== undefined || Number(request.headers['content-length'] ?? 0) > 0;
+
+/**
+ * Methods that take no body. One sent with a body is refused: a signature covers the body, the uuid,
+ * the timestamp and the server's address but not the method or path, so a body-less request's
+ * headers must not be able to ride along with another body (API.md 1.2).
+ */
+const BODILESS = new Set(['GET', 'HEAD', 'DELETE']);
+
+function bodyRefused(request: FastifyRequest): Error | null {
+  if (!BODILESS.has(request.method) || !hasBody(request)) return null;
+  const header = request.headers['transfer-encoding'] !== undefined ? 'transfer-encoding' : 'content-length';
+  return badRequest(`a ${request.method} request carries no body: send it without one`, [
+    { path: `headers/${header}`, message: `a ${request.method} takes no body` },
+  ]);
+}
 
 /**
  * A Fastify hook (callback style) from a check that returns at once when it can, or a promise when
@@ -79,7 +98,7 @@ const hook =
     else done();
   };
 
-export function authenticator({ adminToken, readsRequireToken, validatorByKey, authenticateSigned }: AuthOptions) {
+export function authenticator({ adminToken, readsRequireToken, validatorByKey, admitSigned }: AuthOptions) {
   const adminDigest = digest(adminToken);
 
   /** null: a header that names no one. */
@@ -102,33 +121,31 @@ export function authenticator({ adminToken, readsRequireToken, validatorByKey, a
     if (access === 'admin' && who.kind !== 'admin') throw forbidden('this route needs the admin token');
   }
 
-  const signed = (request: FastifyRequest, body: Uint8Array | undefined) =>
-    authenticateSigned({ headers: request.headers, body, now: Date.now() });
-
-  async function checkBody(request: FastifyRequest, access: Access, bytes: Buffer | undefined): Promise<void> {
+  async function checkBody(
+    request: FastifyRequest,
+    access: Access,
+    check: SignedBodyCheck,
+    bytes: Buffer | undefined,
+  ): Promise<void> {
     request.checkSignedBody = null;
-    request.principal = await signed(request, bytes);
+    request.principal = await check(bytes);
     allow(access, request.principal);
   }
 
   return {
     /**
-     * Bearer tokens and body-less signed requests; a signed request's body is checked as it is
-     * parsed. Answers at once when no lookup is needed (a public read without a token: most of the
-     * traffic), otherwise by promise.
+     * Bearer tokens, and the checks of a signed request that need no body (before a byte of it is
+     * read); a signed request's body is checked as it is parsed, a body-less one's here. Answers at
+     * once when no lookup is needed (a public read without a token: most of the traffic),
+     * otherwise by promise.
      */
     onRequest: (access: Access) =>
       hook((request) => {
         if (hasEpistulaHeaders(request.headers)) {
-          // A public read needs no identity: its signature is not worth checking.
-          if (access === 'public' && !readsRequireToken) return;
-          if (hasBody(request)) {
-            request.checkSignedBody = (bytes) => checkBody(request, access, bytes);
-            return;
-          }
-          return signed(request, undefined).then((who) => {
-            request.principal = who;
-            allow(access, who);
+          // Every signed request is checked, a public read's too: each uses up its uuid (API.md 1.2).
+          return admitSigned(request.headers, Date.now()).then((check) => {
+            if (!hasBody(request)) return checkBody(request, access, check, undefined);
+            request.checkSignedBody = (bytes) => checkBody(request, access, check, bytes);
           });
         }
         const header = request.headers.authorization;
@@ -148,6 +165,8 @@ export const authPlugin = fp(
     app.decorateRequest('principal', null);
     app.decorateRequest('checkSignedBody', null);
     const auth = authenticator(options);
+    // A GET, HEAD or DELETE with a body: a 400 before anything else, signed or not.
+    app.addHook('onRequest', (request, _reply, done) => done(bodyRefused(request) ?? undefined));
     // Each route gets the hooks of its access level, so a request costs no lookup of its route's
     // declaration (Fastify's `request.routeOptions` builds a new object on every read); before the
     // route's own hooks, after the app-wide ones. Routes without a hook: open ones.
@@ -156,8 +175,6 @@ export const authPlugin = fp(
       if (route.schema && !route.schema.hide) route.schema.security = SECURITY[access];
       if (access === 'open') return;
       route.onRequest = [auth.onRequest(access), ...[route.onRequest ?? []].flat()];
-      // A public read checks no signature when reads need no token, so it defers none either.
-      if (access === 'public' && !options.readsRequireToken) return;
       // preValidation: after any body was read, before the schema sees it.
       route.preValidation = [auth.afterBody, ...[route.preValidation ?? []].flat()];
     });

@@ -8,7 +8,7 @@
 // server's request listener itself, with what Fastify would have sent: the same rules
 // (`represent`, ./sendBody.ts), the same metrics series, counted in `scoring_kept_reads_total`.
 //
-// Anything else goes to the router unchanged: another method, a query string, a body, a
+// Anything else goes to the router unchanged: another method, a query string, a body, a signature, a
 // competition whose scores are not computed or not current, storage that other processes write
 // (PostgreSQL: a read first catches up with them), a log level that writes a line for each read,
 // and every request once the server is closing. With `SCORING_READS_REQUIRE_TOKEN` the plugin is
@@ -22,6 +22,7 @@ import { logsReads } from '../plugins/requestLog.js';
 import type { Body } from '../services/body.js';
 import { API_PREFIX } from './index.js';
 import { SCORE_READ_PATHS } from './scores.js';
+import { hasEpistulaHeaders } from '../signatures/headers.js';
 import { represent } from './sendBody.js';
 
 const PARAM = ':competitionId';
@@ -66,6 +67,8 @@ export const keptReadsPlugin = fp(
       const { headers } = req;
       if (!open || req.method !== 'GET') return undefined;
       if (headers['content-length'] !== undefined || headers['transfer-encoding'] !== undefined) return undefined;
+      // A signed read is checked and uses up its uuid (API.md 1.2): the router's hooks do that.
+      if (hasEpistulaHeaders(headers)) return undefined;
       if (logsReads(app.log.level)) return undefined;
       // A competition id as a kept entry's key is one the router reads from this path as it is:
       // ids have no character a URL escapes. Anything unknown or not computed is the router's, and

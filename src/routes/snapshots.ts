@@ -184,11 +184,16 @@ export const snapshotRoutes: FastifyPluginAsyncZod = async (app) => {
       schema: {
         tags: ['snapshots'],
         operationId: 'getIdentity',
-        summary: "The server's snapshot-signing key",
+        summary: "The server's address for signed requests, and its snapshot-signing key",
         response: { 200: IdentitySchema, ...problems(401) },
       },
     },
-    async () => ({ publicKey: snapshots.publicKeyPem, algorithm: 'ed25519' as const, rulesVersion: RULES_VERSION }),
+    async () => ({
+      hotkey: app.services.signatures.serverAddress,
+      publicKey: snapshots.publicKeyPem,
+      algorithm: 'ed25519' as const,
+      rulesVersion: RULES_VERSION,
+    }),
   );
 
   app.post(

@@ -131,8 +131,13 @@ export const WeightsHistorySchema = named(
 
 export const IdentitySchema = named(
   'Identity',
-  "The server's signing identity.",
+  "The server's identities: the address validators sign for, and the key that signs snapshots.",
   z.object({
+    hotkey: z
+      .string()
+      .describe(
+        "The server's own ss58 address: every signed request names it in `Epistula-Signed-For` (SCORING_SERVER_HOTKEY, or the key pair the server generated).",
+      ),
     publicKey: z.string().describe('The snapshot-signing key, SPKI PEM.'),
     algorithm: z.literal('ed25519').describe('Signature algorithm.'),
     rulesVersion: z.string().describe('Version of the scoring rules this server computes.'),

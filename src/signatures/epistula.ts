@@ -1,6 +1,8 @@
-// Pure verification of an Epistula v2 signed request (API.md "Validators sign with their hotkeys").
-// No clock, no storage: the caller passes `now` and checks replay and the hotkey's validator itself.
-// Cheap checks run first (presence, shapes, ss58 checksum, window); sr25519 runs once, last.
+// Pure verification of an Epistula v2 signed request (API.md 1.1 "Validators sign with their
+// hotkeys", 1.2 "signatures bound to it"). No clock, no storage: the caller passes `now` and checks
+// replay and the hotkey's validator itself. In two steps, so the caller can refuse cheaply before it
+// reads a body: `headers` (presence, shapes, ss58 checksums, the server's address, the window) needs
+// no body; `body` hashes the body and runs sr25519 once, last.
 import { createHash } from 'node:crypto';
 import { verify as scureVerify } from '@scure/sr25519';
 import { readHeader, type HeaderBag } from './headers.js';
@@ -30,9 +32,13 @@ export type EpistulaRefused = {
 export type EpistulaVerdict = EpistulaAccepted | EpistulaRefused;
 
 export interface EpistulaOptions {
-  /** The server's own ss58 address (SCORING_SERVER_HOTKEY): Epistula-Signed-For is then required and must equal it. */
-  serverAddress?: string | null;
-  /** Accepted distance between Epistula-Timestamp and `now`, either way (SCORING_SIGNATURE_WINDOW_MS). */
+  /**
+   * The server's own ss58 address (SCORING_SERVER_HOTKEY, or the generated server key's):
+   * Epistula-Signed-For is required and must equal it, so a request signed for another address (a
+   * miner's, say) cannot be replayed here.
+   */
+  serverAddress: string;
+  /** Accepted distance between Epistula-Timestamp and `now`, either way (SCORING_SIGNATURE_WINDOW_MS), at most MAX_SIGNATURE_WINDOW_MS. */
   windowMs?: number;
   /**
    * The sr25519 check (signing context "substrate"); default `@scure/sr25519`'s `verify`. Another
@@ -52,6 +58,12 @@ export interface EpistulaRequest {
 }
 
 export const DEFAULT_SIGNATURE_WINDOW_MS = 8_000;
+/**
+ * The widest window a server may be configured with. Used (hotkey, uuid) pairs are kept for this
+ * long past their timestamp whatever the window in force, so raising the window across a restart
+ * re-opens no replay.
+ */
+export const MAX_SIGNATURE_WINDOW_MS = 600_000;
 
 const TIMESTAMP = /^(0|[1-9][0-9]{0,15})$/;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -95,73 +107,98 @@ const sha256Hex = (body: Uint8Array | string | null | undefined) =>
     .digest('hex');
 
 interface Settings {
-  serverAddress: string | undefined;
+  serverAddress: string;
   windowMs: number;
 }
 
 function settings(options: EpistulaOptions): Settings {
-  const serverAddress = options.serverAddress || undefined;
-  if (serverAddress !== undefined) ss58ToPublicKey(serverAddress);
+  const { serverAddress } = options;
+  ss58ToPublicKey(serverAddress);
   const windowMs = options.windowMs ?? DEFAULT_SIGNATURE_WINDOW_MS;
-  if (!Number.isSafeInteger(windowMs) || windowMs < 0)
-    throw new RangeError('the signature window is a non-negative integer of milliseconds');
+  if (!Number.isSafeInteger(windowMs) || windowMs < 0 || windowMs > MAX_SIGNATURE_WINDOW_MS)
+    throw new RangeError(`the signature window is an integer of milliseconds from 0 to ${MAX_SIGNATURE_WINDOW_MS}`);
   return { serverAddress, windowMs };
 }
 
-/** Checks the options once (a bad server address is a startup error, `Ss58Error`) and returns the verifier. */
-export function createEpistulaVerifier(options: EpistulaOptions = {}): (request: EpistulaRequest) => EpistulaVerdict {
+/** A request whose headers passed every check that needs no body. */
+export interface EpistulaHeadersAccepted {
+  ok: true;
+  /** Epistula-Signed-By as sent. */
+  hotkey: string;
+  publicKey: Uint8Array;
+  /** The key in hex: look validators up by it (different ss58 prefixes can name one key). */
+  publicKeyHex: string;
+  /** Lower-cased, so (hotkey, uuid) is a stable replay key. */
+  uuid: string;
+  timestamp: number;
+  /** The message's parts as they travel (uuid and timestamp exactly as sent), and the signature. */
+  signed: { uuid: string; timestamp: string; signedFor: string; signature: Uint8Array };
+}
+
+export interface EpistulaChecks {
+  /** Every check but the cryptographic one, with no body: presence, shapes, ss58 checksums, the server's address, the window. */
+  headers(headers: HeaderBag, now: number): EpistulaHeadersAccepted | EpistulaRefused;
+  /** The body's hash and sr25519 over the message: the costly part, run once the cheap checks passed. */
+  body(seen: EpistulaHeadersAccepted, body: Uint8Array | string | null | undefined): EpistulaVerdict;
+}
+
+/** Checks the options once (a bad server address is a startup error, `Ss58Error`) and returns the two steps. */
+export function createEpistulaChecks(options: EpistulaOptions): EpistulaChecks {
   const set = settings(options);
   const sr25519 = options.sr25519Verify ?? scureVerify;
+  return {
+    headers: (headers, now) => inspect(headers, now, set),
+    body: (seen, body) => {
+      const { uuid, timestamp, signedFor, signature } = seen.signed;
+      const message = Buffer.from(epistulaMessage(sha256Hex(body), uuid, timestamp, signedFor), 'utf8');
+      return conclude(seen, signatureValid({ message, signature, publicKey: seen.publicKey }, sr25519));
+    },
+  };
+}
+
+/** Both steps at once, for a request whose body is in hand. */
+export function createEpistulaVerifier(options: EpistulaOptions): (request: EpistulaRequest) => EpistulaVerdict {
+  const checks = createEpistulaChecks(options);
   return (request) => {
-    const seen = inspect(request, set);
-    if (!seen.ok) return seen;
-    return conclude(seen, signatureValid(seen.parts, sr25519));
+    const seen = checks.headers(request.headers, request.now);
+    return seen.ok ? checks.body(seen, request.body) : seen;
   };
 }
 
 /** One-off form of `createEpistulaVerifier(options)(request)`. */
-export function verifyEpistula(request: EpistulaRequest, options: EpistulaOptions = {}): EpistulaVerdict {
+export function verifyEpistula(request: EpistulaRequest, options: EpistulaOptions): EpistulaVerdict {
   return createEpistulaVerifier(options)(request);
 }
 
-interface Inspected {
-  ok: true;
-  parts: SignedParts;
-  signedBy: string;
-  uuid: string;
-  timestamp: number;
-}
-
-function conclude(seen: Inspected, valid: boolean): EpistulaVerdict {
+function conclude(seen: EpistulaHeadersAccepted, valid: boolean): EpistulaVerdict {
   if (!valid)
     return refuse(
       'signature-invalid',
       H.signature,
-      `${H.signature} does not verify for ${seen.signedBy} over this body, uuid, timestamp and ${H.signedFor}`,
+      `${H.signature} does not verify for ${seen.hotkey} over this body, uuid, timestamp and ${H.signedFor}`,
     );
-  return {
-    ok: true,
-    hotkey: seen.signedBy,
-    publicKey: seen.parts.publicKey,
-    publicKeyHex: Buffer.from(seen.parts.publicKey).toString('hex'),
-    uuid: seen.uuid,
-    timestamp: seen.timestamp,
-  };
+  const { hotkey, publicKey, publicKeyHex, uuid, timestamp } = seen;
+  return { ok: true, hotkey, publicKey, publicKeyHex, uuid, timestamp };
 }
 
-/** Every check but the cryptographic one: presence, shapes, ss58 checksums, the window. */
+/** Where a client learns the address to sign for. */
+const signFor = (serverAddress: string) =>
+  `sign for this server's address ${serverAddress} (GET /v1/identity gives it as hotkey)`;
+
+/** Every check but the cryptographic one: presence, shapes, ss58 checksums, the server's address, the window. */
 function inspect(
-  { headers, body, now }: EpistulaRequest,
+  headers: HeaderBag,
+  now: number,
   { serverAddress, windowMs }: Settings,
-): Inspected | EpistulaRefused {
+): EpistulaHeadersAccepted | EpistulaRefused {
   if (readHeader(headers, 'Authorization') !== undefined) {
     return refuse('signature-malformed', 'Authorization', 'a signed request carries no Authorization header');
   }
-  const required: EpistulaHeader[] = [H.version, H.timestamp, H.uuid, H.signedBy, H.signature];
-  if (serverAddress !== undefined) required.push(H.signedFor);
+  const required: EpistulaHeader[] = [H.version, H.timestamp, H.uuid, H.signedBy, H.signedFor, H.signature];
   for (const name of required) {
-    if (readHeader(headers, name) === undefined)
-      return refuse('signature-missing', name, `the ${name} header is required`);
+    if (readHeader(headers, name) !== undefined) continue;
+    const why = name === H.signedFor ? `: ${signFor(serverAddress)}` : '';
+    return refuse('signature-missing', name, `the ${name} header is required${why}`);
   }
   const values = {} as Record<EpistulaHeader, string | undefined>;
   for (const name of Object.values(H)) {
@@ -174,7 +211,7 @@ function inspect(
   const uuid = values[H.uuid]!;
   const signedBy = values[H.signedBy]!;
   const signature = values[H.signature]!;
-  const signedFor = values[H.signedFor];
+  const signedFor = values[H.signedFor]!;
 
   if (version !== EPISTULA_VERSION)
     return refuse('signature-malformed', H.version, `${H.version} must be ${EPISTULA_VERSION}`);
@@ -188,13 +225,20 @@ function inspect(
   const signer = decodeSs58(signedBy);
   if (!signer.ok)
     return refuse('signature-malformed', H.signedBy, `${H.signedBy} is not an ss58 address: ${signer.message}`);
-  if (signedFor !== undefined) {
+  if (signedFor !== serverAddress) {
+    // Decoded only when it differs, to say whether it names an address at all.
     const target = decodeSs58(signedFor);
     if (!target.ok)
-      return refuse('signature-malformed', H.signedFor, `${H.signedFor} is not an ss58 address: ${target.message}`);
-    if (serverAddress !== undefined && signedFor !== serverAddress) {
-      return refuse('signature-invalid', H.signedFor, `${H.signedFor} names another server, not ${serverAddress}`);
-    }
+      return refuse(
+        'signature-malformed',
+        H.signedFor,
+        `${H.signedFor} is not an ss58 address (${target.message}): ${signFor(serverAddress)}`,
+      );
+    return refuse(
+      'signature-invalid',
+      H.signedFor,
+      `${H.signedFor} names ${signedFor}, not this server: ${signFor(serverAddress)}`,
+    );
   }
   if (!(Math.abs(now - ms) <= windowMs)) {
     return refuse(
@@ -206,14 +250,11 @@ function inspect(
 
   return {
     ok: true,
-    parts: {
-      // Hashed last: every cheap refusal comes before reading the whole body.
-      message: Buffer.from(epistulaMessage(sha256Hex(body), uuid, timestamp, signedFor), 'utf8'),
-      signature: Buffer.from(signature.slice(2), 'hex'),
-      publicKey: signer.publicKey,
-    },
-    signedBy,
+    hotkey: signedBy,
+    publicKey: signer.publicKey,
+    publicKeyHex: Buffer.from(signer.publicKey).toString('hex'),
     uuid: uuid.toLowerCase(),
     timestamp: ms,
+    signed: { uuid, timestamp, signedFor, signature: Buffer.from(signature.slice(2), 'hex') },
   };
 }

@@ -103,7 +103,7 @@ async function seedSource(path: string): Promise<void> {
     const signed = await t.call({
       method: 'POST',
       url: '/v1/competitions/zweite/runs',
-      headers: { ...signRequest({ key: ALICE, body }), 'content-type': 'application/json' },
+      headers: { ...signRequest({ key: ALICE, body, signedFor: t.serverHotkey }), 'content-type': 'application/json' },
       payload: body,
     });
     expect(signed.status, JSON.stringify(signed.body)).toBe(200);

@@ -2,7 +2,7 @@
 // (hotkey, uuid) pairs are kept in the database, not in memory (API.md 1.1).
 import { afterAll, expect, it } from 'vitest';
 import { join } from 'node:path';
-import { signRequest } from '../../src/client/sign.js';
+import { serverHotkey, signRequest } from '../../src/client/sign.js';
 import { ALICE } from '../signatures/fixtures.js';
 import { SERVER_ADMIN_TOKEN as E2E_ADMIN_TOKEN, startServer, type ServerProcess } from '../support/serverProcess.js';
 import { tempDir } from '../support/tempDir.js';
@@ -53,14 +53,17 @@ it('refuses a replay after the server is killed and restarted inside the window'
       resolved: i % 2 === 0,
     })),
   });
+  // The address the server generated beside its database, which it keeps across the restart.
+  const signedFor = await serverHotkey(server.baseUrl);
   const signedAt = Date.now();
-  const headers = signRequest({ key: ALICE, body: payload, now: signedAt });
+  const headers = signRequest({ key: ALICE, body: payload, now: signedAt, signedFor });
   const first = await send(server.baseUrl, payload, headers);
   expect(first.status, await first.clone().text()).toBe(200);
   expect(await first.json()).toEqual({ accepted: 50, duplicates: 0 });
 
   expect((await server.stop('SIGKILL')).signal).toBe('SIGKILL');
   server = await start();
+  expect(await serverHotkey(server.baseUrl)).toBe(signedFor);
 
   const replay = await send(server.baseUrl, payload, headers);
   expect(Date.now() - signedAt).toBeLessThan(WINDOW_MS);
@@ -70,7 +73,7 @@ it('refuses a replay after the server is killed and restarted inside the window'
   expect(JSON.stringify(problem.errors)).toContain('headers/epistula-uuid');
 
   // The signer itself is fine: a fresh signature of the same bytes is a duplicate batch, not a refusal.
-  const fresh = await send(server.baseUrl, payload, signRequest({ key: ALICE, body: payload }));
+  const fresh = await send(server.baseUrl, payload, signRequest({ key: ALICE, body: payload, signedFor }));
   expect(fresh.status).toBe(200);
   expect(await fresh.json()).toEqual({ accepted: 0, duplicates: 50 });
 }, 120_000);

@@ -33,7 +33,7 @@ it('a /v1 route without a declared access level fails closed (admin only)', asyn
     adminToken: ADMIN_TOKEN,
     readsRequireToken: false,
     validatorByKey: (key) => t.store.validators.authenticate(key),
-    authenticateSigned: (r) => t.app.services.signatures.authenticate(r),
+    admitSigned: (headers, now) => t.app.services.signatures.admit(headers, now),
   });
   bare.get('/v1/forgotten', () => ({ ok: true }));
   bare.get('/elsewhere', () => ({ ok: true }));

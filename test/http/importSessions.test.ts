@@ -262,9 +262,9 @@ it("a validator's signed chunk is checked over its bytes and refused as not the 
       payload: bytes,
     });
   // Signed over these exact bytes: the signer is known, and a validator may not import.
-  expect((await put(signRequest({ key, body: bytes }))).status).toBe(403);
+  expect((await put(signRequest({ key, body: bytes, signedFor: t.serverHotkey }))).status).toBe(403);
   // Signed over other bytes: the signature does not verify.
-  const forged = await put(signRequest({ key, body: JSONL.subarray(0, 499) }));
+  const forged = await put(signRequest({ key, body: JSONL.subarray(0, 499), signedFor: t.serverHotkey }));
   expect(forged.status).toBe(401);
   expect(forged.body.type).toMatch(/signature-invalid$/);
   const state = await t.call({ method: 'GET', url: `${base}/${sid}`, headers: admin });

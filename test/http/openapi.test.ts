@@ -76,14 +76,22 @@ it('every operation declares the problems any of its kind gives: 400 (/v1), 414 
   const long = await t.call({ method: 'GET', url: `/v1/competitions/${'c'.repeat(1025)}` });
   expect(long.status).toBe(414);
   expect(long.headers['content-type']).toMatch(/^application\/problem\+json/);
-  // and text sent to a write that takes no body.
+  // text sent to a write that takes JSON,
   const text = await t.call({
+    method: 'PUT',
+    url: '/v1/competitions/c',
+    headers: { ...admin, 'content-type': 'text/plain' },
+    payload: 'hello',
+  });
+  expect(text.status).toBe(415);
+  // and any body sent to a deletion, which takes none (API.md 1.2).
+  const deletion = await t.call({
     method: 'DELETE',
     url: '/v1/validators/v-1',
     headers: { ...admin, 'content-type': 'text/plain' },
     payload: 'hello',
   });
-  expect(text.status).toBe(415);
+  expect(deletion.status).toBe(400);
 });
 
 it('every route that takes a file body declares it, and the server takes each type it declares', async () => {

@@ -132,7 +132,7 @@ it('every mangled signature is a 401 problem naming a header, and stores nothing
       let payload = JSON.stringify({
         runs: [{ runId: `r-${uuid}`, taskId: 't1', kind: 'miner', minerHotkey: 'm1', resolved: true }],
       });
-      const signedHeaders = signRequest({ key: ALICE, body: payload, uuid });
+      const signedHeaders = signRequest({ key: ALICE, body: payload, uuid, signedFor: t.serverHotkey });
       const original = canonical(signedHeaders, payload);
       const headers: Record<string, string | string[]> = { ...signedHeaders };
       for (const m of mutations) payload = apply(headers, payload, m).payload;

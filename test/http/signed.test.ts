@@ -1,8 +1,11 @@
 // Epistula v2 over HTTP (API.md 1.1): validators created with a hotkey sign their requests; every
 // refusal is a 401 problem naming its reason and header, and stores nothing.
 import { afterEach, describe, expect, it } from 'vitest';
-import { keypairFromSeed, signRequest, type EpistulaKeypair } from '../../src/client/sign.js';
-import { encodeSs58 } from '../../src/signatures/ss58.js';
+import { keypairFromSeed, signRequest, type EpistulaKeypair, type SignRequestInput } from '../../src/client/sign.js';
+import { connect } from 'node:net';
+import { join } from 'node:path';
+import { decodeSs58, encodeSs58 } from '../../src/signatures/ss58.js';
+import { tempDir } from '../support/tempDir.js';
 import { admin, testApp, type TestApp } from '../support/app.js';
 import { ALICE, BOB, SERVER } from '../signatures/fixtures.js';
 import type { Json } from '../support/json.js';
@@ -23,6 +26,10 @@ async function setup(options: Parameters<typeof testApp>[0] = {}) {
 const register = async (key: EpistulaKeypair, name = 'signer') =>
   t.call({ method: 'POST', url: '/v1/validators', headers: admin, payload: { name, hotkey: key.address } });
 
+/** Signs for this server's address unless told otherwise. */
+const sign = (input: Omit<SignRequestInput, 'signedFor'> & { signedFor?: string }) =>
+  signRequest({ signedFor: t.serverHotkey, ...input });
+
 /** Posts `payload` (the exact bytes) with the given headers. */
 const postRaw = (payload: string, headers: Record<string, string | string[]>) =>
   t.call({
@@ -36,7 +43,7 @@ const signedPost = (
   key: EpistulaKeypair,
   payload: string,
   opts: { uuid?: string; now?: number; signedFor?: string } = {},
-) => postRaw(payload, signRequest({ key, body: payload, ...opts }));
+) => postRaw(payload, sign({ key, body: payload, ...opts }));
 
 const runCount = () => t.count('runs');
 
@@ -76,7 +83,7 @@ describe('signed validators', () => {
     const del = await t.call({
       method: 'DELETE',
       url: '/v1/competitions/c/runs/r1',
-      headers: signRequest({ key: ALICE }),
+      headers: sign({ key: ALICE }),
     });
     expect(del.status, JSON.stringify(del.body)).toBe(200);
     expect(await runCount()).toBe(0);
@@ -145,7 +152,7 @@ describe('refusals over HTTP', () => {
     await setup();
     await register(ALICE);
     const payload = body('r1');
-    const { 'Epistula-Uuid': _u, ...headers } = signRequest({ key: ALICE, body: payload });
+    const { 'Epistula-Uuid': _u, ...headers } = sign({ key: ALICE, body: payload });
     await expectRefused(() => postRaw(payload, headers), 'signature-missing', 'Epistula-Uuid');
   });
 
@@ -153,7 +160,7 @@ describe('refusals over HTTP', () => {
     await setup();
     await register(ALICE);
     const payload = body('r1');
-    const good = () => signRequest({ key: ALICE, body: payload });
+    const good = () => sign({ key: ALICE, body: payload });
     const cases: [string, Record<string, string>][] = [
       ['Epistula-Version', { ...good(), 'Epistula-Version': '1' }],
       [
@@ -180,7 +187,7 @@ describe('refusals over HTTP', () => {
     await register(ALICE);
     await register(BOB, 'bob');
     const payload = body('r1');
-    const headers = signRequest({ key: ALICE, body: payload });
+    const headers = sign({ key: ALICE, body: payload });
     await expectRefused(
       () => postRaw(payload.replace('true', 'false'), headers),
       'signature-invalid',
@@ -188,11 +195,11 @@ describe('refusals over HTTP', () => {
     );
     // Whitespace counts: the signature covers the exact bytes, not the JSON they parse to.
     await expectRefused(
-      () => postRaw(payload + ' ', signRequest({ key: ALICE, body: payload })),
+      () => postRaw(payload + ' ', sign({ key: ALICE, body: payload })),
       'signature-invalid',
       'Epistula-Request-Signature',
     );
-    const byBob = { ...signRequest({ key: BOB, body: payload }), 'Epistula-Signed-By': ALICE.address };
+    const byBob = { ...sign({ key: BOB, body: payload }), 'Epistula-Signed-By': ALICE.address };
     await expectRefused(() => postRaw(payload, byBob), 'signature-invalid', 'Epistula-Request-Signature');
   });
 
@@ -202,12 +209,12 @@ describe('refusals over HTTP', () => {
     const broken = '{"runs": [';
     // Signed by the key, but over other bytes: the refusal is the signature's, not the JSON's 400.
     await expectRefused(
-      () => postRaw(broken, signRequest({ key: ALICE, body: body('r1') })),
+      () => postRaw(broken, sign({ key: ALICE, body: body('r1') })),
       'signature-invalid',
       'Epistula-Request-Signature',
     );
     // The same broken bytes, correctly signed: now the JSON is read, and refused as JSON.
-    const res = await postRaw(broken, signRequest({ key: ALICE, body: broken }));
+    const res = await postRaw(broken, sign({ key: ALICE, body: broken }));
     expect(res.status).toBe(400);
     expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
     expect(await runCount()).toBe(0);
@@ -236,11 +243,11 @@ describe('refusals over HTTP', () => {
     await register(ALICE);
     await register(BOB, 'bob');
     const payload = body('r1');
-    const headers = signRequest({ key: ALICE, body: payload });
+    const headers = sign({ key: ALICE, body: payload });
     expect((await postRaw(payload, headers)).status).toBe(200);
     await expectRefused(() => postRaw(payload, headers), 'signature-replayed', 'Epistula-Uuid');
     // The uuid in upper case is the same uuid.
-    const upper = signRequest({ key: ALICE, body: payload, uuid: headers['Epistula-Uuid']!.toUpperCase() });
+    const upper = sign({ key: ALICE, body: payload, uuid: headers['Epistula-Uuid']!.toUpperCase() });
     await expectRefused(() => postRaw(payload, upper), 'signature-replayed', 'Epistula-Uuid');
     const fromBob = await signedPost(BOB, body('r2'), { uuid: headers['Epistula-Uuid'] });
     expect(fromBob.status, JSON.stringify(fromBob.body)).toBe(200);
@@ -264,50 +271,211 @@ describe('refusals over HTTP', () => {
       method: 'PUT',
       url: '/v1/competitions/c',
       payload,
-      headers: { 'content-type': 'application/json', ...signRequest({ key: ALICE, body: payload }) },
+      headers: { 'content-type': 'application/json', ...sign({ key: ALICE, body: payload }) },
     });
     expect(res.status).toBe(403);
     expect((await t.call({ method: 'GET', url: '/v1/competitions/c' })).body.name).toBe('C');
   });
 });
 
-describe('with a server hotkey (signatures.serverAddress)', () => {
-  it('requires Epistula-Signed-For and checks it names this server', async () => {
-    await setup({ signatures: { serverAddress: SERVER.address } });
+describe('signatures bound to this server (API.md 1.2)', () => {
+  const problemOf = (res: { body: Json }) => `${res.body.detail} ${JSON.stringify(res.body.errors ?? [])}`;
+
+  it('GET /v1/identity announces the address; a request signed for another address, or none, is a 401 naming it', async () => {
+    await setup();
     await register(ALICE);
+    const identity = await t.call({ method: 'GET', url: '/v1/identity' });
+    expect(identity.body.hotkey).toBe(t.serverHotkey);
+    expect(decodeSs58(identity.body.hotkey as string).ok).toBe(true);
     const payload = body('r1');
-    await expectRefused(() => signedPost(ALICE, payload), 'signature-missing', 'Epistula-Signed-For');
-    await expectRefused(
+    const forMiner = await expectRefused(
       () => signedPost(ALICE, payload, { signedFor: BOB.address }),
       'signature-invalid',
       'Epistula-Signed-For',
     );
-    await expectRefused(
-      () => signedPost(ALICE, payload, { signedFor: 'nope' }),
-      'signature-malformed',
-      'Epistula-Signed-For',
-    );
-    // Signed for this server but the header then swapped: the signature no longer verifies.
+    expect(forMiner.detail).toContain(t.serverHotkey);
+    const { 'Epistula-Signed-For': _for, ...forNoOne } = sign({ key: ALICE, body: payload });
+    const missing = await expectRefused(() => postRaw(payload, forNoOne), 'signature-missing', 'Epistula-Signed-For');
+    expect(missing.detail).toContain(t.serverHotkey);
+    // Signed for the miner but the header then set to this server: the signature no longer verifies.
     const swapped = {
-      ...signRequest({ key: ALICE, body: payload, signedFor: BOB.address }),
-      'Epistula-Signed-For': SERVER.address,
+      ...sign({ key: ALICE, body: payload, signedFor: BOB.address }),
+      'Epistula-Signed-For': t.serverHotkey,
     };
     await expectRefused(() => postRaw(payload, swapped), 'signature-invalid', 'Epistula-Request-Signature');
-    const ok = await signedPost(ALICE, payload, { signedFor: SERVER.address });
-    expect(ok.status, JSON.stringify(ok.body)).toBe(200);
+    expect((await signedPost(ALICE, payload)).status).toBe(200);
   });
 
-  it('without a server hotkey, a Signed-For the client chose is still covered by the signature', async () => {
+  it("a validator's request to a miner, replayed here as a deletion, is refused and deletes nothing", async () => {
     await setup();
     await register(ALICE);
-    const other: EpistulaKeypair = keypairFromSeed(new Uint8Array(32).fill(9));
-    const payload = body('r1');
-    const headers = signRequest({ key: ALICE, body: payload, signedFor: other.address });
-    await expectRefused(
-      () => postRaw(payload, { ...headers, 'Epistula-Signed-For': SERVER.address }),
+    expect((await signedPost(ALICE, body('r1'))).status).toBe(200);
+    // What a miner receives from the validator every day: a body-less request signed for the miner.
+    const toMiner = sign({ key: ALICE, signedFor: BOB.address });
+    const res = await expectRefused(
+      () => t.call({ method: 'DELETE', url: '/v1/competitions/c/runs/r1', headers: toMiner }),
       'signature-invalid',
-      'Epistula-Request-Signature',
+      'Epistula-Signed-For',
     );
+    expect(problemOf({ body: res })).toContain(t.serverHotkey);
+    expect(await runCount()).toBe(1);
+  });
+
+  it('SCORING_SERVER_HOTKEY (signatures.serverAddress) is the address announced and required', async () => {
+    await setup({ signatures: { serverAddress: SERVER.address } });
+    await register(ALICE);
+    expect(t.serverHotkey).toBe(SERVER.address);
+    expect((await t.call({ method: 'GET', url: '/v1/identity' })).body.hotkey).toBe(SERVER.address);
+    const payload = body('r1');
+    const other = keypairFromSeed(new Uint8Array(32).fill(9)).address;
+    const refused = await expectRefused(
+      () => signedPost(ALICE, payload, { signedFor: other }),
+      'signature-invalid',
+      'Epistula-Signed-For',
+    );
+    expect(refused.detail).toContain(SERVER.address);
+    expect((await signedPost(ALICE, payload, { signedFor: SERVER.address })).status).toBe(200);
+  });
+
+  it("a signed public read uses up its uuid: the leaderboard read's headers reused on a DELETE are a replay", async () => {
+    await setup();
+    await register(ALICE);
+    expect((await signedPost(ALICE, body('r1'))).status).toBe(200);
+    const headers = sign({ key: ALICE });
+    expect((await t.call({ method: 'GET', url: '/v1/competitions/c/leaderboard', headers })).status).toBe(200);
+    await expectRefused(
+      () => t.call({ method: 'DELETE', url: '/v1/competitions/c/runs/r1', headers }),
+      'signature-replayed',
+      'Epistula-Uuid',
+    );
+    await expectRefused(
+      () => t.call({ method: 'GET', url: '/v1/competitions/c/leaderboard', headers }),
+      'signature-replayed',
+      'Epistula-Uuid',
+    );
+    expect(await runCount()).toBe(1);
+  });
+
+  it('a signed read of a warm leaderboard over the network is checked too (not answered ahead of the router)', async () => {
+    await setup();
+    await register(ALICE);
+    expect((await signedPost(ALICE, body('r1'))).status).toBe(200);
+    const address = await t.app.listen({ port: 0, host: '127.0.0.1' });
+    const url = `${address}/v1/competitions/c/leaderboard`;
+    expect((await fetch(url)).status).toBe(200); // warm, and answered by the kept-reads listener
+    const headers = sign({ key: ALICE });
+    expect((await fetch(url, { headers })).status).toBe(200);
+    const again = await fetch(url, { headers });
+    expect(again.status).toBe(401);
+    expect(((await again.json()) as { type: string }).type).toMatch(/:signature-replayed$/);
+  });
+
+  it('a batch signed for one competition is refused at another: signed for another server, or used up', async () => {
+    await setup();
+    await register(ALICE);
+    await t.call({ method: 'PUT', url: '/v1/competitions/c2', headers: admin, payload: { name: 'C2' } });
+    await t.call({ method: 'PUT', url: '/v1/competitions/c2/tasks', headers: admin, payload: TASKS });
+    const toC2 = (payload: string, headers: Record<string, string>) =>
+      t.call({
+        method: 'POST',
+        url: '/v1/competitions/c2/runs',
+        headers: { 'content-type': 'application/json', ...headers },
+        payload,
+      });
+    const payload = body('r1');
+    // Signed for c1 on another scoring server (where the same validator posts too).
+    const elsewhere = keypairFromSeed(new Uint8Array(32).fill(3)).address;
+    const forOther = sign({ key: ALICE, body: payload, signedFor: elsewhere });
+    const refused = await expectRefused(() => toC2(payload, forOther), 'signature-invalid', 'Epistula-Signed-For');
+    expect(refused.detail).toContain(t.serverHotkey);
+    // Signed for c1 here and sent there: its uuid is used up.
+    const headers = sign({ key: ALICE, body: payload });
     expect((await postRaw(payload, headers)).status).toBe(200);
+    await expectRefused(() => toC2(payload, headers), 'signature-replayed', 'Epistula-Uuid');
+    expect((await t.call({ method: 'GET', url: '/v1/competitions/c2/runs' })).body.runs).toEqual([]);
+  });
+
+  it('a GET or DELETE that carries a body is a 400, signed or not, and deletes nothing', async () => {
+    await setup();
+    await register(ALICE);
+    expect((await signedPost(ALICE, body('r1'))).status).toBe(200);
+    const query = '{"synapse":"Query"}';
+    const cases = [
+      { method: 'DELETE' as const, url: '/v1/competitions/c/runs/r1', headers: sign({ key: ALICE, body: query }) },
+      { method: 'DELETE' as const, url: '/v1/competitions/c/runs/r1', headers: admin },
+      { method: 'GET' as const, url: '/v1/competitions/c/leaderboard', headers: sign({ key: ALICE, body: query }) },
+      { method: 'GET' as const, url: '/v1/competitions', headers: {} },
+    ];
+    for (const c of cases) {
+      const res = await t.call({ ...c, headers: { ...c.headers, 'content-type': 'application/json' }, payload: query });
+      expect(res.status, `${c.method} ${c.url}`).toBe(400);
+      expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
+      expect(problemOf(res)).toContain('headers/content-length');
+    }
+    expect(await runCount()).toBe(1);
+  });
+
+  it('refuses an unknown hotkey or a stale timestamp before reading the body: a body that never ends gets its 401 at once', async () => {
+    await setup();
+    await register(ALICE);
+    const address = new URL(await t.app.listen({ port: 0, host: '127.0.0.1' }));
+    const garbage = { 'Epistula-Request-Signature': `0x${'ab'.repeat(64)}` };
+    for (const [headers, reason] of [
+      [{ ...sign({ key: BOB, body: 'x' }), ...garbage }, 'unknown-hotkey'],
+      [sign({ key: ALICE, body: 'x', now: Date.now() - 60_000 }), 'signature-stale'],
+    ] as const) {
+      const answer = await unfinishedPost(address, headers);
+      expect(answer.status, answer.text).toBe(401);
+      expect(answer.text).toContain(reason);
+    }
+  });
+
+  it('a replay is refused after a restart with a wider window, once the narrower window is long past', async () => {
+    const dir = tempDir('signed-window');
+    const path = join(dir.dir, 'scoring.db');
+    try {
+      await setup({ path, signatures: { windowMs: 1000, serverAddress: SERVER.address } });
+      await register(ALICE);
+      const payload = body('r1');
+      const signedAt = Date.now() - 900;
+      const headers = sign({ key: ALICE, body: payload, now: signedAt });
+      expect((await postRaw(payload, headers)).status).toBe(200);
+      await t.close();
+      // Past the narrow window and its second of slack: a nonce kept only that long is gone.
+      await new Promise((r) => setTimeout(r, Math.max(0, signedAt + 2200 - Date.now())));
+      t = await testApp({ path, signatures: { windowMs: 60_000, serverAddress: SERVER.address } });
+      // Any signed request gives the server its chance to prune.
+      expect((await signedPost(ALICE, body('r2'))).status).toBe(200);
+      await expectRefused(() => postRaw(payload, headers), 'signature-replayed', 'Epistula-Uuid');
+    } finally {
+      dir.remove();
+    }
   });
 });
+
+/**
+ * POSTs runs with these headers, a Content-Length of 1 MB and 10 bytes of body that never go on,
+ * and gives the answer that came before the body did (after 5 s: status 0).
+ */
+function unfinishedPost(address: URL, headers: Record<string, string>): Promise<{ status: number; text: string }> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(Number(address.port), address.hostname);
+    let text = '';
+    const timer = setTimeout(() => finish(0), 5000);
+    const finish = (status: number) => {
+      clearTimeout(timer);
+      socket.destroy();
+      resolve({ status, text });
+    };
+    socket.on('error', reject);
+    socket.on('data', (chunk) => {
+      text += chunk.toString('utf8');
+      const m = /^HTTP\/1\.1 (\d{3})/.exec(text);
+      if (m && text.includes('\r\n\r\n{')) finish(Number(m[1]));
+    });
+    const lines = Object.entries({ ...headers, 'content-type': 'application/json', 'content-length': '1000000' })
+      .map(([k, v]) => `${k}: ${v}\r\n`)
+      .join('');
+    socket.write(`POST /v1/competitions/c/runs HTTP/1.1\r\nhost: ${address.host}\r\n${lines}\r\n{"runs": [`);
+  });
+}

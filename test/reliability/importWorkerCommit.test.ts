@@ -295,7 +295,10 @@ describe.skipIf(TEST_ENGINE === 'postgres')('while the worker commits', () => {
     const body = JSON.stringify({
       runs: [{ runId: 'r-signed', taskId: NEW_IDS[1], kind: 'miner', minerHotkey: 'm1', rubricVotes: votesOn(k6) }],
     });
-    const headers = { 'content-type': 'application/json', ...signRequest({ key: alice, body }) };
+    const headers = {
+      'content-type': 'application/json',
+      ...signRequest({ key: alice, body, signedFor: t.serverHotkey }),
+    };
     const signing = settled(t.call({ method: 'POST', url: '/v1/competitions/c/runs', headers, payload: body }));
     await until('both runs wait at the gate', async () => (await metric(t, 'scoring_writes_waiting')) === 2);
     expect(importing.done || posting.done || signing.done).toBe(false);

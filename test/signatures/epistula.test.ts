@@ -1,12 +1,21 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { describe, expect, it } from 'vitest';
-import { createEpistulaVerifier, verifyEpistula, type EpistulaVerdict } from '../../src/signatures/epistula.js';
+import {
+  createEpistulaChecks,
+  createEpistulaVerifier,
+  verifyEpistula,
+  type EpistulaVerdict,
+} from '../../src/signatures/epistula.js';
 import { hasEpistulaHeaders, type HeaderBag } from '../../src/signatures/headers.js';
 import { Ss58Error } from '../../src/signatures/ss58.js';
 import { ALICE, BOB, BODY, NOW, SERVER, UUID, signed, without } from './fixtures.js';
 
-const verify = (headers: HeaderBag, body: string | Uint8Array | null = BODY, now = NOW, serverAddress?: string) =>
-  verifyEpistula({ headers, body, now }, { serverAddress });
+const verify = (
+  headers: HeaderBag,
+  body: string | Uint8Array | null = BODY,
+  now = NOW,
+  serverAddress = SERVER.address,
+) => verifyEpistula({ headers, body, now }, { serverAddress });
 const refusal = (v: EpistulaVerdict) => (v.ok ? 'accepted' : `${v.reason} ${v.header}`);
 
 describe('Epistula v2: accepted', () => {
@@ -25,6 +34,7 @@ describe('Epistula v2: accepted', () => {
 
   it('accepts Epistula-Signed-For equal to the configured server address', () => {
     expect(verify(signed({ signedFor: SERVER.address }), BODY, NOW, SERVER.address).ok).toBe(true);
+    expect(verify(signed({ key: BOB, signedFor: ALICE.address }), BODY, NOW, ALICE.address).ok).toBe(true);
   });
 
   it("takes Node's IncomingHttpHeaders as they are (what Fastify gives as request.headers)", () => {
@@ -43,7 +53,7 @@ describe('Epistula v2: accepted', () => {
   });
 
   it('accepts a timestamp exactly at the window edge either way, refuses 1 ms beyond', () => {
-    const check = createEpistulaVerifier({ windowMs: 8000 });
+    const check = createEpistulaVerifier({ serverAddress: SERVER.address, windowMs: 8000 });
     const at = (now: number) => refusal(check({ headers: signed(), body: BODY, now }));
     expect([at(NOW + 8000), at(NOW - 8000)]).toEqual(['accepted', 'accepted']);
     expect([at(NOW + 8001), at(NOW - 8001)]).toEqual([
@@ -62,6 +72,7 @@ describe('Epistula v2: each refusal names its reason and header', () => {
     ['no uuid', without(h, 'epistula-uuid'), 'signature-missing Epistula-Uuid'],
     ['no signer', without(h, 'epistula-signed-by'), 'signature-missing Epistula-Signed-By'],
     ['no signature', without(h, 'epistula-request-signature'), 'signature-missing Epistula-Request-Signature'],
+    ['no signed-for', without(h, 'epistula-signed-for'), 'signature-missing Epistula-Signed-For'],
     ['Authorization beside the signature', { ...h, authorization: 'Bearer abc' }, 'signature-malformed Authorization'],
     ['version 1', set('epistula-version', '1'), 'signature-malformed Epistula-Version'],
     ['version " 2"', set('epistula-version', ' 2'), 'signature-malformed Epistula-Version'],
@@ -113,10 +124,11 @@ describe('Epistula v2: each refusal names its reason and header', () => {
       'signature-invalid Epistula-Request-Signature',
     ],
     [
-      'signed-for added after signing',
-      set('epistula-signed-for', SERVER.address),
+      'signed for another address, the header then changed to this server',
+      { ...signed({ signedFor: BOB.address }), 'epistula-signed-for': SERVER.address },
       'signature-invalid Epistula-Request-Signature',
     ],
+    ['signed for another address', signed({ signedFor: BOB.address }), 'signature-invalid Epistula-Signed-For'],
     [
       'zero signature',
       set('epistula-request-signature', `0x${'00'.repeat(64)}`),
@@ -147,23 +159,41 @@ describe('Epistula v2: each refusal names its reason and header', () => {
     }
   });
 
-  it('with a server address: Epistula-Signed-For is required and must name this server', () => {
-    expect(refusal(verify(signed(), BODY, NOW, SERVER.address))).toBe('signature-missing Epistula-Signed-For');
-    expect(refusal(verify(signed({ signedFor: BOB.address }), BODY, NOW, SERVER.address))).toBe(
-      'signature-invalid Epistula-Signed-For',
-    );
+  it('Epistula-Signed-For is required and must name this server; the refusal says which address to sign for', () => {
+    for (const [headers, expected] of [
+      [without(signed(), 'epistula-signed-for'), 'signature-missing Epistula-Signed-For'],
+      [signed({ signedFor: BOB.address }), 'signature-invalid Epistula-Signed-For'],
+      [{ ...signed(), 'epistula-signed-for': 'me' }, 'signature-malformed Epistula-Signed-For'],
+    ] as const) {
+      const v = verify(headers);
+      expect(refusal(v)).toBe(expected);
+      expect(!v.ok && v.message).toContain(SERVER.address);
+      expect(!v.ok && v.message).toContain('/v1/identity');
+    }
   });
 
-  it('without a server address, a signed Epistula-Signed-For is accepted as part of the message', () => {
-    expect(verify(signed({ signedFor: SERVER.address })).ok).toBe(true);
+  it('the two steps: the headers are judged without the body, sr25519 runs only in the second', () => {
+    let ran = 0;
+    const checks = createEpistulaChecks({
+      serverAddress: SERVER.address,
+      sr25519Verify: () => (ran++, true),
+    });
+    const stale = checks.headers(signed({ now: NOW - 60_000 }), NOW);
+    expect(refusal(stale as EpistulaVerdict)).toBe('signature-stale Epistula-Timestamp');
+    const seen = checks.headers(signed(), NOW);
+    expect(seen.ok && seen.publicKeyHex).toBe(Buffer.from(ALICE.publicKey).toString('hex'));
+    expect(ran).toBe(0);
+    expect(seen.ok && checks.body(seen, BODY).ok).toBe(true);
+    expect(ran).toBe(1);
   });
 });
 
 describe('Epistula v2: configuration and routing', () => {
   it('refuses a bad server address or window at construction', () => {
     expect(() => createEpistulaVerifier({ serverAddress: 'not-ss58' })).toThrow(Ss58Error);
-    expect(() => createEpistulaVerifier({ windowMs: -1 })).toThrow(RangeError);
-    expect(() => createEpistulaVerifier({ windowMs: 1.5 })).toThrow(RangeError);
+    expect(() => createEpistulaVerifier({ serverAddress: SERVER.address, windowMs: -1 })).toThrow(RangeError);
+    expect(() => createEpistulaVerifier({ serverAddress: SERVER.address, windowMs: 1.5 })).toThrow(RangeError);
+    expect(() => createEpistulaVerifier({ serverAddress: SERVER.address, windowMs: 600_001 })).toThrow(RangeError);
   });
 
   it('hasEpistulaHeaders tells a signed request (any Epistula-* header) from a bearer one', () => {

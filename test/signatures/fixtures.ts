@@ -19,7 +19,7 @@ export function signed(
   const headers = signRequest({
     key: opts.key ?? ALICE,
     body: 'body' in opts ? opts.body : BODY,
-    signedFor: opts.signedFor,
+    signedFor: opts.signedFor ?? SERVER.address,
     now: opts.now ?? NOW,
     uuid: opts.uuid ?? UUID,
   });

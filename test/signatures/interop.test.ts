@@ -8,7 +8,7 @@ import { keypairFromSeed, signRequest } from '../../src/client/sign.js';
 import { verifyEpistula } from '../../src/signatures/epistula.js';
 import { epistulaMessage } from '../../src/signatures/message.js';
 import { encodeSs58 } from '../../src/signatures/ss58.js';
-import { ALICE, BODY, NOW, UUID, signed } from './fixtures.js';
+import { ALICE, BODY, NOW, SERVER, UUID, signed } from './fixtures.js';
 
 const hex = (b: Uint8Array) => Buffer.from(b).toString('hex');
 const bytes = (h: string) => Uint8Array.from(Buffer.from(h, 'hex'));
@@ -74,17 +74,26 @@ describe('Rust schnorrkel (@polkadot/wasm-crypto) both ways', () => {
   it('a request signed by schnorrkel is accepted by our verifier', () => {
     const pair = sr25519KeypairFromSeed(SEED);
     const timestamp = String(NOW);
-    const message = epistulaMessage(bytesToHex(sha256(new TextEncoder().encode(BODY))), UUID, timestamp, undefined);
+    const message = epistulaMessage(
+      bytesToHex(sha256(new TextEncoder().encode(BODY))),
+      UUID,
+      timestamp,
+      SERVER.address,
+    );
     const signature = sr25519Sign(pair.subarray(64), pair.subarray(0, 64), new TextEncoder().encode(message));
     const headers = {
       'epistula-version': '2',
       'epistula-timestamp': timestamp,
       'epistula-uuid': UUID,
       'epistula-signed-by': encodeSs58(pair.subarray(64)),
+      'epistula-signed-for': SERVER.address,
       'epistula-request-signature': `0x${hex(signature)}`,
     };
-    expect(verifyEpistula({ headers, body: BODY, now: NOW })).toMatchObject({ ok: true, hotkey: ALICE.address });
-    expect(verifyEpistula({ headers, body: `${BODY}x`, now: NOW }).ok).toBe(false);
+    expect(verifyEpistula({ headers, body: BODY, now: NOW }, { serverAddress: SERVER.address })).toMatchObject({
+      ok: true,
+      hotkey: ALICE.address,
+    });
+    expect(verifyEpistula({ headers, body: `${BODY}x`, now: NOW }, { serverAddress: SERVER.address }).ok).toBe(false);
   });
 
   it('a request signed by our helper verifies with schnorrkel', () => {
@@ -96,7 +105,10 @@ describe('Rust schnorrkel (@polkadot/wasm-crypto) both ways', () => {
   });
 
   it('the verifier runs with schnorrkel as its sr25519 backend too (sr25519Verify option)', () => {
-    const options = { sr25519Verify: (m: Uint8Array, sig: Uint8Array, k: Uint8Array) => sr25519Verify(sig, m, k) };
+    const options = {
+      serverAddress: SERVER.address,
+      sr25519Verify: (m: Uint8Array, sig: Uint8Array, k: Uint8Array) => sr25519Verify(sig, m, k),
+    };
     expect(verifyEpistula({ headers: signed(), body: BODY, now: NOW }, options).ok).toBe(true);
     expect(verifyEpistula({ headers: signed(), body: `${BODY} `, now: NOW }, options)).toMatchObject({
       ok: false,

@@ -25,6 +25,8 @@ export interface TestApp {
   db: Db;
   /** The storage the app runs on. */
   store: Store;
+  /** The server's own ss58 address: what signed requests name in Epistula-Signed-For (GET /v1/identity's hotkey). */
+  serverHotkey: string;
   /** Every row of every table, in a fixed order: equal strings mean equal stored content. */
   dump(): Promise<string>;
   /** Rows in a table. */
@@ -123,6 +125,7 @@ export async function testApp(
       return db;
     },
     store,
+    serverHotkey: app.services.signatures.serverAddress,
     async dump() {
       return db ? dumpAll(db.$client) : (await postgresDump(await inspect())).dump;
     },

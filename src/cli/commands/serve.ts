@@ -9,7 +9,9 @@ export const serveCommand: Command = {
 Runs the HTTP server until Ctrl-C or SIGTERM: in-flight requests finish, then the database closes.
 Settings come from the environment (docs/OPERATING.md, "Configuration"):
   PORT (3000), HOST (127.0.0.1), DATABASE_PATH (./data/swe-scoring.db), SCORING_ADMIN_TOKEN
-  (generated into admin-token beside the database when unset), SCORING_READS_REQUIRE_TOKEN, LOG_LEVEL.`,
+  (generated into admin-token beside the database when unset), SCORING_READS_REQUIRE_TOKEN,
+  SCORING_SERVER_HOTKEY (the address signed requests name; when unset, a key pair generated into
+  server-key beside the snapshot-signing key, SCORING_SERVER_KEY_PATH), LOG_LEVEL.`,
   async run(argv) {
     if (argv.length > 0) {
       console.error(
