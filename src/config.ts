@@ -1,8 +1,9 @@
 // Configuration from the environment; every setting is documented in the README.
-import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { dirname, join, resolve } from 'node:path';
 import { DEFAULT_HEAP_GROWTH_PERCENT } from './heap.js';
+import { makePrivateDir } from './privateFiles.js';
 import { decodeSs58 } from './signatures/ss58.js';
 
 export interface Config {
@@ -164,7 +165,7 @@ function adminTokenFromFile(databasePath: string): { token: string; file: string
     if (token.length < 16) throw new ConfigError(`${file} holds no usable admin token (under 16 characters)`);
     return { token, file, generated: false };
   }
-  mkdirSync(dir, { recursive: true });
+  makePrivateDir(dir);
   const token = `swa_${randomBytes(32).toString('base64url')}`;
   writeFileSync(file, `${token}\n`, { mode: 0o600, flag: 'wx' });
   chmodSync(file, 0o600);

@@ -1,9 +1,10 @@
 // The server's Ed25519 snapshot-signing key: read from a PEM file (PKCS#8), or generated into it
-// at first start with mode 0600, like the admin token. Its public half is published at
+// at first start with mode 0600 (src/privateFiles.ts), like the admin token. Its public half is published at
 // GET /v1/identity.
 import { createPrivateKey, createPublicKey, generateKeyPairSync, randomBytes, type KeyObject } from 'node:crypto';
-import { chmodSync, existsSync, linkSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, linkSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
+import { makePrivateDir } from './privateFiles.js';
 import type { Signer } from './services/snapshots.js';
 
 function signer(privateKey: KeyObject): Signer {
@@ -19,7 +20,7 @@ export const ephemeralSigner = (): Signer => signer(generateKeyPairSync('ed25519
 /** Reads the key at `path`, or generates it there; `generated` says which. */
 export function loadSigningKey(path: string): { signer: Signer; generated: boolean } {
   if (existsSync(path)) return { signer: signer(readKey(path)), generated: false };
-  mkdirSync(dirname(path), { recursive: true });
+  makePrivateDir(dirname(path));
   const { privateKey } = generateKeyPairSync('ed25519');
   // Written beside and linked into place: the file never exists half written, and of several
   // processes starting together on a shared volume (replicas on PostgreSQL) exactly one key wins.
