@@ -28,7 +28,8 @@ COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
 COPY bin ./bin
 COPY migrations ./migrations
-RUN mkdir -p /data && chown node:node /data
+# The database and key files are the server user's alone (docs/SECURITY.md, "Files and processes").
+RUN mkdir -p /data && chown node:node /data && chmod 0700 /data
 USER node
 # The database, its WAL and the generated admin token (when SCORING_ADMIN_TOKEN is unset) live here.
 VOLUME ["/data"]
