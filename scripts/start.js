@@ -72,15 +72,18 @@ function upToDate(name) {
   return true;
 }
 
+if (process.argv.length > 2) {
+  say(`takes no arguments (got ${process.argv.slice(2).join(' ')}): settings come from the environment`);
+  process.exit(2);
+}
 upToDate('dashboard');
-let main;
+// The server module listens on import and exits the process itself on SIGTERM or SIGINT, as
+// `swe-scoring serve` does; imported alone, without the other commands' modules, it is ready sooner.
 if (upToDate('server')) {
-  ({ main } = await import(pathToFileURL(join(ROOT, 'dist/cli/main.js')).href));
+  await import(pathToFileURL(join(ROOT, 'dist/server.js')).href);
 } else {
   say('running the TypeScript of src/ under tsx instead of dist/');
   const { register } = await import('tsx/esm/api');
   register();
-  ({ main } = await import(pathToFileURL(join(ROOT, 'src/cli/main.ts')).href));
+  await import(pathToFileURL(join(ROOT, 'src/server.ts')).href);
 }
-// `serve` runs until a signal, and then exits the process itself.
-process.exit(await main(['serve', ...process.argv.slice(2)]));
