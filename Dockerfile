@@ -9,6 +9,7 @@ COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
+COPY scripts/builds.js ./scripts/
 RUN npm run build && npm prune --omit=dev
 
 # Runtime stage: production dependencies, compiled code and migrations only, as a non-root user.
