@@ -94,9 +94,15 @@ export function holdWriterLock(path: string, command: string): WriterLock {
   const me: Holder = { pid: process.pid, command, since: new Date().toISOString() };
   // Written beside and renamed into place: a refused process never reads half a file.
   const temporary = `${files.holder}.${process.pid}`;
-  writeFileSync(temporary, `${JSON.stringify(me)}\n`, { mode: 0o600 });
-  chmodSync(temporary, 0o600);
-  renameSync(temporary, files.holder);
+  try {
+    writeFileSync(temporary, `${JSON.stringify(me)}\n`, { mode: 0o600 });
+    chmodSync(temporary, 0o600);
+    renameSync(temporary, files.holder);
+  } catch (e) {
+    db.close();
+    rmSync(temporary, { force: true });
+    throw e;
+  }
   let held = true;
   return {
     release() {
