@@ -9,6 +9,7 @@ COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
+COPY scripts/builds.js ./scripts/
 RUN npm run build && npm prune --omit=dev
 
 # Runtime stage: production dependencies, compiled code and migrations only, as a non-root user.
@@ -28,7 +29,8 @@ COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
 COPY bin ./bin
 COPY migrations ./migrations
-RUN mkdir -p /data && chown node:node /data
+# The database and key files are the server user's alone (docs/SECURITY.md, "Files and processes").
+RUN mkdir -p /data && chown node:node /data && chmod 0700 /data
 USER node
 # The database, its WAL and the generated admin token (when SCORING_ADMIN_TOKEN is unset) live here.
 VOLUME ["/data"]

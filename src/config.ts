@@ -1,8 +1,9 @@
 // Configuration from the environment; every setting is documented in docs/OPERATING.md.
-import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { dirname, join, resolve } from 'node:path';
 import { DEFAULT_HEAP_GROWTH_PERCENT } from './heap.js';
+import { makePrivateDir } from './privateFiles.js';
 import { MAX_SIGNATURE_WINDOW_MS } from './signatures/epistula.js';
 import { decodeSs58 } from './signatures/ss58.js';
 
@@ -173,7 +174,7 @@ function adminTokenFromFile(databasePath: string): { token: string; file: string
     if (token.length < 16) throw new ConfigError(`${file} holds no usable admin token (under 16 characters)`);
     return { token, file, generated: false };
   }
-  mkdirSync(dir, { recursive: true });
+  makePrivateDir(dir);
   const token = `swa_${randomBytes(32).toString('base64url')}`;
   writeFileSync(file, `${token}\n`, { mode: 0o600, flag: 'wx' });
   chmodSync(file, 0o600);

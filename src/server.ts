@@ -1,9 +1,10 @@
 // Starts the server: configuration from the environment, migrations, listen, graceful shutdown.
 import { buildApp } from './app.js';
-import { ConfigError, loadConfig } from './config.js';
-import { describeStorage, openStore } from './db/open.js';
+import { ConfigError, loadConfig, type Config } from './config.js';
+import { describeStorage, openStore, sqliteFiles } from './db/open.js';
 import { holdTickObjectMap, limitHeapGrowth, missingStartSettings, stopPretenuring } from './heap.js';
 import { loadServerKey } from './serverKey.js';
+import { tightenFiles } from './privateFiles.js';
 import { loadSigningKey } from './signingKey.js';
 import { sweepAbandonedSpools } from './services/spool.js';
 
@@ -13,6 +14,10 @@ async function main(): Promise<void> {
   stopPretenuring();
   await holdTickObjectMap();
   const where = `${describeStorage(config)} (${config.databaseUrl ? 'DATABASE_URL' : 'DATABASE_PATH'})`;
+  // Before the database opens: SQLite gives a -wal or -shm it creates the mode of the database file.
+  const tightened = await startStep('cannot make the data files private (mode 0600)', () =>
+    tightenFiles(privateFiles(config)),
+  );
   const store = await startStep(`cannot open the database at ${where}`, () => openStore(config));
   const key = await startStep(
     `cannot use the snapshot-signing key at ${config.signingKeyPath} (SCORING_SIGNING_KEY_PATH)`,
@@ -36,6 +41,11 @@ async function main(): Promise<void> {
     signer: key.signer,
     logger: { level: config.logLevel },
   });
+  if (tightened.length > 0)
+    app.log.warn(
+      { files: tightened },
+      'these files hold the answer keys or a secret and were readable by others: now mode 0600, the owner only',
+    );
   const swept = sweepAbandonedSpools();
   if (swept.length > 0)
     app.log.info({ folders: swept }, 'removed the import uploads of server processes that no longer run');
@@ -127,6 +137,17 @@ async function main(): Promise<void> {
     app.listen({ port: config.port, host: config.host }),
   );
   app.log.info({ database: describeStorage(config) }, 'ready');
+}
+
+/**
+ * The files only this server's user may read: the SQLite database with its WAL and lock, the admin
+ * token and the key files. A new key or secret file beside the database belongs in this list.
+ */
+function privateFiles(config: Config): string[] {
+  const files = config.databaseUrl || config.databasePath === ':memory:' ? [] : sqliteFiles(config.databasePath);
+  if (config.adminTokenFile) files.push(config.adminTokenFile);
+  files.push(config.signingKeyPath, config.serverKeyPath);
+  return files;
 }
 
 /** A start step whose failure is the setting's, said as such (ConfigError: one line, no stack). */

@@ -1,9 +1,10 @@
 // The server's Ed25519 snapshot-signing key: read from a PEM file (PKCS#8), or generated into it
-// at first start with mode 0600, like the admin token. Its public half is published at
+// at first start with mode 0600 (src/privateFiles.ts), like the admin token. Its public half is published at
 // GET /v1/identity.
 import { createPrivateKey, createPublicKey, generateKeyPairSync, randomBytes, type KeyObject } from 'node:crypto';
-import { chmodSync, existsSync, linkSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, linkSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
+import { makePrivateDir } from './privateFiles.js';
 import type { Signer } from './snapshots/seal.js';
 
 function signer(privateKey: KeyObject): Signer {
@@ -19,6 +20,7 @@ export const ephemeralSigner = (): Signer => signer(generateKeyPairSync('ed25519
 /** Reads the key at `path`, or generates it there; `generated` says which. */
 export function loadSigningKey(path: string): { signer: Signer; generated: boolean } {
   if (existsSync(path)) return { signer: signer(readKey(path)), generated: false };
+  makePrivateDir(dirname(path));
   const { privateKey } = generateKeyPairSync('ed25519');
   if (!writeOnce(path, privateKey.export({ type: 'pkcs8', format: 'pem' })))
     return { signer: signer(readKey(path)), generated: false };
@@ -31,7 +33,7 @@ export function loadSigningKey(path: string): { signer: Signer; generated: boole
  * processes starting together on a shared volume (replicas on PostgreSQL) exactly one key wins.
  */
 export function writeOnce(path: string, contents: string | Buffer): boolean {
-  mkdirSync(dirname(path), { recursive: true });
+  makePrivateDir(dirname(path));
   const temporary = `${path}.${process.pid}.${randomBytes(4).toString('hex')}`;
   writeFileSync(temporary, contents, { mode: 0o600, flag: 'wx' });
   try {

@@ -2,9 +2,10 @@
 import Database from 'better-sqlite3';
 import { drizzle, type BetterSQLite3Database } from 'drizzle-orm/better-sqlite3';
 import { migrate } from 'drizzle-orm/better-sqlite3/migrator';
-import { mkdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { createPrivateFile, makePrivateDir } from '../privateFiles.js';
 import * as schema from './schema.js';
 
 export type Db = BetterSQLite3Database<typeof schema> & { $client: Database.Database };
@@ -18,7 +19,12 @@ export interface OpenOptions {
 }
 
 export function openDatabase(path: string, { cacheMiB = 8 }: OpenOptions = {}): Db {
-  if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
+  if (path !== ':memory:') {
+    // The file holds the answer keys: created 0600 (its folder 0700 when made here) before SQLite
+    // opens it, and SQLite gives the -wal and -shm it creates the database file's mode.
+    makePrivateDir(dirname(path));
+    createPrivateFile(path);
+  }
   const sqlite = new Database(path);
   // WAL persists in the file; the rest must be set on every connection.
   sqlite.pragma('journal_mode = WAL');

@@ -17,6 +17,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import pg from 'pg';
 import { MIGRATIONS_FOLDER, openDatabase } from './client.js';
+import { holdWriterLock, LockHeld } from './writerLock.js';
 import { PG_MIGRATIONS_FOLDER, migratePostgres } from './pg/migrate.js';
 import * as pgSchema from './pg/schema.js';
 
@@ -338,8 +339,25 @@ interface Target {
 const notEmpty = (where: string, table: string) =>
   new CopyError(`the target ${where} is not empty: table ${table} holds rows. Copy only into an empty database.`);
 
+function lockTarget(path: string) {
+  try {
+    return holdWriterLock(path, 'swe-scoring db copy');
+  } catch (e) {
+    if (e instanceof LockHeld) throw new CopyError(`${e.message}; stop it first: nothing was copied`);
+    throw e;
+  }
+}
+
 function sqliteTarget(path: string): Target {
-  const db = openDatabase(path); // creates the file if needed and applies the migrations
+  // One writer per SQLite file (src/db/writerLock.ts): a file a server runs on is refused.
+  const lock = lockTarget(path);
+  let db: ReturnType<typeof openDatabase>;
+  try {
+    db = openDatabase(path); // creates the file if needed and applies the migrations
+  } catch (e) {
+    lock.release();
+    throw e;
+  }
   const c = db.$client;
   c.defaultSafeIntegers(true);
   const tables = copyTables();
@@ -389,6 +407,7 @@ function sqliteTarget(path: string): Target {
     },
     async close() {
       c.close();
+      lock.release();
     },
   };
 }

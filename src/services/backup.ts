@@ -2,12 +2,16 @@
 // server keeps writing. Through the server's own connection (the admin route) the copy follows the
 // writes made meanwhile and ends as one consistent state; from another connection (the command
 // line) it copies everything in one step, a single read of one snapshot that writers do not wait on.
+// A copy is written to a temporary file beside its target and renamed into place once whole: a
+// failed backup deletes nothing, and never a file of the live database (src/services/backupTarget.ts).
 import type Database from 'better-sqlite3';
 import type { Store } from '../db/store.js';
 import { conflict } from '../errors.js';
-import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { closeSync, fsyncSync, mkdtempSync, openSync, renameSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { createPrivateFile } from '../privateFiles.js';
 
 export interface BackupFile {
   path: string;
@@ -27,8 +31,42 @@ const ALL_PAGES = 0x7fffffff;
  */
 export async function backupDatabase(sqlite: Database.Database, path: string, shared = true): Promise<number> {
   const rate = shared ? STEP_PAGES : ALL_PAGES;
+  // Created 0600 before SQLite writes it: a backup holds the answer keys as the database does.
+  createPrivateFile(path);
   await sqlite.backup(path, { progress: () => rate });
   return statSync(path).size;
+}
+
+/**
+ * Writes a consistent copy of `sqlite` to `out` (from another connection than the server's): into a
+ * temporary file in the same folder, renamed over `out` once whole. Nothing is deleted before the
+ * copy is complete; then a -wal or -shm left beside `out` (which SQLite would replay into the new
+ * file) goes, and the rename makes the copy appear at once, whole.
+ */
+export async function backupToFile(sqlite: Database.Database, out: string): Promise<number> {
+  const temporary = join(dirname(out), `.${basename(out)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
+  try {
+    const bytes = await backupDatabase(sqlite, temporary, false);
+    for (const suffix of ['-wal', '-shm']) rmSync(out + suffix, { force: true });
+    renameSync(temporary, out);
+    syncFolder(dirname(out));
+    return bytes;
+  } finally {
+    for (const suffix of ['', '-journal']) rmSync(temporary + suffix, { force: true });
+  }
+}
+
+/** The folder's entry for a renamed file reaches the disk (a power cut after it keeps the file). */
+function syncFolder(dir: string): void {
+  let fd: number | undefined;
+  try {
+    fd = openSync(dir, 'r');
+    fsyncSync(fd);
+  } catch {
+    // Not every platform opens folders (Windows): the rename stands without it.
+  } finally {
+    if (fd !== undefined) closeSync(fd);
+  }
 }
 
 /** What a backup of a server on PostgreSQL is told, over HTTP and on the command line. */

@@ -1,10 +1,11 @@
 // `swe-scoring backup --out FILE`: a consistent copy of DATABASE_PATH, safe while the server runs.
-import { existsSync, rmSync, statSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import Database from 'better-sqlite3';
 import { DEFAULT_DATABASE_PATH } from '../../config.js';
-import { backupDatabase, ON_POSTGRES } from '../../services/backup.js';
+import { backupToFile, ON_POSTGRES } from '../../services/backup.js';
+import { liveFileAt } from '../../services/backupTarget.js';
 import { CliError, type Command } from '../command.js';
 
 export const backupCommand: Command = {
@@ -16,8 +17,13 @@ Copies DATABASE_PATH (default ${DEFAULT_DATABASE_PATH}) to FILE with SQLite's ba
 consistent state holding every write acknowledged before the copy began, while the server keeps
 serving. The same copy is served by GET /v1/admin/backup (admin token).
 
-  --out FILE   where to write the copy; refused if it exists, unless --force
-  --force      overwrite FILE
+  --out FILE   where to write the copy (mode 0600); refused if it exists, unless --force, and
+               always refused when it is a file of the live database (the database itself, its
+               -wal or -shm), whichever path or link names it
+  --force      replace FILE (and remove a -wal and -shm beside it) once the copy is complete
+
+The copy is written to a temporary file in FILE's folder and renamed to FILE when whole: a failed
+backup leaves FILE as it was.
 
 Restore: stop the server, copy FILE to DATABASE_PATH (delete any DATABASE_PATH-wal and -shm
 beside it), start the server.`,
@@ -29,12 +35,15 @@ beside it), start the server.`,
     const source = process.env.DATABASE_PATH || DEFAULT_DATABASE_PATH;
     if (!existsSync(source)) throw new CliError(`no database at ${source}: set DATABASE_PATH`);
     const out = resolve(values.out);
-    if (out === resolve(source)) throw new CliError('--out is the database itself');
+    const live = liveFileAt(source, out);
+    if (live)
+      throw new CliError(
+        `refused: --out ${values.out} is ${live} at ${source} (DATABASE_PATH); write the copy elsewhere`,
+      );
     if (existsSync(out) && statSync(out).isDirectory())
       throw new CliError(`${values.out} is a folder: --out names the file to write`);
     if (existsSync(out) && !values.force) throw new CliError(`${values.out} exists; pass --force to overwrite it`);
     if (!existsSync(dirname(out))) throw new CliError(`no folder ${dirname(out)}`);
-    for (const suffix of ['', '-wal', '-shm']) if (values.force) rmSync(out + suffix, { force: true });
     // A connection of its own, read-only: the server's writes go on meanwhile (WAL).
     let db: Database.Database;
     try {
@@ -48,7 +57,7 @@ beside it), start the server.`,
     try {
       let bytes: number;
       try {
-        bytes = await backupDatabase(db, out, false);
+        bytes = await backupToFile(db, out);
       } catch (err) {
         throw new CliError(`cannot write the copy to ${values.out}: ${(err as Error).message}`);
       }

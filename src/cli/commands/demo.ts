@@ -10,6 +10,7 @@ import { buildApp } from '../../app.js';
 import type { components } from '../../client/index.js';
 import { loadConfig } from '../../config.js';
 import { openDatabase } from '../../db/client.js';
+import { holdWriterLock, LockHeld } from '../../db/writerLock.js';
 import { complexityForRubricSize, parseQnaImport } from '../../qna/index.js';
 import { CliError, type Command } from '../command.js';
 import { BASELINE, MINERS, qnaTask, simulateRuns, sweTasks, type DemoTask } from '../demoData.js';
@@ -36,6 +37,17 @@ function resetDemoDatabase(path: string): void {
     }
   }
   for (const suffix of ['', '-wal', '-shm']) rmSync(path + suffix, { force: true });
+}
+
+/** DATABASE_PATH for the demo alone: a file a server (or another demo) runs on is never reset. */
+function demoLock(path: string) {
+  try {
+    return holdWriterLock(path, 'swe-scoring demo');
+  } catch (e) {
+    if (e instanceof LockHeld)
+      throw new CliError(`${e.message}; stop it first, or point DATABASE_PATH at another file`);
+    throw e;
+  }
 }
 
 export async function seed(app: FastifyInstance, adminToken: string, log: (line: string) => void) {
@@ -133,6 +145,7 @@ async function run(argv: string[]): Promise<number> {
     );
     port = 0;
   }
+  const lock = demoLock(config.databasePath);
   resetDemoDatabase(config.databasePath);
   const db = openDatabase(config.databasePath);
   const app = await buildApp({
@@ -144,6 +157,7 @@ async function run(argv: string[]): Promise<number> {
   const close = async () => {
     await app.close();
     db.$client.close();
+    lock.release();
   };
 
   const started = performance.now();

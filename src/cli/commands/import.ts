@@ -4,7 +4,8 @@ import { existsSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { DEFAULT_DATABASE_PATH } from '../../config.js';
-import { describeStorage, openStore } from '../../db/open.js';
+import { describeStorage, openSqliteStore, openStore } from '../../db/open.js';
+import { LockHeld } from '../../db/writerLock.js';
 import { DomainError } from '../../errors.js';
 import { StageSchema } from '../../schemas/common.js';
 import { ComplexityInput } from '../../schemas/tasks.js';
@@ -32,8 +33,8 @@ Prints {imported, updated, unchanged}; a bad row rejects the whole file and noth
   --chunk-mib N      chunk size with --url (default 8, at most 32)
 
 Without --url it writes to DATABASE_URL (PostgreSQL) when set, else to DATABASE_PATH (default
-${DEFAULT_DATABASE_PATH}). On SQLite do that with the server stopped, since a running server
-would not see the import until its next write; with the server up, use --url. On PostgreSQL
+${DEFAULT_DATABASE_PATH}). On SQLite that needs the server stopped: a file a server runs on is
+refused (one process writes a SQLite file at a time); with the server up, use --url. On PostgreSQL
 running servers see it at once. Progress goes to stderr: a bar on a terminal, a line every 5 s otherwise. Ctrl-C cancels
 the import session: nothing is stored, and the command says so (exit 130).`;
 
@@ -77,7 +78,7 @@ async function direct(competitionId: string, file: string, format: Format, o: Im
     throw new CliError(`no database at ${databasePath}: start the server once to create it, or set DATABASE_PATH`);
   // On PostgreSQL the servers learn of the import as of any other process's write.
   // PostgreSQL's modules load only when asked for (openStore): `--url` imports stream and keep the client small.
-  const store = await openStore({ databasePath, databaseUrl: url || null });
+  const store = url ? await openStore({ databasePath, databaseUrl: url }) : sqliteStore(databasePath);
   const where = url ? describeStorage({ databasePath, databaseUrl: url }) : databasePath;
   try {
     if (!(await store.competitions.get(competitionId))) {
@@ -92,6 +93,19 @@ async function direct(competitionId: string, file: string, format: Format, o: Im
     throw new CliError(e.detail, errors.length > 5 ? errors.map((x) => `  ${x.path}: ${x.message}`) : []);
   } finally {
     await store.close();
+  }
+}
+
+/** DATABASE_PATH for this import alone: refused while a server (or another import) writes it. */
+function sqliteStore(databasePath: string) {
+  try {
+    return openSqliteStore(databasePath, 'swe-scoring import');
+  } catch (e) {
+    if (!(e instanceof LockHeld)) throw e;
+    throw new CliError(
+      `${e.message}. Nothing was imported. If a server runs on it, import through the server: ` +
+        '--url http://HOST:PORT (see swe-scoring import --help)',
+    );
   }
 }
 
