@@ -706,7 +706,7 @@ export interface components {
         };
         /** @description Settings of a competition. */
         CompetitionSettingsInput: {
-            /** @description Display name. */
+            /** @description Display name: no control characters or bidirectional controls. */
             name: string;
             /** @description Default 1 / 0.1 / 3. */
             tokenWeights?: components["schemas"]["TokenWeightsInput"];
@@ -799,7 +799,7 @@ export interface components {
         };
         /** @description A validator to create. */
         NewValidatorInput: {
-            /** @description Who runs the validator. */
+            /** @description Who runs the validator: no control characters or bidirectional controls. */
             name: string;
             /** @description The validator's ss58 hotkey (sr25519). Given: it signs its requests (Epistula v2) and gets no API key. */
             hotkey?: string;

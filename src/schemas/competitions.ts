@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { named } from './named.js';
-import { LIMITS, StageSchema } from './common.js';
+import { DisplayName, LIMITS, StageSchema } from './common.js';
 
 /** SPEC 2 asks finite and at least 0. A bound keeps every weighted token sum (sums reach 2^53) far from overflowing to Infinity; 10^6 is generous. */
 const Weight = z.number().min(0).max(1e6);
@@ -27,7 +27,7 @@ export const CompetitionInputSchema = named(
   'CompetitionSettings',
   'Settings of a competition.',
   z.strictObject({
-    name: z.string().min(1).max(LIMITS.nameLength).describe('Display name.'),
+    name: DisplayName.describe('Display name: no control characters or bidirectional controls.'),
     tokenWeights: TokenWeightsSchema.optional().describe('Default 1 / 0.1 / 3.'),
     burnRatio: z.number().min(0).max(1).optional().describe('Share of emission burned, 0 to 1. Default 0.'),
     judgeVotes: JudgeVotes.optional().describe('Judge votes per QnA criterion: odd, 1 to 15. Default 5.'),
