@@ -24,6 +24,7 @@ async function main(): Promise<void> {
     signatures: { serverAddress: config.serverHotkey, windowMs: config.signatureWindowMs },
     signer: key.signer,
     logger: { level: config.logLevel },
+    scoring: config.scoring,
   });
   const swept = sweepAbandonedSpools();
   if (swept.length > 0)

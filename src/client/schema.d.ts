@@ -527,7 +527,7 @@ export interface paths {
         put?: never;
         /**
          * Score an input document without storing anything
-         * @description Body: an input document (`application/x-ndjson`, the format of GET …/snapshots/{seq}/input), within the body limit. Returns the leaderboard and weights the scoring core computes from it; a malformed document is a 400 naming the line and field.
+         * @description Body: an input document (`application/x-ndjson`, the format of GET …/snapshots/{seq}/input), within the body limit. Returns the leaderboard and weights the scoring core computes from it; a malformed document is a 400 naming the line and field. Scored off the event loop, within limits: a document announcing more miners, tasks or runs than the server takes, or whose scoring needs more memory, time or answer bytes than it allows, is a 413 naming the limit (`swe-scoring score` scores any document offline). Past the documents the server scores at once, a 503 with Retry-After.
          */
         post: operations["scoreDocument"];
         delete?: never;
@@ -4174,6 +4174,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Payload Too Large */
             413: {
                 headers: {
@@ -4185,6 +4194,15 @@ export interface operations {
             };
             /** @description Unsupported Media Type */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Service Unavailable */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };

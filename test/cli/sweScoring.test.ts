@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { scoreDocument } from '../../src/snapshots/scoreDocument.js';
 import { sample } from '../snapshots/sample.js';
-import { testApp } from '../support/app.js';
+import { admin, testApp } from '../support/app.js';
 import { otherPublicKeyPem, publicKeyPem, snapshotOf } from '../snapshots/snapshotKit.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -48,7 +48,7 @@ describe('swe-scoring', () => {
       const res = await t.app.inject({
         method: 'POST',
         url: '/v1/score?stages=screener_2',
-        headers: { 'content-type': 'application/x-ndjson' },
+        headers: { ...admin, 'content-type': 'application/x-ndjson' },
         payload: input,
       });
       expect(res.statusCode).toBe(200);
