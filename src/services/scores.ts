@@ -6,11 +6,13 @@ import { isDeepStrictEqual } from 'node:util';
 import type { WriteEvent } from '../db/events.js';
 import type { Store } from '../db/store.js';
 import type { CompetitionSettings } from '../db/competitions.js';
-import { notFound } from '../errors.js';
+import { conflict, notFound } from '../errors.js';
 import { scoreCompetition } from '../scoring/index.js';
 import type { CompetitionInput, CompetitionScores, Stage, TaskScore } from '../scoring/types.js';
 import type { SavedScores } from '../db/savedScores.js';
 import { leaderboardBody, leaderboardEntry, leaderboardHead, minerTaskView, weightsBody } from '../views/scores.js';
+import { chainBody } from '../views/chain.js';
+import type { Metagraph } from '../snapshots/metagraph.js';
 import { taskDetailBody } from '../views/task.js';
 import { validatorsBody } from '../views/validators.js';
 import { jsonBody, type Body } from './body.js';
@@ -393,11 +395,40 @@ export function scoresService(store: Store, observe: (seconds: number) => void =
     },
 
     /**
-     * The whole leaderboard or the weights of the final stages, when a read would answer them at
+     * The weights on chain (SPEC 11) under the metagraph in force; a conflict when none is
+     * recorded. Kept like the weights: recording a metagraph is a write event, which drops them.
+     */
+    chain(competitionId: string, stages?: Stage[]): Maybe<Body> {
+      return chain(scored(competitionId, stages), (s) =>
+        cached(
+          s,
+          'chain',
+          async () => {
+            const row = await store.metagraphs.latest(competitionId);
+            if (!row)
+              throw conflict(
+                `competition ${competitionId} has no metagraph: the weights on chain need one (PUT …/metagraph)`,
+              );
+            const { scores } = s;
+            const source = {
+              competitionId,
+              stages: scores.stages,
+              weights: scores.weights,
+              miners: scores.miners.map((m) => m.hotkey),
+            };
+            return chainBody(source, JSON.parse(row.document) as Metagraph, row.digest);
+          },
+          'always',
+        ),
+      );
+    },
+
+    /**
+     * The whole leaderboard, the weights or the weights on chain of the final stages, when a read would answer them at
      * once: the scores computed and current, on storage no other process writes. Undefined
      * otherwise; starts nothing. For answering warm reads ahead of the router (src/routes/keptReads.ts).
      */
-    kept(read: 'leaderboard' | 'weights', competitionId: string): Body | undefined {
+    kept(read: 'leaderboard' | 'weights' | 'chain', competitionId: string): Body | undefined {
       // On PostgreSQL every read first catches up with other processes' writes, in the router.
       // Catching up here too (551afc0) saved some CPU a read, but where the database does not
       // answer, the router's read then waited a second time: its 503 came after 5.0 s instead of
