@@ -57,6 +57,17 @@ describe('weights on chain, properties (SPEC 11)', () => {
     );
   });
 
+  it('the integer vector is a fixed point: the SDK converting it again (as set_weights does) gives it back', () => {
+    fc.assert(
+      fc.property(floatsArb, (floats) => {
+        const once = emitWeights(floats);
+        const again = emitWeights(new Map(once.uids.map((uid, i) => [uid, once.weights[i]!])));
+        expect(again).toEqual(once);
+      }),
+      RUNS,
+    );
+  });
+
   it('the floats of chainWeights sum to the final weights plus the burn, whoever is registered', () => {
     const arb = fc.record({
       incs: fc.dictionary(fc.string({ minLength: 1, maxLength: 4 }), fc.double({ min: 0, max: 1, noNaN: true }), {
