@@ -64,5 +64,3 @@ export function metagraphsService(store: Store, audit: AuditService) {
     },
   };
 }
-
-export type MetagraphsService = ReturnType<typeof metagraphsService>;

@@ -295,8 +295,8 @@ export function scoresService(store: Store, observe: (seconds: number) => void =
     },
 
     /**
-     * Makes every competition's scores for its final stages, and their leaderboard and weights
-     * bodies, so the first reads after a start (a deploy, a restart) answer from memory: from the
+     * Makes every competition's scores for its final stages, and their leaderboard, weights and
+     * weights on chain bodies, so the first reads after a start (a deploy, a restart) answer from memory: from the
      * scores saved at the last shutdown where they are current, else computed. Called once before
      * the server listens. The in-memory pairs of the restored competitions are then read in the
      * background (`prepared`), a page per turn of the event loop.
@@ -326,6 +326,8 @@ export function scoresService(store: Store, observe: (seconds: number) => void =
       for (const c of all) {
         await api.leaderboard(c.id);
         await api.weights(c.id);
+        // A competition without a metagraph has no weights on chain (a 409 for whoever reads them).
+        await Promise.resolve(api.chain(c.id)).catch(() => {});
       }
       // One competition at a time; a read of one still being filled waits for it (`loadInput`).
       for (const c of restored) {
