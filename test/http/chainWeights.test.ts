@@ -175,6 +175,13 @@ describe('weights on chain', () => {
     );
   });
 
+  it('a competition that does not exist: 404 for the metagraph, its PUT and the weights on chain', async () => {
+    const put = await t.call({ method: 'PUT', url: '/v1/competitions/nope/metagraph', headers: admin, payload: FIRST });
+    expect(put.status).toBe(404);
+    expect((await t.call({ method: 'GET', url: '/v1/competitions/nope/metagraph' })).status).toBe(404);
+    expect((await t.call({ method: 'GET', url: '/v1/competitions/nope/weights/chain' })).status).toBe(404);
+  });
+
   it('GET metagraph gives the one in force with its digest over canonical JSON; every PUT is audited', async () => {
     expect((await t.call({ method: 'GET', url: '/v1/competitions/c/metagraph' })).status).toBe(404);
     await putMetagraph(FIRST);
