@@ -296,10 +296,10 @@ export function scoresService(store: Store, observe: (seconds: number) => void =
 
     /**
      * Makes every competition's scores for its final stages, and their leaderboard, weights and
-     * weights on chain bodies, so the first reads after a start (a deploy, a restart) answer from memory: from the
-     * scores saved at the last shutdown where they are current, else computed. Called once before
-     * the server listens. The in-memory pairs of the restored competitions are then read in the
-     * background (`prepared`), a page per turn of the event loop.
+     * weights on chain bodies, so the first reads after a start (a deploy, a restart) answer from
+     * memory: from the scores saved at the last shutdown where they are current, else computed.
+     * Called once before the server listens. The in-memory pairs of the restored competitions are
+     * then read in the background (`prepared`), a page per turn of the event loop.
      */
     async warm(): Promise<{ computed: number; restored: number }> {
       const all = await store.competitions.list();
@@ -426,9 +426,10 @@ export function scoresService(store: Store, observe: (seconds: number) => void =
     },
 
     /**
-     * The whole leaderboard, the weights or the weights on chain of the final stages, when a read would answer them at
-     * once: the scores computed and current, on storage no other process writes. Undefined
-     * otherwise; starts nothing. For answering warm reads ahead of the router (src/routes/keptReads.ts).
+     * The whole leaderboard, the weights or the weights on chain of the final stages, when a read
+     * would answer them at once: the scores computed and current, on storage no other process
+     * writes. Undefined otherwise; starts nothing. For answering warm reads ahead of the router
+     * (src/routes/keptReads.ts).
      */
     kept(read: 'leaderboard' | 'weights' | 'chain', competitionId: string): Body | undefined {
       // On PostgreSQL every read first catches up with other processes' writes, in the router.
