@@ -9,6 +9,7 @@ import { demoCommand } from './commands/demo.js';
 import { importCommand } from './commands/import.js';
 import { serveCommand } from './commands/serve.js';
 import { scoreCommand, verifyCommand } from './commands/offline.js';
+import { weightsCommand } from './commands/weights.js';
 
 export const COMMANDS: Command[] = [
   serveCommand,
@@ -18,6 +19,7 @@ export const COMMANDS: Command[] = [
   dbCommand,
   scoreCommand,
   verifyCommand,
+  weightsCommand,
 ];
 
 export function usage(): string {

@@ -1,5 +1,6 @@
 // `swe-scoring score <input.ndjson> [--stages a,b]`: scores a snapshot input document with no
-// server and no database, and prints {leaderboard, weights} as the live reads would.
+// server and no database, and prints {leaderboard, weights} (and the weights on chain, with a
+// metagraph) as the live reads would.
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { parseStages } from '../scoring/stages.js';
@@ -11,7 +12,8 @@ export const SCORE_HELP = `Usage: swe-scoring score <input.ndjson> [--stages a,b
 
 Scores an input document (GET /v1/competitions/{id}/snapshots/{seq}/input, or one written by
 hand in that format: docs/CANONICAL_JSON.md) and prints {"leaderboard": ..., "weights": ...}
-as JSON, the same bodies as GET .../leaderboard and GET .../weights. "-" reads standard input.
+as JSON, the same bodies as GET .../leaderboard and GET .../weights, and "chain", the body of
+GET .../weights/chain, when the document carries a metagraph. "-" reads standard input.
 
   --stages a,b   stage set to score: screener_1, screener_2, evaluation (default: the
                  competition's finalStages from the document's first line)

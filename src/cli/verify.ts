@@ -18,6 +18,9 @@ Checks a snapshot (GET .../snapshots/{seq}) against its input document (GET .../
   input        the input document is well formed and is the snapshot's competition
   weights      rescoring the input for the snapshot's stages gives its weights exactly
   leaderboard  ... and its leaderboard exactly (the first differing miner is named)
+  onChain      with a metagraph in the input: its digest is the snapshot's metagraphDigest, and
+               rescoring gives the weights on chain exactly (the first differing uid is named);
+               skipped for a snapshot taken with no metagraph recorded
 
   --public-key FILE   the server's public key, SPKI PEM
   --previous FILE     the snapshot before this one, to check the chain link

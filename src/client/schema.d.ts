@@ -364,6 +364,50 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/competitions/{competitionId}/weights/chain": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get the weights as set on chain
+         * @description The final weights by uid under the metagraph in force (SPEC 11): `uids`, `weights` and `versionKey` for `subtensor.set_weights`, the integers exactly as the Bittensor SDK’s `convert_weights_and_uids_for_emit` makes them from `floats`. Unregistered miners’ weight is burned to `burnUid`. 409 when no metagraph is recorded.
+         */
+        get: operations["getChainWeights"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/competitions/{competitionId}/metagraph": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get the metagraph in force
+         * @description The metagraph recorded last, with its digest; 404 when none is recorded.
+         */
+        get: operations["getMetagraph"];
+        /**
+         * Record the metagraph
+         * @description Records the subnet at one block (SPEC 11); it is in force from now, every earlier one stays (audited). Uids 0-65535 and ss58 hotkeys (checksum checked), each at most once: a 400 names the neuron at fault by index.
+         */
+        put: operations["putMetagraph"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/competitions/{competitionId}/events": {
         parameters: {
             query?: never;
@@ -799,6 +843,30 @@ export interface components {
             /** @description Complexity of every imported task (any case). Left out: stored tasks keep theirs, new ones get none. */
             complexity?: components["schemas"]["ComplexityInput"];
         };
+        /** @description The subnet at one block: every registered neuron by uid and hotkey, each at most once. */
+        NewMetagraphInput: {
+            /** @description The subnet. */
+            netuid: number;
+            /** @description The block the metagraph was read at. */
+            block: number;
+            /** @description Registered neurons: each uid and each hotkey at most once. */
+            neurons: {
+                /** @description A uid: an integer from 0 to 65535. */
+                uid: number;
+                /** @description The neuron’s ss58 hotkey (checksum checked). */
+                hotkey: string;
+                /** @description The neuron holds a validator permit. */
+                validator?: boolean;
+            }[];
+            /** @description The uid that receives what is burned (the subnet owner’s). */
+            burnUid?: number;
+            /** @description Passed to `set_weights` unchanged. */
+            versionKey?: number;
+            /** @description The subnet’s max weight limit, a fraction; null when not recorded. */
+            maxWeightLimit?: number | null;
+            /** @description The subnet’s min allowed weights; null when not recorded. */
+            minAllowedWeights?: number | null;
+        };
         /** @description A validator to create. */
         NewValidatorInput: {
             /** @description Who runs the validator: no control characters or bidirectional controls. */
@@ -1095,6 +1163,84 @@ export interface components {
             updated: number;
             /** @description Tasks sent exactly as stored. */
             unchanged: number;
+        };
+        /** @description The metagraph in force (the one recorded last), defaults filled in, neurons ascending by uid. */
+        Metagraph: {
+            /** @description The competition. */
+            competitionId: string;
+            /** @description 1 for the first metagraph recorded, then one more for each. */
+            version: number;
+            /** @description When it was recorded (ISO 8601, UTC). */
+            recordedAt: string;
+            /** @description SHA-256, lower-case hex, of the metagraph’s canonical JSON (RFC 8785). */
+            digest: string;
+            /** @description The subnet. */
+            netuid: number;
+            /** @description The block the metagraph was read at. */
+            block: number;
+            /** @description Registered neurons, ascending by uid. */
+            neurons: {
+                /** @description A uid: an integer from 0 to 65535. */
+                uid: number;
+                /** @description The neuron’s ss58 hotkey (checksum checked). */
+                hotkey: string;
+                /** @description The neuron holds a validator permit. */
+                validator: boolean;
+            }[];
+            /** @description The uid that receives what is burned (the subnet owner’s). */
+            burnUid: number;
+            /** @description Passed to `set_weights` unchanged. */
+            versionKey: number;
+            /** @description The subnet’s max weight limit, a fraction; null when not recorded. */
+            maxWeightLimit: number | null;
+            /** @description The subnet’s min allowed weights; null when not recorded. */
+            minAllowedWeights: number | null;
+        };
+        /** @description The final weights as a validator sets them on chain, by uid (SPEC 11). */
+        ChainWeights: {
+            /** @description The competition. */
+            competitionId: string;
+            /** @description The stage set scored. */
+            stages: components["schemas"]["Stage"][];
+            /** @description The metagraph’s subnet. */
+            netuid: number;
+            /** @description The block the metagraph was read at. */
+            block: number;
+            /** @description SHA-256, lower-case hex, of the metagraph’s canonical JSON (RFC 8785). */
+            metagraphDigest: string;
+            /** @description For `set_weights(version_key=…)`. */
+            versionKey: number;
+            /** @description For `set_weights(uids=…)`: ascending. */
+            uids: number[];
+            /** @description For `set_weights(weights=…)`: u16 integers, as `convert_weights_and_uids_for_emit` makes them from `floats`. */
+            weights: number[];
+            /** @description The float weight of each uid that receives weight, summing to 1 (within rounding). */
+            floats: {
+                [key: string]: number;
+            };
+            /** @description The uid that receives what is burned. */
+            burnUid: number;
+            /** @description Miners whose hotkey is not in the metagraph, with the weight they would have had; it goes to burnUid. */
+            unregistered: {
+                /** @description Miner hotkey. */
+                hotkey: string;
+                /** @description Its INC, burned. */
+                weight: number;
+            }[];
+            /** @description Whether the integer vector respects the recorded subnet limits; null when none is recorded. */
+            limits: {
+                /** @description The largest share is within maxWeightLimit; null when not recorded. */
+                maxWeightLimitMet: boolean | null;
+                /** @description At least minAllowedWeights uids (or every neuron of a smaller subnet); null when not recorded. */
+                minAllowedWeightsMet: boolean | null;
+            } | null;
+            /** @description Registered neurons (not validators, not burnUid) that the competition knows no miner run of yet. */
+            awaitingRuns: {
+                /** @description A uid. */
+                uid: number;
+                /** @description Registered hotkey. */
+                hotkey: string;
+            }[];
         };
         /** @description A validator (never its key). */
         Validator: {
@@ -1625,7 +1771,7 @@ export interface components {
             /** @description Pass as `cursor` for the next page; null at the end. Stays valid while runs are added. */
             nextCursor: string | null;
         };
-        /** @description A snapshot without its leaderboard and weights. */
+        /** @description A snapshot without its leaderboard, weights and weights on chain. */
         SnapshotHead: {
             /** @description Competition identifier. */
             competitionId: string;
@@ -1664,6 +1810,8 @@ export interface components {
             previousHash: string | null;
             /** @description SHA-256 (hex) of this snapshot's canonical JSON without `hash` and `signature` (docs/CANONICAL_JSON.md). */
             hash: string;
+            /** @description Digest of the metagraph in force when it was taken (SPEC 11); absent when none was recorded. */
+            metagraphDigest?: string;
             /** @description The server's Ed25519 signature of the 64 ASCII hex digits of `hash`, standard base64 (key: GET /v1/identity). */
             signature: string;
         };
@@ -1706,10 +1854,14 @@ export interface components {
             previousHash: string | null;
             /** @description SHA-256 (hex) of this snapshot's canonical JSON without `hash` and `signature` (docs/CANONICAL_JSON.md). */
             hash: string;
+            /** @description Digest of the metagraph in force when it was taken (SPEC 11); absent when none was recorded. */
+            metagraphDigest?: string;
             /** @description The server's Ed25519 signature of the 64 ASCII hex digits of `hash`, standard base64 (key: GET /v1/identity). */
             signature: string;
             leaderboard: components["schemas"]["Leaderboard"];
             weights: components["schemas"]["Weights"];
+            /** @description The weights on chain under that metagraph; absent without one. */
+            chain?: components["schemas"]["ChainWeights"];
         };
         /** @description A page of snapshots. */
         SnapshotList: {
@@ -1778,6 +1930,8 @@ export interface components {
         ScoreResult: {
             leaderboard: components["schemas"]["Leaderboard"];
             weights: components["schemas"]["Weights"];
+            /** @description The weights on chain, when the document carries a metagraph. */
+            chain?: components["schemas"]["ChainWeights"];
         };
     };
     responses: never;
@@ -3484,6 +3638,238 @@ export interface operations {
             };
             /** @description URI Too Long */
             414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getChainWeights: {
+        parameters: {
+            query?: {
+                /** @description Comma-separated stages to score, e.g. `screener_2,evaluation`. Default: the competition's `finalStages`. */
+                stages?: string;
+            };
+            header?: {
+                /** @description ETags of bodies the client holds: a 304 with no body when one is current. */
+                "If-None-Match"?: string;
+            };
+            path: {
+                /** @description Competition identifier. */
+                competitionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description ETag of this body: strong, with `-br` or `-gzip` appended when sent compressed; for a snapshot input, weak (`W/"<inputDigest>"`), one tag for every coding. */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ChainWeights"];
+                };
+            };
+            /** @description Not Modified */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description URI Too Long */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getMetagraph: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Competition identifier. */
+                competitionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Metagraph"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description URI Too Long */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    putMetagraph: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Competition identifier. */
+                competitionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["NewMetagraphInput"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Metagraph"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Payload Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description URI Too Long */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unsupported Media Type */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };

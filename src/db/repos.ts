@@ -5,6 +5,7 @@ import { auditRepo } from './audit.js';
 import { rebuildAggregates } from './aggregates.js';
 import { competitionsRepo } from './competitions.js';
 import { exportsRepo } from './exports.js';
+import { metagraphsRepo } from './metagraphs.js';
 import { minersRepo } from './miners.js';
 import { noncesRepo } from './nonces.js';
 import { runsRepo } from './runs.js';
@@ -26,6 +27,7 @@ export function createRepos(db: Db) {
     audit: auditRepo(db),
     snapshots: snapshotsRepo(db),
     exports: exportsRepo(db),
+    metagraphs: metagraphsRepo(db),
     aggregates: {
       /** Recomputes a competition's aggregates from its counted runs (src/db/aggregates.ts). */
       rebuild: (competitionId: string, w: TokenWeights) => rebuildAggregates(db, competitionId, w),

@@ -284,3 +284,25 @@ export const savedScores = sqliteTable('saved_scores', {
   scores: text('scores').notNull(),
   savedAt: text('saved_at').notNull(),
 });
+
+/**
+ * Every metagraph the operator recorded for a competition (SPEC 11), kept forever: the highest
+ * `version` is in force, and a snapshot's input names the one it used by digest.
+ */
+export const metagraphs = sqliteTable(
+  'metagraphs',
+  {
+    competitionId: text('competition_id')
+      .notNull()
+      .references(() => competitions.id, { onDelete: 'cascade' }),
+    version: integer('version').notNull(),
+    recordedAt: text('recorded_at')
+      .notNull()
+      .default(sql`(strftime('%Y-%m-%dT%H:%M:%fZ','now'))`),
+    /** The metagraph as recorded, defaults filled in, canonical JSON (RFC 8785). */
+    document: text('document').notNull(),
+    /** SHA-256, lower-case hex, of `document`. */
+    digest: text('digest').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.competitionId, t.version] })],
+);

@@ -34,6 +34,7 @@ type RepoNames =
   | 'audit'
   | 'snapshots'
   | 'exports'
+  | 'metagraphs'
   | 'aggregates';
 
 export type Engine = 'sqlite' | 'postgres';

@@ -4,6 +4,7 @@ import { competitionRoutes } from './competitions.js';
 import { eventRoutes } from './events.js';
 import { exportRoutes } from './exports.js';
 import { importRoutes } from './imports.js';
+import { metagraphRoutes } from './metagraph.js';
 import { minerRoutes } from './miners.js';
 import { operationRoutes } from './operations.js';
 import { runRoutes } from './runs.js';
@@ -25,6 +26,7 @@ export const routes: FastifyPluginAsyncZod = async (app) => {
       await v1.register(minerRoutes);
       await v1.register(runRoutes);
       await v1.register(scoreRoutes);
+      await v1.register(metagraphRoutes);
       await v1.register(eventRoutes);
       await v1.register(snapshotRoutes);
       await v1.register(exportRoutes);

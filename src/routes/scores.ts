@@ -1,12 +1,14 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { CompetitionParams, StagesQuery, problems } from '../schemas/common.js';
 import { LeaderboardPageSchema, LeaderboardQuery, WeightsSchema } from '../schemas/scores.js';
+import { ChainWeightsSchema } from '../schemas/metagraph.js';
 import { sendBody } from './sendBody.js';
 
-/** The paths of the two reads every dashboard polls, under the API prefix (also answered by ./keptReads.ts). */
+/** The paths of the reads every dashboard and validator polls, under the API prefix (also answered by ./keptReads.ts). */
 export const SCORE_READ_PATHS = {
   leaderboard: '/competitions/:competitionId/leaderboard',
   weights: '/competitions/:competitionId/weights',
+  chain: '/competitions/:competitionId/weights/chain',
 } as const;
 
 export const scoreRoutes: FastifyPluginAsyncZod = async (app) => {
@@ -52,5 +54,26 @@ export const scoreRoutes: FastifyPluginAsyncZod = async (app) => {
       },
     },
     (request, reply) => sendBody(request, reply, scores.weights(request.params.competitionId, request.query.stages)),
+  );
+
+  app.get(
+    SCORE_READ_PATHS.chain,
+    {
+      config: { access: 'public' },
+      compress: false,
+      schema: {
+        tags: ['scores'],
+        operationId: 'getChainWeights',
+        summary: 'Get the weights as set on chain',
+        description:
+          'The final weights by uid under the metagraph in force (SPEC 11): `uids`, `weights` and `versionKey` for ' +
+          '`subtensor.set_weights`, the integers exactly as the Bittensor SDK’s `convert_weights_and_uids_for_emit` ' +
+          'makes them from `floats`. Unregistered miners’ weight is burned to `burnUid`. 409 when no metagraph is recorded.',
+        params: CompetitionParams,
+        querystring: StagesQuery,
+        response: { 200: ChainWeightsSchema, ...problems(400, 401, 404, 409) },
+      },
+    },
+    (request, reply) => sendBody(request, reply, scores.chain(request.params.competitionId, request.query.stages)),
   );
 };

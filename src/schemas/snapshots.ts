@@ -3,6 +3,7 @@ import { named } from './named.js';
 import { Id, StageSchema, StagesParam } from './common.js';
 import { LeaderboardSchema, WeightsSchema } from './scores.js';
 import { TokenWeightsSchema } from './competitions.js';
+import { ChainWeightsSchema } from './metagraph.js';
 
 const Hex64 = z.string().describe('64 lower-case hex digits.');
 
@@ -33,6 +34,9 @@ const snapshotFields = {
   hash: Hex64.describe(
     "SHA-256 (hex) of this snapshot's canonical JSON without `hash` and `signature` (docs/CANONICAL_JSON.md).",
   ),
+  metagraphDigest: Hex64.optional().describe(
+    'Digest of the metagraph in force when it was taken (SPEC 11); absent when none was recorded.',
+  ),
   signature: z
     .string()
     .describe(
@@ -42,14 +46,19 @@ const snapshotFields = {
 
 export const SnapshotHeadSchema = named(
   'SnapshotHead',
-  'A snapshot without its leaderboard and weights.',
+  'A snapshot without its leaderboard, weights and weights on chain.',
   z.object(snapshotFields),
 );
 
 export const SnapshotSchema = named(
   'Snapshot',
   'An immutable, signed snapshot of the scores, in a hash chain per competition.',
-  z.object({ ...snapshotFields, leaderboard: LeaderboardSchema, weights: WeightsSchema }),
+  z.object({
+    ...snapshotFields,
+    leaderboard: LeaderboardSchema,
+    weights: WeightsSchema,
+    chain: ChainWeightsSchema.optional().describe('The weights on chain under that metagraph; absent without one.'),
+  }),
 );
 
 export const SnapshotListSchema = named(
@@ -147,7 +156,11 @@ export const IdentitySchema = named(
 export const ScoreResultSchema = named(
   'ScoreResult',
   'Scores computed from an input document, nothing stored.',
-  z.object({ leaderboard: LeaderboardSchema, weights: WeightsSchema }),
+  z.object({
+    leaderboard: LeaderboardSchema,
+    weights: WeightsSchema,
+    chain: ChainWeightsSchema.optional().describe('The weights on chain, when the document carries a metagraph.'),
+  }),
 );
 
 export const ScoreQuery = z.strictObject({ stages: StagesParam });

@@ -1,4 +1,4 @@
-// Public API of the scoring core (SPEC 2–8). Pure functions over plain values: no I/O, no
+// Public API of the scoring core (SPEC 2–11). Pure functions over plain values: no I/O, no
 // clock, no state.
 export * from './types.js';
 export { clamp } from './clamp.js';
@@ -35,4 +35,7 @@ export {
   type Agreement,
   type ValidatorPairRuns,
 } from './agreement.js';
+export { chainWeights, type ChainNeuron, type ChainWeights } from './chainWeights.js';
+export { emitWeights, roundHalfEven, U16_MAX } from './emitWeights.js';
+export { weightLimits, type WeightLimits, type WeightLimitSettings } from './weightLimits.js';
 export { RULES_VERSION } from './rulesVersion.js';

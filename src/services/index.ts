@@ -7,6 +7,7 @@ import { competitionsService } from './competitions.js';
 import { exportsService } from './exports.js';
 import { backupService } from './backup.js';
 import { importSessionsService } from './importSessions.js';
+import { metagraphsService } from './metagraphs.js';
 import { minersService } from './miners.js';
 import { runsService } from './runs.js';
 import { scoresService } from './scores.js';
@@ -39,6 +40,7 @@ export function createServices(store: Store, options: ServiceOptions = {}) {
     tasks: tasksService(store, audit, gate),
     runs: runsService(store, audit),
     miners: minersService(store, audit),
+    metagraphs: metagraphsService(store, audit),
     validators: validatorsService(store, audit),
     scores,
     snapshots: snapshotsService(store, scores, options.signer ?? ephemeralSigner(), audit),

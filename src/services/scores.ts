@@ -6,11 +6,13 @@ import { isDeepStrictEqual } from 'node:util';
 import type { WriteEvent } from '../db/events.js';
 import type { Store } from '../db/store.js';
 import type { CompetitionSettings } from '../db/competitions.js';
-import { notFound } from '../errors.js';
+import { conflict, notFound } from '../errors.js';
 import { scoreCompetition } from '../scoring/index.js';
 import type { CompetitionInput, CompetitionScores, Stage, TaskScore } from '../scoring/types.js';
 import type { SavedScores } from '../db/savedScores.js';
 import { leaderboardBody, leaderboardEntry, leaderboardHead, minerTaskView, weightsBody } from '../views/scores.js';
+import { chainBody } from '../views/chain.js';
+import type { Metagraph } from '../snapshots/metagraph.js';
 import { taskDetailBody } from '../views/task.js';
 import { validatorsBody } from '../views/validators.js';
 import { jsonBody, type Body } from './body.js';
@@ -292,11 +294,11 @@ export function scoresService(store: Store, observe: (seconds: number) => void =
     },
 
     /**
-     * Makes every competition's scores for its final stages, and their leaderboard and weights
-     * bodies, so the first reads after a start (a deploy, a restart) answer from memory: from the
-     * scores saved at the last shutdown where they are current, else computed. Called once before
-     * the server listens. The in-memory pairs of the restored competitions are then read in the
-     * background (`prepared`), a page per turn of the event loop.
+     * Makes every competition's scores for its final stages, and their leaderboard, weights and
+     * weights on chain bodies, so the first reads after a start (a deploy, a restart) answer from
+     * memory: from the scores saved at the last shutdown where they are current, else computed.
+     * Called once before the server listens. The in-memory pairs of the restored competitions are
+     * then read in the background (`prepared`), a page per turn of the event loop.
      */
     async warm(): Promise<{ computed: number; restored: number }> {
       const all = await store.competitions.list();
@@ -323,6 +325,8 @@ export function scoresService(store: Store, observe: (seconds: number) => void =
       for (const c of all) {
         await api.leaderboard(c.id);
         await api.weights(c.id);
+        // A competition without a metagraph has no weights on chain (a 409 for whoever reads them).
+        await Promise.resolve(api.chain(c.id)).catch(() => {});
       }
       // One competition at a time; a read of one still being filled waits for it (`loadInput`).
       for (const c of restored) {
@@ -392,11 +396,41 @@ export function scoresService(store: Store, observe: (seconds: number) => void =
     },
 
     /**
-     * The whole leaderboard or the weights of the final stages, when a read would answer them at
-     * once: the scores computed and current, on storage no other process writes. Undefined
-     * otherwise; starts nothing. For answering warm reads ahead of the router (src/routes/keptReads.ts).
+     * The weights on chain (SPEC 11) under the metagraph in force; a conflict when none is
+     * recorded. Kept like the weights: recording a metagraph is a write event, which drops them.
      */
-    kept(read: 'leaderboard' | 'weights', competitionId: string): Body | undefined {
+    chain(competitionId: string, stages?: Stage[]): Maybe<Body> {
+      return chain(scored(competitionId, stages), (s) =>
+        cached(
+          s,
+          'chain',
+          async () => {
+            const row = await store.metagraphs.latest(competitionId);
+            if (!row)
+              throw conflict(
+                `competition ${competitionId} has no metagraph: the weights on chain need one (PUT …/metagraph)`,
+              );
+            const { scores } = s;
+            const source = {
+              competitionId,
+              stages: scores.stages,
+              weights: scores.weights,
+              miners: scores.miners.map((m) => m.hotkey),
+            };
+            return chainBody(source, JSON.parse(row.document) as Metagraph, row.digest);
+          },
+          'always',
+        ),
+      );
+    },
+
+    /**
+     * The whole leaderboard, the weights or the weights on chain of the final stages, when a read
+     * would answer them at once: the scores computed and current, on storage no other process
+     * writes. Undefined otherwise; starts nothing. For answering warm reads ahead of the router
+     * (src/routes/keptReads.ts).
+     */
+    kept(read: 'leaderboard' | 'weights' | 'chain', competitionId: string): Body | undefined {
       // On PostgreSQL every read first catches up with other processes' writes, in the router. It
       // is not done here as well: where the database does not answer, the router's read would then
       // wait a second time, and the 503 would come later than DATABASE_TIMEOUT_MS promises

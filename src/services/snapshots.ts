@@ -10,7 +10,9 @@ import { conflict, notFound } from '../errors.js';
 import { ascending, RULES_VERSION } from '../scoring/index.js';
 import type { CompetitionInput, Stage } from '../scoring/types.js';
 import { competitionLine, runLine, taskLine } from '../snapshots/inputDocument.js';
+import type { Metagraph } from '../snapshots/metagraph.js';
 import { sealSnapshot, verifySignature, type Signer } from '../snapshots/seal.js';
+import { chainBody } from '../views/chain.js';
 import type { AuditService } from './audit.js';
 import { parseCursor } from './audit.js';
 import type { Principal } from './principal.js';
@@ -43,9 +45,14 @@ function countedRuns({ tasks, minerTasks }: Pick<CompetitionInput, 'tasks' | 'mi
 }
 
 export function snapshotsService(store: Store, scores: ScoresService, signer: Signer, audit: AuditService) {
-  /** The competition and task lines of the input as the competition stands now, and its run sequence. */
+  /**
+   * The competition and task lines of the input as the competition stands now (with the metagraph
+   * in force, if any), and its run sequence.
+   */
   async function inputHead(tx: Store, c: CompetitionSettings, runs: number) {
     const runSeq = await tx.snapshots.runSeq();
+    const recorded = await tx.metagraphs.latest(c.id);
+    const metagraph = recorded && { value: JSON.parse(recorded.document) as Metagraph, digest: recorded.digest };
     const miners = await tx.miners.list(c.id);
     const tasks = (await tx.tasks.list(c.id)).sort((a, b) => ascending(a.id, b.id));
     const excluded = {
@@ -60,6 +67,7 @@ export function snapshotsService(store: Store, scores: ScoresService, signer: Si
       finalStages: c.finalStages,
       miners: miners.map((m) => m.hotkey),
       excluded,
+      ...(metagraph ? { metagraph: metagraph.value } : {}),
     };
     const lines = [competitionLine(competition, { tasks: tasks.length, runs })];
     for (const t of tasks) {
@@ -73,7 +81,7 @@ export function snapshotsService(store: Store, scores: ScoresService, signer: Si
         }),
       );
     }
-    return { runSeq, excluded, runs, head: `${lines.join('\n')}\n` };
+    return { runSeq, excluded, runs, metagraph, head: `${lines.join('\n')}\n` };
   }
 
   /**
@@ -156,12 +164,26 @@ export function snapshotsService(store: Store, scores: ScoresService, signer: Si
       },
       { competitionId },
     );
-    const { c, runSeq, excluded, runs, head, previous } = frozen;
+    const { c, runSeq, excluded, runs, head, previous, metagraph } = frozen;
     const inputDigest = await digest(c.id, { text: head, runs }, runSeq, excluded.validators);
     // The snapshot keeps the leaderboard as offline scoring builds it: the live read's `total` (a
     // paging aid, API 1.1) stays out, so `verify` rescores every snapshot, old and new, to the same JSON.
     const { total: _total, ...leaderboard } = frozen.leaderboard as { stages: Stage[]; total?: number };
-    const weights = frozen.weights;
+    const weights = frozen.weights as { finalWeights: Record<string, number>; burnWeight: number };
+    // With a metagraph: the weights on chain as the live read gives them, and the metagraph's digest.
+    const onChain = metagraph && {
+      metagraphDigest: metagraph.digest,
+      chain: chainBody(
+        {
+          competitionId: c.id,
+          stages: leaderboard.stages,
+          weights,
+          miners: (leaderboard as unknown as { miners: { hotkey: string }[] }).miners.map((m) => m.hotkey),
+        },
+        metagraph.value,
+        metagraph.digest,
+      ),
+    };
     const settings = {
       name: c.name,
       tokenWeights: c.tokenWeights,
@@ -191,6 +213,7 @@ export function snapshotsService(store: Store, scores: ScoresService, signer: Si
         previousHash: previous?.hash ?? null,
         leaderboard,
         weights,
+        ...onChain,
       },
       signer.privateKey,
     );
@@ -307,11 +330,11 @@ export function snapshotsService(store: Store, scores: ScoresService, signer: Si
       }
       return (await row(competitionId, seq)).document;
     },
-    /** Snapshots without their leaderboard and weights, oldest first. */
+    /** Snapshots without their leaderboard, weights and weights on chain, oldest first. */
     async list(competitionId: string, cursor: string | undefined, limit: number) {
       const { rows, nextCursor } = await page(competitionId, cursor, limit);
       const snapshots = rows.map((r) => {
-        const { leaderboard: _l, weights: _w, ...rest } = JSON.parse(r.document) as Record<string, unknown>;
+        const { leaderboard: _l, weights: _w, chain: _c, ...rest } = JSON.parse(r.document) as Record<string, unknown>;
         return rest;
       });
       return { snapshots, nextCursor };

@@ -17,8 +17,10 @@ export function competitionLine(c: InputDocument['competition'], counts: InputCo
   const { id, tokenWeights, burnRatio, judgeVotes, finalStages } = c;
   const excluded = { miners: sorted(c.excluded.miners), validators: sorted(c.excluded.validators) };
   const miners = sorted(c.miners);
+  // A document of a competition without a metagraph has no `metagraph` member (as before there was one).
+  const metagraph = c.metagraph ? { metagraph: c.metagraph } : {};
   return canonicalJson({
-    competition: { id, tokenWeights, burnRatio, judgeVotes, finalStages, miners, excluded, counts },
+    competition: { id, tokenWeights, burnRatio, judgeVotes, finalStages, miners, excluded, counts, ...metagraph },
   });
 }
 

@@ -4,6 +4,7 @@
 import { z } from 'zod';
 import { ComplexitySchema, Id, StageSchema, TokenCount } from '../schemas/common.js';
 import { JudgeVotes, TokenWeightsSchema } from '../schemas/competitions.js';
+import { MetagraphSchema } from './metagraph.js';
 
 const Count = z.number().int().min(0).max(Number.MAX_SAFE_INTEGER);
 
@@ -24,6 +25,9 @@ export const InputCompetitionSchema = z
     counts: z
       .strictObject({ tasks: Count, runs: Count })
       .describe('Numbers of task and run lines that follow, so a document cut at a line boundary is caught.'),
+    metagraph: MetagraphSchema.optional().describe(
+      'The metagraph in force when the snapshot was taken (SPEC 11), absent when none was recorded: with it, scoring gives the weights on chain too.',
+    ),
   })
   .describe('Line 1: the competition settings.');
 

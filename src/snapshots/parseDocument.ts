@@ -11,6 +11,7 @@ import {
   type InputCompetition,
   type InputDocument,
 } from './inputSchemas.js';
+import { metagraphProblems } from './metagraph.js';
 
 export class InputDocumentError extends Error {
   constructor(
@@ -104,6 +105,8 @@ export function parseDocument(input: string | Iterable<string>): InputDocument {
       miners = new Set(settings.miners);
       const stranger = settings.excluded.miners.find((m) => !miners.has(m));
       if (stranger) throw fail('competition.excluded.miners', `"${stranger}" is not in competition.miners`);
+      const [problem] = settings.metagraph ? metagraphProblems(settings.metagraph.neurons) : [];
+      if (problem) throw fail(['competition', 'metagraph', ...problem.path].join('.'), problem.message);
       doc.competition = settings;
       continue;
     }

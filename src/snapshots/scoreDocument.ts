@@ -4,7 +4,9 @@ import { aggregateRuns, EMPTY_BASELINE } from '../scoring/aggregateRuns.js';
 import { scoreCompetition } from '../scoring/scoreCompetition.js';
 import { normalizeStages } from '../scoring/stages.js';
 import type { CompetitionInput, Stage } from '../scoring/types.js';
+import { chainBody } from '../views/chain.js';
 import { leaderboardBody, weightsBody } from '../views/scores.js';
+import { metagraphDigest } from './metagraph.js';
 import type { InputDocument } from './inputSchemas.js';
 
 /** The core's input for a stage set: the same sums the server keeps, from the document's runs. */
@@ -28,10 +30,24 @@ export function documentInput(doc: InputDocument, stages: readonly Stage[]): Com
   };
 }
 
-/** `{leaderboard, weights}` for the stage set (default the competition's final stages). */
+/**
+ * `{leaderboard, weights}` for the stage set (default the competition's final stages), and `chain`,
+ * the weights on chain, when the document carries a metagraph.
+ */
 export function scoreDocument(doc: InputDocument, stages?: readonly Stage[]) {
   const chosen = normalizeStages(stages ?? doc.competition.finalStages) ?? [];
   const scores = scoreCompetition(documentInput(doc, chosen), { keepTasks: false });
   const id = doc.competition.id;
-  return { leaderboard: leaderboardBody(id, scores), weights: weightsBody(id, scores) };
+  const { metagraph } = doc.competition;
+  const source = {
+    competitionId: id,
+    stages: scores.stages,
+    weights: scores.weights,
+    miners: scores.miners.map((m) => m.hotkey),
+  };
+  return {
+    leaderboard: leaderboardBody(id, scores),
+    weights: weightsBody(id, scores),
+    ...(metagraph ? { chain: chainBody(source, metagraph, metagraphDigest(metagraph)) } : {}),
+  };
 }

@@ -19,6 +19,8 @@ export const SnapshotSchema = z.looseObject({
   signature: z.string(),
   leaderboard: z.looseObject({ miners: z.array(z.looseObject({ hotkey: z.string() })) }),
   weights: z.looseObject({}),
+  metagraphDigest: Hex64.optional(),
+  chain: z.looseObject({ uids: z.array(z.number()), weights: z.array(z.number()) }).optional(),
 });
 
 export type Snapshot = z.infer<typeof SnapshotSchema>;

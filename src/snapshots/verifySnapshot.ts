@@ -7,11 +7,13 @@ import { RULES_VERSION } from '../scoring/index.js';
 import { inputDigest, parseDocument } from './inputDocument.js';
 import type { InputDocument } from './inputSchemas.js';
 import { readSnapshot, utf8 } from './readSnapshot.js';
+import { onChainCheck } from './verifyOnChain.js';
 import { scoreDocument } from './scoreDocument.js';
 import { hashSnapshot, verifySignature } from './seal.js';
 import type { Snapshot } from './snapshotSchema.js';
 
-export type CheckName = 'snapshot' | 'digest' | 'hash' | 'chain' | 'signature' | 'input' | 'weights' | 'leaderboard';
+export type CheckName =
+  'snapshot' | 'digest' | 'hash' | 'chain' | 'signature' | 'input' | 'weights' | 'leaderboard' | 'onChain';
 
 export interface Check {
   name: CheckName;
@@ -168,8 +170,9 @@ export function verifySnapshot(args: VerifyArgs): { ok: boolean; checks: Check[]
   checks.push(chain(snapshot, args.previousSnapshot), signature(snapshot, args.publicKeyPem));
 
   let rescored: ReturnType<typeof scoreDocument>;
+  let doc: InputDocument;
   try {
-    const doc = parseDocument(utf8(args.input, 'input'));
+    doc = parseDocument(utf8(args.input, 'input'));
     claimsMatch(snapshot, doc.competition);
     rescored = scoreDocument(doc, snapshot.stages);
     checks.push({
@@ -188,5 +191,6 @@ export function verifySnapshot(args: VerifyArgs): { ok: boolean; checks: Check[]
       d ? { name: body, ok: false, message: describe(d, body, snapshot) } : { name: body, ok: true, message: pass },
     );
   }
+  checks.push(onChainCheck(snapshot, doc.competition.metagraph, rescored.chain));
   return done();
 }

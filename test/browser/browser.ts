@@ -27,6 +27,8 @@ const OPTIONAL = [
   /\/v1\/competitions\/[^/]+\/events$/,
 ];
 
+const ON_CHAIN = /\/v1\/competitions\/[^/]+\/weights\/chain(\?|$)/;
+
 export interface Browser {
   context: BrowserContext;
   /** A new tab; `errors` collects its console errors and page exceptions. */
@@ -54,6 +56,8 @@ export async function launch(options: { bypassCSP?: boolean } = {}): Promise<Bro
         if (m.type() !== 'error') return;
         const url = m.location().url;
         if (/status of 404/.test(m.text()) && OPTIONAL.some((re) => re.test(url))) return;
+        // The weights page asks for the weights on chain, which are a 409 until a metagraph is recorded.
+        if (/status of 409/.test(m.text()) && ON_CHAIN.test(url)) return;
         errors.push(`${m.text()} (${url})`);
       });
       page.on('pageerror', (e) => errors.push(`uncaught: ${e.message}`));

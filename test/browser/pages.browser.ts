@@ -146,4 +146,28 @@ describe('pages show the API numbers', () => {
     await page.screenshot({ path: `${SHOTS}weights.png`, fullPage: true });
     expect(errors).toEqual([]);
   });
+
+  it('weights on chain: once a metagraph is recorded, each uid with its hotkey, weight and u16', async () => {
+    const owner = '5C4hrfjw9DjXZTzV3MwzrrAr9P1MJhSrvWGWqi1eSuyUpnhM';
+    const idle = '5FHneW46xGXgs5mUiveU4sbTyGBzmstUspZC92UhjJM694ty';
+    await server.send('PUT', `${C}/metagraph`, {
+      netuid: 1,
+      block: 100,
+      neurons: [
+        { uid: 0, hotkey: owner },
+        { uid: 1, hotkey: idle },
+      ],
+    });
+    const chain = await server.get(`${C}/weights/chain`);
+    await open('#/c/demo/weights', '#weights-chain tbody tr');
+    const rows = page.locator('#weights-chain tbody tr');
+    expect(await rows.count()).toBe(Object.keys(chain.floats).length);
+    // No demo miner is registered: everything is burned to uid 0, and each is named as burned.
+    expect(await rows.first().innerText()).toContain(owner);
+    expect(await rows.first().locator('td').last().innerText()).toBe(String(chain.weights[0]));
+    const section = await page.locator('section[aria-labelledby="chain-title"]').innerText();
+    for (const u of chain.unregistered) expect(section).toContain(u.hotkey);
+    expect(section).toContain(idle);
+    expect(errors).toEqual([]);
+  });
 });

@@ -55,7 +55,7 @@ const BEYOND_DOUBLE = 9007199254740993n;
 /**
  * The demo's competition (QnA tasks with criteria, graded runs, a validator), then through the
  * app's own routes: a second competition with settings off the defaults, a signing validator whose
- * signed batch leaves a nonce, deletions, exclusions, a revoked validator and snapshots.
+ * signed batch leaves a nonce, deletions, exclusions, a revoked validator, a metagraph and snapshots.
  */
 async function seedSource(path: string): Promise<void> {
   const demo = await cli('demo', ['--no-serve'], { DATABASE_PATH: path, SCORING_ADMIN_TOKEN: ADMIN_TOKEN });
@@ -118,6 +118,13 @@ async function seedSource(path: string): Promise<void> {
     const validators = (await ok('POST', '/v1/validators', { name: 'short-lived' })) as { id: string };
     await ok('PUT', `/v1/competitions/demo/validators/${validators.id}`, { excluded: true, reason: 'NULL' });
     await ok('DELETE', `/v1/validators/${validators.id}`);
+    // A metagraph (its double limit kept to the bit), so the last snapshot carries weights on chain.
+    await ok('PUT', '/v1/competitions/zweite/metagraph', {
+      netuid: 65535,
+      block: Number.MAX_SAFE_INTEGER,
+      neurons: [{ uid: 65535, hotkey: ALICE.address, validator: true }],
+      maxWeightLimit: 0.1 + 0.2,
+    });
     await ok('POST', '/v1/competitions/demo/snapshots', {});
     await ok('POST', '/v1/competitions/zweite/snapshots', {});
     noncesRepo(t.db).remember('ff'.repeat(32), 'expires-far', 2 ** 52);

@@ -104,4 +104,20 @@ describe.runIf(TEST_ENGINE === 'postgres')('two server processes on one PostgreS
       expect(miner.tasks.map((t) => t.runs)).toEqual(Array(TASKS).fill(1));
     }
   }, 60_000);
+
+  it('a metagraph recorded on one process changes the next weights on chain read on the other', async () => {
+    const owner = '5C4hrfjw9DjXZTzV3MwzrrAr9P1MJhSrvWGWqi1eSuyUpnhM';
+    const other = '5FHneW46xGXgs5mUiveU4sbTyGBzmstUspZC92UhjJM694ty';
+    const neurons = [{ uid: 0, hotkey: owner }];
+    await send(a, 'PUT', `${C}/metagraph`, { netuid: 1, block: 1, neurons });
+    expect(await send(b, 'GET', `${C}/weights/chain`)).toMatchObject({ block: 1, burnUid: 0 });
+    // Warm on b now; a second version through a moves the burn to uid 1 on b's very next read.
+    await send(a, 'PUT', `${C}/metagraph`, {
+      netuid: 1,
+      block: 2,
+      neurons: [...neurons, { uid: 1, hotkey: other }],
+      burnUid: 1,
+    });
+    expect(await send(b, 'GET', `${C}/weights/chain`)).toMatchObject({ block: 2, burnUid: 1, uids: [1] });
+  }, 60_000);
 });

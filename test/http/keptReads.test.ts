@@ -1,4 +1,4 @@
-// Warm whole leaderboards and weights answered ahead of the router (src/routes/keptReads.ts): over
+// Warm whole leaderboards, weights and weights on chain answered ahead of the router (src/routes/keptReads.ts): over
 // a real socket, each answer is byte for byte what the router gives the same request (`inject`
 // always goes through the router), `scoring_kept_reads_total` shows which way it went, and
 // everything the router must see still reaches it.
@@ -27,6 +27,19 @@ async function seed(competition: string) {
   // Enough miners for a leaderboard over 1 KiB: compressed when asked.
   const miners = Array.from({ length: 24 }, (_, i) => run(`m${i}`, `miner-${i}`, i % 3 !== 0, 50 + i));
   expect((await post(competition, [run('b1', null, true), run('b2', null, false), ...miners])).status).toBe(200);
+  // For the weights on chain: every miner here is unregistered, so all of it goes to burnUid.
+  const owner = '5C4hrfjw9DjXZTzV3MwzrrAr9P1MJhSrvWGWqi1eSuyUpnhM';
+  const metagraph = { netuid: 1, block: 1, neurons: [{ uid: 0, hotkey: owner }] };
+  expect(
+    (
+      await t.call({
+        method: 'PUT',
+        url: `/v1/competitions/${competition}/metagraph`,
+        headers: admin,
+        payload: metagraph,
+      })
+    ).status,
+  ).toBe(200);
 }
 
 interface Answer {
@@ -92,7 +105,7 @@ describe('kept reads', () => {
   });
   afterEach(async () => t.close());
 
-  const bodies = ['leaderboard', 'weights'];
+  const bodies = ['leaderboard', 'weights', 'weights/chain'];
 
   it.each(bodies)('answers GET …/%s as the router does, whatever the coding and validators asked for', async (read) => {
     const path = `/v1/competitions/c/${read}`;

@@ -32,3 +32,22 @@ export async function validatorAgreement(competitionId: string, stages?: string)
   );
   return body?.validators ?? null;
 }
+
+/**
+ * The weights on chain with the metagraph they are under (its hotkeys name the uids); null on a
+ * 404 (an older server) or a 409 (no metagraph recorded).
+ */
+export async function chainWeights(competitionId: string, stages?: string) {
+  const path = { competitionId };
+  try {
+    // One after the other: without a metagraph only the first is asked, and answers 409.
+    const chain = await read(
+      api.GET('/v1/competitions/{competitionId}/weights/chain', { params: { path, query: stages ? { stages } : {} } }),
+    );
+    const metagraph = await read(api.GET('/v1/competitions/{competitionId}/metagraph', { params: { path } }));
+    return { chain, metagraph };
+  } catch (e) {
+    if (e instanceof ApiError && (e.status === 404 || e.status === 409)) return null;
+    throw e;
+  }
+}

@@ -317,3 +317,17 @@ export const savedScores = pgTable('saved_scores', {
   scores: text('scores').notNull(),
   savedAt: text('saved_at').notNull(),
 });
+
+export const metagraphs = pgTable(
+  'metagraphs',
+  {
+    competitionId: text('competition_id')
+      .notNull()
+      .references(() => competitions.id, { onDelete: 'cascade' }),
+    version: integer('version').notNull(),
+    recordedAt: createdAt('recorded_at'),
+    document: text('document').notNull(),
+    digest: text('digest').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.competitionId, t.version] })],
+);

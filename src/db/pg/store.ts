@@ -23,6 +23,7 @@ import { pgNoncesRepo } from './nonces.js';
 import { pgRunsRepo } from './runs.js';
 import { createScoringMirrors, pgScoringInputRepo, type ScoringMirrors } from './scoringInput.js';
 import { pgSnapshotsRepo } from './snapshots.js';
+import { pgMetagraphsRepo } from './metagraphs.js';
 import { pgTasksRepo } from './tasks.js';
 import { pgValidatorsRepo } from './validators.js';
 import type { TokenWeights } from '../../scoring/types.js';
@@ -154,6 +155,7 @@ export function createPgStore(pool: pg.Pool, options: PgStoreOptions = {}): Stor
       audit: pgAuditRepo(ctx),
       snapshots: pgSnapshotsRepo(ctx),
       exports: pgExportsRepo(ctx),
+      metagraphs: pgMetagraphsRepo(ctx),
       aggregates: {
         /** Recomputes a competition's aggregates from its counted runs (src/db/aggregates.ts). */
         rebuild: (competitionId: string, w: TokenWeights) =>

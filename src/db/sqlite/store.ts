@@ -77,6 +77,7 @@ export function createSqliteStore(db: Db): Store {
       audit: asyncRepo(repos.audit, outside),
       snapshots: asyncRepo(repos.snapshots, outside),
       exports: asyncRepo(repos.exports, outside),
+      metagraphs: asyncRepo(repos.metagraphs, outside),
       aggregates: asyncRepo(repos.aggregates, outside),
     };
   }

@@ -1,28 +1,31 @@
 // The weights page: who is paid and why. The ranked list names beside each miner the elements it
 // won, so "rank 3 gets 0, rank 4 gets 32%" reads at a glance; the layers below list every
-// element with its winners.
+// element with its winners, and the weights on chain by uid when a metagraph is recorded.
 import { api, read, stagesQuery } from '../api.js';
 import { Loading } from '../components/Status.js';
 import { exact, pct, score, weightOf } from '../format.js';
 import { links, type PageProps } from '../links.js';
+import { chainWeights } from '../optionalApi.js';
 import { useData } from '../useData.js';
+import { ChainWeights } from './ChainWeights.js';
 import { Layers, wonBy } from './Layers.js';
 
 export function Weights({ id, competition, stages, tick }: PageProps) {
   const state = useData(async () => {
     const q = { params: { path: { competitionId: id }, query: stagesQuery(stages) } };
-    const [weights, board] = await Promise.all([
+    const [weights, board, chain] = await Promise.all([
       read(api.GET('/v1/competitions/{competitionId}/weights', q)),
       read(api.GET('/v1/competitions/{competitionId}/leaderboard', q)),
+      chainWeights(id, stages?.join(',')),
     ]);
-    return { weights, board };
+    return { weights, board, chain };
   }, [id, stages?.join(','), tick]);
   const to = links(id, stages);
   return (
     <>
       <h1 tabIndex={-1}>{competition?.name ?? id}: weights</h1>
       <Loading state={state}>
-        {({ weights: w, board }) => {
+        {({ weights: w, board, chain }) => {
           const won = wonBy(w.layers);
           const ranked = board.miners.filter((m) => !m.excluded && m.rank !== null);
           return (
@@ -119,6 +122,7 @@ export function Weights({ id, competition, stages, tick }: PageProps) {
                   </tfoot>
                 </table>
               </div>
+              {chain ? <ChainWeights data={chain} /> : null}
               <Layers
                 layers={w.layers}
                 rankOf={(h) => board.miners.find((m) => m.hotkey === h)?.rank ?? null}

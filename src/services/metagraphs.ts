@@ -1,0 +1,66 @@
+// Metagraphs (SPEC 11): the operator records one per competition; every version is kept and
+// audited, the latest is in force. Recording one drops the competition's cached weights on chain
+// (a write event of the repository), nothing else: scores do not depend on it.
+import type { Store } from '../db/store.js';
+import type { MetagraphRow } from '../db/metagraphs.js';
+import { badRequest, notFound } from '../errors.js';
+import { canonicalJson } from '../snapshots/canonicalJson.js';
+import {
+  metagraphDigest,
+  metagraphProblems,
+  normalizeMetagraph,
+  type Metagraph,
+  type MetagraphInput,
+} from '../snapshots/metagraph.js';
+import type { AuditService } from './audit.js';
+import type { Principal } from './principal.js';
+
+/** A stored metagraph as the API shows it. */
+export function metagraphView(row: MetagraphRow) {
+  return {
+    competitionId: row.competitionId,
+    version: row.version,
+    recordedAt: row.recordedAt,
+    digest: row.digest,
+    ...(JSON.parse(row.document) as Metagraph),
+  };
+}
+
+export function metagraphsService(store: Store, audit: AuditService) {
+  return {
+    /** Records a new version; a 400 naming each neuron at fault (by index) stores nothing. */
+    put(competitionId: string, input: MetagraphInput, who: Principal) {
+      const problems = metagraphProblems(input.neurons);
+      if (problems.length > 0) {
+        const errors = problems.map((p) => ({ path: ['body', ...p.path].join('/'), message: p.message }));
+        throw badRequest(`metagraph: ${errors[0]!.path}: ${errors[0]!.message}`, errors);
+      }
+      const metagraph = normalizeMetagraph(input);
+      const digest = metagraphDigest(metagraph);
+      return store.transaction(
+        async (tx) => {
+          if (!(await tx.competitions.get(competitionId)))
+            throw notFound(`competition ${competitionId} does not exist`);
+          const row = await tx.metagraphs.record(competitionId, canonicalJson(metagraph), digest);
+          const { neurons, ...rest } = metagraph;
+          await audit.record(tx, who, 'metagraph.record', competitionId, competitionId, {
+            ...rest,
+            neurons: neurons.length,
+            version: row.version,
+            digest,
+          });
+          return metagraphView(row);
+        },
+        { competitionId },
+      );
+    },
+
+    /** The metagraph in force; not found when the competition or a metagraph is missing. */
+    async get(competitionId: string) {
+      const row = await store.metagraphs.latest(competitionId);
+      if (row) return metagraphView(row);
+      if (!(await store.competitions.get(competitionId))) throw notFound(`competition ${competitionId} does not exist`);
+      throw notFound(`competition ${competitionId} has no metagraph; PUT one to …/metagraph`);
+    },
+  };
+}
