@@ -45,6 +45,8 @@ export async function openPostgresStore(url: string, options: PostgresStoreOptio
   }
 
   const pgStore = createPgStore(pool, {
+    // A write waits for its turn as long as it would have waited for the competition's row.
+    turnWaitMs: options.statementTimeoutMs,
     onCommitting: (competitionId, version) => void committing.add(key(competitionId, version)),
     // This process's own commit: its events are told exactly; only a version skipped on the way
     // (another process wrote in between, unseen yet) needs a rebuild.
