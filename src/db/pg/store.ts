@@ -77,7 +77,7 @@ export interface PgStoreOptions {
    * outcome is unknown.
    */
   onAborted?(competitionId: string, version: number, uncertain: boolean): void;
-  /** The longest a write waits for its turn on its competition (default: the statement timeout's default). */
+  /** The longest a write waits for its turn on its competition (default: the default connect and statement timeouts). */
   turnWaitMs?: number;
 }
 
@@ -98,7 +98,9 @@ function connectionFailed(err: unknown, client: pg.PoolClient): boolean {
 export function createPgStore(pool: pg.Pool, options: PgStoreOptions = {}): Store {
   const listeners = new Set<WriteListener>();
   const mirrors = createScoringMirrors(pool, listeners);
-  const turns = createTurns(options.turnWaitMs ?? POSTGRES_DEFAULTS.statementTimeoutMs);
+  const turns = createTurns(
+    options.turnWaitMs ?? POSTGRES_DEFAULTS.connectTimeoutMs + POSTGRES_DEFAULTS.statementTimeoutMs,
+  );
 
   async function bump(state: TxState, competitionId: string): Promise<void> {
     if (state.bumped.has(competitionId)) return;
