@@ -148,8 +148,11 @@ export function createPgStore(pool: pg.Pool, options: PgStoreOptions = {}): Stor
       let result: T;
       let committing = false;
       try {
-        await client.query('BEGIN');
-        if (scope?.competitionId !== undefined) await bump(state, scope.competitionId);
+        // Sent back to back: the bump goes as BEGIN is answered, without a turn of the event loop.
+        await Promise.all([
+          client.query('BEGIN'),
+          scope?.competitionId === undefined ? undefined : bump(state, scope.competitionId),
+        ]);
         result = await fn(txContext(state), state);
         committing = true;
         for (const [competitionId, version] of state.bumped) options.onCommitting?.(competitionId, version);
