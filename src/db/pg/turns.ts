@@ -7,11 +7,9 @@
 // retry. Writers to different competitions do not wait for one another.
 import { unavailable } from '../../errors.js';
 
-export interface Turns {
+interface Turns {
   /** Resolves once it is the caller's turn on `key`, with the function that ends the turn. */
   take(key: string): Promise<() => void>;
-  /** Writers holding or waiting for a turn, over every key (metrics, tests). */
-  waiting(): number;
 }
 
 interface Line {
@@ -22,7 +20,6 @@ interface Line {
 export function createTurns(waitMs: number): Turns {
   /** A key is here while someone holds its turn; its queue holds those waiting after. */
   const lines = new Map<string, Line>();
-  let count = 0;
 
   function pass(key: string, line: Line): void {
     const next = line.queue.shift();
@@ -35,14 +32,12 @@ export function createTurns(waitMs: number): Turns {
     return () => {
       if (ended) return;
       ended = true;
-      count--;
       pass(key, line);
     };
   }
 
   return {
     take(key) {
-      count++;
       const held = lines.get(key);
       if (!held) {
         const line: Line = { queue: [] };
@@ -57,7 +52,6 @@ export function createTurns(waitMs: number): Turns {
         const timer = setTimeout(() => {
           const at = held.queue.indexOf(admit);
           if (at >= 0) held.queue.splice(at, 1);
-          count--;
           reject(
             unavailable(
               `the competition's other writes in this server did not finish within ${waitMs} ms; retry the request shortly`,
@@ -67,6 +61,5 @@ export function createTurns(waitMs: number): Turns {
         held.queue.push(admit);
       });
     },
-    waiting: () => count,
   };
 }
