@@ -1,10 +1,10 @@
 // 32 writers, signed and bearer, post 200-run batches to one competition of a server process on
-// PostgreSQL for a minute, with the pool at its default size and at 2 (issue 43). Writers to one
-// competition take turns on its version row; none may wait for a connection, a statement or the
-// row long enough to be cancelled, and none of the server's sessions ever waits on a lock: its
-// writers take turns in the process, not on the row with a connection each. No request gets a
-// 5xx, the server stays up, and the database holds every acknowledged run once, with counters
-// that agree.
+// PostgreSQL for a minute, with the pool at its default size and at 2 (issue 43). The writers of
+// one competition take turns in the process before they take a connection, so none of the
+// server's sessions ever waits on a lock (queued on the competition's row, they filled the pool),
+// and none waits for a connection, a statement or its turn long enough to be refused. No request
+// gets a 5xx, the server stays up, and the database holds every acknowledged run once, with
+// counters that agree.
 //
 // Then the server's sessions are terminated under the same 32 writers (pg_terminate_backend: FATAL
 // 57P01, what a failover, an operator or the idle-in-transaction timeout does) every few seconds:
