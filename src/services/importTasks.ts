@@ -20,6 +20,7 @@ import { auditService } from './audit.js';
 import { feedFileFromWorker, importFileInWorker, type Problems } from './importInWorker.js';
 import type { ImportCounts, ImportFormat, ImportJob, ImportOptions, TaskFeed } from './importJob.js';
 import type { Principal } from './principal.js';
+import { stageTasks } from './stagedTasks.js';
 import { writeGate, type WriteGate } from './writeGate.js';
 
 export interface ImportHooks {
@@ -109,12 +110,18 @@ export async function importQnaFile(
   // An in-memory database has no file for another connection; PostgreSQL commits without
   // stopping the event loop, from any process.
   if (!sqlite || sqlite.$client.memory) {
-    // The worker checks the file, then reads it again into this thread's transaction a batch at a
-    // time: the transaction stays open while the file is read (on PostgreSQL the competition's
-    // other writers wait for it), and no thread holds the whole file.
-    const outcome = await feedFileFromWorker(path, format, (feed) => {
-      hooks.beforeWrite?.();
-      return storeQnaTasks(store, job, feed);
+    // The worker checks the file, then reads it again a batch at a time, staged to a spool file
+    // (./stagedTasks.ts) that this thread's transaction then reads without waiting for the worker
+    // (on PostgreSQL the competition's other writers wait for that transaction). No thread holds
+    // the whole file.
+    const outcome = await feedFileFromWorker(path, format, async (feed) => {
+      const staged = await stageTasks(feed);
+      try {
+        hooks.beforeWrite?.();
+        return await storeQnaTasks(store, job, staged.feed);
+      } finally {
+        staged.remove();
+      }
     });
     if (!outcome.ok) throw rejected(outcome);
     return outcome.stored;

@@ -91,6 +91,18 @@ export function createPool(url: string, options: PostgresOptions = {}): pg.Pool 
   // An idle client whose server went away emits 'error' on the pool; unheard, it ends the process.
   // The pool has already dropped that client; the next query opens a new one.
   pool.on('error', (err) => options.logger?.warn({ err }, 'PostgreSQL: an idle pooled connection failed'));
+  // A client checked out (a transaction's, a snapshot read's) has no listener of the pool's: a
+  // connection that dies under it (terminated by the server, a socket error on a write) emits
+  // 'error' on the client, which unheard ends the process. Heard here, for the client's whole
+  // life: its statements fail (a 503), and the pool drops it when it comes back (no longer queryable).
+  const checkedOut = new WeakSet<pg.Client>();
+  pool.on('acquire', (client) => void checkedOut.add(client));
+  pool.on('release', (_err, client) => void checkedOut.delete(client));
+  pool.on('connect', (client) => {
+    client.on('error', (err) => {
+      if (checkedOut.has(client)) options.logger?.warn({ err }, 'PostgreSQL: a connection in use failed');
+    });
+  });
   // A query that hit the client-side timeout is still on its connection, unanswered, and the next
   // query would queue behind it. pool.query releases such a client with the error, which drops
   // it; a client checked out by hand (drizzle's transactions) comes back with a plain release(),

@@ -11,7 +11,7 @@
 // The versions told are also what scores saved at shutdown stand for (src/db/pg/savedScores.ts).
 import { databaseUnavailable, DomainError } from '../../errors.js';
 import type { Store } from '../store.js';
-import { openPostgres, type PgLogger, type PostgresOptions } from './client.js';
+import { openPostgres, POSTGRES_DEFAULTS, type PgLogger, type PostgresOptions } from './client.js';
 import { isUnavailable } from './unavailable.js';
 import { createFreshness } from './freshness.js';
 import { startNotifier } from './notifier.js';
@@ -45,6 +45,11 @@ export async function openPostgresStore(url: string, options: PostgresStoreOptio
   }
 
   const pgStore = createPgStore(pool, {
+    // A write waits for its turn as long as it could wait for a connection and then for the
+    // competition's row.
+    turnWaitMs:
+      (options.connectTimeoutMs ?? POSTGRES_DEFAULTS.connectTimeoutMs) +
+      (options.statementTimeoutMs ?? POSTGRES_DEFAULTS.statementTimeoutMs),
     onCommitting: (competitionId, version) => void committing.add(key(competitionId, version)),
     // This process's own commit: its events are told exactly; only a version skipped on the way
     // (another process wrote in between, unseen yet) needs a rebuild.

@@ -7,11 +7,18 @@
 // sequence S never later finds a run <= S it did not see; docs/POSTGRES.md "For the port"), and
 // the notification it queues (delivered at commit, dropped on rollback) tells other processes
 // that the competition changed. Write events are kept until COMMIT and told after it, in order.
+//
+// A transaction waits for nothing but its own statements while it holds that row: the writers of
+// one competition take their turns in this process before they take a connection (./turns.ts), so
+// those queued on the row never fill the pool. A statement that fails rolls its transaction back
+// at once; a connection that fails is dropped, and the request fails with it (a 503).
 import { readFileSync } from 'node:fs';
 import pg from 'pg';
 import type { WriteEvent, WriteListener } from '../events.js';
 import type { Store, TxScope } from '../store.js';
 import { isUnavailable } from './unavailable.js';
+import { POSTGRES_DEFAULTS } from './client.js';
+import { createTurns } from './turns.js';
 import { PG_MIGRATIONS_FOLDER } from './migrate.js';
 import { mapPgError, runQuery, type PgContext, type QueryOptions } from './context.js';
 import { pgAuditRepo } from './audit.js';
@@ -71,11 +78,30 @@ export interface PgStoreOptions {
    * outcome is unknown.
    */
   onAborted?(competitionId: string, version: number, uncertain: boolean): void;
+  /** The longest a write waits for its turn on its competition (default: the default connect and statement timeouts). */
+  turnWaitMs?: number;
+}
+
+/**
+ * Whether the connection itself failed (or still runs the statement that failed): it cannot
+ * take a ROLLBACK and goes. A statement the server refused with an error of its own (a
+ * constraint, a statement timeout) leaves a connection that can.
+ */
+function connectionFailed(err: unknown, client: pg.PoolClient): boolean {
+  const state = client as unknown as { _queryable?: boolean; readyForQuery?: boolean };
+  if (state._queryable === false || state.readyForQuery === false) return true;
+  if (!isUnavailable(err)) return false;
+  const code = (err as { code?: unknown }).code;
+  const sessionEnded = typeof code === 'string' && (code.startsWith('08') || code.startsWith('57P0'));
+  return !(err instanceof pg.DatabaseError) || sessionEnded;
 }
 
 export function createPgStore(pool: pg.Pool, options: PgStoreOptions = {}): Store {
   const listeners = new Set<WriteListener>();
   const mirrors = createScoringMirrors(pool, listeners);
+  const turns = createTurns(
+    options.turnWaitMs ?? POSTGRES_DEFAULTS.connectTimeoutMs + POSTGRES_DEFAULTS.statementTimeoutMs,
+  );
 
   async function bump(state: TxState, competitionId: string): Promise<void> {
     if (state.bumped.has(competitionId)) return;
@@ -99,8 +125,23 @@ export function createPgStore(pool: pg.Pool, options: PgStoreOptions = {}): Stor
     return ctx;
   }
 
-  /** BEGIN, fn, COMMIT, then the events told; ROLLBACK on any error, and nothing told. */
+  /**
+   * BEGIN, fn, COMMIT, then the events told; ROLLBACK at once on any error, and nothing told.
+   * Scoped to a competition, it first waits for its turn among the competition's writers.
+   */
   async function inTransaction<T>(fn: (ctx: PgContext, state: TxState) => Promise<T>, scope?: TxScope): Promise<T> {
+    const endTurn = scope?.competitionId === undefined ? undefined : await turns.take(scope.competitionId);
+    try {
+      return await transactionOnClient(fn, scope);
+    } finally {
+      endTurn?.();
+    }
+  }
+
+  async function transactionOnClient<T>(
+    fn: (ctx: PgContext, state: TxState) => Promise<T>,
+    scope?: TxScope,
+  ): Promise<T> {
     const client = await pool.connect().catch((err: unknown) => {
       throw mapPgError(err);
     });
@@ -110,17 +151,20 @@ export function createPgStore(pool: pg.Pool, options: PgStoreOptions = {}): Stor
       let result: T;
       let committing = false;
       try {
-        await client.query('BEGIN');
-        if (scope?.competitionId !== undefined) await bump(state, scope.competitionId);
+        // Sent back to back: the bump goes as BEGIN is answered, without a turn of the event loop.
+        await Promise.all([
+          client.query('BEGIN'),
+          scope?.competitionId === undefined ? undefined : bump(state, scope.competitionId),
+        ]);
         result = await fn(txContext(state), state);
         committing = true;
         for (const [competitionId, version] of state.bumped) options.onCommitting?.(competitionId, version);
         await client.query('COMMIT');
       } catch (err) {
         for (const [competitionId, version] of state.bumped) options.onAborted?.(competitionId, version, committing);
-        // A connection that failed (or whose query timed out and is still running) goes, not back
-        // to the pool; the server rolls back what it held.
-        if (isUnavailable(err)) broken = true;
+        // A failed connection goes, not back to the pool: the server rolls back what it held as
+        // the session ends. Any other failure rolls back now, on the same connection.
+        if (connectionFailed(err, client)) broken = true;
         else await client.query('ROLLBACK').catch(() => (broken = true));
         throw mapPgError(err);
       }
