@@ -11,7 +11,16 @@ export interface ErrorField {
 export const PROBLEM_TYPE_PREFIX = 'urn:swe-scoring:problem:';
 
 export type ErrorKind =
-  'invalid' | 'unauthorized' | 'forbidden' | 'not_found' | 'conflict' | 'unprocessable' | 'unsupported' | 'unavailable';
+  | 'invalid'
+  | 'unauthorized'
+  | 'forbidden'
+  | 'not_found'
+  | 'timeout'
+  | 'conflict'
+  | 'unprocessable'
+  | 'unsupported'
+  | 'too_many'
+  | 'unavailable';
 
 export class DomainError extends Error {
   constructor(
@@ -22,6 +31,18 @@ export class DomainError extends Error {
     readonly reason?: string,
   ) {
     super(detail);
+  }
+}
+
+/** A limit at the door was reached (src/doorLimits.ts): the client may try again after `retryAfter` seconds. */
+export class LimitError extends DomainError {
+  constructor(
+    kind: 'timeout' | 'too_many' | 'unavailable',
+    detail: string,
+    readonly retryAfter: number,
+    reason?: string,
+  ) {
+    super(kind, detail, undefined, reason);
   }
 }
 

@@ -24,6 +24,8 @@ async function main(): Promise<void> {
     signatures: { serverAddress: config.serverHotkey, windowMs: config.signatureWindowMs },
     signer: key.signer,
     logger: { level: config.logLevel },
+    door: config.door,
+    trustProxy: config.trustProxy,
   });
   const swept = sweepAbandonedSpools();
   if (swept.length > 0)

@@ -1,0 +1,138 @@
+// Request bodies at the door: each must arrive within the body timeout, and the bytes of bodies
+// still arriving are held against one server-wide budget. A client that sends headers and a few
+// MiB and then stalls, or many that do it at once, would otherwise hold that memory until they
+// chose to stop: Fastify gathers a JSON body's pieces until its last byte.
+//
+// Past either limit the body is refused (408, or 503 when the budget is spent, both with
+// Retry-After), its bytes are let go at once, and its connection closes after the answer: the rest
+// of the body is never read. Node's own `requestTimeout` and `headersTimeout` are set as the layer
+// below (src/plugins/connections.ts).
+//
+// Streamed uploads (task files, import chunks: src/routes/streamBody.ts) go to disk as they arrive:
+// they say so (`request.bodyStreamed()`) and stop counting against the budget, but not the clock.
+import { Transform, type TransformCallback } from 'node:stream';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import fp from 'fastify-plugin';
+import { LimitError } from '../errors.js';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** Called by a parser that hands the body on as it arrives rather than holding it: its bytes stop counting. */
+    bodyStreamed: () => void;
+  }
+}
+
+export interface BodyGuardOptions {
+  timeoutMs: number;
+  maxInflightBytes: number;
+}
+
+/** The server-wide count of bytes held for bodies still arriving. */
+export interface InflightBodies {
+  readonly bytes: number;
+}
+
+const hasBody = (request: FastifyRequest) =>
+  request.headers['transfer-encoding'] !== undefined || Number(request.headers['content-length'] ?? 0) > 0;
+
+/** How long a refused client is asked to wait: the time a body may take, at most a minute. */
+const retryAfter = (timeoutMs: number) => Math.min(60, Math.max(1, Math.ceil(timeoutMs / 1000)));
+
+function noop(): void {}
+
+export const bodyGuardPlugin = fp(
+  async (app: FastifyInstance, { timeoutMs, maxInflightBytes }: BodyGuardOptions) => {
+    const inflight = { bytes: 0 };
+    app.decorate('inflightBodies', inflight as InflightBodies);
+    app.decorateRequest('bodyStreamed', noop);
+
+    app.addHook('preParsing', (request, reply, payload, done) => {
+      if (!hasBody(request)) return done(null, payload);
+      let held = 0;
+      let counting = true;
+      let settled = false;
+      const release = () => {
+        inflight.bytes -= held;
+        held = 0;
+        counting = false;
+      };
+      const settle = () => {
+        if (settled) return;
+        settled = true;
+        release();
+        clearTimeout(timer);
+      };
+      const refuse = (error: LimitError) => {
+        if (settled) return;
+        settle();
+        payload.unpipe(guard);
+        payload.pause();
+        closeAfterAnswer(request, reply);
+        guard.destroy(error);
+      };
+      const guard = new Transform({
+        transform(chunk: Buffer, _encoding, callback: TransformCallback) {
+          if (counting) {
+            held += chunk.length;
+            inflight.bytes += chunk.length;
+            if (inflight.bytes > maxInflightBytes) {
+              refuse(
+                new LimitError(
+                  'unavailable',
+                  `the server holds ${maxInflightBytes} bytes of request bodies still arriving at most ` +
+                    '(SCORING_MAX_INFLIGHT_BODY_BYTES), and that is spent; send the body again shortly',
+                  retryAfter(timeoutMs),
+                  'busy',
+                ),
+              );
+              return callback();
+            }
+          }
+          callback(null, chunk);
+        },
+        flush(callback: TransformCallback) {
+          settle();
+          callback();
+        },
+      });
+      const timer = setTimeout(
+        () =>
+          refuse(
+            new LimitError(
+              'timeout',
+              `the request body did not arrive within ${timeoutMs} ms of its headers (SCORING_BODY_TIMEOUT_MS); ` +
+                'send it again, whole and without pauses',
+              retryAfter(timeoutMs),
+            ),
+          ),
+        timeoutMs,
+      );
+      request.bodyStreamed = release;
+      // However the request ends (answered early, the client gone), its bytes and its timer go.
+      reply.raw.once('close', settle);
+      payload.once('error', (err) => guard.destroy(err));
+      payload.pipe(guard);
+      done(null, guard);
+    });
+  },
+  { name: 'body-guard' },
+);
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** Bytes held for bodies still arriving, server-wide (src/plugins/bodyGuard.ts). */
+    inflightBodies: InflightBodies;
+  }
+}
+
+/**
+ * The connection of a refused body closes once its answer is sent: the rest of the body is never
+ * read. If the answer cannot be sent (the client reads nothing), the socket goes anyway.
+ */
+function closeAfterAnswer(request: FastifyRequest, reply: FastifyReply): void {
+  const socket = request.raw.socket;
+  reply.header('connection', 'close');
+  const destroy = () => socket.destroy();
+  reply.raw.once('finish', destroy);
+  setTimeout(destroy, 1000).unref();
+}
