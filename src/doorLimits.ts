@@ -32,11 +32,12 @@ const MIB = 1024 * 1024;
 
 export const DOOR_DEFAULTS: DoorLimits = {
   bodyTimeoutMs: 30_000,
-  // Twice the body limit (32 MiB): a full-size body always finds room beside another one, and the
-  // server's memory past its working set (about 240 MB at the reference competition) stays bounded
-  // whatever the clients send and however slowly. Streamed uploads (task files, import chunks) go to
-  // disk as they arrive and are not counted.
-  maxInflightBodyBytes: 64 * MIB,
+  // One body at the 32 MiB body limit, with room beside it for the others' batches (a 1,000-run
+  // batch is about 0.7 MB). What clients hold of the server past its working set (about 240 MB at
+  // the reference competition) stays bounded by about twice this (the bytes held, and those of
+  // refused bodies until they are collected), whatever they send and however slowly. Streamed
+  // uploads (task files, import chunks) go to disk as they arrive and are not counted.
+  maxInflightBodyBytes: 48 * MIB,
   maxConnections: 1024,
   maxEventStreams: 512,
   // A person's browser tabs; behind a shared address (an office, a proxy without

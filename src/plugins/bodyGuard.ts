@@ -66,7 +66,6 @@ export const bodyGuardPlugin = fp(
         if (settled) return;
         settle();
         payload.unpipe(guard);
-        payload.pause();
         closeAfterAnswer(request, reply);
         guard.destroy(error);
       };
@@ -125,14 +124,26 @@ declare module 'fastify' {
   }
 }
 
+/** How long a refused body's connection keeps reading (and dropping) what the client still sends after the answer. */
+const LINGER_MS = 2000;
+
 /**
- * The connection of a refused body closes once its answer is sent: the rest of the body is never
- * read. If the answer cannot be sent (the client reads nothing), the socket goes anyway.
+ * The connection of a refused body closes once its answer is sent, and what the client still sends
+ * of the body is read and dropped meanwhile, never kept. Closed at once with bytes unread, the
+ * socket would be reset, and a client still sending would lose the answer with it: the connection
+ * sends its end after the answer (Node does so for `Connection: close`) and goes once the client
+ * ends its side, or LINGER_MS later. If the answer cannot be sent (the client reads nothing), the
+ * socket goes anyway.
  */
 function closeAfterAnswer(request: FastifyRequest, reply: FastifyReply): void {
   const socket = request.raw.socket;
   reply.header('connection', 'close');
+  request.raw.resume();
   const destroy = () => socket.destroy();
-  reply.raw.once('finish', destroy);
-  setTimeout(destroy, 1000).unref();
+  socket.destroySoon = () => {
+    socket.end();
+    socket.once('end', destroy);
+    setTimeout(destroy, LINGER_MS).unref();
+  };
+  setTimeout(destroy, LINGER_MS * 2).unref();
 }
