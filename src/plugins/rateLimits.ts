@@ -14,6 +14,7 @@ import rateLimit, { normalizeIP } from '@fastify/rate-limit';
 import type { RateLimits } from '../doorLimits.js';
 import { LimitError } from '../errors.js';
 import { accessOf } from './auth.js';
+import { ProblemSchema } from '../schemas/common.js';
 
 /** What a counted request learns: its headers, and whether it is over the limit. */
 export interface Verdict {
@@ -111,10 +112,14 @@ export const rateLimitsPlugin = fp(
       if (!waiting.delete(request)) return done();
       count(request, reply).then(() => done(), done);
     };
-    if (!anonymous && !validator && !admin) return;
+    const counting = anonymous || validator || admin;
     // After the auth plugin's hooks on each route (it adds its own in its onRoute, registered first).
     app.addHook('onRoute', (route: RouteOptions) => {
       if (accessOf(route.url, route.config?.access) === 'open') return;
+      // Documented whether or not this server counts: the API's description is the same everywhere.
+      const responses = route.schema?.response as Record<number, unknown> | undefined;
+      if (responses && !(429 in responses)) responses[429] = ProblemSchema;
+      if (!counting) return;
       route.onRequest = [...[route.onRequest ?? []].flat(), onRequest];
       route.preValidation = [...[route.preValidation ?? []].flat(), preValidation];
     });
