@@ -2,6 +2,7 @@ import { mkdtempSync, readFileSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { serveCommand } from '../src/cli/commands/serve.js';
 import { loadConfig } from '../src/config.js';
 
 const tmp = () => mkdtempSync(join(tmpdir(), 'swe-config-'));
@@ -90,6 +91,17 @@ describe('configuration from the environment', () => {
     const proxy = (v: string) => loadConfig({ ...env, SCORING_TRUST_PROXY: v }).trustProxy;
     expect([proxy('off'), proxy('true'), proxy('2')]).toEqual([false, true, 2]);
     expect(proxy('127.0.0.1, 10.0.0.0/8,loopback')).toEqual(['127.0.0.1', '10.0.0.0/8', 'loopback']);
+  });
+
+  it('names every door setting read in src/config.ts in `serve --help` and docs/SECURITY.md', () => {
+    const source = readFileSync(new URL('../src/config.ts', import.meta.url), 'utf8');
+    const security = readFileSync(new URL('../docs/SECURITY.md', import.meta.url), 'utf8');
+    const names = [...new Set(source.match(/SCORING_(?:BODY|MAX|RATE_LIMIT|TRUST)_[A-Z_]+/g))];
+    expect(names.length).toBeGreaterThanOrEqual(10);
+    for (const name of names) {
+      expect(serveCommand.help, name).toContain(name);
+      expect(security, name).toContain(`\`${name}\``);
+    }
   });
 
   it('reads SCORING_READS_REQUIRE_TOKEN as a boolean', () => {
