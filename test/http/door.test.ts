@@ -11,7 +11,9 @@ import Fastify from 'fastify';
 import { afterEach, describe, expect, it } from 'vitest';
 import dashboard from '../../src/plugins/dashboard.js';
 import { securityHeadersPlugin } from '../../src/plugins/securityHeaders.js';
+import { signRequest } from '../../src/client/sign.js';
 import { admin, seedCompetition, testApp, type TestApp } from '../support/app.js';
+import { ALICE, BOB, SERVER } from '../signatures/fixtures.js';
 
 let t: TestApp | undefined;
 afterEach(async () => {
@@ -82,6 +84,36 @@ describe('rate limits', () => {
       expect(res.status).toBe(200);
       expect(res.headers['ratelimit-limit']).toBeUndefined();
     }
+  });
+
+  it("counts a signed validator's write once its signature is checked: a forged one spends nothing", async () => {
+    t = await testApp({ door: { rateLimits: { validator: 2 } }, signatures: { serverAddress: SERVER.address } });
+    await seedCompetition(t, 'c');
+    const tasks = { tasks: [{ id: 't1', type: 'swebench_verified' }] };
+    await t.call({ method: 'PUT', url: '/v1/competitions/c/tasks', headers: admin, payload: tasks });
+    const v = { name: 'signer', hotkey: ALICE.address };
+    expect((await t.call({ method: 'POST', url: '/v1/validators', headers: admin, payload: v })).status).toBe(201);
+    const post = (runId: string, signer = ALICE) => {
+      const payload = JSON.stringify({
+        runs: [{ runId, taskId: 't1', kind: 'miner', minerHotkey: 'm1', resolved: true }],
+      });
+      const headers = signRequest({ key: signer, body: payload, signedFor: SERVER.address });
+      // Bob signs, claiming to be Alice.
+      if (signer !== ALICE) headers['Epistula-Signed-By'] = ALICE.address;
+      return t!.call({
+        method: 'POST',
+        url: '/v1/competitions/c/runs',
+        headers: { 'content-type': 'application/json', ...headers },
+        payload,
+      });
+    };
+    for (let i = 0; i < 3; i++) expect((await post(`forged-${i}`, BOB)).status).toBe(401);
+    const first = await post('r1');
+    expect(first.status).toBe(200);
+    expect(first.headers).toMatchObject({ 'ratelimit-limit': '2', 'ratelimit-remaining': '1' });
+    expect((await post('r2')).status).toBe(200);
+    problemWithRetry(await post('r3'));
+    expect(await t.count('runs')).toBe(2);
   });
 
   it('counts the admin when SCORING_RATE_LIMIT_ADMIN is set', async () => {
