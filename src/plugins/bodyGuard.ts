@@ -27,11 +27,6 @@ export interface BodyGuardOptions {
   maxInflightBytes: number;
 }
 
-/** The server-wide count of bytes held for bodies still arriving. */
-export interface InflightBodies {
-  readonly bytes: number;
-}
-
 const hasBody = (request: FastifyRequest) =>
   request.headers['transfer-encoding'] !== undefined || Number(request.headers['content-length'] ?? 0) > 0;
 
@@ -42,8 +37,8 @@ function noop(): void {}
 
 export const bodyGuardPlugin = fp(
   async (app: FastifyInstance, { timeoutMs, maxInflightBytes }: BodyGuardOptions) => {
+    /** Bytes held for bodies still arriving, server-wide. */
     const inflight = { bytes: 0 };
-    app.decorate('inflightBodies', inflight as InflightBodies);
     app.decorateRequest('bodyStreamed', noop);
 
     app.addHook('preParsing', (request, reply, payload, done) => {
@@ -116,13 +111,6 @@ export const bodyGuardPlugin = fp(
   },
   { name: 'body-guard' },
 );
-
-declare module 'fastify' {
-  interface FastifyInstance {
-    /** Bytes held for bodies still arriving, server-wide (src/plugins/bodyGuard.ts). */
-    inflightBodies: InflightBodies;
-  }
-}
 
 /** How long a refused body's connection keeps reading (and dropping) what the client still sends after the answer. */
 const LINGER_MS = 2000;
