@@ -239,6 +239,22 @@ describe('connections and event streams over sockets', () => {
     for (const s of [...opened, refused, again]) s.socket.destroy();
   });
 
+  it("answers made before Fastify (Node's parser errors, an unmet Expect) carry nosniff too", async () => {
+    t = await testApp();
+    const port = await listen(t.app);
+    const answer = async (request: string) => {
+      const s = await open(port);
+      s.socket.write(request);
+      await s.closed;
+      return s.received();
+    };
+    const overflow = await answer(`GET /healthz HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`);
+    const expectation = await answer('GET /healthz HTTP/1.1\r\nHost: x\r\nExpect: 200-ok\r\nConnection: close\r\n\r\n');
+    expect(overflow).toMatch(/^HTTP\/1\.1 431 /);
+    expect(expectation).toMatch(/^HTTP\/1\.1 417 /);
+    for (const text of [overflow, expectation]) expect(text).toMatch(/\r\nx-content-type-options: nosniff\r\n/i);
+  });
+
   it('a 404 stream gives its slot back', async () => {
     t = await testApp({ door: { maxEventStreams: 1 } });
     await seedCompetition(t, 'c');
