@@ -117,15 +117,17 @@ export const keptReadsPlugin = fp(
       const url = req.url ?? '';
       const slash = url.startsWith(PREFIX) ? url.indexOf('/', PREFIX.length) : -1;
       const read = slash > 0 ? reads.get(url.slice(slash)) : undefined;
-      const competitionId = url.slice(PREFIX.length, slash);
+      if (!read) return routing(req, res);
       const started = performance.now();
-      if (!read || !keptFor(req, read.read, competitionId)) return routing(req, res);
-      if (!admit) return answer(req, res, keptFor(req, read.read, competitionId)!, read.observe, started);
+      const competitionId = url.slice(PREFIX.length, slash);
+      const body = keptFor(req, read.read, competitionId);
+      if (!body) return routing(req, res);
+      if (!admit) return answer(req, res, body, read.observe, started);
       // Counted, then answered from the body kept at that moment (a write may have come between).
       admit(req.socket.remoteAddress ?? '').then(
         (verdict) => {
-          const body = verdict.exceeded ? undefined : keptFor(req, read.read, competitionId);
-          if (body) answer(req, res, body, read.observe, started, verdict);
+          const now = verdict.exceeded ? undefined : keptFor(req, read.read, competitionId);
+          if (now) answer(req, res, now, read.observe, started, verdict);
           else routing(req, res);
         },
         () => routing(req, res),
