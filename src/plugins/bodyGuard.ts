@@ -11,9 +11,10 @@
 // Streamed uploads (task files, import chunks: src/routes/streamBody.ts) go to disk as they arrive:
 // they say so (`request.bodyStreamed()`) and stop counting against the budget, but not the clock.
 import { Transform, type TransformCallback } from 'node:stream';
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
 import fp from 'fastify-plugin';
 import { LimitError } from '../errors.js';
+import { ProblemSchema } from '../schemas/common.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -40,6 +41,13 @@ export const bodyGuardPlugin = fp(
     /** Bytes held for bodies still arriving, server-wide. */
     const inflight = { bytes: 0 };
     app.decorateRequest('bodyStreamed', noop);
+    // Documented on every route that takes a body: its 408 and 503.
+    app.addHook('onRoute', (route: RouteOptions) => {
+      const responses = route.schema?.response as Record<number, unknown> | undefined;
+      if (!responses || (!route.schema?.body && !route.config?.fileBody)) return;
+      responses[408] ??= ProblemSchema;
+      responses[503] ??= ProblemSchema;
+    });
 
     app.addHook('preParsing', (request, reply, payload, done) => {
       if (!hasBody(request)) return done(null, payload);
