@@ -25,6 +25,7 @@ import { keptReadsPlugin } from './routes/keptReads.js';
 import { writeGatePlugin } from './plugins/writeGate.js';
 import { bodyGuardPlugin } from './plugins/bodyGuard.js';
 import { connectionsPlugin } from './plugins/connections.js';
+import { doorMetricsPlugin } from './plugins/doorMetrics.js';
 import { rateLimitsPlugin } from './plugins/rateLimits.js';
 import { securityHeadersPlugin } from './plugins/securityHeaders.js';
 import { StreamSlots } from './routes/streamSlots.js';
@@ -125,6 +126,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(rateLimitsPlugin, door.rateLimits);
   app.decorate('streamSlots', new StreamSlots(door.maxEventStreams, door.maxEventStreamsPerAddress));
   await app.register(metricsPlugin, { metrics });
+  await app.register(doorMetricsPlugin);
   await app.register(writeGatePlugin, { gate: services.writeGate });
   await app.register(compressionPlugin);
   await app.register(docsPlugin);

@@ -17,6 +17,10 @@ import { LimitError } from '../errors.js';
 import { ProblemSchema } from '../schemas/common.js';
 
 declare module 'fastify' {
+  interface FastifyInstance {
+    /** Bytes held now for bodies still arriving, server-wide (scoring_inflight_body_bytes). */
+    inflightBodyBytes: () => number;
+  }
   interface FastifyRequest {
     /** Called by a parser that hands the body on as it arrives rather than holding it: its bytes stop counting. */
     bodyStreamed: () => void;
@@ -40,6 +44,7 @@ export const bodyGuardPlugin = fp(
   async (app: FastifyInstance, { timeoutMs, maxInflightBytes }: BodyGuardOptions) => {
     /** Bytes held for bodies still arriving, server-wide. */
     const inflight = { bytes: 0 };
+    app.decorate('inflightBodyBytes', () => inflight.bytes);
     app.decorateRequest('bodyStreamed', noop);
     // Documented on every route that takes a body: its 408 and 503.
     app.addHook('onRoute', (route: RouteOptions) => {

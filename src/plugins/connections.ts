@@ -9,6 +9,13 @@ export const HEADERS_TIMEOUT_MS = 20_000;
 /** Connections closed at the cap are logged at most this often, with their count. */
 const DROP_LOG_MS = 10_000;
 
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** Connections closed at the cap since the start (scoring_connections_dropped_total). */
+    droppedConnections: () => number;
+  }
+}
+
 export interface ConnectionOptions {
   maxConnections: number;
   bodyTimeoutMs: number;
@@ -23,8 +30,11 @@ export const connectionsPlugin = fp(
     server.requestTimeout = HEADERS_TIMEOUT_MS + bodyTimeoutMs;
     let dropped = 0;
     let logged = 0;
+    let droppedTotal = 0;
+    app.decorate('droppedConnections', () => droppedTotal);
     server.on('drop', () => {
       dropped++;
+      droppedTotal++;
       const now = Date.now();
       if (now - logged < DROP_LOG_MS) return;
       logged = now;

@@ -213,6 +213,8 @@ describe('connections and event streams over sockets', () => {
     await sleep(50);
     const res = await fetch(`http://127.0.0.1:${port}/healthz`);
     expect(res.status).toBe(200);
+    const metrics = (await t.app.inject({ method: 'GET', url: '/metrics' })).body;
+    expect(metrics).toMatch(/^scoring_connections_dropped_total 1$/m);
     for (const h of held) h.socket.destroy();
   });
 
@@ -230,6 +232,7 @@ describe('connections and event streams over sockets', () => {
     for (const s of opened) expect(s.received()).toMatch(/^HTTP\/1\.1 200 /);
     const refused = await stream();
     expect(refused.received()).toMatch(/^HTTP\/1\.1 429 /);
+    expect((await t.app.inject({ method: 'GET', url: '/metrics' })).body).toMatch(/^scoring_event_streams 3$/m);
     expect(refused.received()).toMatch(/\r\ncontent-type: application\/problem\+json/i);
     expect(refused.received()).toMatch(/\r\nretry-after: 30\r\n/i);
     opened[0].socket.destroy();

@@ -71,6 +71,12 @@ function openFds(): { all: number; clients: number } {
 const POOL = process.env.SCORING_TEST_ENGINE === 'postgres' ? 10 : 0;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+/** A value of the server's /metrics. */
+async function metric(name: string): Promise<number> {
+  const text = await (await fetch(`${server.baseUrl}/metrics`)).text();
+  return Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(text)?.[1]);
+}
+
 /** The server's peak RSS while `work` runs, sampled every 50 ms. */
 async function peakRss<T>(work: () => Promise<T>): Promise<{ result: T; peakMb: number }> {
   let peakMb = rssMb();
@@ -143,13 +149,19 @@ describe('bodies at the door', () => {
     const before = rssMb();
     const { result, peakMb } = await peakRss(async () => {
       const stalled = await Promise.all(Array.from({ length: 16 }, () => stalledBody(2 * MIB)));
+      await sleep(200);
+      const held = await metric('scoring_inflight_body_bytes');
       const started = performance.now();
       const res = await call('POST', '/v1/competitions/c/runs', validatorKey, batch('during-stall'));
       const batchMs = performance.now() - started;
       expect(res.status).toBe(200);
       const closedAfter = await Promise.all(stalled.map((s) => s.closed));
-      return { stalled, batchMs, closedAfter };
+      return { stalled, batchMs, closedAfter, held };
     });
+    // Held while they stall (what arrived of 16 x 2 MiB), all let go once they are refused.
+    expect(result.held).toBeGreaterThan(8 * MIB);
+    expect(result.held).toBeLessThanOrEqual(16 * 2 * MIB + 16 * 100);
+    expect(await metric('scoring_inflight_body_bytes')).toBe(0);
     for (const raw of result.stalled) expectRefusal(raw, 408);
     // Opened just before: closed by the 2 s timeout, not by Node's own clocks (20 s and more).
     for (const ms of result.closedAfter) expect(ms).toBeLessThan(BODY_TIMEOUT_MS + 2000);
@@ -157,6 +169,7 @@ describe('bodies at the door', () => {
     expect(peakMb).toBeLessThan(250);
     console.log(
       `[door] 16 stalled 31 MiB bodies: RSS ${before.toFixed(0)} -> peak ${peakMb.toFixed(0)} MB, ` +
+        `${(result.held / MIB).toFixed(1)} MiB held while they stalled, 0 after; ` +
         `each closed by a 408 within ${Math.max(...result.closedAfter).toFixed(0)} ms, a 200-run batch meanwhile in ` +
         `${result.batchMs.toFixed(0)} ms`,
     );
@@ -178,6 +191,7 @@ describe('bodies at the door', () => {
       `[door] 16 bodies pushed: ${statuses.filter((s) => s === 503).length} refused by the 48 MiB budget (503), ` +
         `${statuses.filter((s) => s === 408).length} cut off (408); RSS ${before.toFixed(0)} -> peak ${peakMb.toFixed(0)} MB`,
     );
+    expect(await metric('scoring_inflight_body_bytes')).toBe(0);
     // The server goes on: a batch after it all is answered.
     expect((await call('POST', '/v1/competitions/c/runs', validatorKey, batch('after'))).status).toBe(200);
   });
