@@ -24,6 +24,14 @@ import { strictQueryPlugin } from './plugins/strictQuery.js';
 import { routes } from './routes/index.js';
 import { keptReadsPlugin } from './routes/keptReads.js';
 import { writeGatePlugin } from './plugins/writeGate.js';
+import { bodyGuardPlugin } from './plugins/bodyGuard.js';
+import { connectionsPlugin } from './plugins/connections.js';
+import { doorMetricsPlugin } from './plugins/doorMetrics.js';
+import { rateLimitsPlugin } from './plugins/rateLimits.js';
+import { securityHeadersPlugin } from './plugins/securityHeaders.js';
+import { StreamSlots } from './routes/streamSlots.js';
+import { DOOR_DEFAULTS, type DoorLimits, type RateLimits } from './doorLimits.js';
+import type { TrustProxy } from './config.js';
 
 export interface AppOptions {
   /** The storage: SQLite (the default) or PostgreSQL, as src/db/open.ts chooses it. */
@@ -39,6 +47,10 @@ export interface AppOptions {
   logger?: FastifyServerOptions['logger'];
   /** POST /v1/score's limits (SCORING_SCORE_*); the defaults of src/services/scoreInWorker.ts when not given. */
   scoring?: ScoreSettings;
+  /** The limits at the door (src/doorLimits.ts); DOOR_DEFAULTS for any left out. */
+  door?: Partial<Omit<DoorLimits, 'rateLimits'>> & { rateLimits?: Partial<RateLimits> };
+  /** SCORING_TRUST_PROXY: whose X-Forwarded-For names the client (per-address limits); none unless given. */
+  trustProxy?: TrustProxy;
 }
 
 declare module 'fastify' {
@@ -48,7 +60,15 @@ declare module 'fastify' {
 }
 
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
+  const door: DoorLimits = {
+    ...DOOR_DEFAULTS,
+    ...options.door,
+    rateLimits: { ...DOOR_DEFAULTS.rateLimits, ...options.door?.rateLimits },
+  };
+  const trustProxy = options.trustProxy ?? false;
   const app = Fastify({
+    // A hop count trusts that many proxies nearest the server (Fastify takes the number; its types do not say so).
+    trustProxy: typeof trustProxy === 'number' ? (_address: string, hop: number) => hop < trustProxy : trustProxy,
     logger: options.logger ?? false,
     // One line per request (src/plugins/requestLog.ts).
     logController: new RequestLog(),
@@ -92,7 +112,13 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   });
 
   await app.register(errorsPlugin);
+  await app.register(securityHeadersPlugin);
+  await app.register(connectionsPlugin, { maxConnections: door.maxConnections, bodyTimeoutMs: door.bodyTimeoutMs });
   await app.register(shutdownPlugin);
+  await app.register(bodyGuardPlugin, {
+    timeoutMs: door.bodyTimeoutMs,
+    maxInflightBytes: door.maxInflightBodyBytes,
+  });
   await app.register(contentTypesPlugin);
   await app.register(strictQueryPlugin);
   await app.register(authPlugin, {
@@ -101,16 +127,22 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     validatorByKey: services.validators.authenticate,
     admitSigned: (headers, now) => services.signatures.admit(headers, now),
   });
+  await app.register(rateLimitsPlugin, door.rateLimits);
+  app.decorate('streamSlots', new StreamSlots(door.maxEventStreams, door.maxEventStreamsPerAddress));
   await app.register(metricsPlugin, { metrics });
+  await app.register(doorMetricsPlugin);
   await app.register(writeGatePlugin, { gate: services.writeGate });
   await app.register(compressionPlugin);
   await app.register(docsPlugin);
   await app.register(routes);
-  // Warm whole leaderboards and weights ahead of the router, when reads need no token.
-  if (!options.readsRequireToken)
+  // Warm whole leaderboards and weights ahead of the router, when reads need no token. Behind a
+  // trusted proxy with per-address limits, the client's address is Fastify's to find: the router
+  // answers every read.
+  if (!options.readsRequireToken && !(trustProxy !== false && app.anonymousRateLimit))
     await app.register(keptReadsPlugin, {
       kept: (read, competitionId) => services.scores.kept(read, competitionId),
       metrics,
+      admit: app.anonymousRateLimit,
     });
   await app.register(import('./plugins/dashboard.js'));
   await app.ready();

@@ -2,6 +2,7 @@
 import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { dirname, join, resolve } from 'node:path';
+import { DOOR_DEFAULTS, type DoorLimits } from './doorLimits.js';
 import { DEFAULT_HEAP_GROWTH_PERCENT } from './heap.js';
 import { makePrivateDir } from './privateFiles.js';
 import { MAX_SIGNATURE_WINDOW_MS } from './signatures/epistula.js';
@@ -47,7 +48,16 @@ export interface Config {
   shutdownGraceMs: number;
   /** SCORING_SCORE_*: POST /v1/score's limits (src/services/scoreInWorker.ts). */
   scoring: ScoreSettings;
+  /** The limits at the door (src/doorLimits.ts, docs/SECURITY.md). */
+  door: DoorLimits;
+  /**
+   * SCORING_TRUST_PROXY: which peers' X-Forwarded-For names the client (docs/SECURITY.md, "Behind a
+   * TLS proxy"): false (none), true (any), a hop count, or addresses and CIDR ranges.
+   */
+  trustProxy: TrustProxy;
 }
+
+export type TrustProxy = boolean | number | string[];
 
 type Env = Record<string, string | undefined>;
 
@@ -112,6 +122,8 @@ export function loadConfig(env: Env = process.env): Config {
     ),
     // Below Docker's and Kubernetes' default 10 s between SIGTERM and SIGKILL.
     shutdownGraceMs: parseInteger(env.SCORING_SHUTDOWN_GRACE_MS ?? '8000', 'SCORING_SHUTDOWN_GRACE_MS', 0, 3_600_000),
+    door: doorLimits(env),
+    trustProxy: trustProxy(env.SCORING_TRUST_PROXY),
     scoring: scoring(env),
   };
 }
@@ -130,6 +142,44 @@ function scoring(env: Env): ScoreSettings {
     timeoutMs: setting('SCORING_SCORE_TIMEOUT_MS', d.timeoutMs, 100, 3_600_000),
     concurrent: setting('SCORING_SCORE_CONCURRENCY', d.concurrent, 1, 64),
   };
+}
+
+function doorLimits(env: Env): DoorLimits {
+  const d = DOOR_DEFAULTS;
+  const int = (name: string, fallback: number, min: number, max: number) =>
+    parseInteger(env[name] ?? String(fallback), name, min, max);
+  const rate = (name: string, fallback: number) => int(name, fallback, 0, 1_000_000_000);
+  return {
+    bodyTimeoutMs: int('SCORING_BODY_TIMEOUT_MS', d.bodyTimeoutMs, 100, 3_600_000),
+    maxInflightBodyBytes: int('SCORING_MAX_INFLIGHT_BODY_BYTES', d.maxInflightBodyBytes, 1024 * 1024, 2 ** 40),
+    maxConnections: int('SCORING_MAX_CONNECTIONS', d.maxConnections, 16, 1_000_000),
+    maxEventStreams: int('SCORING_MAX_EVENT_STREAMS', d.maxEventStreams, 0, 1_000_000),
+    maxEventStreamsPerAddress: int('SCORING_MAX_EVENT_STREAMS_PER_ADDRESS', d.maxEventStreamsPerAddress, 0, 1_000_000),
+    rateLimits: {
+      windowMs: parseDuration(env.SCORING_RATE_LIMIT_WINDOW, 'SCORING_RATE_LIMIT_WINDOW') ?? d.rateLimits.windowMs,
+      anonymous: rate('SCORING_RATE_LIMIT_ANONYMOUS', d.rateLimits.anonymous),
+      validator: rate('SCORING_RATE_LIMIT_VALIDATOR', d.rateLimits.validator),
+      admin: rate('SCORING_RATE_LIMIT_ADMIN', d.rateLimits.admin),
+    },
+  };
+}
+
+/** An address or CIDR range: IPv4 or IPv6, or one of proxy-addr's names (loopback, linklocal, uniquelocal). */
+const PROXY_ENTRY = /^(loopback|linklocal|uniquelocal|[0-9a-fA-F.:]+(\/\d{1,3})?)$/;
+
+function trustProxy(value: string | undefined): TrustProxy {
+  const v = value?.trim() ?? '';
+  if (/^(|0|false|no|off)$/i.test(v)) return false;
+  if (/^(true|yes|on)$/i.test(v)) return true;
+  if (/^\d+$/.test(v)) return parseInteger(v, 'SCORING_TRUST_PROXY', 1, 100);
+  const entries = v.split(',').map((e) => e.trim());
+  const bad = entries.find((e) => !PROXY_ENTRY.test(e));
+  if (bad !== undefined)
+    throw new ConfigError(
+      `SCORING_TRUST_PROXY must be false, true, a number of proxy hops, or proxy addresses and CIDR ranges such as ` +
+        `127.0.0.1,10.0.0.0/8 (or loopback, linklocal, uniquelocal); got ${JSON.stringify(bad)}`,
+    );
+  return entries;
 }
 
 function databaseUrl(value: string | undefined): string | null {

@@ -15,10 +15,12 @@ export type ErrorKind =
   | 'unauthorized'
   | 'forbidden'
   | 'not_found'
+  | 'timeout'
   | 'conflict'
   | 'too_large'
   | 'unprocessable'
   | 'unsupported'
+  | 'too_many'
   | 'unavailable';
 
 export class DomainError extends Error {
@@ -30,6 +32,18 @@ export class DomainError extends Error {
     readonly reason?: string,
   ) {
     super(detail);
+  }
+}
+
+/** A limit at the door was reached (src/doorLimits.ts): the client may try again after `retryAfter` seconds. */
+export class LimitError extends DomainError {
+  constructor(
+    kind: 'timeout' | 'too_many' | 'unavailable',
+    detail: string,
+    readonly retryAfter: number,
+    reason?: string,
+  ) {
+    super(kind, detail, undefined, reason);
   }
 }
 

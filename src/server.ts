@@ -41,6 +41,8 @@ async function main(): Promise<void> {
     signer: key.signer,
     logger: { level: config.logLevel },
     scoring: config.scoring,
+    door: config.door,
+    trustProxy: config.trustProxy,
   });
   if (tightened.length > 0)
     app.log.warn(

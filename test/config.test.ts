@@ -2,6 +2,7 @@ import { mkdtempSync, readFileSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { serveCommand } from '../src/cli/commands/serve.js';
 import { loadConfig } from '../src/config.js';
 import { DEFAULT_SCORE_SETTINGS } from '../src/services/scoreInWorker.js';
 
@@ -49,6 +50,12 @@ describe('configuration from the environment', () => {
     // Past Node's timer limit a setInterval fires every millisecond: 597h is refused, not obeyed so.
     [{ SCORING_SNAPSHOT_INTERVAL: '597h' }, /SCORING_SNAPSHOT_INTERVAL must be a duration from 1s to 596h/],
     [{ SCORING_SNAPSHOT_INTERVAL: '10 minutes' }, /SCORING_SNAPSHOT_INTERVAL/],
+    [{ SCORING_BODY_TIMEOUT_MS: '30s' }, /SCORING_BODY_TIMEOUT_MS must be an integer from 100/],
+    [{ SCORING_MAX_INFLIGHT_BODY_BYTES: '1000' }, /SCORING_MAX_INFLIGHT_BODY_BYTES must be an integer from 1048576/],
+    [{ SCORING_MAX_CONNECTIONS: '0' }, /SCORING_MAX_CONNECTIONS must be an integer from 16/],
+    [{ SCORING_RATE_LIMIT_ANONYMOUS: '-1' }, /SCORING_RATE_LIMIT_ANONYMOUS/],
+    [{ SCORING_RATE_LIMIT_WINDOW: '10' }, /SCORING_RATE_LIMIT_WINDOW must be a duration/],
+    [{ SCORING_TRUST_PROXY: 'my-proxy.example' }, /SCORING_TRUST_PROXY must be false, true, a number of proxy hops/],
   ])('rejects %j', (env, message) => {
     expect(() => loadConfig({ SCORING_ADMIN_TOKEN: 'x'.repeat(20), ...env })).toThrow(message);
   });
@@ -59,6 +66,43 @@ describe('configuration from the environment', () => {
     expect(interval('10m')).toBe(600_000);
     expect(interval('596h')).toBe(596 * 3_600_000);
     expect(596 * 3_600_000).toBeLessThanOrEqual(2 ** 31 - 1);
+  });
+
+  it('has the limits at the door of docs/SECURITY.md by default, each one settable', () => {
+    const env = { SCORING_ADMIN_TOKEN: 'x'.repeat(20) };
+    expect(loadConfig(env)).toMatchObject({
+      door: {
+        bodyTimeoutMs: 30_000,
+        maxInflightBodyBytes: 48 * 1024 * 1024,
+        maxConnections: 1024,
+        maxEventStreams: 512,
+        maxEventStreamsPerAddress: 8,
+        rateLimits: { windowMs: 60_000, anonymous: 1200, validator: 1200, admin: 0 },
+      },
+      trustProxy: false,
+    });
+    const set = loadConfig({
+      ...env,
+      SCORING_BODY_TIMEOUT_MS: '5000',
+      SCORING_RATE_LIMIT_WINDOW: '10s',
+      SCORING_RATE_LIMIT_ADMIN: '100',
+      SCORING_RATE_LIMIT_VALIDATOR: '0',
+    });
+    expect(set.door).toMatchObject({ bodyTimeoutMs: 5000, rateLimits: { windowMs: 10_000, admin: 100, validator: 0 } });
+    const proxy = (v: string) => loadConfig({ ...env, SCORING_TRUST_PROXY: v }).trustProxy;
+    expect([proxy('off'), proxy('true'), proxy('2')]).toEqual([false, true, 2]);
+    expect(proxy('127.0.0.1, 10.0.0.0/8,loopback')).toEqual(['127.0.0.1', '10.0.0.0/8', 'loopback']);
+  });
+
+  it('names every door setting read in src/config.ts in `serve --help` and docs/SECURITY.md', () => {
+    const source = readFileSync(new URL('../src/config.ts', import.meta.url), 'utf8');
+    const security = readFileSync(new URL('../docs/SECURITY.md', import.meta.url), 'utf8');
+    const names = [...new Set(source.match(/SCORING_(?:BODY|MAX|RATE_LIMIT|TRUST)_[A-Z_]+/g))];
+    expect(names.length).toBeGreaterThanOrEqual(10);
+    for (const name of names) {
+      expect(serveCommand.help, name).toContain(name);
+      expect(security, name).toContain(`\`${name}\``);
+    }
   });
 
   it('reads SCORING_READS_REQUIRE_TOKEN as a boolean', () => {

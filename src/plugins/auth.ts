@@ -44,7 +44,7 @@ export const SECURITY: Record<Access, Requirement[]> = {
 };
 
 /** A route's access: declared, or `admin` for an undeclared /v1 route (fail closed), else open. */
-function accessOf(url: string | undefined, declared: Access | undefined): Access {
+export function accessOf(url: string | undefined, declared: Access | undefined): Access {
   return declared ?? (url?.startsWith('/v1/') ? 'admin' : 'open');
 }
 

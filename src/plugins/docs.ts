@@ -1,6 +1,6 @@
 // The OpenAPI document (generated from the route schemas), served at /openapi.json, and the
 // interactive documentation at /docs.
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
@@ -16,6 +16,16 @@ declare module 'fastify' {
     /** A GET its handler answers by ETag and If-None-Match (304) outside sendBody: documented as a conditional read. */
     conditional?: boolean;
   }
+}
+
+/**
+ * `/docs/static/index.html` redirects to `/docs/`. Swagger UI's own redirect rewrites the URL with
+ * its query, which then no longer matches its pattern: `?x=1` sent the client to the same URL
+ * forever. This answers first, without the query (Swagger UI reads none).
+ */
+function indexRedirect(request: FastifyRequest, reply: FastifyReply, done: () => void): void {
+  if (request.routeOptions.url !== '/docs/static/index.html') return done();
+  void reply.redirect(request.url.split('?')[0]!.replace(/\/static\/index\.html$/, '/'));
 }
 
 export const docsPlugin = fp(
@@ -72,7 +82,7 @@ export const docsPlugin = fp(
       },
       transformObject,
     });
-    await app.register(swaggerUi, { routePrefix: '/docs', staticCSP: true });
+    await app.register(swaggerUi, { routePrefix: '/docs', staticCSP: true, uiHooks: { onRequest: indexRedirect } });
     app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
   },
   { name: 'docs' },

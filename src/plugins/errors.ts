@@ -6,7 +6,14 @@ import fp from 'fastify-plugin';
 import { STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
-import { DomainError, PROBLEM_TYPE_PREFIX, ServiceUnavailable, type ErrorField, type ErrorKind } from '../errors.js';
+import {
+  DomainError,
+  LimitError,
+  PROBLEM_TYPE_PREFIX,
+  ServiceUnavailable,
+  type ErrorField,
+  type ErrorKind,
+} from '../errors.js';
 import { LIMITS } from '../schemas/common.js';
 import { acceptedTypes } from './contentTypes.js';
 
@@ -24,6 +31,7 @@ const TITLES: Record<number, string> = {
   415: 'Unsupported media type',
   417: 'Expectation failed',
   422: 'Unprocessable content',
+  429: 'Too many requests',
   431: 'Request header fields too large',
   500: 'Internal server error',
   503: 'Service unavailable',
@@ -34,10 +42,12 @@ const STATUS: Record<ErrorKind, { status: number; slug: string }> = {
   unauthorized: { status: 401, slug: 'unauthorized' },
   forbidden: { status: 403, slug: 'forbidden' },
   not_found: { status: 404, slug: 'not-found' },
+  timeout: { status: 408, slug: 'timeout' },
   conflict: { status: 409, slug: 'conflict' },
   too_large: { status: 413, slug: 'too-large' },
   unprocessable: { status: 422, slug: 'unprocessable' },
   unsupported: { status: 415, slug: 'unsupported-media-type' },
+  too_many: { status: 429, slug: 'too-many-requests' },
   unavailable: { status: 503, slug: 'unavailable' },
 };
 
@@ -46,12 +56,15 @@ export interface Problem {
   slug: string;
   detail: string;
   errors?: ErrorField[];
+  /** Seconds for Retry-After; a 503 says 5 unless told. */
+  retryAfter?: number;
 }
 
 export const problemType = (slug: string) => `${PROBLEM_TYPE_PREFIX}${slug}`;
 
 export function sendProblem(reply: FastifyReply, p: Problem): FastifyReply {
-  if (p.status === 503) reply.header('retry-after', '5');
+  if (p.retryAfter !== undefined || p.status === 503) reply.header('retry-after', String(p.retryAfter ?? 5));
+  reply.header('x-content-type-options', 'nosniff');
   const body: Record<string, unknown> = {
     type: problemType(p.slug),
     title: TITLES[p.status] ?? 'Client error',
@@ -64,7 +77,8 @@ export function sendProblem(reply: FastifyReply, p: Problem): FastifyReply {
 
 export function fromDomainError(e: DomainError): Problem {
   const { status, slug } = STATUS[e.kind];
-  return { status, slug: e.reason ?? slug, detail: e.detail, errors: e.errors };
+  const retryAfter = e instanceof LimitError ? e.retryAfter : undefined;
+  return { status, slug: e.reason ?? slug, detail: e.detail, errors: e.errors, retryAfter };
 }
 
 /** zod says a missing field is of the wrong type ("expected string, received undefined"): say it is required. */
@@ -158,6 +172,7 @@ export function clientErrorHandler(err: Error & { code?: string }, socket: Socke
   if (socket.writable) {
     socket.write(
       `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/problem+json\r\n` +
+        'X-Content-Type-Options: nosniff\r\n' +
         `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
     );
   }
@@ -181,6 +196,7 @@ export function expectationHandler(req: IncomingMessage, res: ServerResponse): v
   });
   res.writeHead(417, {
     'content-type': 'application/problem+json',
+    'x-content-type-options': 'nosniff',
     'content-length': Buffer.byteLength(body),
     connection: 'close',
   });

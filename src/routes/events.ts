@@ -2,6 +2,14 @@ import { z } from 'zod';
 import type { ServerResponse } from 'node:http';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { CompetitionParams, problems } from '../schemas/common.js';
+import type { StreamSlots } from './streamSlots.js';
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** The caps on open event streams (./streamSlots.ts). */
+    streamSlots: StreamSlots;
+  }
+}
 
 /** A comment line this often keeps proxies from closing an idle stream. */
 const HEARTBEAT_MS = 15_000;
@@ -25,13 +33,18 @@ export const eventRoutes: FastifyPluginAsyncZod = async (app) => {
         description:
           'A `text/event-stream`. On connect and after each acknowledged write (coalesced, at most one per 250 ms): ' +
           '`event: scores` with `data: {"version": N}`; re-read what you show. A comment line every 15 s keeps the ' +
-          'connection open. Versions count writes since the server started.',
+          'connection open. Versions count writes since the server started. Streams are capped server-wide and per ' +
+          'client address (SCORING_MAX_EVENT_STREAMS, SCORING_MAX_EVENT_STREAMS_PER_ADDRESS): a 429 with Retry-After past either.',
         params: CompetitionParams,
-        response: { 200: z.string().describe('An event stream.'), ...problems(401, 404) },
+        response: { 200: z.string().describe('An event stream.'), ...problems(401, 404, 429) },
       },
     },
     async (request, reply) => {
       const { competitionId } = request.params;
+      const slot = app.streamSlots.take(request.ip);
+      if (slot instanceof Error) throw slot;
+      // Given back when the response closes, however it ends: a 404, the client leaving, the stream's end.
+      reply.raw.once('close', slot);
       await competitions.require(competitionId);
       const res = reply.raw;
       reply.hijack();

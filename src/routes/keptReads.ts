@@ -14,10 +14,18 @@
 // and every request once the server is closing. With `SCORING_READS_REQUIRE_TOKEN` the plugin is
 // not registered: every read is authenticated by the router's hooks. `inject` (the tests') always
 // goes through the router.
+//
+// What Fastify's hooks add to every answer is added here too: the security headers
+// (src/plugins/securityHeaders.ts), and, with the anonymous rate limit on, its count by the
+// connection's address and its RateLimit-* headers; a read over the limit goes to the router, which
+// refuses it as it refuses any other. Behind a trusted proxy the address is Fastify's to find
+// (X-Forwarded-For): src/app.ts then does not register this plugin.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import type { Metrics } from '../plugins/metrics.js';
+import type { Verdict } from '../plugins/rateLimits.js';
+import { SECURITY_HEADERS } from '../plugins/securityHeaders.js';
 import { logsReads } from '../plugins/requestLog.js';
 import type { Body } from '../services/body.js';
 import { API_PREFIX } from './index.js';
@@ -45,10 +53,12 @@ export interface KeptReadsOptions {
   /** The body a read would answer at once, or undefined (src/services/scores.ts `kept`). */
   kept: (read: Read, competitionId: string) => Body | undefined;
   metrics: Metrics;
+  /** The anonymous rate limit by address (src/plugins/rateLimits.ts), or null when it is off. */
+  admit: ((address: string) => Promise<Verdict>) | null;
 }
 
 export const keptReadsPlugin = fp(
-  async (app: FastifyInstance, { kept, metrics }: KeptReadsOptions) => {
+  async (app: FastifyInstance, { kept, metrics, admit }: KeptReadsOptions) => {
     let open = true;
     app.addHook('preClose', (done) => {
       open = false;
@@ -80,12 +90,20 @@ export const keptReadsPlugin = fp(
       }
     }
 
-    function answer(req: IncomingMessage, res: ServerResponse, body: Body, observe: Observer): void {
-      const started = performance.now();
+    function answer(
+      req: IncomingMessage,
+      res: ServerResponse,
+      body: Body,
+      observe: Observer,
+      started: number,
+      limited?: Verdict,
+    ): void {
       const { headers } = req;
       const r = represent(body, 'GET', headers['accept-encoding'], headers['if-none-match']);
       // Timed as Fastify times a request: until the response is finished.
       res.once('finish', () => observe(r.status, (performance.now() - started) / 1000));
+      for (const name in SECURITY_HEADERS) res.setHeader(name, SECURITY_HEADERS[name]!);
+      if (limited) for (const name in limited.headers) res.setHeader(name, limited.headers[name]!);
       res.writeHead(r.status, r.headers);
       res.end(r.payload);
       metrics.keptReads.answered++;
@@ -102,9 +120,21 @@ export const keptReadsPlugin = fp(
       const url = req.url ?? '';
       const slash = url.startsWith(PREFIX) ? url.indexOf('/', PREFIX.length) : -1;
       const read = slash > 0 ? reads.get(url.slice(slash)) : undefined;
-      const body = read && keptFor(req, read.read, url.slice(PREFIX.length, slash));
-      if (body) answer(req, res, body, read.observe);
-      else routing(req, res);
+      if (!read) return routing(req, res);
+      const started = performance.now();
+      const competitionId = url.slice(PREFIX.length, slash);
+      const body = keptFor(req, read.read, competitionId);
+      if (!body) return routing(req, res);
+      if (!admit) return answer(req, res, body, read.observe, started);
+      // Counted, then answered from the body kept at that moment (a write may have come between).
+      admit(req.socket.remoteAddress ?? '').then(
+        (verdict) => {
+          const now = verdict.exceeded ? undefined : keptFor(req, read.read, competitionId);
+          if (now) answer(req, res, now, read.observe, started, verdict);
+          else routing(req, res);
+        },
+        () => routing(req, res),
+      );
     });
   },
   { name: 'kept-reads' },

@@ -34,7 +34,10 @@ export function streamedBody(limit: number) {
     const refused = codingRefused(request);
     if (refused) return done(refused, undefined);
     const body = limited(payload, limit);
-    if (!request.checkSignedBody) return done(null, body);
+    if (!request.checkSignedBody) {
+      request.bodyStreamed(); // handed on as it comes, not held: out of the in-flight budget (src/plugins/bodyGuard.ts)
+      return done(null, body);
+    }
     buffer(body)
       .then((bytes) => request.checkSignedBody!(bytes).then(() => [bytes]))
       .then(

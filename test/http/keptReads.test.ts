@@ -275,3 +275,46 @@ describe('kept reads and the settings that turn them off', () => {
     expect(logged).toHaveLength(2);
   });
 });
+
+describe('kept reads under the anonymous rate limit', () => {
+  afterEach(async () => t.close());
+  const path = '/v1/competitions/c/leaderboard';
+  const remaining = (a: Answer | Awaited<ReturnType<typeof routed>>) => Number(a.headers['ratelimit-remaining']);
+  /** Both ways agree but for the count left, which each request takes one from. */
+  const sameBut = (a: Parameters<typeof comparable>[0]) => {
+    const c = comparable(a);
+    delete c.headers['ratelimit-remaining'];
+    return c;
+  };
+
+  it('count against the address as the router does, and past the limit the router refuses them', async () => {
+    t = await testApp({ door: { rateLimits: { anonymous: 6, validator: 0 } } });
+    await seed('c');
+    await listen();
+    await routed('GET', path, admin); // the admin is not counted (off by default): computes the body
+    const first = await send('GET', path);
+    const second = await routed('GET', path);
+    expect(sameBut(first)).toEqual(sameBut(second));
+    expect(first.headers['ratelimit-limit']).toBe('6');
+    expect([remaining(first), remaining(second)]).toEqual([5, 4]);
+    for (let i = 0; i < 4; i++) expect((await send('GET', path)).status).toBe(200);
+    expect(await keptReads()).toBe(answersAhead ? 5 : 0);
+    const refused = await send('GET', path);
+    expect(refused.status).toBe(429);
+    expect(refused.headers['content-type']).toMatch(/^application\/problem\+json/);
+    expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0);
+    expect(refused.headers['x-content-type-options']).toBe('nosniff');
+    expect(await keptReads()).toBe(answersAhead ? 5 : 0);
+  });
+
+  it('are left to the router behind a trusted proxy, whose X-Forwarded-For names the client', async () => {
+    t = await testApp({ door: { rateLimits: { anonymous: 2 } }, trustProxy: ['127.0.0.1'] });
+    await seed('c');
+    await listen();
+    await routed('GET', path, admin);
+    for (const client of ['203.0.113.1', '203.0.113.2'])
+      for (let i = 0; i < 2; i++) expect((await send('GET', path, { 'x-forwarded-for': client })).status).toBe(200);
+    expect((await send('GET', path, { 'x-forwarded-for': '203.0.113.1' })).status).toBe(429);
+    expect(await keptReads()).toBe(0);
+  });
+});

@@ -13,6 +13,9 @@ import type { SignatureOptions } from '../../src/services/signatures.js';
 import { dumpAll, tableRows, type Rows } from './dbDump.js';
 import { postgresDatabaseFor, recycleDatabase, TEST_ENGINE } from './engine.js';
 
+/** Rate limits off (the test apps' default). */
+export const RATE_LIMITS_OFF = { anonymous: 0, validator: 0, admin: 0 };
+
 export const ADMIN_TOKEN = 'test-admin-token-0123456789';
 export const admin = { authorization: `Bearer ${ADMIN_TOKEN}` };
 
@@ -85,6 +88,12 @@ export async function testApp(
     engine?: Engine;
     logger?: AppOptions['logger'];
     scoring?: AppOptions['scoring'];
+    /**
+     * The limits at the door; rate limits off unless given: suites send thousands of requests from
+     * one address, which is not what they test (test/http/door.test.ts tests the limits).
+     */
+    door?: AppOptions['door'];
+    trustProxy?: AppOptions['trustProxy'];
   } = {},
 ): Promise<TestApp> {
   const engine = options.engine ?? TEST_ENGINE;
@@ -118,6 +127,8 @@ export async function testApp(
     signatures: options.signatures,
     logger: options.logger,
     scoring: options.scoring,
+    door: options.door ?? { rateLimits: RATE_LIMITS_OFF },
+    trustProxy: options.trustProxy,
   });
   const t: TestApp = {
     app,

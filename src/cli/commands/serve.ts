@@ -13,7 +13,19 @@ Settings come from the environment (docs/OPERATING.md, "Configuration"):
   PORT (3000), HOST (127.0.0.1), DATABASE_PATH (./data/swe-scoring.db), SCORING_ADMIN_TOKEN
   (generated into admin-token beside the database when unset), SCORING_READS_REQUIRE_TOKEN,
   SCORING_SERVER_HOTKEY (the address signed requests name; when unset, a key pair generated into
-  server-key beside the snapshot-signing key, SCORING_SERVER_KEY_PATH), LOG_LEVEL.`,
+  server-key beside the snapshot-signing key, SCORING_SERVER_KEY_PATH), LOG_LEVEL.
+Limits at the door (docs/SECURITY.md), each with its default:
+  SCORING_BODY_TIMEOUT_MS (30000)             a request body must arrive this soon after its headers (408)
+  SCORING_MAX_INFLIGHT_BODY_BYTES (48 MiB)    bytes of bodies still arriving, server-wide (503)
+  SCORING_MAX_CONNECTIONS (1024)              open connections; more are closed as they come
+  SCORING_MAX_EVENT_STREAMS (512)             event streams server-wide (429)
+  SCORING_MAX_EVENT_STREAMS_PER_ADDRESS (8)   event streams per client address (429)
+  SCORING_RATE_LIMIT_WINDOW (1m)              the window of the rate limits below
+  SCORING_RATE_LIMIT_ANONYMOUS (1200)         requests per window per address without credentials; 0: off
+  SCORING_RATE_LIMIT_VALIDATOR (1200)         requests per window per validator; 0: off
+  SCORING_RATE_LIMIT_ADMIN (0: off)           requests per window with the admin token
+  SCORING_TRUST_PROXY (false)                 whose X-Forwarded-For names the client: true, a hop count,
+                                              or proxy addresses and CIDR ranges (behind a TLS proxy)`,
   async run(argv) {
     if (argv.length > 0) {
       console.error(

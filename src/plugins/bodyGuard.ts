@@ -1,0 +1,150 @@
+// Request bodies at the door: each must arrive within the body timeout, and the bytes of bodies
+// still arriving are held against one server-wide budget. A client that sends headers and a few
+// MiB and then stalls, or many that do it at once, would otherwise hold that memory until they
+// chose to stop: Fastify gathers a JSON body's pieces until its last byte.
+//
+// Past either limit the body is refused (408, or 503 when the budget is spent, both with
+// Retry-After), its bytes are let go at once, and its connection closes after the answer: the rest
+// of the body is never read. Node's own `requestTimeout` and `headersTimeout` are set as the layer
+// below (src/plugins/connections.ts).
+//
+// Streamed uploads (task files, import chunks: src/routes/streamBody.ts) go to disk as they arrive:
+// they say so (`request.bodyStreamed()`) and stop counting against the budget, but not the clock.
+import { Transform, type TransformCallback } from 'node:stream';
+import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
+import fp from 'fastify-plugin';
+import { LimitError } from '../errors.js';
+import { ProblemSchema } from '../schemas/common.js';
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** Bytes held now for bodies still arriving, server-wide (scoring_inflight_body_bytes). */
+    inflightBodyBytes: () => number;
+  }
+  interface FastifyRequest {
+    /** Called by a parser that hands the body on as it arrives rather than holding it: its bytes stop counting. */
+    bodyStreamed: () => void;
+  }
+}
+
+export interface BodyGuardOptions {
+  timeoutMs: number;
+  maxInflightBytes: number;
+}
+
+const hasBody = (request: FastifyRequest) =>
+  request.headers['transfer-encoding'] !== undefined || Number(request.headers['content-length'] ?? 0) > 0;
+
+/** How long a refused client is asked to wait: the time a body may take, at most a minute. */
+const retryAfter = (timeoutMs: number) => Math.min(60, Math.max(1, Math.ceil(timeoutMs / 1000)));
+
+function noop(): void {}
+
+export const bodyGuardPlugin = fp(
+  async (app: FastifyInstance, { timeoutMs, maxInflightBytes }: BodyGuardOptions) => {
+    /** Bytes held for bodies still arriving, server-wide. */
+    const inflight = { bytes: 0 };
+    app.decorate('inflightBodyBytes', () => inflight.bytes);
+    app.decorateRequest('bodyStreamed', noop);
+    // Documented on every route that takes a body: its 408 and 503.
+    app.addHook('onRoute', (route: RouteOptions) => {
+      const responses = route.schema?.response as Record<number, unknown> | undefined;
+      if (!responses || (!route.schema?.body && !route.config?.fileBody)) return;
+      responses[408] ??= ProblemSchema;
+      responses[503] ??= ProblemSchema;
+    });
+
+    app.addHook('preParsing', (request, reply, payload, done) => {
+      if (!hasBody(request)) return done(null, payload);
+      let held = 0;
+      let counting = true;
+      let settled = false;
+      const release = () => {
+        inflight.bytes -= held;
+        held = 0;
+        counting = false;
+      };
+      const settle = () => {
+        if (settled) return;
+        settled = true;
+        release();
+        clearTimeout(timer);
+      };
+      const refuse = (error: LimitError) => {
+        if (settled) return;
+        settle();
+        payload.unpipe(guard);
+        closeAfterAnswer(request, reply);
+        guard.destroy(error);
+      };
+      const guard = new Transform({
+        transform(chunk: Buffer, _encoding, callback: TransformCallback) {
+          if (counting) {
+            held += chunk.length;
+            inflight.bytes += chunk.length;
+            if (inflight.bytes > maxInflightBytes) {
+              refuse(
+                new LimitError(
+                  'unavailable',
+                  `the server holds ${maxInflightBytes} bytes of request bodies still arriving at most ` +
+                    '(SCORING_MAX_INFLIGHT_BODY_BYTES), and that is spent; send the body again shortly',
+                  retryAfter(timeoutMs),
+                  'busy',
+                ),
+              );
+              return callback();
+            }
+          }
+          callback(null, chunk);
+        },
+        flush(callback: TransformCallback) {
+          settle();
+          callback();
+        },
+      });
+      const timer = setTimeout(
+        () =>
+          refuse(
+            new LimitError(
+              'timeout',
+              `the request body did not arrive within ${timeoutMs} ms of its headers (SCORING_BODY_TIMEOUT_MS); ` +
+                'send it again, whole and without pauses',
+              retryAfter(timeoutMs),
+            ),
+          ),
+        timeoutMs,
+      );
+      request.bodyStreamed = release;
+      // However the request ends (answered early, the client gone), its bytes and its timer go.
+      reply.raw.once('close', settle);
+      payload.once('error', (err) => guard.destroy(err));
+      payload.pipe(guard);
+      done(null, guard);
+    });
+  },
+  { name: 'body-guard' },
+);
+
+/** How long a refused body's connection keeps reading (and dropping) what the client still sends after the answer. */
+const LINGER_MS = 2000;
+
+/**
+ * The connection of a refused body closes once its answer is sent, and what the client still sends
+ * of the body is read and dropped meanwhile, never kept. Closed at once with bytes unread, the
+ * socket would be reset, and a client still sending would lose the answer with it: the connection
+ * sends its end after the answer (Node does so for `Connection: close`) and goes once the client
+ * ends its side, or LINGER_MS later. If the answer cannot be sent (the client reads nothing), the
+ * socket goes anyway.
+ */
+function closeAfterAnswer(request: FastifyRequest, reply: FastifyReply): void {
+  const socket = request.raw.socket;
+  reply.header('connection', 'close');
+  request.raw.resume();
+  const destroy = () => socket.destroy();
+  socket.destroySoon = () => {
+    socket.end();
+    socket.once('end', destroy);
+    setTimeout(destroy, LINGER_MS).unref();
+  };
+  setTimeout(destroy, LINGER_MS * 2).unref();
+}
