@@ -8,7 +8,7 @@ export const serveCommand: Command = {
 
 Runs the HTTP server until Ctrl-C or SIGTERM: in-flight requests finish, then the database closes.
 One server per SQLite file: while it runs, another server, a direct import or the demo on the same
-DATABASE_PATH is refused, naming this server's pid (docs/OPERATORS.md).
+DATABASE_PATH is refused, naming this server's pid (docs/OPERATING.md).
 Settings come from the environment (docs/OPERATING.md, "Configuration"):
   PORT (3000), HOST (127.0.0.1), DATABASE_PATH (./data/swe-scoring.db), SCORING_ADMIN_TOKEN
   (generated into admin-token beside the database when unset), SCORING_READS_REQUIRE_TOKEN,
