@@ -12,8 +12,9 @@ export const SCORE_HELP = `Usage: swe-scoring score <input.ndjson> [--stages a,b
 
 Scores an input document (GET /v1/competitions/{id}/snapshots/{seq}/input, or one written by
 hand in that format: docs/CANONICAL_JSON.md) and prints {"leaderboard": ..., "weights": ...}
-as JSON, the same bodies as GET .../leaderboard and GET .../weights, and "chain", the body of
-GET .../weights/chain, when the document carries a metagraph. "-" reads standard input.
+as JSON: the bytes POST /v1/score answers for the same document, holding the values of
+GET .../leaderboard and GET .../weights, and "chain", those of GET .../weights/chain, when the
+document carries a metagraph. "-" reads standard input.
 
   --stages a,b   stage set to score: screener_1, screener_2, evaluation (default: the
                  competition's finalStages from the document's first line)
@@ -37,7 +38,9 @@ export function score(argv: string[]): number {
   const stages = parseStages(values.stages, doc.competition.finalStages);
   if (!stages) throw new UsageError(`--stages ${values.stages}: stages are screener_1, screener_2, evaluation`);
   // Serialized as built, as POST /v1/score sends it: the same JSON, byte for byte, keeping every
-  // hotkey (a zod record would drop one named `__proto__`).
-  process.stdout.write(`${JSON.stringify(scoreDocument(doc, stages))}\n`);
+  // hotkey (a zod record would drop one named `__proto__`). Redirected to a file it is exactly the
+  // API's body (`cmp` equal); a terminal gets a final newline for its prompt.
+  const json = JSON.stringify(scoreDocument(doc, stages));
+  process.stdout.write(process.stdout.isTTY ? `${json}\n` : json);
   return 0;
 }

@@ -53,7 +53,8 @@ describe('swe-scoring', () => {
         payload: input,
       });
       expect(res.statusCode).toBe(200);
-      expect(r.stdout).toBe(`${res.body}\n`);
+      // `swe-scoring score doc > a.json` and the API's body are cmp-equal.
+      expect(Buffer.from(r.stdout)).toEqual(res.rawPayload);
     } finally {
       await t.close();
     }
