@@ -9,6 +9,7 @@ import { createPool, openPostgres } from '../../src/db/pg/client.js';
 import { createPgStore } from '../../src/db/pg/store.js';
 import { isUnavailable } from '../../src/db/pg/unavailable.js';
 import { createScratchDatabase, testPostgres, type ScratchDatabase } from '../support/postgres.js';
+import { ServiceUnavailable } from '../../src/errors.js';
 
 const server = await testPostgres('test/db/pgTransactions.test.ts');
 
@@ -108,7 +109,9 @@ describe.runIf(server.available)("the PostgreSQL store's transactions", () => {
       );
       await holder.query('ROLLBACK');
       holder.release();
-      expect((err as { code?: string }).code).toBe('57014');
+      // An outage to the layers above (ServiceUnavailable, a 503), with PostgreSQL's own error as its cause.
+      expect(err).toBeInstanceOf(ServiceUnavailable);
+      expect(((err as Error).cause as { code?: string }).code).toBe('57014');
       expect(isUnavailable(err)).toBe(true);
       expect(await idleInTransaction()).toBe(0);
       // The same connection, out of its transaction, serves the next write.

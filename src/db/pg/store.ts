@@ -16,6 +16,7 @@ import { readFileSync } from 'node:fs';
 import pg from 'pg';
 import type { WriteEvent, WriteListener } from '../events.js';
 import type { Store, TxScope } from '../store.js';
+import { ServiceUnavailable } from '../../errors.js';
 import { isUnavailable } from './unavailable.js';
 import { POSTGRES_DEFAULTS } from './client.js';
 import { createTurns } from './turns.js';
@@ -87,9 +88,11 @@ export interface PgStoreOptions {
  * take a ROLLBACK and goes. A statement the server refused with an error of its own (a
  * constraint, a statement timeout) leaves a connection that can.
  */
-function connectionFailed(err: unknown, client: pg.PoolClient): boolean {
+function connectionFailed(failure: unknown, client: pg.PoolClient): boolean {
   const state = client as unknown as { _queryable?: boolean; readyForQuery?: boolean };
   if (state._queryable === false || state.readyForQuery === false) return true;
+  // A statement's own failure arrives as the domain error runQuery made of it: judge the driver's.
+  const err = failure instanceof ServiceUnavailable && failure.cause !== undefined ? failure.cause : failure;
   if (!isUnavailable(err)) return false;
   const code = (err as { code?: unknown }).code;
   const sessionEnded = typeof code === 'string' && (code.startsWith('08') || code.startsWith('57P0'));
