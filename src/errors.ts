@@ -58,6 +58,9 @@ export const tooLarge = (detail: string, errors?: ErrorField[]) => new DomainErr
 export const unprocessable = (detail: string, errors?: ErrorField[]) =>
   new DomainError('unprocessable', detail, errors);
 export const unsupported = (detail: string, errors?: ErrorField[]) => new DomainError('unsupported', detail, errors);
+/** A write (tasks, an import) into a competition that is not there: a 404 that says how to make it. */
+export const noCompetitionToWrite = (id: string) =>
+  notFound(`competition ${id} does not exist; create it first (PUT /v1/competitions/${id})`);
 export const unavailable = (detail: string) => new DomainError('unavailable', detail);
 
 /**

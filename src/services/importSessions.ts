@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { spoolDir } from './spool.js';
 import type { Store } from '../db/store.js';
 import type { Principal } from './principal.js';
-import { badRequest, conflict, notFound } from '../errors.js';
+import { badRequest, conflict, noCompetitionToWrite, notFound } from '../errors.js';
 import type { ImportCounts, ImportFormat, ImportOptions } from './importJob.js';
 import { importQnaFile, type UploadPieces } from './importTasks.js';
 import type { WriteGate } from './writeGate.js';
@@ -90,7 +90,7 @@ export function importSessionsService(
       return { sessions: [...sessions.values()].filter((s) => s.competitionId === competitionId).map(view) };
     },
     async open(competitionId: string, format: ImportFormat, options: ImportOptions) {
-      if (!(await store.competitions.get(competitionId))) throw notFound(`competition ${competitionId} does not exist`);
+      if (!(await store.competitions.get(competitionId))) throw noCompetitionToWrite(competitionId);
       sweep();
       if (sessions.size >= settings.maxOpen) {
         const perCompetition = new Map<string, number>();

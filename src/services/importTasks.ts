@@ -13,7 +13,7 @@ import { pipeline } from 'node:stream/promises';
 import { emitWrite } from '../db/events.js';
 import type { Store } from '../db/store.js';
 import { TasksHaveRuns, type TaskRecord } from '../db/tasks.js';
-import { badRequest, DomainError, notFound, unsupported } from '../errors.js';
+import { badRequest, DomainError, noCompetitionToWrite, unsupported } from '../errors.js';
 import type { QnaTask } from '../qna/index.js';
 import type { Complexity, Stage } from '../scoring/types.js';
 import { auditService } from './audit.js';
@@ -46,7 +46,7 @@ export function storeQnaTasks(store: Store, job: ImportJob, feed: TaskFeed): Pro
   return store.transaction(
     async (tx) => {
       // The competition may have gone while the file was parsed.
-      if (!(await tx.competitions.get(competitionId))) throw notFound(`competition ${competitionId} does not exist`);
+      if (!(await tx.competitions.get(competitionId))) throw noCompetitionToWrite(competitionId);
       const counts: ImportCounts = { imported: 0, updated: 0, unchanged: 0 };
       // Tasks with runs whose type or rubric the file changes, over every batch: the 409 names them all.
       const withRuns: string[] = [];
@@ -104,7 +104,7 @@ export async function importQnaFile(
   options: ImportOptions,
   hooks: ImportHooks = {},
 ): Promise<ImportCounts> {
-  if (!(await store.competitions.get(competitionId))) throw notFound(`competition ${competitionId} does not exist`);
+  if (!(await store.competitions.get(competitionId))) throw noCompetitionToWrite(competitionId);
   const job: ImportJob = { competitionId, format, options, who: hooks.who ?? null };
   const sqlite = store.sqlite;
   // An in-memory database has no file for another connection; PostgreSQL commits without

@@ -3,7 +3,7 @@ import type { z } from 'zod';
 import type { Store } from '../db/store.js';
 import type { CriterionRecord, TaskRecord, TaskType } from '../db/tasks.js';
 import type { TaskInputSchema } from '../schemas/tasks.js';
-import { notFound } from '../errors.js';
+import { noCompetitionToWrite } from '../errors.js';
 import type { ImportFormat } from './importJob.js';
 import { importQnaUpload, type UploadPieces } from './importTasks.js';
 import type { Complexity, Stage } from '../scoring/types.js';
@@ -37,7 +37,7 @@ export function fromTaskInput(t: TaskInput): TaskRecord {
 
 export function tasksService(store: Store, audit: AuditService, gate: WriteGate) {
   const requireCompetition = async (db: Store, id: string) => {
-    if (!(await db.competitions.get(id))) throw notFound(`competition ${id} does not exist`);
+    if (!(await db.competitions.get(id))) throw noCompetitionToWrite(id);
   };
 
   return {

@@ -170,3 +170,16 @@ describe('batch errors name the run', () => {
     expect(res.body.errors[0].message).toBe('run by-admin was stored by the admin with different minerHotkey');
   });
 });
+
+describe('a missing competition', () => {
+  it.each([
+    ['an import', 'POST', '/v1/competitions/nope/tasks/import', 'application/x-ndjson', '{}\n'],
+    ['an import session', 'POST', '/v1/competitions/nope/tasks/imports', 'application/json', '{"format": "jsonl"}'],
+  ])('%s into it says how to create it', async (_what, method, url, type, payload) => {
+    const res = await t.call({ method: method, url, headers: { ...admin, 'content-type': type }, payload });
+    expect(res.status).toBe(404);
+    expect((res.body as { detail: string }).detail).toBe(
+      'competition nope does not exist; create it first (PUT /v1/competitions/nope)',
+    );
+  });
+});
