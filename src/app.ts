@@ -35,6 +35,8 @@ export interface AppOptions {
   signatures?: SignatureOptions;
   /** The snapshot-signing key (src/signingKey.ts); a throwaway one when not given. */
   signer?: Signer;
+  /** SCORING_VALIDATOR_SILENT_AFTER_MS: no heartbeat for this long lists a validator as silent (default 1 h). */
+  validatorSilentAfterMs?: number;
   logger?: FastifyServerOptions['logger'];
 }
 
@@ -72,6 +74,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     observeScoring: (s) => metrics.scoreComputation.observe(s),
     signatures: options.signatures,
     signer: options.signer,
+    validatorSilentAfterMs: options.validatorSilentAfterMs,
   });
   app.decorate('services', services);
   app.addHook('onClose', async () => {

@@ -4,6 +4,7 @@ import { randomBytes } from 'node:crypto';
 import { dirname, join, resolve } from 'node:path';
 import { DEFAULT_HEAP_GROWTH_PERCENT } from './heap.js';
 import { makePrivateDir } from './privateFiles.js';
+import { DEFAULT_SILENT_AFTER_MS } from './services/liveness.js';
 import { MAX_SIGNATURE_WINDOW_MS } from './signatures/epistula.js';
 import { decodeSs58 } from './signatures/ss58.js';
 
@@ -44,6 +45,8 @@ export interface Config {
   heapGrowthPercent: number;
   /** How long a shutdown waits for requests in flight before it closes their connections (ms). */
   shutdownGraceMs: number;
+  /** SCORING_VALIDATOR_SILENT_AFTER_MS: a validator with no heartbeat for this long is listed as silent. */
+  validatorSilentAfterMs: number;
 }
 
 type Env = Record<string, string | undefined>;
@@ -109,6 +112,12 @@ export function loadConfig(env: Env = process.env): Config {
     ),
     // Below Docker's and Kubernetes' default 10 s between SIGTERM and SIGKILL.
     shutdownGraceMs: parseInteger(env.SCORING_SHUTDOWN_GRACE_MS ?? '8000', 'SCORING_SHUTDOWN_GRACE_MS', 0, 3_600_000),
+    validatorSilentAfterMs: parseInteger(
+      env.SCORING_VALIDATOR_SILENT_AFTER_MS ?? String(DEFAULT_SILENT_AFTER_MS),
+      'SCORING_VALIDATOR_SILENT_AFTER_MS',
+      1000,
+      30 * 24 * 3_600_000,
+    ),
   };
 }
 

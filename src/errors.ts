@@ -11,7 +11,15 @@ export interface ErrorField {
 export const PROBLEM_TYPE_PREFIX = 'urn:swe-scoring:problem:';
 
 export type ErrorKind =
-  'invalid' | 'unauthorized' | 'forbidden' | 'not_found' | 'conflict' | 'unprocessable' | 'unsupported' | 'unavailable';
+  | 'invalid'
+  | 'unauthorized'
+  | 'forbidden'
+  | 'not_found'
+  | 'conflict'
+  | 'unprocessable'
+  | 'unsupported'
+  | 'upgrade_required'
+  | 'unavailable';
 
 export class DomainError extends Error {
   constructor(
@@ -34,6 +42,9 @@ export const conflict = (detail: string, errors?: ErrorField[]) => new DomainErr
 export const unprocessable = (detail: string, errors?: ErrorField[]) =>
   new DomainError('unprocessable', detail, errors);
 export const unsupported = (detail: string, errors?: ErrorField[]) => new DomainError('unsupported', detail, errors);
+/** A validator whose announced version is older than the competition asks for (SPEC 13). */
+export const upgradeRequired = (detail: string, errors?: ErrorField[]) =>
+  new DomainError('upgrade_required', detail, errors, 'validator-outdated');
 export const unavailable = (detail: string) => new DomainError('unavailable', detail);
 
 /**

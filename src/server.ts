@@ -39,6 +39,7 @@ async function main(): Promise<void> {
       windowMs: config.signatureWindowMs,
     },
     signer: key.signer,
+    validatorSilentAfterMs: config.validatorSilentAfterMs,
     logger: { level: config.logLevel },
   });
   if (tightened.length > 0)

@@ -175,6 +175,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/validators/heartbeat": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Say the validator is alive, and which version it runs
+         * @description Records when the validator was last seen and the version (semver) and code digest it runs: one row updated, not audited, no score touched. Validators listings show it; one silent longer than SCORING_VALIDATOR_SILENT_AFTER_MS is marked `silent`. A competition's `minValidatorVersion` refuses run writes (426) from a validator whose last heartbeat names an older version, or that sent none.
+         */
+        post: operations["validatorHeartbeat"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/validators/{id}": {
         parameters: {
             query?: never;
@@ -797,6 +817,13 @@ export interface components {
             /** @description Complexity of every imported task (any case). Left out: stored tasks keep theirs, new ones get none. */
             complexity?: components["schemas"]["ComplexityInput"];
         };
+        /** @description A validator's heartbeat: it is alive, and runs this version. */
+        HeartbeatInput: {
+            /** @description The validator's software version (semver), e.g. `1.4.0`. */
+            version: string;
+            /** @description SHA-256 of the validator's code (64 lowercase hex digits, optionally prefixed `sha256:`). */
+            codeDigest?: string;
+        };
         /** @description A validator to create. */
         NewValidatorInput: {
             /** @description Who runs the validator. */
@@ -1092,6 +1119,19 @@ export interface components {
             /** @description Tasks sent exactly as stored. */
             unchanged: number;
         };
+        /** @description The heartbeat as recorded. */
+        HeartbeatReceived: {
+            /** @description Validator id. */
+            id: string;
+            /** @description Time of the last heartbeat, ISO 8601 UTC; null: never sent one. */
+            lastSeen: string | null;
+            /** @description Version the last heartbeat announced; null: none. */
+            version: string | null;
+            /** @description No heartbeat for longer than SCORING_VALIDATOR_SILENT_AFTER_MS (default 1 h), or never one. */
+            silent: boolean;
+            /** @description Code digest the last heartbeat announced; null: none. */
+            codeDigest: string | null;
+        };
         /** @description A validator (never its key). */
         Validator: {
             /** @description Validator id. */
@@ -1104,6 +1144,12 @@ export interface components {
             createdAt: string;
             /** @description When the key was revoked, or null. */
             revokedAt: string | null;
+            /** @description Time of the last heartbeat, ISO 8601 UTC; null: never sent one. */
+            lastSeen: string | null;
+            /** @description Version the last heartbeat announced; null: none. */
+            version: string | null;
+            /** @description No heartbeat for longer than SCORING_VALIDATOR_SILENT_AFTER_MS (default 1 h), or never one. */
+            silent: boolean;
         };
         /** @description A new validator and its key. */
         ValidatorCreated: {
@@ -1117,6 +1163,12 @@ export interface components {
             createdAt: string;
             /** @description When the key was revoked, or null. */
             revokedAt: string | null;
+            /** @description Time of the last heartbeat, ISO 8601 UTC; null: never sent one. */
+            lastSeen: string | null;
+            /** @description Version the last heartbeat announced; null: none. */
+            version: string | null;
+            /** @description No heartbeat for longer than SCORING_VALIDATOR_SILENT_AFTER_MS (default 1 h), or never one. */
+            silent: boolean;
             /** @description The validator's key, for a validator created without a hotkey. Shown this once: only its hash is stored. */
             apiKey?: string;
         };
@@ -1179,6 +1231,12 @@ export interface components {
             /** @description Resolved runs / runs; null without runs. */
             resolveRate: number | null;
             agreement: components["schemas"]["Agreement"];
+            /** @description Time of the last heartbeat, ISO 8601 UTC; null: never sent one. */
+            lastSeen: string | null;
+            /** @description Version the last heartbeat announced; null: none. */
+            version: string | null;
+            /** @description No heartbeat for longer than SCORING_VALIDATOR_SILENT_AFTER_MS (default 1 h), or never one. */
+            silent: boolean;
         };
         /** @description Per-validator activity and agreement (SPEC 10). */
         CompetitionValidatorList: {
@@ -2496,6 +2554,84 @@ export interface operations {
             };
             /** @description Conflict */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Payload Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unsupported Media Type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    validatorHeartbeat: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["HeartbeatInput"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HeartbeatReceived"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };

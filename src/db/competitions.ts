@@ -21,6 +21,10 @@ export interface CompetitionSettings {
   excludedValidators: string[];
   createdAt: string;
   updatedAt: string;
+  /** Runs planned per pair where the task names none; coverage only (SPEC 13). */
+  plannedRuns: number;
+  /** The oldest validator version (semver) whose writes are taken; null: any. */
+  minValidatorVersion: string | null;
 }
 
 export interface CompetitionUpsert {
@@ -30,7 +34,13 @@ export interface CompetitionUpsert {
   judgeVotes?: number;
   finalStages?: Stage[];
   revealAnswers?: boolean;
+  plannedRuns?: number;
+  /** null lifts the requirement; left out keeps it. */
+  minValidatorVersion?: string | null;
 }
+
+/** Runs planned per pair when neither the task nor the competition names a number (SPEC 13). */
+export const DEFAULT_PLANNED_RUNS = 5;
 
 type Row = typeof competitions.$inferSelect;
 const toSettings = (r: Row, excludedValidators: string[]): CompetitionSettings => ({
@@ -44,6 +54,8 @@ const toSettings = (r: Row, excludedValidators: string[]): CompetitionSettings =
   excludedValidators,
   createdAt: r.createdAt,
   updatedAt: r.updatedAt,
+  plannedRuns: r.plannedRuns,
+  minValidatorVersion: r.minValidatorVersion,
 });
 
 export function competitionsRepo(db: Db) {
@@ -98,6 +110,9 @@ export function competitionsRepo(db: Db) {
           judgeVotes: input.judgeVotes ?? before?.judgeVotes ?? 5,
           finalStages: input.finalStages ?? before?.finalStages ?? [...DEFAULT_FINAL_STAGES],
           revealAnswers: input.revealAnswers ?? before?.revealAnswers ?? false,
+          plannedRuns: input.plannedRuns ?? before?.plannedRuns ?? DEFAULT_PLANNED_RUNS,
+          minValidatorVersion:
+            input.minValidatorVersion === undefined ? (before?.minValidatorVersion ?? null) : input.minValidatorVersion,
         };
         if (before) {
           tx.update(competitions)

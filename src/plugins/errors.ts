@@ -24,6 +24,7 @@ const TITLES: Record<number, string> = {
   415: 'Unsupported media type',
   417: 'Expectation failed',
   422: 'Unprocessable content',
+  426: 'Upgrade required',
   431: 'Request header fields too large',
   500: 'Internal server error',
   503: 'Service unavailable',
@@ -37,6 +38,7 @@ const STATUS: Record<ErrorKind, { status: number; slug: string }> = {
   conflict: { status: 409, slug: 'conflict' },
   unprocessable: { status: 422, slug: 'unprocessable' },
   unsupported: { status: 415, slug: 'unsupported-media-type' },
+  upgrade_required: { status: 426, slug: 'upgrade-required' },
   unavailable: { status: 503, slug: 'unavailable' },
 };
 

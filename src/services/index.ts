@@ -24,6 +24,8 @@ export interface ServiceOptions {
   signatures?: SignatureOptions;
   /** The snapshot-signing key; a throwaway one when not given. */
   signer?: Signer;
+  /** No heartbeat for this long lists a validator as silent (src/services/liveness.ts). */
+  validatorSilentAfterMs?: number;
 }
 
 export function createServices(store: Store, options: ServiceOptions = {}) {
@@ -37,7 +39,7 @@ export function createServices(store: Store, options: ServiceOptions = {}) {
     tasks: tasksService(store, audit, gate),
     runs: runsService(store, audit),
     miners: minersService(store, audit),
-    validators: validatorsService(store, audit),
+    validators: validatorsService(store, audit, options.validatorSilentAfterMs),
     scores,
     snapshots: snapshotsService(store, scores, options.signer ?? ephemeralSigner(), audit),
     score: scoreInputDocument,

@@ -2,7 +2,7 @@
 import { DEFAULT_FINAL_STAGES } from '../../scoring/stages.js';
 import type { Stage } from '../../scoring/types.js';
 import { DEFAULT_TOKEN_WEIGHTS } from '../../scoring/weightedTokens.js';
-import type { CompetitionSettings, CompetitionUpsert } from '../competitions.js';
+import { DEFAULT_PLANNED_RUNS, type CompetitionSettings, type CompetitionUpsert } from '../competitions.js';
 import { NOW_TEXT, type PgContext } from './context.js';
 import { rebuildAggregates } from './aggregates.js';
 
@@ -18,6 +18,8 @@ interface Row {
   reveal_answers: boolean;
   created_at: string;
   updated_at: string;
+  planned_runs: number;
+  min_validator_version: string | null;
 }
 
 /** src/db/competitions.ts toSettings: the same object, key for key. */
@@ -32,6 +34,8 @@ const toSettings = (r: Row, excludedValidators: string[]): CompetitionSettings =
   excludedValidators,
   createdAt: r.created_at,
   updatedAt: r.updated_at,
+  plannedRuns: r.planned_runs,
+  minValidatorVersion: r.min_validator_version,
 });
 
 // Ids compare in byte order (COLLATE "C"), as SQLite's BINARY does, whatever the database's collation.
@@ -95,11 +99,14 @@ export function pgCompetitionsRepo(ctx: PgContext) {
           input.judgeVotes ?? before?.judgeVotes ?? 5,
           JSON.stringify(input.finalStages ?? before?.finalStages ?? [...DEFAULT_FINAL_STAGES]),
           input.revealAnswers ?? before?.revealAnswers ?? false,
+          input.plannedRuns ?? before?.plannedRuns ?? DEFAULT_PLANNED_RUNS,
+          input.minValidatorVersion === undefined ? (before?.minValidatorVersion ?? null) : input.minValidatorVersion,
         ];
         if (before) {
           await c.execute(
             `UPDATE competitions SET name = $2, weight_input = $3, weight_cached_input = $4, weight_output = $5,
-              burn_ratio = $6, judge_votes = $7, final_stages = $8, reveal_answers = $9, updated_at = ${NOW_TEXT}
+              burn_ratio = $6, judge_votes = $7, final_stages = $8, reveal_answers = $9, planned_runs = $10,
+              min_validator_version = $11, updated_at = ${NOW_TEXT}
             WHERE id = $1`,
             values,
           );
@@ -111,7 +118,8 @@ export function pgCompetitionsRepo(ctx: PgContext) {
         } else {
           await c.execute(
             `INSERT INTO competitions (id, name, weight_input, weight_cached_input, weight_output, burn_ratio,
-              judge_votes, final_stages, reveal_answers) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
+              judge_votes, final_stages, reveal_answers, planned_runs, min_validator_version)
+              VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
             values,
           );
         }

@@ -69,6 +69,8 @@ export const competitions = pgTable('competitions', {
   updatedAt: createdAt('updated_at'),
   // Last, where SQLite's 1.1 migration added it: both engines give the columns in one order.
   revealAnswers: boolean('reveal_answers').notNull().default(false),
+  plannedRuns: integer('planned_runs').notNull().default(5),
+  minValidatorVersion: text('min_validator_version'),
 });
 
 export const tasks = pgTable(
@@ -144,6 +146,9 @@ export const validators = pgTable('validators', {
   publicKey: text('public_key').unique(),
   createdAt: createdAt(),
   revokedAt: text('revoked_at'),
+  lastSeenAt: text('last_seen_at'),
+  version: text('version'),
+  codeDigest: text('code_digest'),
 });
 
 export const miners = pgTable(

@@ -1,0 +1,111 @@
+// SPEC 13 / API.md 1.2: validators report a heartbeat with their version; listings show when each
+// was last seen and mark the silent ones; a competition's minValidatorVersion refuses run writes
+// from an older (or silent) validator with a 426.
+import { afterEach, describe, expect, it } from 'vitest';
+import { admin, testApp, type TestApp } from '../support/app.js';
+import { createValidators, postRuns, setupCompetition, type Validator } from './trustKit.js';
+
+let t: TestApp;
+afterEach(async () => t?.close());
+
+const beat = (v: Validator | { headers: Record<string, string> }, payload: Record<string, unknown>) =>
+  t.call({ method: 'POST', url: '/v1/validators/heartbeat', headers: v.headers, payload });
+
+async function adminList(): Promise<Map<string, Record<string, unknown>>> {
+  const res = await t.call({ method: 'GET', url: '/v1/validators', headers: admin });
+  expect(res.status).toBe(200);
+  return new Map(res.body.validators.map((v: { id: string }) => [v.id, v]));
+}
+
+async function competitionList(): Promise<Map<string, Record<string, unknown>>> {
+  const res = await t.call({ method: 'GET', url: '/v1/competitions/c/validators' });
+  expect(res.status, JSON.stringify(res.body)).toBe(200);
+  return new Map(res.body.validators.map((v: { id: string }) => [v.id, v]));
+}
+
+/** Moves a validator's last heartbeat back by `ms`, as if it had gone quiet since. */
+async function ageHeartbeat(v: Validator, ms: number) {
+  const at = new Date(Date.now() - ms).toISOString();
+  await t.query(`UPDATE validators SET last_seen_at = '${at}' WHERE id = '${v.id}'`);
+}
+
+const run = (runId: string) => ({ runId, taskId: 'swe-a', kind: 'miner', minerHotkey: 'm1', resolved: true });
+
+describe('heartbeats', () => {
+  it('records version and time, shown in both listings; a silent validator is marked, not removed', async () => {
+    t = await testApp();
+    await setupCompetition(t);
+    const [A, B] = (await createValidators(t, 2)) as [Validator, Validator];
+    await postRuns(t, A.headers, [run('a1')]);
+    await postRuns(t, B.headers, [run('b1')]);
+    const before = Date.now();
+    const digest = 'ab'.repeat(32);
+    const res = await beat(A, { version: '1.4.0', codeDigest: digest });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect(res.body).toMatchObject({ id: A.id, version: '1.4.0', codeDigest: digest, silent: false });
+    expect(Date.parse(res.body.lastSeen)).toBeGreaterThanOrEqual(before - 1000);
+
+    for (const rows of [await adminList(), await competitionList()]) {
+      expect(rows.get(A.id)).toMatchObject({ version: '1.4.0', silent: false, lastSeen: res.body.lastSeen });
+      // B never sent one: listed, silent, no version.
+      expect(rows.get(B.id)).toMatchObject({ version: null, lastSeen: null, silent: true });
+    }
+
+    // An hour and a minute later without a heartbeat, A is silent (default SCORING_VALIDATOR_SILENT_AFTER_MS, 1 h).
+    await ageHeartbeat(A, 61 * 60 * 1000);
+    for (const rows of [await adminList(), await competitionList()]) {
+      expect(rows.get(A.id)).toMatchObject({ version: '1.4.0', silent: true });
+    }
+    // Fifty-nine minutes: not yet.
+    await ageHeartbeat(A, 59 * 60 * 1000);
+    expect((await competitionList()).get(A.id)).toMatchObject({ silent: false });
+    // A new heartbeat brings it back.
+    await ageHeartbeat(A, 5 * 60 * 60 * 1000);
+    expect((await beat(A, { version: '1.5.0' })).body).toMatchObject({ silent: false, codeDigest: null });
+    expect((await adminList()).get(A.id)).toMatchObject({ version: '1.5.0', silent: false });
+  });
+
+  it('is cheap: no audit entry, and the kept scores stay', async () => {
+    t = await testApp();
+    await setupCompetition(t);
+    const [A] = (await createValidators(t, 1)) as [Validator];
+    await postRuns(t, A.headers, [run('a1')]);
+    const board = await t.call({ method: 'GET', url: '/v1/competitions/c/leaderboard' });
+    const audited = await t.count('audit_log');
+    const changes: string[] = [];
+    t.store.listeners.add((e) => void changes.push(e.competitionId));
+    for (let i = 0; i < 3; i++) expect((await beat(A, { version: `1.0.${i}` })).status).toBe(200);
+    expect(await t.count('audit_log')).toBe(audited);
+    expect(changes).toEqual([]);
+    const again = await t.call({
+      method: 'GET',
+      url: '/v1/competitions/c/leaderboard',
+      headers: { 'if-none-match': String(board.headers.etag) },
+    });
+    expect(again.status).toBe(304);
+  });
+
+  it.each([
+    [{ version: 'v1.2.3' }, 'version'],
+    [{ version: '1.2' }, 'version'],
+    [{ version: 'latest' }, 'version'],
+    [{}, 'version'],
+    [{ version: '1.2.3', codeDigest: 'xyz' }, 'codeDigest'],
+    [{ version: '1.2.3', extra: 1 }, ''],
+  ])('refuses %j with a 400 naming the field', async (payload, field) => {
+    t = await testApp();
+    await setupCompetition(t);
+    const [A] = (await createValidators(t, 1)) as [Validator];
+    const res = await beat(A, payload);
+    expect(res.status).toBe(400);
+    expect(res.headers['content-type']).toMatch(/application\/problem\+json/);
+    expect(JSON.stringify(res.body.errors)).toContain(`body/${field}`);
+    expect((await adminList()).get(A.id)).toMatchObject({ version: null, lastSeen: null });
+  });
+
+  it('is for validators: 401 without credentials, 403 for the admin', async () => {
+    t = await testApp();
+    expect((await beat({ headers: {} }, { version: '1.0.0' })).status).toBe(401);
+    expect((await beat({ headers: admin }, { version: '1.0.0' })).status).toBe(403);
+  });
+});
