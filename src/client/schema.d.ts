@@ -311,7 +311,7 @@ export interface paths {
         put?: never;
         /**
          * Submit a batch of run results
-         * @description Up to 5,000 runs, stored atomically: a rejected batch stores nothing. Idempotent by `runId`: a run identical to the stored one is a duplicate; different content is a 409 naming the ids. Unknown task: 404. Votes that do not match the task's rubric (SPEC 7): 422 naming the run and criterion.
+         * @description Up to 5,000 runs, stored atomically: a rejected batch stores nothing. Idempotent by `runId`: a run identical to the stored one is a duplicate; different content is a 409 naming the ids. Unknown task: 404. Votes that do not match the task's rubric (SPEC 7): 422 naming the run and criterion. A validator older than the competition's `minValidatorVersion` (by its last heartbeat), or with none: 426 naming the version.
          */
         post: operations["postRuns"];
         delete?: never;
@@ -336,7 +336,7 @@ export interface paths {
         post?: never;
         /**
          * Delete a run
-         * @description The admin may delete any run; a validator only the runs it sent (403 otherwise).
+         * @description The admin may delete any run; a validator only the runs it sent (403 otherwise), and only at the competition's `minValidatorVersion` or later (426 otherwise).
          */
         delete: operations["deleteRun"];
         options?: never;
@@ -715,6 +715,13 @@ export interface components {
          * @enum {string}
          */
         ComplexityInput: "short" | "medium" | "long";
+        /** @description A validator's heartbeat: it is alive, and runs this version. */
+        HeartbeatInput: {
+            /** @description The validator's software version (semver), e.g. `1.4.0`. */
+            version: string;
+            /** @description SHA-256 of the validator's code (64 lowercase hex digits, optionally prefixed `sha256:`). */
+            codeDigest?: string;
+        };
         /** @description Token weights of SPEC section 2; each from 0 to 1,000,000. */
         TokenWeightsInput: {
             /** @description Weight of non-cached input tokens (wi). */
@@ -738,6 +745,10 @@ export interface components {
             finalStages?: components["schemas"]["StageInput"][];
             /** @description Make QnA reference answers and rubrics public in task reads. Default false: only the admin sees them. */
             revealAnswers?: boolean;
+            /** @description Runs planned per (task, miner) pair and per task's baseline where the task names no plannedRuns: coverage only (SPEC 13). Default 5. */
+            plannedRuns?: number;
+            /** @description Oldest validator version (semver) whose run writes are taken: an older validator, or one that sent no heartbeat, gets a 426. null: any. Default null. */
+            minValidatorVersion?: string | null;
         };
         /** @description One rubric criterion. */
         RubricCriterionInput: {
@@ -816,13 +827,6 @@ export interface components {
             stage?: components["schemas"]["StageInput"];
             /** @description Complexity of every imported task (any case). Left out: stored tasks keep theirs, new ones get none. */
             complexity?: components["schemas"]["ComplexityInput"];
-        };
-        /** @description A validator's heartbeat: it is alive, and runs this version. */
-        HeartbeatInput: {
-            /** @description The validator's software version (semver), e.g. `1.4.0`. */
-            version: string;
-            /** @description SHA-256 of the validator's code (64 lowercase hex digits, optionally prefixed `sha256:`). */
-            codeDigest?: string;
         };
         /** @description A validator to create. */
         NewValidatorInput: {
@@ -989,6 +993,19 @@ export interface components {
                 message: string;
             }[];
         };
+        /** @description The heartbeat as recorded. */
+        HeartbeatReceived: {
+            /** @description Validator id. */
+            id: string;
+            /** @description Time of the last heartbeat, ISO 8601 UTC; null: never sent one. */
+            lastSeen: string | null;
+            /** @description Version the last heartbeat announced; null: none. */
+            version: string | null;
+            /** @description No heartbeat for longer than SCORING_VALIDATOR_SILENT_AFTER_MS (default 1 h), or never one. */
+            silent: boolean;
+            /** @description Code digest the last heartbeat announced; null: none. */
+            codeDigest: string | null;
+        };
         /** @description Token weights of SPEC section 2; each from 0 to 1,000,000. */
         TokenWeights: {
             /** @description Weight of non-cached input tokens (wi). */
@@ -1019,6 +1036,10 @@ export interface components {
             createdAt: string;
             /** @description Last settings change, ISO 8601 UTC. */
             updatedAt: string;
+            /** @description Runs planned per pair where the task names none (coverage, SPEC 13). */
+            plannedRuns: number;
+            /** @description Oldest validator version whose run writes are taken; null: any. */
+            minValidatorVersion: string | null;
             /** @description What the competition holds. */
             counts: {
                 /** @description Tasks in the competition. */
@@ -1118,19 +1139,6 @@ export interface components {
             updated: number;
             /** @description Tasks sent exactly as stored. */
             unchanged: number;
-        };
-        /** @description The heartbeat as recorded. */
-        HeartbeatReceived: {
-            /** @description Validator id. */
-            id: string;
-            /** @description Time of the last heartbeat, ISO 8601 UTC; null: never sent one. */
-            lastSeen: string | null;
-            /** @description Version the last heartbeat announced; null: none. */
-            version: string | null;
-            /** @description No heartbeat for longer than SCORING_VALIDATOR_SILENT_AFTER_MS (default 1 h), or never one. */
-            silent: boolean;
-            /** @description Code digest the last heartbeat announced; null: none. */
-            codeDigest: string | null;
         };
         /** @description A validator (never its key). */
         Validator: {
@@ -3329,6 +3337,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Upgrade Required */
+            426: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     getRun: {
@@ -3462,6 +3479,15 @@ export interface operations {
             };
             /** @description Unsupported Media Type */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Upgrade Required */
+            426: {
                 headers: {
                     [name: string]: unknown;
                 };

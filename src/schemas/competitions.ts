@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { named } from './named.js';
 import { LIMITS, StageSchema } from './common.js';
+import { SemverSchema } from './heartbeat.js';
 
 /** SPEC 2 asks finite and at least 0. A bound keeps every weighted token sum (sums reach 2^53) far from overflowing to Infinity; 10^6 is generous. */
 const Weight = z.number().min(0).max(1e6);
@@ -44,6 +45,20 @@ export const CompetitionInputSchema = named(
       .describe(
         'Make QnA reference answers and rubrics public in task reads. Default false: only the admin sees them.',
       ),
+    plannedRuns: z
+      .number()
+      .int()
+      .min(1)
+      .max(1000)
+      .optional()
+      .describe(
+        "Runs planned per (task, miner) pair and per task's baseline where the task names no plannedRuns: coverage only (SPEC 13). Default 5.",
+      ),
+    minValidatorVersion: SemverSchema.nullable()
+      .optional()
+      .describe(
+        'Oldest validator version (semver) whose run writes are taken: an older validator, or one that sent no heartbeat, gets a 426. null: any. Default null.',
+      ),
   }),
 );
 
@@ -61,6 +76,11 @@ export const CompetitionSchema = named(
     excludedValidators: z.array(z.string()).describe('Validators whose runs are set aside in this competition.'),
     createdAt: z.string().describe('Creation time, ISO 8601 UTC.'),
     updatedAt: z.string().describe('Last settings change, ISO 8601 UTC.'),
+    plannedRuns: z.number().int().describe('Runs planned per pair where the task names none (coverage, SPEC 13).'),
+    minValidatorVersion: z
+      .string()
+      .nullable()
+      .describe('Oldest validator version whose run writes are taken; null: any.'),
     counts: z
       .object({
         tasks: z.number().int().describe('Tasks in the competition.'),

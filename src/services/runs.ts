@@ -7,6 +7,7 @@ import { isValidTokens, weightedTokens } from '../scoring/index.js';
 import type { CriterionGrade, TokenWeights } from '../scoring/types.js';
 import { ingestRuns } from './ingestRuns.js';
 import { revealsAnswers, writerId, type Principal } from './principal.js';
+import { requireValidatorVersion } from './validatorVersion.js';
 import { parseCursor, type AuditService } from './audit.js';
 
 /** A run's graded criteria (stored in rubric order), each named by its position; its id only when `reveal`. */
@@ -84,6 +85,7 @@ export function runsService(store: Store, audit: AuditService) {
     ingest(competitionId: string, runs: RunInput[], who: Principal) {
       return store.transaction(
         async (tx) => {
+          await requireValidatorVersion(tx, competitionId, who);
           const result = await ingestRuns(tx, competitionId, runs, writerId(who));
           if (who.kind === 'admin' && result.accepted > 0) {
             await audit.record(tx, who, 'runs.post', competitionId, `${runs.length} runs`, {
@@ -127,6 +129,7 @@ export function runsService(store: Store, audit: AuditService) {
       return store.transaction(
         async (tx) => {
           const { competition, run } = await find(tx, competitionId, runId);
+          await requireValidatorVersion(tx, competitionId, who);
           if (who.kind === 'validator' && run.validatorId !== who.id) {
             throw forbidden(`run ${runId} was sent by another validator; a validator may delete only its own runs`);
           }

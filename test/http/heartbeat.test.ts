@@ -109,3 +109,66 @@ describe('heartbeats', () => {
     expect((await beat({ headers: admin }, { version: '1.0.0' })).status).toBe(403);
   });
 });
+
+describe('minValidatorVersion', () => {
+  const put = (payload: Record<string, unknown>) =>
+    t.call({ method: 'PUT', url: '/v1/competitions/c', headers: admin, payload: { name: 'Trust', ...payload } });
+  const post = (v: { headers: Record<string, string> }, runId: string) =>
+    t.call({ method: 'POST', url: '/v1/competitions/c/runs', headers: v.headers, payload: { runs: [run(runId)] } });
+
+  it('refuses run writes from an older or silent validator with a 426 naming the version; admin writes pass', async () => {
+    t = await testApp();
+    await setupCompetition(t);
+    const [A] = (await createValidators(t, 1)) as [Validator];
+    await postRuns(t, A.headers, [run('early')]);
+    const set = await put({ minValidatorVersion: '2.0.0' });
+    expect(set.status).toBe(200);
+    expect(set.body.minValidatorVersion).toBe('2.0.0');
+    const audit = await t.call({ method: 'GET', url: '/v1/audit?competition=c', headers: admin });
+    expect(audit.body.entries.at(-1)).toMatchObject({
+      action: 'competition.update',
+      summary: { minValidatorVersion: '2.0.0' },
+    });
+
+    const runsBefore = await t.count('runs');
+    // No heartbeat yet, then an older version, then a pre-release of the required one: all 426.
+    for (const version of [null, '1.9.9', '2.0.0-rc.1']) {
+      if (version) expect((await beat(A, { version })).status).toBe(200);
+      const res = await post(A, `r-${version}`);
+      expect(res.status, JSON.stringify(res.body)).toBe(426);
+      expect(res.headers['content-type']).toMatch(/application\/problem\+json/);
+      expect(res.body.detail).toContain('2.0.0 or later');
+      expect(res.body.errors).toEqual([{ path: 'validator/version', message: 'must be 2.0.0 or later' }]);
+      const del = await t.call({ method: 'DELETE', url: '/v1/competitions/c/runs/early', headers: A.headers });
+      expect(del.status).toBe(426);
+    }
+    expect(await t.count('runs')).toBe(runsBefore);
+
+    // The admin is not a validator: its writes pass.
+    expect((await post({ headers: admin }, 'by-admin')).status).toBe(200);
+
+    // Upgraded: the same writes are taken.
+    expect((await beat(A, { version: '2.0.0' })).status).toBe(200);
+    expect((await post(A, 'after')).status).toBe(200);
+    expect((await beat(A, { version: '2.1.0' })).status).toBe(200);
+    expect((await t.call({ method: 'DELETE', url: '/v1/competitions/c/runs/early', headers: A.headers })).status).toBe(
+      200,
+    );
+
+    // A later requirement catches it again; null lifts it; leaving it out keeps it.
+    expect((await put({ minValidatorVersion: '3.0.0' })).status).toBe(200);
+    expect((await put({})).body.minValidatorVersion).toBe('3.0.0');
+    expect((await post(A, 'again')).status).toBe(426);
+    expect((await put({ minValidatorVersion: null })).body.minValidatorVersion).toBeNull();
+    expect((await post(A, 'again')).status).toBe(200);
+  });
+
+  it.each(['v2.0.0', '2.0', 'two'])('refuses minValidatorVersion %j with a 400 naming it', async (version) => {
+    t = await testApp();
+    await setupCompetition(t);
+    const res = await put({ minValidatorVersion: version });
+    expect(res.status).toBe(400);
+    expect(JSON.stringify(res.body.errors)).toContain('body/minValidatorVersion');
+    expect((await t.call({ method: 'GET', url: '/v1/competitions/c' })).body.minValidatorVersion).toBeNull();
+  });
+});
