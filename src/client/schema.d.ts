@@ -384,6 +384,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/competitions/{competitionId}/coverage": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * What still has to be run
+         * @description For every task of the stages and every miner seen in a scored run, and each task with its baseline: runs planned (the task's plannedRuns, else the competition's), runs that are scored (not deleted, not from an excluded validator) and runs missing (SPEC 13). `missing=true` lists only pairs still missing runs; `miner` and `task` choose pairs, and the summary covers every chosen pair. Reflects every write acknowledged before the request; ETag and 304 like every score read.
+         */
+        get: operations["getCoverage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/competitions/{competitionId}/events": {
         parameters: {
             query?: never;
@@ -1685,6 +1705,43 @@ export interface components {
             /** @description Runs in storage order, oldest first. */
             runs: components["schemas"]["Run"][];
             /** @description Pass as `cursor` for the next page; null at the end. Stays valid while runs are added. */
+            nextCursor: string | null;
+        };
+        /** @description One (task, miner) pair, or a task with its baseline. */
+        CoveragePair: {
+            /** @description Task id. */
+            taskId: string;
+            /** @description Miner hotkey, or `baseline`. */
+            miner: string;
+            /** @description Runs planned: the task's plannedRuns, else the competition's (default 5). */
+            planned: number;
+            /** @description Runs that are scored: not deleted, not from an excluded validator. */
+            have: number;
+            /** @description max(0, planned - have). */
+            missing: number;
+        };
+        /** @description What still has to be run over a stage set (SPEC 13). */
+        Coverage: {
+            /** @description Competition identifier. */
+            competitionId: string;
+            /** @description Stages whose tasks make the pairs. */
+            stages: string[];
+            /** @description Over every pair `miner` and `task` choose, whatever the page and `missing`. */
+            summary: {
+                /** @description Pairs chosen by `miner` and `task` (all pairs without them). */
+                pairs: number;
+                /** @description Runs planned over those pairs. */
+                planned: number;
+                /** @description Scored runs over those pairs. */
+                have: number;
+                /** @description Runs still missing over those pairs. */
+                missing: number;
+                /** @description No chosen pair is missing a run. */
+                complete: boolean;
+            };
+            /** @description A page of the pairs, by task id, the baseline first, then hotkey. */
+            pairs: components["schemas"]["CoveragePair"][];
+            /** @description Cursor of the next page; null on the last. */
             nextCursor: string | null;
         };
         /** @description A snapshot without its leaderboard and weights. */
@@ -3604,6 +3661,90 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Weights"];
+                };
+            };
+            /** @description Not Modified */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description URI Too Long */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getCoverage: {
+        parameters: {
+            query?: {
+                /** @description Comma-separated stages to score, e.g. `screener_2,evaluation`. Default: the competition's `finalStages`. */
+                stages?: string;
+                /** @description Only this miner (a hotkey), or `baseline` for the baseline pairs. */
+                miner?: string;
+                /** @description Only this task. */
+                task?: string;
+                /** @description `true`: only the pairs still missing runs. The summary still covers every chosen pair. */
+                missing?: "true" | "false";
+                /** @description Pairs per page, 1 to 10,000; default 1000. */
+                limit?: number;
+                /** @description `nextCursor` of the previous page. */
+                cursor?: string;
+            };
+            header?: {
+                /** @description ETags of bodies the client holds: a 304 with no body when one is current. */
+                "If-None-Match"?: string;
+            };
+            path: {
+                /** @description Competition identifier. */
+                competitionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description ETag of this body: strong, with `-br` or `-gzip` appended when sent compressed; for a snapshot input, weak (`W/"<inputDigest>"`), one tag for every coding. */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Coverage"];
                 };
             };
             /** @description Not Modified */

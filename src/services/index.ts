@@ -4,6 +4,7 @@ import type { Store } from '../db/store.js';
 import { auditService } from './audit.js';
 import { changesService } from './changes.js';
 import { competitionsService } from './competitions.js';
+import { coverageService } from './coverage.js';
 import { exportsService } from './exports.js';
 import { backupService } from './backup.js';
 import { importSessionsService } from './importSessions.js';
@@ -41,6 +42,7 @@ export function createServices(store: Store, options: ServiceOptions = {}) {
     miners: minersService(store, audit),
     validators: validatorsService(store, audit, options.validatorSilentAfterMs),
     scores,
+    coverage: coverageService(scores),
     snapshots: snapshotsService(store, scores, options.signer ?? ephemeralSigner(), audit),
     score: scoreInputDocument,
     changes: changesService(store),

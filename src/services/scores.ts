@@ -430,6 +430,21 @@ export function scoresService(store: Store, observe: (seconds: number) => void =
     },
 
     /**
+     * A body made from the scores' input (coverage), once per key, kept with the scores within the
+     * byte budget: a write drops it with them, and it reflects every write acknowledged before.
+     */
+    fromInput(
+      competitionId: string,
+      stages: Stage[] | undefined,
+      key: string,
+      build: (input: CompetitionInput, competition: CompetitionSettings) => unknown,
+    ): Maybe<Body> {
+      return chain(scored(competitionId, stages), (s) =>
+        cached(s, key, async () => build((await s.basis()).input, s.competition)),
+      );
+    },
+
+    /**
      * Every validator's activity and agreement (SPEC 10) over the stage set, kept with the scores.
      * An object, not a body: the route adds each validator's liveness, which changes without a write.
      */
