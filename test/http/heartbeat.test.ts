@@ -2,6 +2,7 @@
 // was last seen and mark the silent ones; a competition's minValidatorVersion refuses run writes
 // from an older (or silent) validator with a 426.
 import { afterEach, describe, expect, it } from 'vitest';
+import { keypairFromSeed, signRequest } from '../../src/client/sign.js';
 import { admin, testApp, type TestApp } from '../support/app.js';
 import { createValidators, postRuns, setupCompetition, type Validator } from './trustKit.js';
 
@@ -63,6 +64,39 @@ describe('heartbeats', () => {
     await ageHeartbeat(A, 5 * 60 * 60 * 1000);
     expect((await beat(A, { version: '1.5.0' })).body).toMatchObject({ silent: false, codeDigest: null });
     expect((await adminList()).get(A.id)).toMatchObject({ version: '1.5.0', silent: false });
+  });
+
+  it('takes its silence threshold from SCORING_VALIDATOR_SILENT_AFTER_MS', async () => {
+    t = await testApp({ validatorSilentAfterMs: 60_000 });
+    await setupCompetition(t);
+    const [A] = (await createValidators(t, 1)) as [Validator];
+    expect((await beat(A, { version: '1.0.0' })).body.silent).toBe(false);
+    await ageHeartbeat(A, 2 * 60_000);
+    expect((await adminList()).get(A.id)).toMatchObject({ silent: true });
+  });
+
+  it('takes a signed heartbeat from a validator that signs', async () => {
+    t = await testApp();
+    const key = keypairFromSeed('0x' + '42'.repeat(32));
+    const created = await t.call({
+      method: 'POST',
+      url: '/v1/validators',
+      headers: admin,
+      payload: { name: 'signer', hotkey: key.address },
+    });
+    expect(created.status).toBe(201);
+    const payload = JSON.stringify({ version: '3.1.4' });
+    const res = await t.call({
+      method: 'POST',
+      url: '/v1/validators/heartbeat',
+      headers: {
+        'content-type': 'application/json',
+        ...signRequest({ key, body: payload, signedFor: t.serverHotkey }),
+      },
+      payload,
+    });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect(res.body).toMatchObject({ id: created.body.id, version: '3.1.4', silent: false });
   });
 
   it('is cheap: no audit entry, and the kept scores stay', async () => {
