@@ -3,7 +3,17 @@
 // runs), for the whole list, each filter and every page.
 import { afterEach, describe, expect, it } from 'vitest';
 import { admin, testApp, type TestApp } from '../support/app.js';
-import { createValidators, postRuns, qna, setupCompetition, type Validator } from './trustKit.js';
+import fc from 'fast-check';
+import {
+  createValidators,
+  postRuns,
+  qna,
+  runBody,
+  setupCompetition,
+  TASK_IDS,
+  type RunSpec,
+  type Validator,
+} from './trustKit.js';
 import type { Json } from '../support/json.js';
 
 let t: TestApp;
@@ -240,3 +250,51 @@ describe('coverage', () => {
     expect((await t.call({ method: 'GET', url: '/v1/competitions/none/coverage' })).status).toBe(404);
   });
 });
+
+const spec: fc.Arbitrary<RunSpec> = fc.record({
+  task: fc.integer({ min: 0, max: TASK_IDS.length - 1 }),
+  baseline: fc.integer({ min: 0, max: 3 }).map((k) => k === 0),
+  miner: fc.integer({ min: 0, max: 3 }),
+  resolved: fc.boolean(),
+  tokens: fc.constant(null),
+  votes: fc.tuple(fc.integer({ min: 0, max: 3 }), fc.integer({ min: 0, max: 3 })),
+});
+
+it('equals the count over the stored runs for random runs, deletions and an exclusion', async () => {
+  const scenario = fc.record({
+    runs: fc.array(fc.record({ v: fc.integer({ min: 0, max: 2 }), spec }), { minLength: 1, maxLength: 25 }),
+    deletions: fc.array(fc.nat(), { maxLength: 6 }),
+    exclude: fc.option(fc.integer({ min: 0, max: 2 }), { nil: null }),
+    stages: fc.constantFrom('', '?stages=evaluation', '?stages=screener_2'),
+  });
+  // Each case closes the one before; afterEach closes the last.
+  let previous: TestApp | null = null;
+  await fc.assert(
+    fc.asyncProperty(scenario, async ({ runs, deletions, exclude, stages }) => {
+      if (previous) await previous.close();
+      t = previous = await testApp();
+      await setupCompetition(t);
+      const validators = await createValidators(t, 3);
+      const sent = runs.map((r, i) => ({ runId: `r${i}`, v: r.v, body: runBody(`r${i}`, r.spec) }));
+      for (const r of sent) await postRuns(t, validators[r.v]!.headers, [r.body]);
+      for (const pick of deletions) {
+        const [r] = sent.splice(pick % Math.max(1, sent.length), 1);
+        if (!r) break;
+        const url = `/v1/competitions/c/runs/${r.runId}`;
+        expect((await t.call({ method: 'DELETE', url, headers: validators[r.v]!.headers })).status).toBe(200);
+      }
+      if (exclude !== null) {
+        const url = `/v1/competitions/c/validators/${validators[exclude]!.id}`;
+        const res = await t.call({ method: 'PUT', url, headers: admin, payload: { excluded: true } });
+        expect(res.status).toBe(201);
+      }
+      const body = await coverage(stages);
+      const want = await expected(body.stages, 5);
+      expect(body.pairs).toEqual(want);
+      expect(body.summary).toEqual(summaryOf(want));
+      const missing = await allPages(`${stages ? stages.slice(1) : ''}&missing=true`, 3);
+      expect(missing).toEqual(want.filter((p) => p.missing > 0));
+    }),
+    { numRuns: 15, seed: 0x4013 },
+  );
+}, 120_000);
