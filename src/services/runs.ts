@@ -81,6 +81,8 @@ export function runsService(store: Store, audit: AuditService) {
   }
 
   return {
+    /** Refuses (426) a validator older than the competition's minValidatorVersion; the admin passes. */
+    requireVersion: (competitionId: string, who: Principal) => requireValidatorVersion(store, competitionId, who),
     /** Stores a batch atomically; the writer is recorded on every run, and an admin batch in the audit log. */
     ingest(competitionId: string, runs: RunInput[], who: Principal) {
       return store.transaction(

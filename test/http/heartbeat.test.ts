@@ -197,6 +197,42 @@ describe('minValidatorVersion', () => {
     expect((await post(A, 'again')).status).toBe(200);
   });
 
+  it('refuses an outdated bearer validator before reading its batch, and a signed one once it is checked', async () => {
+    t = await testApp();
+    await setupCompetition(t, 'c', { minValidatorVersion: '2.0.0' });
+    const [A] = (await createValidators(t, 1)) as [Validator];
+    // A body that would be a 400 if it were parsed: the 426 comes first.
+    const res = await t.call({
+      method: 'POST',
+      url: '/v1/competitions/c/runs',
+      headers: { ...A.headers, 'content-type': 'application/json' },
+      payload: '{"runs": [',
+    });
+    expect(res.status, JSON.stringify(res.body)).toBe(426);
+
+    const key = keypairFromSeed('0x' + '43'.repeat(32));
+    await t.call({
+      method: 'POST',
+      url: '/v1/validators',
+      headers: admin,
+      payload: { name: 's', hotkey: key.address },
+    });
+    const signed = async (url: string, payload: string) =>
+      t.call({
+        method: 'POST',
+        url,
+        headers: {
+          'content-type': 'application/json',
+          ...signRequest({ key, body: payload, signedFor: t.serverHotkey }),
+        },
+        payload,
+      });
+    const batch = JSON.stringify({ runs: [run('signed-1')] });
+    expect((await signed('/v1/competitions/c/runs', batch)).status).toBe(426);
+    expect((await signed('/v1/validators/heartbeat', JSON.stringify({ version: '2.0.1' }))).status).toBe(200);
+    expect((await signed('/v1/competitions/c/runs', batch)).status).toBe(200);
+  });
+
   it.each(['v2.0.0', '2.0', 'two'])('refuses minValidatorVersion %j with a 400 naming it', async (version) => {
     t = await testApp();
     await setupCompetition(t);
