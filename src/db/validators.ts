@@ -62,15 +62,17 @@ export function validatorsRepo(db: Db) {
     },
     /**
      * Records a heartbeat: one row written, nothing else (no audit entry, no write event: liveness
-     * is no part of any score). False when there is no such validator.
+     * is no part of any score). The row as written; null when there is no such validator.
      */
-    heartbeat(id: string, version: string, codeDigest: string | null): boolean {
-      const res = db
-        .update(validators)
-        .set({ lastSeenAt: sql`(strftime('%Y-%m-%dT%H:%M:%fZ','now'))`, version, codeDigest })
-        .where(eq(validators.id, id))
-        .run();
-      return res.changes > 0;
+    heartbeat(id: string, version: string, codeDigest: string | null): ValidatorRow | null {
+      return (
+        db
+          .update(validators)
+          .set({ lastSeenAt: sql`(strftime('%Y-%m-%dT%H:%M:%fZ','now'))`, version, codeDigest })
+          .where(eq(validators.id, id))
+          .returning()
+          .get() ?? null
+      );
     },
     /** Revokes a validator; returns false when there is no such validator. */
     revoke(id: string): boolean {

@@ -56,9 +56,8 @@ export function validatorsService(store: Store, audit: AuditService, silentAfter
      */
     async heartbeat(input: { version: string; codeDigest?: string }, who: Principal) {
       if (who.kind !== 'validator') throw forbidden('only a validator sends heartbeats; the admin token has none');
-      if (!(await store.validators.heartbeat(who.id, input.version, input.codeDigest ?? null)))
-        throw notFound(`validator ${who.id} does not exist`);
-      const v = (await store.validators.get(who.id))!;
+      const v = await store.validators.heartbeat(who.id, input.version, input.codeDigest ?? null);
+      if (!v) throw notFound(`validator ${who.id} does not exist`);
       return { id: v.id, ...liveness(v, silentAfterMs, Date.now()), codeDigest: v.codeDigest };
     },
     /** Every validator's liveness now, by id. */

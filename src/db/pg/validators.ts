@@ -53,14 +53,15 @@ export function pgValidatorsRepo(ctx: PgContext) {
       ]);
       return row ?? null;
     },
-    /** Records a heartbeat: one row written, nothing else. False when there is no such validator. */
-    async heartbeat(id: string, version: string, codeDigest: string | null): Promise<boolean> {
-      const n = await ctx.execute(
-        `UPDATE validators SET last_seen_at = ${NOW_TEXT}, version = $2, code_digest = $3 WHERE id = $1`,
+    /** Records a heartbeat: one row written, nothing else. The row as written; null when there is no such validator. */
+    async heartbeat(id: string, version: string, codeDigest: string | null): Promise<ValidatorRow | null> {
+      const [row] = await ctx.query<ValidatorRow>(
+        `UPDATE validators SET last_seen_at = ${NOW_TEXT}, version = $2, code_digest = $3 WHERE id = $1
+        RETURNING ${COLUMNS}`,
         [id, version, codeDigest],
         { name: 'pg_validators_heartbeat' },
       );
-      return n > 0;
+      return row ?? null;
     },
     /** Revokes a validator; returns false when there is no such validator. */
     async revoke(id: string): Promise<boolean> {
