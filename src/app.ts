@@ -44,6 +44,8 @@ export interface AppOptions {
   signatures?: SignatureOptions;
   /** The snapshot-signing key (src/signingKey.ts); a throwaway one when not given. */
   signer?: Signer;
+  /** SCORING_VALIDATOR_SILENT_AFTER_MS: no heartbeat for this long lists a validator as silent (default 1 h). */
+  validatorSilentAfterMs?: number;
   logger?: FastifyServerOptions['logger'];
   /** POST /v1/score's limits (SCORING_SCORE_*); the defaults of src/services/scoreInWorker.ts when not given. */
   scoring?: ScoreSettings;
@@ -96,6 +98,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     signatures: options.signatures,
     signer: options.signer,
     scoring: options.scoring,
+    validatorSilentAfterMs: options.validatorSilentAfterMs,
   });
   app.decorate('services', services);
   app.addHook('onClose', async () => {

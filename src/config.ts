@@ -5,6 +5,7 @@ import { dirname, join, resolve } from 'node:path';
 import { DOOR_DEFAULTS, type DoorLimits } from './doorLimits.js';
 import { DEFAULT_HEAP_GROWTH_PERCENT } from './heap.js';
 import { makePrivateDir } from './privateFiles.js';
+import { DEFAULT_SILENT_AFTER_MS } from './services/liveness.js';
 import { MAX_SIGNATURE_WINDOW_MS } from './signatures/epistula.js';
 import { DEFAULT_SCORE_SETTINGS, type ScoreSettings } from './services/scoreInWorker.js';
 import { decodeSs58 } from './signatures/ss58.js';
@@ -55,6 +56,8 @@ export interface Config {
    * TLS proxy"): false (none), true (any), a hop count, or addresses and CIDR ranges.
    */
   trustProxy: TrustProxy;
+  /** SCORING_VALIDATOR_SILENT_AFTER_MS: a validator with no heartbeat for this long is listed as silent. */
+  validatorSilentAfterMs: number;
 }
 
 export type TrustProxy = boolean | number | string[];
@@ -125,6 +128,12 @@ export function loadConfig(env: Env = process.env): Config {
     door: doorLimits(env),
     trustProxy: trustProxy(env.SCORING_TRUST_PROXY),
     scoring: scoring(env),
+    validatorSilentAfterMs: parseInteger(
+      env.SCORING_VALIDATOR_SILENT_AFTER_MS ?? String(DEFAULT_SILENT_AFTER_MS),
+      'SCORING_VALIDATOR_SILENT_AFTER_MS',
+      1000,
+      30 * 24 * 3_600_000,
+    ),
   };
 }
 

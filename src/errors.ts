@@ -21,6 +21,7 @@ export type ErrorKind =
   | 'unprocessable'
   | 'unsupported'
   | 'too_many'
+  | 'upgrade_required'
   | 'unavailable';
 
 export class DomainError extends Error {
@@ -61,6 +62,9 @@ export const unsupported = (detail: string, errors?: ErrorField[]) => new Domain
 /** A write (tasks, an import) into a competition that is not there: a 404 that says how to make it. */
 export const noCompetitionToWrite = (id: string) =>
   notFound(`competition ${id} does not exist; create it first (PUT /v1/competitions/${id})`);
+/** A validator whose announced version is older than the competition asks for (SPEC 13). */
+export const upgradeRequired = (detail: string, errors?: ErrorField[]) =>
+  new DomainError('upgrade_required', detail, errors, 'validator-outdated');
 export const unavailable = (detail: string) => new DomainError('unavailable', detail);
 
 /**

@@ -39,6 +39,7 @@ async function main(): Promise<void> {
       windowMs: config.signatureWindowMs,
     },
     signer: key.signer,
+    validatorSilentAfterMs: config.validatorSilentAfterMs,
     logger: { level: config.logLevel },
     scoring: config.scoring,
     door: config.door,

@@ -18,6 +18,7 @@ describe('configuration from the environment', () => {
       logLevel: 'info',
       readsRequireToken: false,
       heapGrowthPercent: 50,
+      validatorSilentAfterMs: 3_600_000,
     });
     expect(loadConfig({ SCORING_ADMIN_TOKEN: 'x'.repeat(16) }).databasePath).toBe('./data/swe-scoring.db');
   });
@@ -45,6 +46,8 @@ describe('configuration from the environment', () => {
     [{ SCORING_ADMIN_TOKEN: 'short' }, /at least 16/],
     [{ SCORING_HEAP_GROWTH_PERCENT: '-5' }, /SCORING_HEAP_GROWTH_PERCENT must be an integer from 0 to 1000/],
     [{ SCORING_HEAP_GROWTH_PERCENT: '1.5' }, /SCORING_HEAP_GROWTH_PERCENT/],
+    [{ SCORING_VALIDATOR_SILENT_AFTER_MS: '1h' }, /SCORING_VALIDATOR_SILENT_AFTER_MS must be an integer from 1000/],
+    [{ SCORING_VALIDATOR_SILENT_AFTER_MS: '999' }, /SCORING_VALIDATOR_SILENT_AFTER_MS/],
     [{ SCORING_SHUTDOWN_GRACE_MS: '5s' }, /SCORING_SHUTDOWN_GRACE_MS must be an integer from 0 to 3600000/],
     [{ SCORING_SNAPSHOT_INTERVAL: '500ms' }, /SCORING_SNAPSHOT_INTERVAL must be a duration from 1s to 596h/],
     // Past Node's timer limit a setInterval fires every millisecond: 597h is refused, not obeyed so.

@@ -175,6 +175,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/validators/heartbeat": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Say the validator is alive, and which version it runs
+         * @description Records when the validator was last seen and the version (semver) and code digest it runs: one row updated, not audited, no score touched. Validators listings show it; one silent longer than SCORING_VALIDATOR_SILENT_AFTER_MS is marked `silent`. A competition's `minValidatorVersion` refuses run writes (426) from a validator whose last heartbeat names an older version, or that sent none.
+         */
+        post: operations["validatorHeartbeat"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/validators/{id}": {
         parameters: {
             query?: never;
@@ -291,7 +311,7 @@ export interface paths {
         put?: never;
         /**
          * Submit a batch of run results
-         * @description Up to 5,000 runs, stored atomically: a rejected batch stores nothing. Idempotent by `runId`: a run identical to the stored one is a duplicate; different content is a 409 naming the ids. Unknown task: 404. Votes that do not match the task's rubric (SPEC 7): 422 naming the run and criterion.
+         * @description Up to 5,000 runs, stored atomically: a rejected batch stores nothing. Idempotent by `runId`: a run identical to the stored one is a duplicate; different content is a 409 naming the ids. Unknown task: 404. Votes that do not match the task's rubric (SPEC 7): 422 naming the run and criterion. A validator older than the competition's `minValidatorVersion` (by its last heartbeat), or with none: 426 naming the version.
          */
         post: operations["postRuns"];
         delete?: never;
@@ -316,7 +336,7 @@ export interface paths {
         post?: never;
         /**
          * Delete a run
-         * @description The admin may delete any run; a validator only the runs it sent (403 otherwise).
+         * @description The admin may delete any run; a validator only the runs it sent (403 otherwise), and only at the competition's `minValidatorVersion` or later (426 otherwise).
          */
         delete: operations["deleteRun"];
         options?: never;
@@ -376,6 +396,26 @@ export interface paths {
          * @description The final weights by uid under the metagraph in force (SPEC 11): `uids`, `weights` and `versionKey` for `subtensor.set_weights`, the integers exactly as the Bittensor SDK’s `convert_weights_and_uids_for_emit` makes them from `floats`. Unregistered miners’ weight is burned to `burnUid`. 409 when no metagraph is recorded.
          */
         get: operations["getChainWeights"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/competitions/{competitionId}/coverage": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * What still has to be run
+         * @description For every task of the stages and every miner seen in a scored run, and each task with its baseline: runs planned (the task's plannedRuns, else the competition's), runs that are scored (not deleted, not from an excluded validator) and runs missing (SPEC 13). `missing=true` lists only pairs still missing runs; `miner` and `task` choose pairs, and the summary covers every chosen pair. Reflects every write acknowledged before the request; ETag and 304 like every score read.
+         */
+        get: operations["getCoverage"];
         put?: never;
         post?: never;
         delete?: never;
@@ -739,6 +779,13 @@ export interface components {
          * @enum {string}
          */
         ComplexityInput: "short" | "medium" | "long";
+        /** @description A validator's heartbeat: it is alive, and runs this version. */
+        HeartbeatInput: {
+            /** @description The validator's software version (semver), e.g. `1.4.0`. */
+            version: string;
+            /** @description SHA-256 of the validator's code (64 lowercase hex digits, optionally prefixed `sha256:`). */
+            codeDigest?: string;
+        };
         /** @description Token weights of SPEC section 2; each from 0 to 1,000,000. */
         TokenWeightsInput: {
             /** @description Weight of non-cached input tokens (wi). */
@@ -764,6 +811,10 @@ export interface components {
             revealAnswers?: boolean;
             /** @description The validators that may write to the competition (runs, deletes), by id; others get a 403. `null`: every validator (the default). */
             validators?: string[] | null;
+            /** @description Runs planned per (task, miner) pair and per task's baseline where the task names no plannedRuns: coverage only (SPEC 13). Default 5. */
+            plannedRuns?: number;
+            /** @description Oldest validator version (semver) whose run writes are taken: an older validator, or one that sent no heartbeat, gets a 426. null: any. Default null. */
+            minValidatorVersion?: string | null;
         };
         /** @description One rubric criterion. */
         RubricCriterionInput: {
@@ -1032,6 +1083,19 @@ export interface components {
                 message: string;
             }[];
         };
+        /** @description The heartbeat as recorded. */
+        HeartbeatReceived: {
+            /** @description Validator id. */
+            id: string;
+            /** @description Time of the last heartbeat, ISO 8601 UTC; null: never sent one. */
+            lastSeen: string | null;
+            /** @description Version the last heartbeat announced; null: none. */
+            version: string | null;
+            /** @description No heartbeat for longer than SCORING_VALIDATOR_SILENT_AFTER_MS (default 1 h), or never one. */
+            silent: boolean;
+            /** @description Code digest the last heartbeat announced; null: none. */
+            codeDigest: string | null;
+        };
         /** @description Token weights of SPEC section 2; each from 0 to 1,000,000. */
         TokenWeights: {
             /** @description Weight of non-cached input tokens (wi). */
@@ -1064,6 +1128,10 @@ export interface components {
             createdAt: string;
             /** @description Last settings change, ISO 8601 UTC. */
             updatedAt: string;
+            /** @description Runs planned per pair where the task names none (coverage, SPEC 13). */
+            plannedRuns: number;
+            /** @description Oldest validator version whose run writes are taken; null: any. */
+            minValidatorVersion: string | null;
             /** @description What the competition holds. */
             counts: {
                 /** @description Tasks in the competition. */
@@ -1254,6 +1322,12 @@ export interface components {
             createdAt: string;
             /** @description When the key was revoked, or null. */
             revokedAt: string | null;
+            /** @description Time of the last heartbeat, ISO 8601 UTC; null: never sent one. */
+            lastSeen: string | null;
+            /** @description Version the last heartbeat announced; null: none. */
+            version: string | null;
+            /** @description No heartbeat for longer than SCORING_VALIDATOR_SILENT_AFTER_MS (default 1 h), or never one. */
+            silent: boolean;
         };
         /** @description A new validator and its key. */
         ValidatorCreated: {
@@ -1267,6 +1341,12 @@ export interface components {
             createdAt: string;
             /** @description When the key was revoked, or null. */
             revokedAt: string | null;
+            /** @description Time of the last heartbeat, ISO 8601 UTC; null: never sent one. */
+            lastSeen: string | null;
+            /** @description Version the last heartbeat announced; null: none. */
+            version: string | null;
+            /** @description No heartbeat for longer than SCORING_VALIDATOR_SILENT_AFTER_MS (default 1 h), or never one. */
+            silent: boolean;
             /** @description The validator's key, for a validator created without a hotkey. Shown this once: only its hash is stored. */
             apiKey?: string;
         };
@@ -1329,6 +1409,12 @@ export interface components {
             /** @description Resolved runs / runs; null without runs. */
             resolveRate: number | null;
             agreement: components["schemas"]["Agreement"];
+            /** @description Time of the last heartbeat, ISO 8601 UTC; null: never sent one. */
+            lastSeen: string | null;
+            /** @description Version the last heartbeat announced; null: none. */
+            version: string | null;
+            /** @description No heartbeat for longer than SCORING_VALIDATOR_SILENT_AFTER_MS (default 1 h), or never one. */
+            silent: boolean;
         };
         /** @description Per-validator activity and agreement (SPEC 10). */
         CompetitionValidatorList: {
@@ -1769,6 +1855,43 @@ export interface components {
             /** @description Runs in storage order, oldest first. */
             runs: components["schemas"]["Run"][];
             /** @description Pass as `cursor` for the next page; null at the end. Stays valid while runs are added. */
+            nextCursor: string | null;
+        };
+        /** @description One (task, miner) pair, or a task with its baseline. */
+        CoveragePair: {
+            /** @description Task id. */
+            taskId: string;
+            /** @description Miner hotkey, or `baseline`. */
+            miner: string;
+            /** @description Runs planned: the task's plannedRuns, else the competition's (default 5). */
+            planned: number;
+            /** @description Runs that are scored: not deleted, not from an excluded validator. */
+            have: number;
+            /** @description max(0, planned - have). */
+            missing: number;
+        };
+        /** @description What still has to be run over a stage set (SPEC 13). */
+        Coverage: {
+            /** @description Competition identifier. */
+            competitionId: string;
+            /** @description Stages whose tasks make the pairs. */
+            stages: string[];
+            /** @description Over every pair `miner` and `task` choose, whatever the page and `missing`. */
+            summary: {
+                /** @description Pairs chosen by `miner` and `task` (all pairs without them). */
+                pairs: number;
+                /** @description Runs planned over those pairs. */
+                planned: number;
+                /** @description Scored runs over those pairs. */
+                have: number;
+                /** @description Runs still missing over those pairs. */
+                missing: number;
+                /** @description No chosen pair is missing a run. */
+                complete: boolean;
+            };
+            /** @description A page of the pairs, by task id, the baseline first, then hotkey. */
+            pairs: components["schemas"]["CoveragePair"][];
+            /** @description Cursor of the next page; null on the last. */
             nextCursor: string | null;
         };
         /** @description A snapshot without its leaderboard, weights and weights on chain. */
@@ -2834,6 +2957,111 @@ export interface operations {
             };
         };
     };
+    validatorHeartbeat: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["HeartbeatInput"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HeartbeatReceived"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request Timeout */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Payload Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unsupported Media Type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too Many Requests */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Service Unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     revokeValidator: {
         parameters: {
             query?: never;
@@ -3612,6 +3840,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Upgrade Required */
+            426: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Too Many Requests */
             429: {
                 headers: {
@@ -3772,6 +4009,15 @@ export interface operations {
             };
             /** @description Unsupported Media Type */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Upgrade Required */
+            426: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4027,6 +4273,99 @@ export interface operations {
             };
             /** @description Conflict */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description URI Too Long */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too Many Requests */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getCoverage: {
+        parameters: {
+            query?: {
+                /** @description Comma-separated stages to score, e.g. `screener_2,evaluation`. Default: the competition's `finalStages`. */
+                stages?: string;
+                /** @description Only this miner (a hotkey), or `baseline` for the baseline pairs. */
+                miner?: string;
+                /** @description Only this task. */
+                task?: string;
+                /** @description `true`: only the pairs still missing runs. The summary still covers every chosen pair. */
+                missing?: "true" | "false";
+                /** @description Pairs per page, 1 to 10,000; default 1000. */
+                limit?: number;
+                /** @description `nextCursor` of the previous page. */
+                cursor?: string;
+            };
+            header?: {
+                /** @description ETags of bodies the client holds: a 304 with no body when one is current. */
+                "If-None-Match"?: string;
+            };
+            path: {
+                /** @description Competition identifier. */
+                competitionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description ETag of this body: strong, with `-br` or `-gzip` appended when sent compressed; for a snapshot input, weak (`W/"<inputDigest>"`), one tag for every coding. */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Coverage"];
+                };
+            };
+            /** @description Not Modified */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };

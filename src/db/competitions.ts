@@ -24,6 +24,10 @@ export interface CompetitionSettings {
   allowedValidators: string[] | null;
   createdAt: string;
   updatedAt: string;
+  /** Runs planned per pair where the task names none; coverage only (SPEC 13). */
+  plannedRuns: number;
+  /** The oldest validator version (semver) whose writes are taken; null: any. */
+  minValidatorVersion: string | null;
 }
 
 export interface CompetitionUpsert {
@@ -35,6 +39,9 @@ export interface CompetitionUpsert {
   revealAnswers?: boolean;
   /** The allow-list: validator ids (kept sorted, each once), or null for every validator. */
   validators?: string[] | null;
+  plannedRuns?: number;
+  /** null lifts the requirement; left out keeps it. */
+  minValidatorVersion?: string | null;
 }
 
 /** The allow-list to store: the one sent (sorted, each id once), or the stored one when none is sent. */
@@ -42,6 +49,9 @@ export const allowList = (input: CompetitionUpsert, before: CompetitionSettings 
   input.validators === undefined
     ? (before?.allowedValidators ?? null)
     : input.validators && [...new Set(input.validators)].sort(ascending);
+
+/** Runs planned per pair when neither the task nor the competition names a number (SPEC 13). */
+export const DEFAULT_PLANNED_RUNS = 5;
 
 type Row = typeof competitions.$inferSelect;
 const toSettings = (r: Row, excludedValidators: string[]): CompetitionSettings => ({
@@ -56,6 +66,8 @@ const toSettings = (r: Row, excludedValidators: string[]): CompetitionSettings =
   allowedValidators: r.allowedValidators ?? null,
   createdAt: r.createdAt,
   updatedAt: r.updatedAt,
+  plannedRuns: r.plannedRuns,
+  minValidatorVersion: r.minValidatorVersion,
 });
 
 export function competitionsRepo(db: Db) {
@@ -111,6 +123,9 @@ export function competitionsRepo(db: Db) {
           finalStages: input.finalStages ?? before?.finalStages ?? [...DEFAULT_FINAL_STAGES],
           revealAnswers: input.revealAnswers ?? before?.revealAnswers ?? false,
           allowedValidators: allowList(input, before),
+          plannedRuns: input.plannedRuns ?? before?.plannedRuns ?? DEFAULT_PLANNED_RUNS,
+          minValidatorVersion:
+            input.minValidatorVersion === undefined ? (before?.minValidatorVersion ?? null) : input.minValidatorVersion,
         };
         if (before) {
           tx.update(competitions)

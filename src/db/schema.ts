@@ -30,6 +30,10 @@ export const competitions = sqliteTable('competitions', {
     .default(sql`(strftime('%Y-%m-%dT%H:%M:%fZ','now'))`),
   /** The validators that may write to the competition, by id, sorted (JSON); null: every validator. */
   allowedValidators: text('allowed_validators', { mode: 'json' }).$type<string[]>(),
+  /** Runs planned per (task, miner or baseline) where the task names none; serves coverage only (SPEC 13). */
+  plannedRuns: integer('planned_runs').notNull().default(5),
+  /** The oldest validator version (semver) whose writes are taken; null: any (SPEC 13). */
+  minValidatorVersion: text('min_validator_version'),
 });
 
 export const tasks = sqliteTable(
@@ -112,6 +116,10 @@ export const validators = sqliteTable('validators', {
     .notNull()
     .default(sql`(strftime('%Y-%m-%dT%H:%M:%fZ','now'))`),
   revokedAt: text('revoked_at'),
+  /** The last heartbeat: when, and the version (semver) and code digest it announced. */
+  lastSeenAt: text('last_seen_at'),
+  version: text('version'),
+  codeDigest: text('code_digest'),
 });
 
 export const miners = sqliteTable(

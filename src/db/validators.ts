@@ -60,6 +60,20 @@ export function validatorsRepo(db: Db) {
     byPublicKey(publicKey: string): ValidatorRow | null {
       return byPublicKeyStmt.get({ publicKey }) ?? null;
     },
+    /**
+     * Records a heartbeat: one row written, nothing else (no audit entry, no write event: liveness
+     * is no part of any score). The row as written; null when there is no such validator.
+     */
+    heartbeat(id: string, version: string, codeDigest: string | null): ValidatorRow | null {
+      return (
+        db
+          .update(validators)
+          .set({ lastSeenAt: sql`(strftime('%Y-%m-%dT%H:%M:%fZ','now'))`, version, codeDigest })
+          .where(eq(validators.id, id))
+          .returning()
+          .get() ?? null
+      );
+    },
     /** Revokes a validator; returns false when there is no such validator. */
     revoke(id: string): boolean {
       const res = db

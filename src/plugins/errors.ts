@@ -32,6 +32,7 @@ const TITLES: Record<number, string> = {
   417: 'Expectation failed',
   422: 'Unprocessable content',
   429: 'Too many requests',
+  426: 'Upgrade required',
   431: 'Request header fields too large',
   500: 'Internal server error',
   503: 'Service unavailable',
@@ -48,6 +49,7 @@ const STATUS: Record<ErrorKind, { status: number; slug: string }> = {
   unprocessable: { status: 422, slug: 'unprocessable' },
   unsupported: { status: 415, slug: 'unsupported-media-type' },
   too_many: { status: 429, slug: 'too-many-requests' },
+  upgrade_required: { status: 426, slug: 'upgrade-required' },
   unavailable: { status: 503, slug: 'unavailable' },
 };
 

@@ -16,6 +16,13 @@ export const runRoutes: FastifyPluginAsyncZod = async (app) => {
     '/competitions/:competitionId/runs',
     {
       config: { access: 'validator' },
+      // A bearer validator is known before its body is read (src/plugins/auth.ts): an outdated one is
+      // refused before a byte of its batch is. A signed one is known once its body is checked, and
+      // refused then, in the write's transaction.
+      onRequest: async (request) => {
+        const { principal, params } = request as typeof request & { params: { competitionId: string } };
+        if (principal?.kind === 'validator') await runs.requireVersion(params.competitionId, principal);
+      },
       schema: {
         tags: ['runs'],
         operationId: 'postRuns',
@@ -23,10 +30,11 @@ export const runRoutes: FastifyPluginAsyncZod = async (app) => {
         description:
           'Up to 5,000 runs, stored atomically: a rejected batch stores nothing. Idempotent by `runId`: a run ' +
           'identical to the stored one is a duplicate; different content is a 409 naming the ids. Unknown task: 404. ' +
-          "Votes that do not match the task's rubric (SPEC 7): 422 naming the run and criterion.",
+          "Votes that do not match the task's rubric (SPEC 7): 422 naming the run and criterion. A validator older " +
+          "than the competition's `minValidatorVersion` (by its last heartbeat), or with none: 426 naming the version.",
         params: CompetitionParams,
         body: RunBatchSchema,
-        response: { 200: RunBatchResultSchema, ...problems(400, 401, 403, 404, 409, 413, 415, 422) },
+        response: { 200: RunBatchResultSchema, ...problems(400, 401, 403, 404, 409, 413, 415, 422, 426) },
       },
     },
     async (request) => {
@@ -78,9 +86,11 @@ export const runRoutes: FastifyPluginAsyncZod = async (app) => {
         tags: ['runs'],
         operationId: 'deleteRun',
         summary: 'Delete a run',
-        description: 'The admin may delete any run; a validator only the runs it sent (403 otherwise).',
+        description:
+          'The admin may delete any run; a validator only the runs it sent (403 otherwise), and only at the ' +
+          "competition's `minValidatorVersion` or later (426 otherwise).",
         params: RunParams,
-        response: { 200: RunSchema, ...problems(401, 403, 404) },
+        response: { 200: RunSchema, ...problems(401, 403, 404, 426) },
       },
     },
     async (request) => runs.delete(request.params.competitionId, request.params.runId, request.principal!),

@@ -3,6 +3,7 @@ import { CompetitionParams, StagesQuery, problems } from '../schemas/common.js';
 import { LeaderboardPageSchema, LeaderboardQuery, WeightsSchema } from '../schemas/scores.js';
 import { ChainWeightsSchema } from '../schemas/metagraph.js';
 import { sendBody } from './sendBody.js';
+import { CoverageQuery, CoverageSchema } from '../schemas/coverage.js';
 
 /** The paths of the reads every dashboard and validator polls, under the API prefix (also answered by ./keptReads.ts). */
 export const SCORE_READ_PATHS = {
@@ -12,7 +13,7 @@ export const SCORE_READ_PATHS = {
 } as const;
 
 export const scoreRoutes: FastifyPluginAsyncZod = async (app) => {
-  const { scores } = app.services;
+  const { scores, coverage } = app.services;
 
   app.get(
     SCORE_READ_PATHS.leaderboard,
@@ -75,5 +76,31 @@ export const scoreRoutes: FastifyPluginAsyncZod = async (app) => {
       },
     },
     (request, reply) => sendBody(request, reply, scores.chain(request.params.competitionId, request.query.stages)),
+  );
+
+  app.get(
+    '/competitions/:competitionId/coverage',
+    {
+      config: { access: 'public' },
+      compress: false,
+      schema: {
+        tags: ['scores'],
+        operationId: 'getCoverage',
+        summary: 'What still has to be run',
+        description:
+          'For every task of the stages and every miner seen in a scored run, and each task with its baseline: runs ' +
+          "planned (the task's plannedRuns, else the competition's), runs that are scored (not deleted, not from an " +
+          'excluded validator) and runs missing (SPEC 13). `missing=true` lists only pairs still missing runs; ' +
+          '`miner` and `task` choose pairs, and the summary covers every chosen pair. Reflects every write ' +
+          'acknowledged before the request; ETag and 304 like every score read.',
+        params: CompetitionParams,
+        querystring: CoverageQuery,
+        response: { 200: CoverageSchema, ...problems(400, 401, 404) },
+      },
+    },
+    (request, reply) => {
+      const { stages, ...query } = request.query;
+      return sendBody(request, reply, coverage.read(request.params.competitionId, stages, query));
+    },
   );
 };

@@ -2,6 +2,9 @@ import { z } from 'zod';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { CompetitionParams, Id, StagesQuery, problems } from '../schemas/common.js';
 import { sendBody } from './sendBody.js';
+import { jsonBody } from '../services/body.js';
+import { withLiveness } from '../views/validators.js';
+import { HeartbeatInputSchema, HeartbeatSchema } from '../schemas/heartbeat.js';
 import {
   AuditPageSchema,
   CompetitionValidatorListSchema,
@@ -32,6 +35,26 @@ export const validatorRoutes: FastifyPluginAsyncZod = async (app) => {
       },
     },
     async (request, reply) => reply.code(201).send(await validators.create(request.body, request.principal!)),
+  );
+
+  app.post(
+    '/validators/heartbeat',
+    {
+      config: { access: 'validator' },
+      schema: {
+        tags: ['validators'],
+        operationId: 'validatorHeartbeat',
+        summary: 'Say the validator is alive, and which version it runs',
+        description:
+          'Records when the validator was last seen and the version (semver) and code digest it runs: one row ' +
+          'updated, not audited, no score touched. Validators listings show it; one silent longer than ' +
+          "SCORING_VALIDATOR_SILENT_AFTER_MS is marked `silent`. A competition's `minValidatorVersion` refuses " +
+          'run writes (426) from a validator whose last heartbeat names an older version, or that sent none.',
+        body: HeartbeatInputSchema,
+        response: { 200: HeartbeatSchema, ...problems(400, 401, 403, 404) },
+      },
+    },
+    async (request) => validators.heartbeat(request.body, request.principal!),
   );
 
   app.get(
@@ -82,7 +105,14 @@ export const validatorRoutes: FastifyPluginAsyncZod = async (app) => {
         response: { 200: CompetitionValidatorListSchema, ...problems(400, 401, 404) },
       },
     },
-    (request, reply) => sendBody(request, reply, scores.validators(request.params.competitionId, request.query.stages)),
+    async (request, reply) => {
+      // Liveness changes with every heartbeat and with the clock: added to the kept table on each read.
+      const [table, live] = await Promise.all([
+        scores.validators(request.params.competitionId, request.query.stages),
+        validators.liveness(),
+      ]);
+      return sendBody(request, reply, jsonBody(withLiveness(table, live)));
+    },
   );
 
   app.put(

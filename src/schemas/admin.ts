@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { named } from './named.js';
 import { DisplayName, LIMITS } from './common.js';
+import { livenessFields } from './heartbeat.js';
 
 export const ValidatorInputSchema = named(
   'NewValidator',
@@ -26,6 +27,7 @@ export const ValidatorSchema = named(
     hotkey: z.string().nullable().describe('ss58 hotkey of a signing validator; null for a bearer-key validator.'),
     createdAt: z.string().describe('Creation time, ISO 8601 UTC.'),
     revokedAt: z.string().nullable().describe('When the key was revoked, or null.'),
+    ...livenessFields,
   }),
 );
 
@@ -119,6 +121,7 @@ export const CompetitionValidatorSchema = named(
     tasks: z.number().int().describe('Distinct tasks it ran.'),
     resolveRate: z.number().nullable().describe('Resolved runs / runs; null without runs.'),
     agreement: AgreementSchema,
+    ...livenessFields,
   }),
 );
 

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { named } from './named.js';
 import { DisplayName, Id, LIMITS, StageSchema } from './common.js';
+import { SemverSchema } from './heartbeat.js';
 
 /** SPEC 2 asks finite and at least 0. A bound keeps every weighted token sum (sums reach 2^53) far from overflowing to Infinity; 10^6 is generous. */
 const Weight = z.number().min(0).max(1e6);
@@ -53,6 +54,20 @@ export const CompetitionInputSchema = named(
         'The validators that may write to the competition (runs, deletes), by id; others get a 403. ' +
           '`null`: every validator (the default).',
       ),
+    plannedRuns: z
+      .number()
+      .int()
+      .min(1)
+      .max(1000)
+      .optional()
+      .describe(
+        "Runs planned per (task, miner) pair and per task's baseline where the task names no plannedRuns: coverage only (SPEC 13). Default 5.",
+      ),
+    minValidatorVersion: SemverSchema.nullable()
+      .optional()
+      .describe(
+        'Oldest validator version (semver) whose run writes are taken: an older validator, or one that sent no heartbeat, gets a 426. null: any. Default null.',
+      ),
   }),
 );
 
@@ -75,6 +90,11 @@ export const CompetitionSchema = named(
       .describe('The allow-list: validators that may write, by id, sorted; null: every validator. Admin reads only.'),
     createdAt: z.string().describe('Creation time, ISO 8601 UTC.'),
     updatedAt: z.string().describe('Last settings change, ISO 8601 UTC.'),
+    plannedRuns: z.number().int().describe('Runs planned per pair where the task names none (coverage, SPEC 13).'),
+    minValidatorVersion: z
+      .string()
+      .nullable()
+      .describe('Oldest validator version whose run writes are taken; null: any.'),
     counts: z
       .object({
         tasks: z.number().int().describe('Tasks in the competition.'),

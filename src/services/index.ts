@@ -4,6 +4,7 @@ import type { Store } from '../db/store.js';
 import { auditService } from './audit.js';
 import { changesService } from './changes.js';
 import { competitionsService } from './competitions.js';
+import { coverageService } from './coverage.js';
 import { exportsService } from './exports.js';
 import { backupService } from './backup.js';
 import { importSessionsService } from './importSessions.js';
@@ -27,6 +28,8 @@ export interface ServiceOptions {
   signer?: Signer;
   /** POST /v1/score's limits (src/services/scoreInWorker.ts has the defaults). */
   scoring?: ScoreSettings;
+  /** No heartbeat for this long lists a validator as silent (src/services/liveness.ts). */
+  validatorSilentAfterMs?: number;
 }
 
 export function createServices(store: Store, options: ServiceOptions = {}) {
@@ -41,8 +44,9 @@ export function createServices(store: Store, options: ServiceOptions = {}) {
     runs: runsService(store, audit),
     miners: minersService(store, audit),
     metagraphs: metagraphsService(store, audit),
-    validators: validatorsService(store, audit),
+    validators: validatorsService(store, audit, options.validatorSilentAfterMs),
     scores,
+    coverage: coverageService(scores),
     snapshots: snapshotsService(store, scores, options.signer ?? ephemeralSigner(), audit),
     score: documentScorer(options.scoring),
     changes: changesService(store),

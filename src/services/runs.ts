@@ -7,6 +7,7 @@ import { isValidTokens, weightedTokens } from '../scoring/index.js';
 import type { CriterionGrade, TokenWeights } from '../scoring/types.js';
 import { ingestRuns } from './ingestRuns.js';
 import { refuseUnlisted, revealsAnswers, writerId, type Principal } from './principal.js';
+import { requireValidatorVersion } from './validatorVersion.js';
 import { parseCursor, type AuditService } from './audit.js';
 
 /** A run's graded criteria (stored in rubric order), each named by its position; its id only when `reveal`. */
@@ -80,10 +81,13 @@ export function runsService(store: Store, audit: AuditService) {
   }
 
   return {
+    /** Refuses (426) a validator older than the competition's minValidatorVersion; the admin passes. */
+    requireVersion: (competitionId: string, who: Principal) => requireValidatorVersion(store, competitionId, who),
     /** Stores a batch atomically; the writer is recorded on every run, and an admin batch in the audit log. */
     ingest(competitionId: string, runs: RunInput[], who: Principal) {
       return store.transaction(
         async (tx) => {
+          await requireValidatorVersion(tx, competitionId, who);
           const result = await ingestRuns(tx, competitionId, runs, writerId(who));
           if (who.kind === 'admin' && result.accepted > 0) {
             await audit.record(tx, who, 'runs.post', competitionId, `${runs.length} runs`, {
@@ -128,6 +132,7 @@ export function runsService(store: Store, audit: AuditService) {
         async (tx) => {
           const { competition, run } = await find(tx, competitionId, runId);
           refuseUnlisted(competition, writerId(who));
+          await requireValidatorVersion(tx, competitionId, who);
           if (who.kind === 'validator' && run.validatorId !== who.id) {
             throw forbidden(`run ${runId} was sent by another validator; a validator may delete only its own runs`);
           }

@@ -14,7 +14,7 @@ import { leaderboardBody, leaderboardEntry, leaderboardHead, minerTaskView, weig
 import { chainBody } from '../views/chain.js';
 import type { Metagraph } from '../snapshots/metagraph.js';
 import { taskDetailBody } from '../views/task.js';
-import { validatorsBody } from '../views/validators.js';
+import { validatorsBody, type ValidatorsTable } from '../views/validators.js';
 import { jsonBody, type Body } from './body.js';
 import { leaderboardPages, type LeaderboardPage, type LeaderboardPages } from './leaderboardPages.js';
 import { revealsAnswers, type Principal } from './principal.js';
@@ -64,6 +64,8 @@ export function scoresService(store: Store, observe: (seconds: number) => void =
     { competition: Settled<CompetitionSettings>; byStages: Map<string, Settled<Scored>> }
   >();
   const recent = recentBodies<Settled<Body>>(KEPT_BODY_BYTES);
+  /** Each scores' validators table (`validators`), dropped with them. */
+  const tables = new WeakMap<Scored, Settled<ValidatorsTable>>();
   store.listeners.add((event) => {
     for (const s of cache.get(event.competitionId)?.byStages.values() ?? []) {
       const value = s.get();
@@ -461,15 +463,44 @@ export function scoresService(store: Store, observe: (seconds: number) => void =
       });
     },
 
-    /** Every validator's activity and agreement (SPEC 10) over the stage set. */
-    validators(competitionId: string, stages?: Stage[]): Maybe<Body> {
+    /**
+     * A body made from the scores' input (coverage), once per key, kept with the scores within the
+     * byte budget: a write drops it with them, and it reflects every write acknowledged before.
+     */
+    fromInput(
+      competitionId: string,
+      stages: Stage[] | undefined,
+      key: string,
+      build: (input: CompetitionInput, competition: CompetitionSettings) => unknown,
+    ): Maybe<Body> {
       return chain(scored(competitionId, stages), (s) =>
-        cached(s, 'validators', async () => {
-          const known = new Map((await store.validators.list()).map((v) => [v.id, v]));
-          const rows = await store.validators.pairRuns(competitionId, s.scores.stages);
-          return validatorsBody(competitionId, s.scores.stages, rows, known, new Set(s.competition.excludedValidators));
-        }),
+        cached(s, key, async () => build((await s.basis()).input, s.competition)),
       );
+    },
+
+    /**
+     * Every validator's activity and agreement (SPEC 10) over the stage set, kept with the scores.
+     * An object, not a body: the route adds each validator's liveness, which changes without a write.
+     */
+    validators(competitionId: string, stages?: Stage[]): Maybe<ValidatorsTable> {
+      return chain(scored(competitionId, stages), (s) => {
+        let table = tables.get(s);
+        if (!table) {
+          const made = entryOf(
+            (async () => {
+              const known = new Map((await store.validators.list()).map((v) => [v.id, v]));
+              const rows = await store.validators.pairRuns(competitionId, s.scores.stages);
+              const excluded = new Set(s.competition.excludedValidators);
+              return validatorsBody(competitionId, s.scores.stages, rows, known, excluded);
+            })(),
+            () => {
+              if (tables.get(s) === made) tables.delete(s);
+            },
+          );
+          tables.set(s, (table = made));
+        }
+        return table.get();
+      });
     },
 
     /**

@@ -2,20 +2,22 @@
 // their agreement with each other (SPEC 10).
 import type { Store } from '../db/store.js';
 import type { ValidatorRow } from '../db/validators.js';
-import { badRequest, conflict, notFound } from '../errors.js';
+import { badRequest, conflict, forbidden, notFound } from '../errors.js';
 import { decodeSs58 } from '../signatures/ss58.js';
 import type { AuditService } from './audit.js';
+import { DEFAULT_SILENT_AFTER_MS, liveness } from './liveness.js';
 import type { Principal } from './principal.js';
 
-const view = (v: ValidatorRow) => ({
-  id: v.id,
-  name: v.name,
-  hotkey: v.hotkey,
-  createdAt: v.createdAt,
-  revokedAt: v.revokedAt,
-});
+export function validatorsService(store: Store, audit: AuditService, silentAfterMs = DEFAULT_SILENT_AFTER_MS) {
+  const view = (v: ValidatorRow, now = Date.now()) => ({
+    id: v.id,
+    name: v.name,
+    hotkey: v.hotkey,
+    createdAt: v.createdAt,
+    revokedAt: v.revokedAt,
+    ...liveness(v, silentAfterMs, now),
+  });
 
-export function validatorsService(store: Store, audit: AuditService) {
   return {
     /** Creates a validator: with a hotkey it signs its requests, without one it gets a key shown only here. */
     create(input: { name: string; hotkey?: string }, who: Principal) {
@@ -44,7 +46,25 @@ export function validatorsService(store: Store, audit: AuditService) {
         return apiKey ? { ...view(validator), apiKey } : view(validator);
       });
     },
-    list: async () => (await store.validators.list()).map(view),
+    list: async () => {
+      const now = Date.now();
+      return (await store.validators.list()).map((v) => view(v, now));
+    },
+    /**
+     * Records a validator's heartbeat: one row updated. Not audited and no write event: a heartbeat
+     * changes no score, so no kept score or body is dropped for it.
+     */
+    async heartbeat(input: { version: string; codeDigest?: string }, who: Principal) {
+      if (who.kind !== 'validator') throw forbidden('only a validator sends heartbeats; the admin token has none');
+      const v = await store.validators.heartbeat(who.id, input.version, input.codeDigest ?? null);
+      if (!v) throw notFound(`validator ${who.id} does not exist`);
+      return { id: v.id, ...liveness(v, silentAfterMs, Date.now()), codeDigest: v.codeDigest };
+    },
+    /** Every validator's liveness now, by id. */
+    async liveness() {
+      const now = Date.now();
+      return new Map((await store.validators.list()).map((v) => [v.id, liveness(v, silentAfterMs, now)]));
+    },
     revoke(id: string, who: Principal) {
       return store.transaction(async (tx) => {
         const current = await tx.validators.get(id);

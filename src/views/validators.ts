@@ -1,11 +1,20 @@
 // The per-validator table of a competition (API.md 1.1, SPEC 10): activity and agreement.
 import { agreement, resolveRate, type ValidatorPairRuns } from '../scoring/index.js';
 import type { Stage } from '../scoring/types.js';
+import type { Liveness } from '../services/liveness.js';
 
 export interface ValidatorInfo {
   id: string;
   name: string;
   hotkey: string | null;
+}
+
+export type ValidatorsTable = ReturnType<typeof validatorsBody>;
+
+/** The table with each validator's liveness now (SPEC 13); a validator with no record shows none. */
+export function withLiveness(table: ValidatorsTable, live: ReadonlyMap<string, Liveness>) {
+  const none: Liveness = { lastSeen: null, version: null, silent: true };
+  return { ...table, validators: table.validators.map((v) => ({ ...v, ...(live.get(v.id) ?? none) })) };
 }
 
 export function validatorsBody(

@@ -94,6 +94,7 @@ export async function testApp(
      */
     door?: AppOptions['door'];
     trustProxy?: AppOptions['trustProxy'];
+    validatorSilentAfterMs?: number;
   } = {},
 ): Promise<TestApp> {
   const engine = options.engine ?? TEST_ENGINE;
@@ -129,6 +130,7 @@ export async function testApp(
     scoring: options.scoring,
     door: options.door ?? { rateLimits: RATE_LIMITS_OFF },
     trustProxy: options.trustProxy,
+    validatorSilentAfterMs: options.validatorSilentAfterMs,
   });
   const t: TestApp = {
     app,

@@ -2,7 +2,7 @@
 import { DEFAULT_FINAL_STAGES } from '../../scoring/stages.js';
 import type { Stage } from '../../scoring/types.js';
 import { DEFAULT_TOKEN_WEIGHTS } from '../../scoring/weightedTokens.js';
-import { allowList, type CompetitionSettings, type CompetitionUpsert } from '../competitions.js';
+import { allowList, DEFAULT_PLANNED_RUNS, type CompetitionSettings, type CompetitionUpsert } from '../competitions.js';
 import { NOW_TEXT, type PgContext } from './context.js';
 import { rebuildAggregates } from './aggregates.js';
 
@@ -19,6 +19,8 @@ interface Row {
   allowed_validators: string | null;
   created_at: string;
   updated_at: string;
+  planned_runs: number;
+  min_validator_version: string | null;
 }
 
 /** src/db/competitions.ts toSettings: the same object, key for key. */
@@ -34,6 +36,8 @@ const toSettings = (r: Row, excludedValidators: string[]): CompetitionSettings =
   allowedValidators: r.allowed_validators === null ? null : (JSON.parse(r.allowed_validators) as string[]),
   createdAt: r.created_at,
   updatedAt: r.updated_at,
+  plannedRuns: r.planned_runs,
+  minValidatorVersion: r.min_validator_version,
 });
 
 // Ids compare in byte order (COLLATE "C"), as SQLite's BINARY does, whatever the database's collation.
@@ -99,12 +103,14 @@ export function pgCompetitionsRepo(ctx: PgContext) {
           JSON.stringify(input.finalStages ?? before?.finalStages ?? [...DEFAULT_FINAL_STAGES]),
           input.revealAnswers ?? before?.revealAnswers ?? false,
           allowed === null ? null : JSON.stringify(allowed),
+          input.plannedRuns ?? before?.plannedRuns ?? DEFAULT_PLANNED_RUNS,
+          input.minValidatorVersion === undefined ? (before?.minValidatorVersion ?? null) : input.minValidatorVersion,
         ];
         if (before) {
           await c.execute(
             `UPDATE competitions SET name = $2, weight_input = $3, weight_cached_input = $4, weight_output = $5,
               burn_ratio = $6, judge_votes = $7, final_stages = $8, reveal_answers = $9, allowed_validators = $10,
-              updated_at = ${NOW_TEXT}
+              planned_runs = $11, min_validator_version = $12, updated_at = ${NOW_TEXT}
             WHERE id = $1`,
             values,
           );
@@ -116,8 +122,8 @@ export function pgCompetitionsRepo(ctx: PgContext) {
         } else {
           await c.execute(
             `INSERT INTO competitions (id, name, weight_input, weight_cached_input, weight_output, burn_ratio,
-              judge_votes, final_stages, reveal_answers, allowed_validators)
-              VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
+              judge_votes, final_stages, reveal_answers, allowed_validators, planned_runs, min_validator_version)
+              VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`,
             values,
           );
         }

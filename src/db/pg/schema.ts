@@ -71,6 +71,8 @@ export const competitions = pgTable('competitions', {
   revealAnswers: boolean('reveal_answers').notNull().default(false),
   /** The validators that may write to the competition, by id, sorted (JSON); null: every validator. */
   allowedValidators: jsonText<string[]>('allowed_validators'),
+  plannedRuns: integer('planned_runs').notNull().default(5),
+  minValidatorVersion: text('min_validator_version'),
 });
 
 export const tasks = pgTable(
@@ -146,6 +148,9 @@ export const validators = pgTable('validators', {
   publicKey: text('public_key').unique(),
   createdAt: createdAt(),
   revokedAt: text('revoked_at'),
+  lastSeenAt: text('last_seen_at'),
+  version: text('version'),
+  codeDigest: text('code_digest'),
 });
 
 export const miners = pgTable(

@@ -11,7 +11,8 @@ const KEY = /^swv_([0-9a-f]{32})_([A-Za-z0-9_-]{43})$/;
 
 // Keys in the order of SQLite's drizzle rows (src/db/schema.ts).
 const COLUMNS =
-  'id, name, key_hash AS "keyHash", hotkey, public_key AS "publicKey", created_at AS "createdAt", revoked_at AS "revokedAt"';
+  'id, name, key_hash AS "keyHash", hotkey, public_key AS "publicKey", created_at AS "createdAt", revoked_at AS "revokedAt", ' +
+  'last_seen_at AS "lastSeenAt", version, code_digest AS "codeDigest"';
 const STANDING = `competition_id AS "competitionId", validator_id AS "validatorId", excluded, reason, updated_at AS "updatedAt"`;
 
 export function pgValidatorsRepo(ctx: PgContext) {
@@ -50,6 +51,16 @@ export function pgValidatorsRepo(ctx: PgContext) {
       const [row] = await ctx.query<ValidatorRow>(`SELECT ${COLUMNS} FROM validators WHERE public_key = $1`, [
         publicKey,
       ]);
+      return row ?? null;
+    },
+    /** Records a heartbeat: one row written, nothing else. The row as written; null when there is no such validator. */
+    async heartbeat(id: string, version: string, codeDigest: string | null): Promise<ValidatorRow | null> {
+      const [row] = await ctx.query<ValidatorRow>(
+        `UPDATE validators SET last_seen_at = ${NOW_TEXT}, version = $2, code_digest = $3 WHERE id = $1
+        RETURNING ${COLUMNS}`,
+        [id, version, codeDigest],
+        { name: 'pg_validators_heartbeat' },
+      );
       return row ?? null;
     },
     /** Revokes a validator; returns false when there is no such validator. */

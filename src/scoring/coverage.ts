@@ -1,0 +1,66 @@
+// Coverage (SPEC 13): for each (task, miner) pair and each task's baseline, the runs planned, the
+// scored runs there are, and how many are missing. Pure: over the scoring input's aggregates,
+// which count scored runs only (not deleted, not from an excluded validator).
+import { ascending } from './ascending.js';
+import type { MinerTaskSummary, ScoringTask, Stage } from './types.js';
+
+/** The miner of a baseline pair. */
+export const BASELINE = 'baseline';
+
+export interface CoveragePair {
+  taskId: string;
+  /** A miner hotkey, or `baseline`. */
+  miner: string;
+  planned: number;
+  have: number;
+  missing: number;
+}
+
+const pair = (taskId: string, miner: string, planned: number, have: number): CoveragePair => ({
+  taskId,
+  miner,
+  planned,
+  have,
+  missing: Math.max(0, planned - have),
+});
+
+/**
+ * Every pair of the stages' tasks, ordered by task id, then the baseline, then miners by hotkey
+ * (`compareKeys`). The miners are those seen in a scored run on any task of the competition;
+ * `planned` is the task's plannedRuns, else `defaultPlanned` (the competition's setting).
+ */
+export function coveragePairs(
+  tasks: readonly ScoringTask[],
+  minerTasks: readonly MinerTaskSummary[],
+  stages: readonly Stage[],
+  defaultPlanned: number,
+): CoveragePair[] {
+  const runs = new Map<string, Map<string, number>>();
+  const miners = new Set<string>();
+  for (const e of minerTasks) {
+    if (e.runs <= 0) continue;
+    miners.add(e.hotkey);
+    let byMiner = runs.get(e.taskId);
+    if (!byMiner) runs.set(e.taskId, (byMiner = new Map<string, number>()));
+    byMiner.set(e.hotkey, e.runs);
+  }
+  const hotkeys = [...miners].sort(ascending);
+  const chosen = tasks.filter((t) => stages.includes(t.stage)).sort((a, b) => ascending(a.id, b.id));
+  const pairs: CoveragePair[] = [];
+  for (const t of chosen) {
+    const planned = t.plannedRuns ?? defaultPlanned;
+    pairs.push(pair(t.id, BASELINE, planned, t.baseline.runs));
+    const byMiner = runs.get(t.id);
+    for (const hotkey of hotkeys) pairs.push(pair(t.id, hotkey, planned, byMiner?.get(hotkey) ?? 0));
+  }
+  return pairs;
+}
+
+/** The order of `coveragePairs`: task id, then the baseline before every miner, then hotkey. */
+export function compareKeys(a: { taskId: string; miner: string }, b: { taskId: string; miner: string }): number {
+  if (a.taskId !== b.taskId) return ascending(a.taskId, b.taskId);
+  if (a.miner === b.miner) return 0;
+  if (a.miner === BASELINE) return -1;
+  if (b.miner === BASELINE) return 1;
+  return ascending(a.miner, b.miner);
+}
