@@ -4,6 +4,7 @@ import type { Db } from './client.js';
 import { competitions } from './schema.js';
 import { rebuildAggregates } from './aggregates.js';
 import { emitWrite } from './events.js';
+import { ascending } from '../scoring/ascending.js';
 import { DEFAULT_FINAL_STAGES } from '../scoring/stages.js';
 import type { Stage, TokenWeights } from '../scoring/types.js';
 import { DEFAULT_TOKEN_WEIGHTS } from '../scoring/weightedTokens.js';
@@ -19,18 +20,29 @@ export interface CompetitionSettings {
   revealAnswers: boolean;
   /** Validators whose runs take part in no score of this competition, by id, sorted. */
   excludedValidators: string[];
+  /** The validators that may write to the competition, by id, sorted; null: every validator. */
+  allowedValidators: string[] | null;
   createdAt: string;
   updatedAt: string;
 }
 
+/** `name` is required on creation (the service says so); on update, like every field, it may be left out. */
 export interface CompetitionUpsert {
-  name: string;
+  name?: string;
   tokenWeights?: TokenWeights;
   burnRatio?: number;
   judgeVotes?: number;
   finalStages?: Stage[];
   revealAnswers?: boolean;
+  /** The allow-list: validator ids (kept sorted, each once), or null for every validator. */
+  validators?: string[] | null;
 }
+
+/** The allow-list to store: the one sent (sorted, each id once), or the stored one when none is sent. */
+export const allowList = (input: CompetitionUpsert, before: CompetitionSettings | null): string[] | null =>
+  input.validators === undefined
+    ? (before?.allowedValidators ?? null)
+    : input.validators && [...new Set(input.validators)].sort(ascending);
 
 type Row = typeof competitions.$inferSelect;
 const toSettings = (r: Row, excludedValidators: string[]): CompetitionSettings => ({
@@ -42,6 +54,7 @@ const toSettings = (r: Row, excludedValidators: string[]): CompetitionSettings =
   finalStages: r.finalStages as Stage[],
   revealAnswers: r.revealAnswers,
   excludedValidators,
+  allowedValidators: r.allowedValidators ?? null,
   createdAt: r.createdAt,
   updatedAt: r.updatedAt,
 });
@@ -90,7 +103,7 @@ export function competitionsRepo(db: Db) {
         const before = get(id);
         const w = input.tokenWeights ?? before?.tokenWeights ?? { ...DEFAULT_TOKEN_WEIGHTS };
         const values = {
-          name: input.name,
+          name: input.name ?? before?.name ?? '',
           weightInput: w.input,
           weightCachedInput: w.cachedInput,
           weightOutput: w.output,
@@ -98,6 +111,7 @@ export function competitionsRepo(db: Db) {
           judgeVotes: input.judgeVotes ?? before?.judgeVotes ?? 5,
           finalStages: input.finalStages ?? before?.finalStages ?? [...DEFAULT_FINAL_STAGES],
           revealAnswers: input.revealAnswers ?? before?.revealAnswers ?? false,
+          allowedValidators: allowList(input, before),
         };
         if (before) {
           tx.update(competitions)

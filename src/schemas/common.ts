@@ -21,6 +21,8 @@ export const LIMITS = {
   leaderboardPage: 1000,
   /** Hotkeys in one leaderboard read (`?hotkeys=`); a URL holds about 16 KB. */
   hotkeysPerRead: 200,
+  /** Validators on a competition's allow-list. */
+  allowListLength: 1000,
 } as const;
 
 export const Id = z
