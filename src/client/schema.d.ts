@@ -69,7 +69,7 @@ export interface paths {
         get: operations["getCompetition"];
         /**
          * Create or update a competition
-         * @description Fields left out keep their stored value, or their default on creation (`name` is required to create). Changing token weights recomputes every aggregate; a 422 refuses weights under which a token sum would pass 2^53 - 1, changing nothing. `validators` sets the allow-list: only the validators it names may write to the competition (others get a 403), `null` lets every validator write; a validator it names that does not exist is a 422.
+         * @description Fields left out keep their stored value, or their default on creation. Changing token weights recomputes every aggregate; a 422 refuses weights under which a token sum would pass 2^53 - 1, changing nothing. `validators` sets the allow-list: only the validators it names may write to the competition (others get a 403), `null` lets every validator write; a validator it names that does not exist is a 422.
          */
         put: operations["putCompetition"];
         post?: never;
@@ -706,8 +706,8 @@ export interface components {
         };
         /** @description Settings of a competition. */
         CompetitionSettingsInput: {
-            /** @description Display name: no control characters or bidirectional controls. Required to create a competition. */
-            name?: string;
+            /** @description Display name: no control characters or bidirectional controls. */
+            name: string;
             /** @description Default 1 / 0.1 / 3. */
             tokenWeights?: components["schemas"]["TokenWeightsInput"];
             /** @description Share of emission burned, 0 to 1. Default 0. */

@@ -26,9 +26,8 @@ export interface CompetitionSettings {
   updatedAt: string;
 }
 
-/** `name` is required on creation (the service says so); on update, like every field, it may be left out. */
 export interface CompetitionUpsert {
-  name?: string;
+  name: string;
   tokenWeights?: TokenWeights;
   burnRatio?: number;
   judgeVotes?: number;
@@ -103,7 +102,7 @@ export function competitionsRepo(db: Db) {
         const before = get(id);
         const w = input.tokenWeights ?? before?.tokenWeights ?? { ...DEFAULT_TOKEN_WEIGHTS };
         const values = {
-          name: input.name ?? before?.name ?? '',
+          name: input.name,
           weightInput: w.input,
           weightCachedInput: w.cachedInput,
           weightOutput: w.output,

@@ -14,7 +14,7 @@ export const competitionRoutes: FastifyPluginAsyncZod = async (app) => {
         operationId: 'putCompetition',
         summary: 'Create or update a competition',
         description:
-          'Fields left out keep their stored value, or their default on creation (`name` is required to create). ' +
+          'Fields left out keep their stored value, or their default on creation. ' +
           'Changing token weights recomputes every aggregate; a 422 refuses weights under which a token sum would ' +
           'pass 2^53 - 1, changing nothing. `validators` sets the allow-list: only the validators it names may write ' +
           'to the competition (others get a 403), `null` lets every validator write; a validator it names that does ' +

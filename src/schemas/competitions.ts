@@ -27,9 +27,7 @@ export const CompetitionInputSchema = named(
   'CompetitionSettings',
   'Settings of a competition.',
   z.strictObject({
-    name: DisplayName.optional().describe(
-      'Display name: no control characters or bidirectional controls. Required to create a competition.',
-    ),
+    name: DisplayName.describe('Display name: no control characters or bidirectional controls.'),
     tokenWeights: TokenWeightsSchema.optional().describe('Default 1 / 0.1 / 3.'),
     burnRatio: z.number().min(0).max(1).optional().describe('Share of emission burned, 0 to 1. Default 0.'),
     judgeVotes: JudgeVotes.optional().describe('Judge votes per QnA criterion: odd, 1 to 15. Default 5.'),

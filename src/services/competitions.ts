@@ -2,7 +2,7 @@
 // straight from the aggregates: it never computes scores.
 import type { Store } from '../db/store.js';
 import type { CompetitionSettings, CompetitionUpsert } from '../db/competitions.js';
-import { badRequest, listSome, notFound, unprocessable, type ErrorField } from '../errors.js';
+import { listSome, notFound, unprocessable, type ErrorField } from '../errors.js';
 import { resolveRate } from '../scoring/index.js';
 import type { AuditService } from './audit.js';
 import type { Principal } from './principal.js';
@@ -52,10 +52,6 @@ export function competitionsService(store: Store, audit: AuditService) {
       return store.transaction(
         async (tx) => {
           await checkAllowList(tx, input.validators);
-          if (input.name === undefined && !(await tx.competitions.get(id)))
-            throw badRequest(`competition ${id} does not exist yet: a name is required to create it`, [
-              { path: 'body/name', message: 'required to create a competition' },
-            ]);
           const { competition, created } = await tx.competitions.upsert(id, input);
           await audit.record(tx, who, created ? 'competition.create' : 'competition.update', id, id, { ...input });
           return { created, competition: await view(competition, who, tx) };

@@ -90,7 +90,7 @@ export function pgCompetitionsRepo(ctx: PgContext) {
         const allowed = allowList(input, before);
         const values = [
           id,
-          input.name ?? before?.name ?? '',
+          input.name,
           w.input,
           w.cachedInput,
           w.output,
