@@ -8,6 +8,7 @@ import { createSqliteStore } from './db/sqlite/store.js';
 import type { Store } from './db/store.js';
 import { createServices, type Services } from './services/index.js';
 import type { SignatureOptions } from './services/signatures.js';
+import type { ScoreSettings } from './services/scoreInWorker.js';
 import type { Signer } from './services/snapshots.js';
 import { LIMITS } from './schemas/common.js';
 import { authPlugin } from './plugins/auth.js';
@@ -36,6 +37,8 @@ export interface AppOptions {
   /** The snapshot-signing key (src/signingKey.ts); a throwaway one when not given. */
   signer?: Signer;
   logger?: FastifyServerOptions['logger'];
+  /** POST /v1/score's limits (SCORING_SCORE_*); the defaults of src/services/scoreInWorker.ts when not given. */
+  scoring?: ScoreSettings;
 }
 
 declare module 'fastify' {
@@ -72,6 +75,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     observeScoring: (s) => metrics.scoreComputation.observe(s),
     signatures: options.signatures,
     signer: options.signer,
+    scoring: options.scoring,
   });
   app.decorate('services', services);
   app.addHook('onClose', async () => {

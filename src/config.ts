@@ -5,6 +5,7 @@ import { dirname, join, resolve } from 'node:path';
 import { DEFAULT_HEAP_GROWTH_PERCENT } from './heap.js';
 import { makePrivateDir } from './privateFiles.js';
 import { MAX_SIGNATURE_WINDOW_MS } from './signatures/epistula.js';
+import { DEFAULT_SCORE_SETTINGS, type ScoreSettings } from './services/scoreInWorker.js';
 import { decodeSs58 } from './signatures/ss58.js';
 
 export interface Config {
@@ -44,6 +45,8 @@ export interface Config {
   heapGrowthPercent: number;
   /** How long a shutdown waits for requests in flight before it closes their connections (ms). */
   shutdownGraceMs: number;
+  /** SCORING_SCORE_*: POST /v1/score's limits (src/services/scoreInWorker.ts). */
+  scoring: ScoreSettings;
 }
 
 type Env = Record<string, string | undefined>;
@@ -109,6 +112,23 @@ export function loadConfig(env: Env = process.env): Config {
     ),
     // Below Docker's and Kubernetes' default 10 s between SIGTERM and SIGKILL.
     shutdownGraceMs: parseInteger(env.SCORING_SHUTDOWN_GRACE_MS ?? '8000', 'SCORING_SHUTDOWN_GRACE_MS', 0, 3_600_000),
+    scoring: scoring(env),
+  };
+}
+
+/** POST /v1/score's limits: each SCORING_SCORE_* setting, or its default. */
+function scoring(env: Env): ScoreSettings {
+  const d = DEFAULT_SCORE_SETTINGS;
+  const setting = (name: string, fallback: number, min: number, max: number) =>
+    parseInteger(env[name] ?? String(fallback), name, min, max);
+  return {
+    miners: setting('SCORING_SCORE_MAX_MINERS', d.miners, 1, 10_000_000),
+    tasks: setting('SCORING_SCORE_MAX_TASKS', d.tasks, 1, 10_000_000),
+    runs: setting('SCORING_SCORE_MAX_RUNS', d.runs, 1, 100_000_000),
+    answerBytes: setting('SCORING_SCORE_MAX_ANSWER_BYTES', d.answerBytes, 1024, 512 * 1024 * 1024),
+    memoryMb: setting('SCORING_SCORE_MEMORY_MB', d.memoryMb, 16, 65_536),
+    timeoutMs: setting('SCORING_SCORE_TIMEOUT_MS', d.timeoutMs, 100, 3_600_000),
+    concurrent: setting('SCORING_SCORE_CONCURRENCY', d.concurrent, 1, 64),
   };
 }
 

@@ -11,7 +11,15 @@ export interface ErrorField {
 export const PROBLEM_TYPE_PREFIX = 'urn:swe-scoring:problem:';
 
 export type ErrorKind =
-  'invalid' | 'unauthorized' | 'forbidden' | 'not_found' | 'conflict' | 'unprocessable' | 'unsupported' | 'unavailable';
+  | 'invalid'
+  | 'unauthorized'
+  | 'forbidden'
+  | 'not_found'
+  | 'conflict'
+  | 'too_large'
+  | 'unprocessable'
+  | 'unsupported'
+  | 'unavailable';
 
 export class DomainError extends Error {
   constructor(
@@ -31,6 +39,8 @@ export const unauthorized = (detail: string, reason?: string, errors?: ErrorFiel
 export const forbidden = (detail: string) => new DomainError('forbidden', detail);
 export const notFound = (detail: string, errors?: ErrorField[]) => new DomainError('not_found', detail, errors);
 export const conflict = (detail: string, errors?: ErrorField[]) => new DomainError('conflict', detail, errors);
+/** Past a stated limit (a document's miners, its answer's size): the detail names the limit and its setting. */
+export const tooLarge = (detail: string, errors?: ErrorField[]) => new DomainError('too_large', detail, errors);
 export const unprocessable = (detail: string, errors?: ErrorField[]) =>
   new DomainError('unprocessable', detail, errors);
 export const unsupported = (detail: string, errors?: ErrorField[]) => new DomainError('unsupported', detail, errors);

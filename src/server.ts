@@ -40,6 +40,7 @@ async function main(): Promise<void> {
     },
     signer: key.signer,
     logger: { level: config.logLevel },
+    scoring: config.scoring,
   });
   if (tightened.length > 0)
     app.log.warn(

@@ -27,3 +27,13 @@ export const printable = (s: string): string => s.replace(new RegExp(`\u0000|${L
 export const mayHoldBadText = (json: Buffer): boolean =>
   // One pass over a body with no escape at all (a run batch): the narrower looks only after one.
   json.includes('\\u') && (json.includes('\\u0000') || json.includes('\\ud') || json.includes('\\uD'));
+
+/**
+ * Text fit to display: no C0 or C1 control character (U+0000-U+001F, U+007F-U+009F: line breaks,
+ * escapes that move a terminal's cursor) and no bidirectional embedding, override or isolate
+ * (U+202A-U+202E, U+2066-U+2069: they reorder what follows, so a name can show as another).
+ */
+// eslint-disable-next-line no-control-regex -- matching control characters is its purpose
+export const DISPLAY_SAFE = /^[^\u0000-\u001F\u007F-\u009F\u202A-\u202E\u2066-\u2069]*$/;
+export const DISPLAY_SAFE_MESSAGE =
+  'must not contain control characters (U+0000-U+001F, U+007F-U+009F) or bidirectional controls (U+202A-U+202E, U+2066-U+2069)';

@@ -13,10 +13,20 @@ import { Worker, type ResourceLimits } from 'node:worker_threads';
  */
 const LIMITS: ResourceLimits = { maxYoungGenerationSizeMb: 8 };
 
-/** `name` is the module's file name without extension, resolved against `base` (the caller's import.meta.url). */
-export function startWorker(name: string, base: string): Worker {
+/**
+ * `name` is the module's file name without extension, resolved against `base` (the caller's
+ * import.meta.url). `limits` add to the young-generation cap (a bound on the old generation, for a
+ * worker that may be handed more than it can hold); `workerData` is the worker's `workerData`.
+ */
+export function startWorker(
+  name: string,
+  base: string,
+  options: { limits?: ResourceLimits; workerData?: unknown } = {},
+): Worker {
   const entry = new URL(`./${name}${base.endsWith('.ts') ? '.ts' : '.js'}`, base);
-  if (entry.pathname.endsWith('.js')) return new Worker(entry, { resourceLimits: LIMITS });
+  const resourceLimits = { ...LIMITS, ...options.limits };
+  const { workerData } = options;
+  if (entry.pathname.endsWith('.js')) return new Worker(entry, { resourceLimits, workerData });
   // The ESM build of tsx's API, found beside the CommonJS one that require.resolve names.
   const tsx = pathToFileURL(
     createRequire(import.meta.url)
@@ -25,6 +35,6 @@ export function startWorker(name: string, base: string): Worker {
   ).href;
   return new Worker(
     `import(${JSON.stringify(tsx)}).then((m) => { m.register(); return import(${JSON.stringify(entry.href)}); });`,
-    { eval: true, resourceLimits: LIMITS },
+    { eval: true, resourceLimits, workerData },
   );
 }

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/config.js';
+import { DEFAULT_SCORE_SETTINGS } from '../src/services/scoreInWorker.js';
 
 const tmp = () => mkdtempSync(join(tmpdir(), 'swe-config-'));
 
@@ -64,5 +65,17 @@ describe('configuration from the environment', () => {
     expect(
       loadConfig({ SCORING_ADMIN_TOKEN: 'x'.repeat(20), SCORING_READS_REQUIRE_TOKEN: 'true' }).readsRequireToken,
     ).toBe(true);
+  });
+
+  it('reads POST /v1/score limits from SCORING_SCORE_*, each refused out of range', () => {
+    const token = { SCORING_ADMIN_TOKEN: 'x'.repeat(20) };
+    expect(loadConfig(token).scoring).toEqual(DEFAULT_SCORE_SETTINGS);
+    expect(
+      loadConfig({ ...token, SCORING_SCORE_MAX_MINERS: '10', SCORING_SCORE_TIMEOUT_MS: '5000' }).scoring,
+    ).toMatchObject({ miners: 10, timeoutMs: 5000, tasks: DEFAULT_SCORE_SETTINGS.tasks });
+    expect(() => loadConfig({ ...token, SCORING_SCORE_MEMORY_MB: '8' })).toThrow(
+      /SCORING_SCORE_MEMORY_MB must be an integer from 16/,
+    );
+    expect(() => loadConfig({ ...token, SCORING_SCORE_CONCURRENCY: '0' })).toThrow(/SCORING_SCORE_CONCURRENCY/);
   });
 });

@@ -4,7 +4,6 @@ import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { parseStages } from '../scoring/stages.js';
 import { parseDocument } from '../snapshots/inputDocument.js';
-import { ScoreResultSchema } from '../schemas/snapshots.js';
 import { scoreDocument } from '../snapshots/scoreDocument.js';
 import { UsageError } from './usage.js';
 
@@ -35,7 +34,8 @@ export function score(argv: string[]): number {
   const doc = parseDocument(readFileSync(file === '-' ? 0 : file, 'utf8'));
   const stages = parseStages(values.stages, doc.competition.finalStages);
   if (!stages) throw new UsageError(`--stages ${values.stages}: stages are screener_1, screener_2, evaluation`);
-  // Through the response schema of POST /v1/score, as the server sends it: the same JSON, byte for byte.
-  process.stdout.write(`${JSON.stringify(ScoreResultSchema.parse(scoreDocument(doc, stages)))}\n`);
+  // Serialized as built, as POST /v1/score sends it: the same JSON, byte for byte, keeping every
+  // hotkey (a zod record would drop one named `__proto__`).
+  process.stdout.write(`${JSON.stringify(scoreDocument(doc, stages))}\n`);
   return 0;
 }

@@ -69,7 +69,7 @@ export interface paths {
         get: operations["getCompetition"];
         /**
          * Create or update a competition
-         * @description Fields left out keep their stored value, or their default on creation. Changing token weights recomputes every aggregate; a 422 refuses weights under which a token sum would pass 2^53 - 1, changing nothing.
+         * @description Fields left out keep their stored value, or their default on creation. Changing token weights recomputes every aggregate; a 422 refuses weights under which a token sum would pass 2^53 - 1, changing nothing. `validators` sets the allow-list: only the validators it names may write to the competition (others get a 403), `null` lets every validator write; a validator it names that does not exist is a 422.
          */
         put: operations["putCompetition"];
         post?: never;
@@ -527,7 +527,7 @@ export interface paths {
         put?: never;
         /**
          * Score an input document without storing anything
-         * @description Body: an input document (`application/x-ndjson`, the format of GET …/snapshots/{seq}/input), within the body limit. Returns the leaderboard and weights the scoring core computes from it; a malformed document is a 400 naming the line and field.
+         * @description Body: an input document (`application/x-ndjson`, the format of GET …/snapshots/{seq}/input), within the body limit. Returns the leaderboard and weights the scoring core computes from it; a malformed document is a 400 naming the line and field. Scored off the event loop, within limits: a document announcing more miners, tasks or runs than the server takes, or whose scoring needs more memory, time or answer bytes than it allows, is a 413 naming the limit (`swe-scoring score` scores any document offline). Past the documents the server scores at once, a 503 with Retry-After.
          */
         post: operations["scoreDocument"];
         delete?: never;
@@ -706,7 +706,7 @@ export interface components {
         };
         /** @description Settings of a competition. */
         CompetitionSettingsInput: {
-            /** @description Display name. */
+            /** @description Display name: no control characters or bidirectional controls. */
             name: string;
             /** @description Default 1 / 0.1 / 3. */
             tokenWeights?: components["schemas"]["TokenWeightsInput"];
@@ -718,6 +718,8 @@ export interface components {
             finalStages?: components["schemas"]["StageInput"][];
             /** @description Make QnA reference answers and rubrics public in task reads. Default false: only the admin sees them. */
             revealAnswers?: boolean;
+            /** @description The validators that may write to the competition (runs, deletes), by id; others get a 403. `null`: every validator (the default). */
+            validators?: string[] | null;
         };
         /** @description One rubric criterion. */
         RubricCriterionInput: {
@@ -799,7 +801,7 @@ export interface components {
         };
         /** @description A validator to create. */
         NewValidatorInput: {
-            /** @description Who runs the validator. */
+            /** @description Who runs the validator: no control characters or bidirectional controls. */
             name: string;
             /** @description The validator's ss58 hotkey (sr25519). Given: it signs its requests (Epistula v2) and gets no API key. */
             hotkey?: string;
@@ -988,6 +990,8 @@ export interface components {
             revealAnswers: boolean;
             /** @description Validators whose runs are set aside in this competition. */
             excludedValidators: string[];
+            /** @description The allow-list: validators that may write, by id, sorted; null: every validator. Admin reads only. */
+            validators?: string[] | null;
             /** @description Creation time, ISO 8601 UTC. */
             createdAt: string;
             /** @description Last settings change, ISO 8601 UTC. */
@@ -4176,6 +4180,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Payload Too Large */
             413: {
                 headers: {
@@ -4187,6 +4200,15 @@ export interface operations {
             };
             /** @description Unsupported Media Type */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Service Unavailable */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -4,6 +4,7 @@ import type { Db } from './client.js';
 import { competitions } from './schema.js';
 import { rebuildAggregates } from './aggregates.js';
 import { emitWrite } from './events.js';
+import { ascending } from '../scoring/ascending.js';
 import { DEFAULT_FINAL_STAGES } from '../scoring/stages.js';
 import type { Stage, TokenWeights } from '../scoring/types.js';
 import { DEFAULT_TOKEN_WEIGHTS } from '../scoring/weightedTokens.js';
@@ -19,6 +20,8 @@ export interface CompetitionSettings {
   revealAnswers: boolean;
   /** Validators whose runs take part in no score of this competition, by id, sorted. */
   excludedValidators: string[];
+  /** The validators that may write to the competition, by id, sorted; null: every validator. */
+  allowedValidators: string[] | null;
   createdAt: string;
   updatedAt: string;
 }
@@ -30,7 +33,15 @@ export interface CompetitionUpsert {
   judgeVotes?: number;
   finalStages?: Stage[];
   revealAnswers?: boolean;
+  /** The allow-list: validator ids (kept sorted, each once), or null for every validator. */
+  validators?: string[] | null;
 }
+
+/** The allow-list to store: the one sent (sorted, each id once), or the stored one when none is sent. */
+export const allowList = (input: CompetitionUpsert, before: CompetitionSettings | null): string[] | null =>
+  input.validators === undefined
+    ? (before?.allowedValidators ?? null)
+    : input.validators && [...new Set(input.validators)].sort(ascending);
 
 type Row = typeof competitions.$inferSelect;
 const toSettings = (r: Row, excludedValidators: string[]): CompetitionSettings => ({
@@ -42,6 +53,7 @@ const toSettings = (r: Row, excludedValidators: string[]): CompetitionSettings =
   finalStages: r.finalStages as Stage[],
   revealAnswers: r.revealAnswers,
   excludedValidators,
+  allowedValidators: r.allowedValidators ?? null,
   createdAt: r.createdAt,
   updatedAt: r.updatedAt,
 });
@@ -98,6 +110,7 @@ export function competitionsRepo(db: Db) {
           judgeVotes: input.judgeVotes ?? before?.judgeVotes ?? 5,
           finalStages: input.finalStages ?? before?.finalStages ?? [...DEFAULT_FINAL_STAGES],
           revealAnswers: input.revealAnswers ?? before?.revealAnswers ?? false,
+          allowedValidators: allowList(input, before),
         };
         if (before) {
           tx.update(competitions)

@@ -28,6 +28,8 @@ export const competitions = sqliteTable('competitions', {
   updatedAt: text('updated_at')
     .notNull()
     .default(sql`(strftime('%Y-%m-%dT%H:%M:%fZ','now'))`),
+  /** The validators that may write to the competition, by id, sorted (JSON); null: every validator. */
+  allowedValidators: text('allowed_validators', { mode: 'json' }).$type<string[]>(),
 });
 
 export const tasks = sqliteTable(

@@ -41,39 +41,75 @@ const takes = (request: FastifyRequest, type: string) => acceptedTypes(request).
 const notTaken = (request: FastifyRequest, type: string) =>
   unsupported(`${type} is not taken here; this route accepts ${acceptedTypes(request).join(' or ')}`);
 
-/** The first string or key in a parsed JSON value that stored text cannot hold (src/unicode.ts): where, and why. */
-function badText(value: unknown, path: string): { path: string; message: string } | null {
-  if (typeof value === 'string') {
-    const message = textProblem(value);
-    return message ? { path, message } : null;
-  }
-  if (typeof value !== 'object' || value === null) return null;
-  if (Array.isArray(value)) {
-    for (let i = 0; i < value.length; i++) {
-      const bad = badText(value[i], `${path}/${i}`);
-      if (bad) return bad;
-    }
-    return null;
-  }
-  for (const [key, v] of Object.entries(value)) {
-    const message = textProblem(key);
-    if (message) return { path: `${path}/${printable(key)}`, message: `the key ${message}` };
-    const bad = badText(v, `${path}/${key}`);
-    if (bad) return bad;
+/**
+ * How deep the checks below walk a parsed body. No request of this API nests past a dozen levels;
+ * a deeper body is refused as such, and no walk recurses, so no depth overflows the stack.
+ */
+const MAX_DEPTH = 64;
+const tooDeep = () =>
+  badRequest(`the JSON body is nested deeper than ${MAX_DEPTH} levels; no request of this API nests so deep`, [
+    { path: 'body', message: `nested deeper than ${MAX_DEPTH} levels` },
+  ]);
+
+/**
+ * Each object of a parsed JSON value, and each string in it with its path, depth first, until
+ * `visit` answers something; past MAX_DEPTH levels, `'deep'`.
+ */
+function walk<T>(root: unknown, visit: (value: unknown, path: string) => T | null): T | 'deep' | null {
+  const stack: [value: unknown, path: string, depth: number][] = [[root, 'body', 0]];
+  while (stack.length > 0) {
+    const [value, path, depth] = stack.pop()!;
+    const seen = visit(value, path);
+    if (seen !== null) return seen;
+    if (typeof value !== 'object' || value === null) continue;
+    if (depth === MAX_DEPTH) return 'deep';
+    const entries = Array.isArray(value) ? value.map((v, i) => [String(i), v] as const) : Object.entries(value);
+    for (let i = entries.length - 1; i >= 0; i--) stack.push([entries[i]![1], `${path}/${entries[i]![0]}`, depth + 1]);
   }
   return null;
 }
 
+/** The first string or key in a parsed JSON value that stored text cannot hold (src/unicode.ts): where, and why. */
+function badText(value: unknown): { path: string; message: string } | 'deep' | null {
+  return walk(value, (v, path) => {
+    if (typeof v === 'string') {
+      const message = textProblem(v);
+      return message ? { path, message } : null;
+    }
+    if (typeof v !== 'object' || v === null || Array.isArray(v)) return null;
+    for (const key of Object.keys(v)) {
+      const message = textProblem(key);
+      if (message) return { path: `${path}/${printable(key)}`, message: `the key ${message}` };
+    }
+    return null;
+  });
+}
+
+/** What Fastify's parser refuses as prototype poisoning: an own `__proto__` key, or `constructor.prototype`. */
+const poisoning = (v: unknown): true | null => {
+  if (typeof v !== 'object' || v === null || Array.isArray(v)) return null;
+  if (Object.hasOwn(v, '__proto__')) return true;
+  const c = (v as { constructor?: unknown }).constructor;
+  return Object.hasOwn(v, 'constructor') && typeof c === 'object' && c !== null && Object.hasOwn(c, 'prototype')
+    ? true
+    : null;
+};
+
 /**
  * Valid JSON that Fastify's parser refused: a `__proto__` key, or `constructor.prototype` (prototype
- * poisoning). Said as such, where Fastify says only "not valid JSON". Runs on a refusal only.
+ * poisoning). Said as such, where Fastify says only "not valid JSON", once such a key is seen; a
+ * body nested too deep to look through is refused for that. Runs on a refusal only.
  */
 function protoRefusal(body: Buffer): Error | null {
+  let json: unknown;
   try {
-    JSON.parse(body.toString('utf8'));
+    json = JSON.parse(body.toString('utf8'));
   } catch {
     return null; // not valid JSON indeed
   }
+  const found = walk(json, poisoning);
+  if (found === 'deep') return tooDeep();
+  if (found === null) return null;
   return badRequest('a key named __proto__ (or constructor.prototype) is not taken in a JSON body: rename it', [
     { path: 'body', message: 'holds a __proto__ or constructor.prototype key' },
   ]);
@@ -96,9 +132,9 @@ export const contentTypesPlugin = fp(
       // the field. Only bodies with such an escape are walked.
       const checked: typeof done = (err, value) => {
         if (err) return done(protoRefusal(body as Buffer) ?? err, undefined);
-        const bad = mayHoldBadText(body as Buffer) ? badText(value, 'body') : null;
+        const bad = mayHoldBadText(body as Buffer) ? badText(value) : null;
         if (!bad) return done(null, value);
-        done(badRequest(`${bad.path} ${bad.message}`, [bad]), undefined);
+        done(bad === 'deep' ? tooDeep() : badRequest(`${bad.path} ${bad.message}`, [bad]), undefined);
       };
       const parse = () => void json(req, body as unknown as string, checked);
       if (!req.checkSignedBody) return parse();

@@ -35,6 +35,7 @@ const STATUS: Record<ErrorKind, { status: number; slug: string }> = {
   forbidden: { status: 403, slug: 'forbidden' },
   not_found: { status: 404, slug: 'not-found' },
   conflict: { status: 409, slug: 'conflict' },
+  too_large: { status: 413, slug: 'too-large' },
   unprocessable: { status: 422, slug: 'unprocessable' },
   unsupported: { status: 415, slug: 'unsupported-media-type' },
   unavailable: { status: 503, slug: 'unavailable' },

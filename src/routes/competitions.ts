@@ -14,8 +14,11 @@ export const competitionRoutes: FastifyPluginAsyncZod = async (app) => {
         operationId: 'putCompetition',
         summary: 'Create or update a competition',
         description:
-          'Fields left out keep their stored value, or their default on creation. Changing token weights recomputes every ' +
-          'aggregate; a 422 refuses weights under which a token sum would pass 2^53 - 1, changing nothing.',
+          'Fields left out keep their stored value, or their default on creation. ' +
+          'Changing token weights recomputes every aggregate; a 422 refuses weights under which a token sum would ' +
+          'pass 2^53 - 1, changing nothing. `validators` sets the allow-list: only the validators it names may write ' +
+          'to the competition (others get a 403), `null` lets every validator write; a validator it names that does ' +
+          'not exist is a 422.',
         params: CompetitionParams,
         body: CompetitionInputSchema,
         response: { 200: CompetitionSchema, 201: CompetitionSchema, ...problems(400, 401, 403, 422) },
@@ -42,7 +45,7 @@ export const competitionRoutes: FastifyPluginAsyncZod = async (app) => {
         response: { 200: CompetitionListSchema, ...problems(401) },
       },
     },
-    async () => ({ competitions: await competitions.list() }),
+    async (request) => ({ competitions: await competitions.list(request.principal) }),
   );
 
   app.get(
@@ -57,6 +60,6 @@ export const competitionRoutes: FastifyPluginAsyncZod = async (app) => {
         response: { 200: CompetitionSchema, ...problems(401, 404) },
       },
     },
-    async (request) => competitions.get(request.params.competitionId),
+    async (request) => competitions.get(request.params.competitionId, request.principal),
   );
 };

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { FastifyReply } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { CompetitionParams, Id, problems } from '../schemas/common.js';
 import {
@@ -16,6 +17,13 @@ import {
 import { RULES_VERSION } from '../scoring/index.js';
 import { jsonBody, textBody } from '../services/body.js';
 import { matchesETag, notModified, sendBody } from './sendBody.js';
+
+/** JSON already serialized, as its bytes (compressed on the way out like any other answer). */
+function sendJson(reply: FastifyReply, bytes: Uint8Array): FastifyReply {
+  return reply
+    .type('application/json; charset=utf-8')
+    .send(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength));
+}
 
 export const snapshotRoutes: FastifyPluginAsyncZod = async (app) => {
   const { snapshots, score } = app.services;
@@ -199,8 +207,9 @@ export const snapshotRoutes: FastifyPluginAsyncZod = async (app) => {
   app.post(
     '/score',
     {
-      // An input document is NDJSON only (a Parquet body is a 415 that says so).
-      config: { access: 'public', fileBody: ['application/x-ndjson'] },
+      // An input document is NDJSON only (a Parquet body is a 415 that says so). It is scored in a
+      // worker thread (src/services/scoreInWorker.ts) and writes nothing: no write gate to wait on.
+      config: { access: 'validator', fileBody: ['application/x-ndjson'], ownWriteGate: true },
       schema: {
         tags: ['snapshots'],
         operationId: 'scoreDocument',
@@ -208,11 +217,19 @@ export const snapshotRoutes: FastifyPluginAsyncZod = async (app) => {
         description:
           'Body: an input document (`application/x-ndjson`, the format of GET …/snapshots/{seq}/input), within the ' +
           'body limit. Returns the leaderboard and weights the scoring core computes from it; a malformed document is ' +
-          'a 400 naming the line and field.',
+          'a 400 naming the line and field. Scored off the event loop, within limits: a document announcing more ' +
+          'miners, tasks or runs than the server takes, or whose scoring needs more memory, time or answer bytes ' +
+          'than it allows, is a 413 naming the limit (`swe-scoring score` scores any document offline). Past the ' +
+          'documents the server scores at once, a 503 with Retry-After.',
         querystring: ScoreQuery,
-        response: { 200: ScoreResultSchema, ...problems(400, 401, 413, 415) },
+        response: { 200: ScoreResultSchema, ...problems(400, 401, 403, 413, 415, 503) },
       },
     },
-    async (request) => score(Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0), request.query.stages),
+    async (request, reply) => {
+      const body = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
+      // The worker's JSON, sent as it is: serialized through the schema, a key such as a hotkey
+      // `__proto__` would be lost (a zod record drops it).
+      return sendJson(reply, await score(body, request.query.stages));
+    },
   );
 };

@@ -1,12 +1,12 @@
 import { z } from 'zod';
 import { named } from './named.js';
-import { LIMITS } from './common.js';
+import { DisplayName, LIMITS } from './common.js';
 
 export const ValidatorInputSchema = named(
   'NewValidator',
   'A validator to create.',
   z.strictObject({
-    name: z.string().min(1).max(LIMITS.nameLength).describe('Who runs the validator.'),
+    name: DisplayName.describe('Who runs the validator: no control characters or bidirectional controls.'),
     hotkey: z
       .string()
       .max(64)

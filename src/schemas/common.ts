@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { named } from './named.js';
 import { COMPLEXITIES, STAGES, type Stage } from '../scoring/types.js';
 import { isStage, parseStages } from '../scoring/stages.js';
+import { DISPLAY_SAFE, DISPLAY_SAFE_MESSAGE } from '../unicode.js';
 
 export const LIMITS = {
   /** Largest request body accepted, in bytes (413 above). */
@@ -20,14 +21,27 @@ export const LIMITS = {
   leaderboardPage: 1000,
   /** Hotkeys in one leaderboard read (`?hotkeys=`); a URL holds about 16 KB. */
   hotkeysPerRead: 200,
+  /** Validators on a competition's allow-list. */
+  allowListLength: 1000,
 } as const;
 
 export const Id = z
   .string()
   .min(1)
   .max(LIMITS.idLength)
-  .regex(/^[A-Za-z0-9._:-]+$/, 'must be 1 to 128 characters from A-Z a-z 0-9 . _ : -')
-  .describe('Identifier: 1 to 128 characters from `[A-Za-z0-9._:-]`.');
+  // `.` and `..` are path segments every URL-normalising client (fetch, curl, browsers) resolves
+  // away: an item of such an id could be stored but never read back.
+  .regex(
+    /^(?!\.\.?$)[A-Za-z0-9._:-]+$/,
+    "must be 1 to 128 characters from A-Z a-z 0-9 . _ : -, and not '.' or '..' (URL path segments clients resolve away)",
+  )
+  .describe('Identifier: 1 to 128 characters from `[A-Za-z0-9._:-]`, other than `.` and `..`.');
+
+/**
+ * A display name (a competition's, a validator's): 1 to 200 characters, none of them a control
+ * character or a bidirectional override, which would hide or reorder what a page or a log shows.
+ */
+export const DisplayName = z.string().min(1).max(LIMITS.nameLength).regex(DISPLAY_SAFE, DISPLAY_SAFE_MESSAGE);
 
 /**
  * The id of a stored run or task: an `Id` other than `export`, which names the export route beside

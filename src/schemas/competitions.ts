@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { named } from './named.js';
-import { LIMITS, StageSchema } from './common.js';
+import { DisplayName, Id, LIMITS, StageSchema } from './common.js';
 
 /** SPEC 2 asks finite and at least 0. A bound keeps every weighted token sum (sums reach 2^53) far from overflowing to Infinity; 10^6 is generous. */
 const Weight = z.number().min(0).max(1e6);
@@ -27,7 +27,7 @@ export const CompetitionInputSchema = named(
   'CompetitionSettings',
   'Settings of a competition.',
   z.strictObject({
-    name: z.string().min(1).max(LIMITS.nameLength).describe('Display name.'),
+    name: DisplayName.describe('Display name: no control characters or bidirectional controls.'),
     tokenWeights: TokenWeightsSchema.optional().describe('Default 1 / 0.1 / 3.'),
     burnRatio: z.number().min(0).max(1).optional().describe('Share of emission burned, 0 to 1. Default 0.'),
     judgeVotes: JudgeVotes.optional().describe('Judge votes per QnA criterion: odd, 1 to 15. Default 5.'),
@@ -44,6 +44,15 @@ export const CompetitionInputSchema = named(
       .describe(
         'Make QnA reference answers and rubrics public in task reads. Default false: only the admin sees them.',
       ),
+    validators: z
+      .array(Id)
+      .max(LIMITS.allowListLength)
+      .nullable()
+      .optional()
+      .describe(
+        'The validators that may write to the competition (runs, deletes), by id; others get a 403. ' +
+          '`null`: every validator (the default).',
+      ),
   }),
 );
 
@@ -59,6 +68,11 @@ export const CompetitionSchema = named(
     finalStages: z.array(StageSchema).describe('Stages that make the final score.'),
     revealAnswers: z.boolean().describe('Whether public task reads show QnA answer keys.'),
     excludedValidators: z.array(z.string()).describe('Validators whose runs are set aside in this competition.'),
+    validators: z
+      .array(z.string())
+      .nullable()
+      .optional()
+      .describe('The allow-list: validators that may write, by id, sorted; null: every validator. Admin reads only.'),
     createdAt: z.string().describe('Creation time, ISO 8601 UTC.'),
     updatedAt: z.string().describe('Last settings change, ISO 8601 UTC.'),
     counts: z

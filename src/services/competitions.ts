@@ -2,37 +2,59 @@
 // straight from the aggregates: it never computes scores.
 import type { Store } from '../db/store.js';
 import type { CompetitionSettings, CompetitionUpsert } from '../db/competitions.js';
-import { notFound } from '../errors.js';
+import { listSome, notFound, unprocessable, type ErrorField } from '../errors.js';
 import { resolveRate } from '../scoring/index.js';
 import type { AuditService } from './audit.js';
 import type { Principal } from './principal.js';
 
 export function competitionsService(store: Store, audit: AuditService) {
-  async function view(c: CompetitionSettings, db: Store = store) {
+  /** The competition as read; its validator allow-list (`validators`) for the admin only. */
+  async function view(c: CompetitionSettings, who: Principal | null, db: Store = store) {
+    const { allowedValidators, ...settings } = c;
     const baseline = await db.competitions.baselineTotals(c.id, c.finalStages);
     return {
-      ...c,
+      ...settings,
+      ...(who?.kind === 'admin' ? { validators: allowedValidators } : {}),
       counts: await db.competitions.counts(c.id),
       baseline: { ...baseline, resolveRate: resolveRate(baseline.resolved, baseline.runs) },
     };
   }
 
-  async function get(id: string) {
+  async function get(id: string, who: Principal | null) {
     const c = await store.competitions.get(id);
     if (!c) throw notFound(`competition ${id} does not exist`);
-    return view(c);
+    return view(c, who);
+  }
+
+  /** Each validator of an allow-list must exist: a mistyped id would lock its validator out unseen. */
+  async function checkAllowList(tx: Store, validators: readonly string[] | null | undefined) {
+    if (!validators) return;
+    const unknown: string[] = [];
+    const errors: ErrorField[] = [];
+    for (const [i, v] of validators.entries()) {
+      if (await tx.validators.get(v)) continue;
+      unknown.push(v);
+      errors.push({ path: `body/validators/${i}`, message: `no validator ${v}` });
+    }
+    if (unknown.length > 0)
+      throw unprocessable(
+        `the allow-list names validators that do not exist: ${listSome(unknown)}; ` +
+          'create them first (POST /v1/validators) or leave them out',
+        errors,
+      );
   }
 
   return {
     get,
-    list: async () => Promise.all((await store.competitions.list()).map((c) => view(c))),
+    list: async (who: Principal | null) => Promise.all((await store.competitions.list()).map((c) => view(c, who))),
     /** Creates or updates; fields left out keep their stored value (or the default on creation). */
     put(id: string, input: CompetitionUpsert, who: Principal) {
       return store.transaction(
         async (tx) => {
+          await checkAllowList(tx, input.validators);
           const { competition, created } = await tx.competitions.upsert(id, input);
           await audit.record(tx, who, created ? 'competition.create' : 'competition.update', id, id, { ...input });
-          return { created, competition: await view(competition, tx) };
+          return { created, competition: await view(competition, who, tx) };
         },
         { competitionId: id },
       );

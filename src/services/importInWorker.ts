@@ -10,11 +10,12 @@
 // import starts a new worker.
 import type { Worker } from 'node:worker_threads';
 import type { WriteEvent } from '../db/events.js';
-import { DomainError, unavailable, type ErrorField, type ErrorKind } from '../errors.js';
+import { unavailable, type DomainError } from '../errors.js';
 import type { QnaProblem } from '../qna/problems.js';
 import type { QnaTask } from '../qna/types.js';
 import { startWorker } from '../workerThread.js';
 import type { ImportCounts, ImportFormat, ImportJob, TaskFeed } from './importJob.js';
+import { revive, type Failure } from './workerFailure.js';
 
 /** What the worker stores a parsed file as, and in which database file. */
 export type CommitTarget = ImportJob & { database: string };
@@ -24,10 +25,6 @@ export interface Committed {
   events: WriteEvent[];
 }
 export type Problems = { ok: false; problems: QnaProblem[]; more: number };
-export interface Failure {
-  message: string;
-  domain?: { kind: ErrorKind; detail: string; errors?: ErrorField[]; reason?: string };
-}
 
 export type ToWorker = { id: number } & (
   | { parse: { path: string; format: ImportFormat }; target: CommitTarget | null }
@@ -84,13 +81,6 @@ function shared(): Worker {
   return w;
 }
 
-/** A domain error keeps its kind across the thread boundary; anything else becomes a plain error (a 500). */
-function revive(f: Failure): Error {
-  if (!f.domain) return new Error(`import worker: ${f.message}`);
-  const { kind, detail, errors, reason } = f.domain;
-  return new DomainError(kind, detail, errors, reason);
-}
-
 /** One job's exchange with the worker: each `ask` posts a message and waits for its answer. */
 function start() {
   if (idleTimer) clearTimeout(idleTimer);
@@ -122,7 +112,7 @@ function start() {
       }
       const p = pending;
       pending = null;
-      if (p && 'failed' in m) p.reject(revive(m.failed));
+      if (p && 'failed' in m) p.reject(revive(m.failed, 'import worker'));
       else p?.resolve(m);
     },
     onStop(e) {

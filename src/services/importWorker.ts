@@ -11,11 +11,11 @@ import { parentPort } from 'node:worker_threads';
 import { openDatabase, type Db } from '../db/client.js';
 import type { WriteEvent } from '../db/events.js';
 import { createSqliteStore } from '../db/sqlite/store.js';
-import { DomainError } from '../errors.js';
 import { parseQnaFile } from '../qna/parseFile.js';
 import type { QnaTask } from '../qna/types.js';
-import type { CommitTarget, Failure, FromWorker, ToWorker } from './importInWorker.js';
+import type { CommitTarget, FromWorker, ToWorker } from './importInWorker.js';
 import { storeQnaTasks } from './importTasks.js';
+import { failure } from './workerFailure.js';
 
 const port = parentPort!;
 const send = (m: FromWorker) => port.postMessage(m);
@@ -26,12 +26,6 @@ const waiting = new Map<number, (go: boolean) => void>();
 
 /** Thrown into a read the main thread stopped. */
 class Stopped extends Error {}
-
-function failure(e: unknown): Failure {
-  if (e instanceof DomainError)
-    return { message: e.detail, domain: { kind: e.kind, detail: e.detail, errors: e.errors, reason: e.reason } };
-  return { message: e instanceof Error ? e.message : String(e) };
-}
 
 async function parse(id: number, path: string, format: CommitTarget['format'], target: CommitTarget | null) {
   try {

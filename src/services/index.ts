@@ -12,7 +12,7 @@ import { runsService } from './runs.js';
 import { scoresService } from './scores.js';
 import { signaturesService, type SignatureOptions } from './signatures.js';
 import { snapshotsService, type Signer } from './snapshots.js';
-import { scoreInputDocument } from './offline.js';
+import { documentScorer, type ScoreSettings } from './scoreInWorker.js';
 import { ephemeralSigner } from '../signingKey.js';
 import { tasksService } from './tasks.js';
 import { validatorsService } from './validators.js';
@@ -24,6 +24,8 @@ export interface ServiceOptions {
   signatures?: SignatureOptions;
   /** The snapshot-signing key; a throwaway one when not given. */
   signer?: Signer;
+  /** POST /v1/score's limits (src/services/scoreInWorker.ts has the defaults). */
+  scoring?: ScoreSettings;
 }
 
 export function createServices(store: Store, options: ServiceOptions = {}) {
@@ -40,7 +42,7 @@ export function createServices(store: Store, options: ServiceOptions = {}) {
     validators: validatorsService(store, audit),
     scores,
     snapshots: snapshotsService(store, scores, options.signer ?? ephemeralSigner(), audit),
-    score: scoreInputDocument,
+    score: documentScorer(options.scoring),
     changes: changesService(store),
     exports: exportsService(store),
     signatures: signaturesService(store, gate, options.signatures),

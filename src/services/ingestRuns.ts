@@ -6,6 +6,7 @@ import type { RunInput } from '../schemas/runs.js';
 import { conflict, listSome, notFound, unprocessable, type ErrorField } from '../errors.js';
 import { gradeRubric } from '../scoring/index.js';
 import type { RubricProblem } from '../scoring/types.js';
+import { refuseUnlisted } from './principal.js';
 
 export interface IngestResult {
   accepted: number;
@@ -62,6 +63,7 @@ export async function ingestRuns(
 ): Promise<IngestResult> {
   const competition = await tx.competitions.get(competitionId);
   if (!competition) throw notFound(`competition ${competitionId} does not exist`);
+  refuseUnlisted(competition, validatorId);
 
   const rubrics = await tx.tasks.rubrics(competitionId, [...new Set(runs.map((r) => r.taskId))]);
   const unknown = [...rubrics].filter(([, t]) => t === null).map(([id]) => id);

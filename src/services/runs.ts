@@ -6,7 +6,7 @@ import { forbidden, notFound } from '../errors.js';
 import { isValidTokens, weightedTokens } from '../scoring/index.js';
 import type { CriterionGrade, TokenWeights } from '../scoring/types.js';
 import { ingestRuns } from './ingestRuns.js';
-import { revealsAnswers, writerId, type Principal } from './principal.js';
+import { refuseUnlisted, revealsAnswers, writerId, type Principal } from './principal.js';
 import { parseCursor, type AuditService } from './audit.js';
 
 /** A run's graded criteria (stored in rubric order), each named by its position; its id only when `reveal`. */
@@ -127,6 +127,7 @@ export function runsService(store: Store, audit: AuditService) {
       return store.transaction(
         async (tx) => {
           const { competition, run } = await find(tx, competitionId, runId);
+          refuseUnlisted(competition, writerId(who));
           if (who.kind === 'validator' && run.validatorId !== who.id) {
             throw forbidden(`run ${runId} was sent by another validator; a validator may delete only its own runs`);
           }

@@ -7,7 +7,8 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { scoreDocument } from '../../src/snapshots/scoreDocument.js';
 import { sample } from '../snapshots/sample.js';
-import { testApp } from '../support/app.js';
+import { admin, testApp } from '../support/app.js';
+import { documentOf } from '../support/documents.js';
 import { otherPublicKeyPem, publicKeyPem, snapshotOf } from '../snapshots/snapshotKit.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -48,7 +49,7 @@ describe('swe-scoring', () => {
       const res = await t.app.inject({
         method: 'POST',
         url: '/v1/score?stages=screener_2',
-        headers: { 'content-type': 'application/x-ndjson' },
+        headers: { ...admin, 'content-type': 'application/x-ndjson' },
         payload: input,
       });
       expect(res.statusCode).toBe(200);
@@ -56,6 +57,18 @@ describe('swe-scoring', () => {
     } finally {
       await t.close();
     }
+  });
+
+  it('score and verify keep miners named like object properties (__proto__, constructor, toString)', async () => {
+    const keys = ['__proto__', 'constructor', 'toString'];
+    const doc = documentOf({ miners: keys.length, tasks: 2 }, keys);
+    const named = snapshotOf(doc);
+    const scored = await run('score', file('named.ndjson', named.input));
+    expect(scored.code).toBe(0);
+    const { weights } = JSON.parse(scored.stdout) as { weights: { finalWeights: object } };
+    expect(Object.keys(weights.finalWeights).sort()).toEqual([...keys].sort());
+    const verified = await run('verify', file('named.json', named.text), file('named.ndjson', named.input));
+    expect(verified.code).toBe(0);
   });
 
   it('score names the line and field of a malformed document, exit 1; a bad stage is a usage error, exit 2', async () => {

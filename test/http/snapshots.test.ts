@@ -276,7 +276,7 @@ it('POST /v1/score scores a snapshot input without storing it, and names the lin
   const scored = await app.call({
     method: 'POST',
     url: '/v1/score',
-    headers: { 'content-type': 'application/x-ndjson' },
+    headers: { ...admin, 'content-type': 'application/x-ndjson' },
     payload: input,
   });
   expect(scored.status).toBe(200);
@@ -287,7 +287,7 @@ it('POST /v1/score scores a snapshot input without storing it, and names the lin
   const bad = await app.call({
     method: 'POST',
     url: '/v1/score',
-    headers: { 'content-type': 'application/x-ndjson' },
+    headers: { ...admin, 'content-type': 'application/x-ndjson' },
     payload: broken,
   });
   expect(bad.status).toBe(400);
@@ -296,7 +296,7 @@ it('POST /v1/score scores a snapshot input without storing it, and names the lin
   const parquet = await app.call({
     method: 'POST',
     url: '/v1/score',
-    headers: { 'content-type': 'application/vnd.apache.parquet' },
+    headers: { ...admin, 'content-type': 'application/vnd.apache.parquet' },
     payload: Buffer.from('PAR1'),
   });
   expect(parquet.status).toBe(415);

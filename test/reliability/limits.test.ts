@@ -42,7 +42,7 @@ function checkDocument(doc: Doc) {
     expect(id).toMatchObject({ maxLength: LIMITS.idLength });
     // A run id has a second pattern (not `export`, the export route's name): zod lists both in allOf.
     const patterns = id.pattern ? [id.pattern] : id.allOf.map((p: Json) => p.pattern);
-    expect(patterns).toContain('^[A-Za-z0-9._:-]+$');
+    expect(patterns).toContain('^(?!\\.\\.?$)[A-Za-z0-9._:-]+$');
   }
   // Every path parameter of every route carries the 128-character cap.
   let params = 0;

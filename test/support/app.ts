@@ -84,6 +84,7 @@ export async function testApp(
     signatures?: SignatureOptions;
     engine?: Engine;
     logger?: AppOptions['logger'];
+    scoring?: AppOptions['scoring'];
   } = {},
 ): Promise<TestApp> {
   const engine = options.engine ?? TEST_ENGINE;
@@ -116,6 +117,7 @@ export async function testApp(
     readsRequireToken: options.readsRequireToken,
     signatures: options.signatures,
     logger: options.logger,
+    scoring: options.scoring,
   });
   const t: TestApp = {
     app,

@@ -38,3 +38,11 @@ export const STAGE_LABEL: Record<string, string> = {
   screener_2: 'screener 2',
   evaluation: 'evaluation',
 };
+
+/**
+ * A miner's weight in a weights map (`rawWeights`, `finalWeights`: only miners with a weight are
+ * keys), 0 when it has none. An own key only: a hotkey such as `constructor` or `toString` must
+ * not read Object.prototype's function.
+ */
+export const weightOf = (weights: Readonly<Record<string, number>>, hotkey: string): number =>
+  Object.hasOwn(weights, hotkey) ? (weights[hotkey] ?? 0) : 0;

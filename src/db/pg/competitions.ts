@@ -2,7 +2,7 @@
 import { DEFAULT_FINAL_STAGES } from '../../scoring/stages.js';
 import type { Stage } from '../../scoring/types.js';
 import { DEFAULT_TOKEN_WEIGHTS } from '../../scoring/weightedTokens.js';
-import type { CompetitionSettings, CompetitionUpsert } from '../competitions.js';
+import { allowList, type CompetitionSettings, type CompetitionUpsert } from '../competitions.js';
 import { NOW_TEXT, type PgContext } from './context.js';
 import { rebuildAggregates } from './aggregates.js';
 
@@ -16,6 +16,7 @@ interface Row {
   judge_votes: number;
   final_stages: string;
   reveal_answers: boolean;
+  allowed_validators: string | null;
   created_at: string;
   updated_at: string;
 }
@@ -30,6 +31,7 @@ const toSettings = (r: Row, excludedValidators: string[]): CompetitionSettings =
   finalStages: JSON.parse(r.final_stages) as Stage[],
   revealAnswers: r.reveal_answers,
   excludedValidators,
+  allowedValidators: r.allowed_validators === null ? null : (JSON.parse(r.allowed_validators) as string[]),
   createdAt: r.created_at,
   updatedAt: r.updated_at,
 });
@@ -85,6 +87,7 @@ export function pgCompetitionsRepo(ctx: PgContext) {
       return ctx.write(id, async (c) => {
         const before = await get(c, id);
         const w = input.tokenWeights ?? before?.tokenWeights ?? { ...DEFAULT_TOKEN_WEIGHTS };
+        const allowed = allowList(input, before);
         const values = [
           id,
           input.name,
@@ -95,11 +98,13 @@ export function pgCompetitionsRepo(ctx: PgContext) {
           input.judgeVotes ?? before?.judgeVotes ?? 5,
           JSON.stringify(input.finalStages ?? before?.finalStages ?? [...DEFAULT_FINAL_STAGES]),
           input.revealAnswers ?? before?.revealAnswers ?? false,
+          allowed === null ? null : JSON.stringify(allowed),
         ];
         if (before) {
           await c.execute(
             `UPDATE competitions SET name = $2, weight_input = $3, weight_cached_input = $4, weight_output = $5,
-              burn_ratio = $6, judge_votes = $7, final_stages = $8, reveal_answers = $9, updated_at = ${NOW_TEXT}
+              burn_ratio = $6, judge_votes = $7, final_stages = $8, reveal_answers = $9, allowed_validators = $10,
+              updated_at = ${NOW_TEXT}
             WHERE id = $1`,
             values,
           );
@@ -111,7 +116,8 @@ export function pgCompetitionsRepo(ctx: PgContext) {
         } else {
           await c.execute(
             `INSERT INTO competitions (id, name, weight_input, weight_cached_input, weight_output, burn_ratio,
-              judge_votes, final_stages, reveal_answers) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
+              judge_votes, final_stages, reveal_answers, allowed_validators)
+              VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
             values,
           );
         }

@@ -69,6 +69,8 @@ export const competitions = pgTable('competitions', {
   updatedAt: createdAt('updated_at'),
   // Last, where SQLite's 1.1 migration added it: both engines give the columns in one order.
   revealAnswers: boolean('reveal_answers').notNull().default(false),
+  /** The validators that may write to the competition, by id, sorted (JSON); null: every validator. */
+  allowedValidators: jsonText<string[]>('allowed_validators'),
 });
 
 export const tasks = pgTable(

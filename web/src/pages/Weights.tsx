@@ -3,7 +3,7 @@
 // element with its winners.
 import { api, read, stagesQuery } from '../api.js';
 import { Loading } from '../components/Status.js';
-import { exact, pct, score } from '../format.js';
+import { exact, pct, score, weightOf } from '../format.js';
 import { links, type PageProps } from '../links.js';
 import { useData } from '../useData.js';
 import { Layers, wonBy } from './Layers.js';
@@ -56,7 +56,7 @@ export function Weights({ id, competition, stages, tick }: PageProps) {
                   </thead>
                   <tbody>
                     {ranked.map((m) => {
-                      const fw = w.finalWeights[m.hotkey] ?? 0;
+                      const fw = weightOf(w.finalWeights, m.hotkey);
                       const mine = won.get(m.hotkey) ?? [];
                       return (
                         <tr key={m.hotkey} data-key={m.hotkey} class={fw > 0 ? 'paid' : 'unpaid'}>
@@ -85,8 +85,8 @@ export function Weights({ id, competition, stages, tick }: PageProps) {
                               ))
                             )}
                           </td>
-                          <td class="num" title={exact(w.rawWeights[m.hotkey] ?? 0)}>
-                            {pct(w.rawWeights[m.hotkey] ?? 0)}
+                          <td class="num" title={exact(weightOf(w.rawWeights, m.hotkey))}>
+                            {pct(weightOf(w.rawWeights, m.hotkey))}
                           </td>
                           <td data-col="weight" title={exact(fw)}>
                             <span class="bar-cell">

@@ -1,0 +1,22 @@
+// An error crossing a worker thread's boundary: a domain error keeps its kind (a 400, a 409, a 413
+// stays one), anything else becomes a plain error (a 500, its message to the log).
+import { DomainError, type ErrorField, type ErrorKind } from '../errors.js';
+
+export interface Failure {
+  message: string;
+  domain?: { kind: ErrorKind; detail: string; errors?: ErrorField[]; reason?: string };
+}
+
+/** In the worker: the error as a message can carry it. */
+export function failure(e: unknown): Failure {
+  if (e instanceof DomainError)
+    return { message: e.detail, domain: { kind: e.kind, detail: e.detail, errors: e.errors, reason: e.reason } };
+  return { message: e instanceof Error ? e.message : String(e) };
+}
+
+/** On the main thread: the error again; `worker` names the thread in a plain error's message. */
+export function revive(f: Failure, worker: string): Error {
+  if (!f.domain) return new Error(`${worker}: ${f.message}`);
+  const { kind, detail, errors, reason } = f.domain;
+  return new DomainError(kind, detail, errors, reason);
+}
