@@ -767,7 +767,7 @@ export interface components {
         /** @description A task to create or update. */
         TaskSpecInput: {
             /** @description Task identifier, unique within the competition. */
-            id: string & (unknown & unknown & unknown);
+            id: string;
             /**
              * @description How runs of the task are graded.
              * @enum {string}
@@ -851,7 +851,7 @@ export interface components {
         /** @description A baseline run result: no `minerHotkey`; `resolved` unless `rubricVotes` are sent. */
         BaselineRunInput: {
             /** @description Client-chosen id, unique within the competition; makes retries safe. */
-            runId: string & (unknown & unknown);
+            runId: string;
             /** @description The task run. */
             taskId: string;
             /** @description Attempt number, from 0. */
@@ -887,7 +887,7 @@ export interface components {
         /** @description A miner run result: `minerHotkey` required; `resolved` unless `rubricVotes` are sent. */
         MinerRunInput: {
             /** @description Client-chosen id, unique within the competition; makes retries safe. */
-            runId: string & (unknown & unknown);
+            runId: string;
             /** @description The task run. */
             taskId: string;
             /** @description Attempt number, from 0. */
@@ -3809,7 +3809,7 @@ export interface operations {
                 /** @description Competition identifier. */
                 competitionId: string;
                 /** @description Snapshot number. */
-                seq: string & (unknown & unknown);
+                seq: string;
             };
             cookie?: never;
         };
@@ -3882,7 +3882,7 @@ export interface operations {
                 /** @description Competition identifier. */
                 competitionId: string;
                 /** @description Snapshot number. */
-                seq: string & (unknown & unknown);
+                seq: string;
             };
             cookie?: never;
         };
