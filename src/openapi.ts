@@ -178,6 +178,18 @@ const FILE_BODIES: Record<string, { description: string; content: Record<string,
   },
 };
 
+/**
+ * A `const` (zod `literal`) also gets the one-value `enum` that means the same: OpenAPI 3.0
+ * generators (openapi-typescript-codegen) read no `const` and would type a run's `kind` as any
+ * string, so a run could not be told apart by it.
+ */
+function enumBesideConst(node: unknown): void {
+  if (Array.isArray(node)) return node.forEach(enumBesideConst);
+  if (!isObj(node)) return;
+  if ('const' in node && !('enum' in node)) node.enum = [node.const];
+  Object.values(node).forEach(enumBesideConst);
+}
+
 export function transformObject(
   input: Parameters<typeof jsonSchemaTransformObject>[0],
 ): ReturnType<typeof jsonSchemaTransformObject> {
@@ -206,5 +218,6 @@ export function transformObject(
   pruneSchemas(doc);
   addDiscriminators(doc);
   dropForbiddenProperties(doc);
+  enumBesideConst([doc.components, doc.paths]);
   return result;
 }

@@ -735,6 +735,7 @@ export interface components {
             /**
              * @description Always `must have`.
              * @constant
+             * @enum {string}
              */
             importance: "must have";
             /** @description Scale's original text; default the title. */
@@ -869,6 +870,7 @@ export interface components {
             /**
              * @description A run of the baseline (reference) agent.
              * @constant
+             * @enum {string}
              */
             kind: "baseline";
         } & (({
@@ -905,6 +907,7 @@ export interface components {
             /**
              * @description A run of a miner's agent.
              * @constant
+             * @enum {string}
              */
             kind: "miner";
             /** @description The miner's hotkey: required on a miner run. */
@@ -1769,6 +1772,7 @@ export interface components {
             /**
              * @description Signature algorithm.
              * @constant
+             * @enum {string}
              */
             algorithm: "ed25519";
             /** @description Version of the scoring rules this server computes. */

@@ -24,6 +24,8 @@ describe('the committed OpenAPI document', () => {
       },
     });
     expect(schemas.MinerRunInput.required).toEqual(expect.arrayContaining(['kind', 'minerHotkey']));
+    // The one-value enum beside const is what OpenAPI 3.0 generators (openapi-typescript-codegen) read.
+    expect(schemas.MinerRunInput.properties.kind).toMatchObject({ const: 'miner', enum: ['miner'] });
     expect(schemas.BaselineRunInput.required).not.toContain('minerHotkey');
     expect(schemas.BaselineRunInput.properties).not.toHaveProperty('minerHotkey');
     expect(schemas.BaselineRunInput.additionalProperties).toBe(false);
