@@ -50,8 +50,8 @@ export interface FlowResult {
   weights: { finalWeights: Partial<Record<string, number>> };
   /** The /metrics body as the client hands it over: text. */
   metrics: unknown;
-  /** The backup's first bytes, where the client can read a binary body. */
-  backup?: Uint8Array;
+  /** The backup's first 16 bytes: a binary body read as bytes, not as text or JSON. */
+  backup: Uint8Array;
   /** The base URL the client uses when given none: '' (the page's origin), never `/` (`//v1/…`). */
   defaultBaseUrl?: string;
   /** The tasks as CSV, where the flow exports them. */

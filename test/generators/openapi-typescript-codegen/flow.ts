@@ -30,6 +30,7 @@ export async function flow(baseUrl: string, adminToken: string): Promise<FlowRes
   // The client reads every body that is not JSON as text, a binary one too: the backup is fetched
   // without it (docs/clients.md).
   const backup = await fetch(`${baseUrl}/v1/admin/backup`, { headers: { authorization: `Bearer ${adminToken}` } });
+  const backupFromClient = typeof (await OperationsService.getBackup());
 
   OpenAPI.TOKEN = apiKey;
   const runs = sampleRuns();
@@ -50,5 +51,6 @@ export async function flow(baseUrl: string, adminToken: string): Promise<FlowRes
     weights: await ScoresService.getWeights(competitionId),
     metrics: await OperationsService.getMetrics(),
     backup: new Uint8Array(await backup.arrayBuffer()).subarray(0, 16),
+    pinned: { backupFromClient },
   };
 }
