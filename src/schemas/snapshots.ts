@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { named } from './named.js';
-import { Id, StageSchema, StagesParam } from './common.js';
+import { Id, LIMITS, StageSchema, StagesParam } from './common.js';
 import { LeaderboardSchema, WeightsSchema } from './scores.js';
 import { TokenWeightsSchema } from './competitions.js';
 
@@ -85,6 +85,8 @@ export const SnapshotParams = z.object({
   // A string in the path like every identifier (API.md conventions), read as the number it names.
   seq: z
     .string()
+    .min(1)
+    .max(LIMITS.idLength)
     .regex(/^[1-9][0-9]{0,15}$/, 'must be a snapshot number: 1, 2, 3…')
     .refine((s) => Number.isSafeInteger(Number(s)), 'must be a snapshot number up to 2^53 - 1')
     .transform(Number)
