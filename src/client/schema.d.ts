@@ -878,7 +878,7 @@ export interface components {
             resolved: boolean;
         } | {
             /** @description Sent. */
-            rubricVotes: unknown[];
+            rubricVotes: components["schemas"]["CriterionVotesInput"][];
         }) & {
             /**
              * @description discriminator enum property added by openapi-typescript
@@ -917,7 +917,7 @@ export interface components {
             resolved: boolean;
         } | {
             /** @description Sent. */
-            rubricVotes: unknown[];
+            rubricVotes: components["schemas"]["CriterionVotesInput"][];
         }) & {
             /**
              * @description discriminator enum property added by openapi-typescript

@@ -38,6 +38,20 @@ describe('the committed OpenAPI document', () => {
     }
   });
 
+  it('gives every array its items, in the anyOf branches too', () => {
+    // A bare `type: array` is `any[]` to openapi-typescript-codegen and swagger-typescript-api.
+    const bare: string[] = [];
+    const walk = (node: unknown, where: string): void => {
+      if (Array.isArray(node)) return node.forEach((n, i) => walk(n, `${where}/${i}`));
+      if (!node || typeof node !== 'object') return;
+      const o = node as Json;
+      if (o.type === 'array' && !('items' in o) && !('prefixItems' in o)) bare.push(where);
+      for (const [k, v] of Object.entries(o)) walk(v, `${where}/${k}`);
+    };
+    walk(doc, '');
+    expect(bare).toEqual([]);
+  });
+
   it('types /metrics as text/plain and events as text/event-stream', () => {
     expect(Object.keys(doc.paths['/metrics'].get.responses['200'].content)).toEqual(['text/plain']);
     expect(Object.keys(doc.paths['/v1/competitions/{competitionId}/events'].get.responses['200'].content)).toEqual([
