@@ -29,6 +29,8 @@ const UNIT = [
 const BOTH_ENGINES = ['test/http/**/*.test.ts', 'test/reliability/**/*.test.ts', 'test/e2e/**/*.test.ts'];
 /** Suites in those folders that never open a store: once is enough. */
 const ENGINE_FREE = ['test/reliability/heapGrowth.test.ts', 'test/reliability/benchLoad.test.ts'];
+/** End-to-end suites whose subject is not the store (the generated clients): once, on SQLite. */
+const E2E_ENGINE_FREE = ['test/e2e/generatedClients.test.ts'];
 
 /**
  * Whether the PostgreSQL projects run: where no server answers they are left out with a notice,
@@ -87,7 +89,10 @@ export default defineConfig({
                 ...onPostgres,
               },
             },
-            { extends: true as const, test: { name: 'e2e-pg', include: ['test/e2e/**/*.test.ts'], ...onPostgres } },
+            {
+              extends: true as const,
+              test: { name: 'e2e-pg', include: ['test/e2e/**/*.test.ts'], exclude: E2E_ENGINE_FREE, ...onPostgres },
+            },
             {
               extends: true as const,
               test: {

@@ -178,6 +178,35 @@ const FILE_BODIES: Record<string, { description: string; content: Record<string,
   },
 };
 
+/**
+ * A property an `allOf: [{anyOf}]` branch requires (src/schemas/runs.ts: `resolved` or
+ * `rubricVotes`) is typed there as the object types it: a branch's bare `type: array` would make
+ * generators type the votes as `any[]` where the branch applies.
+ */
+function typeBranchProperties(doc: Json): void {
+  for (const schema of Object.values(obj(at(doc, 'components', 'schemas')))) {
+    const properties = obj(obj(schema).properties);
+    for (const branch of arr(obj(schema).allOf).flatMap((part) => arr(obj(part).anyOf))) {
+      const own = obj(obj(branch).properties);
+      for (const name of Object.keys(own)) {
+        if (isObj(properties[name])) own[name] = { ...properties[name], description: obj(own[name]).description };
+      }
+    }
+  }
+}
+
+/**
+ * A `const` (zod `literal`) also gets the one-value `enum` that means the same: OpenAPI 3.0
+ * generators (openapi-typescript-codegen) read no `const` and would type a run's `kind` as any
+ * string, so a run could not be told apart by it.
+ */
+function enumBesideConst(node: unknown): void {
+  if (Array.isArray(node)) return node.forEach(enumBesideConst);
+  if (!isObj(node)) return;
+  if ('const' in node && !('enum' in node)) node.enum = [node.const];
+  Object.values(node).forEach(enumBesideConst);
+}
+
 export function transformObject(
   input: Parameters<typeof jsonSchemaTransformObject>[0],
 ): ReturnType<typeof jsonSchemaTransformObject> {
@@ -206,5 +235,7 @@ export function transformObject(
   pruneSchemas(doc);
   addDiscriminators(doc);
   dropForbiddenProperties(doc);
+  typeBranchProperties(doc);
+  enumBesideConst([doc.components, doc.paths]);
   return result;
 }

@@ -830,6 +830,7 @@ export interface components {
             /**
              * @description Always `must have`.
              * @constant
+             * @enum {string}
              */
             importance: "must have";
             /** @description Scale's original text; default the title. */
@@ -862,7 +863,7 @@ export interface components {
         /** @description A task to create or update. */
         TaskSpecInput: {
             /** @description Task identifier, unique within the competition. */
-            id: string & (unknown & unknown & unknown);
+            id: string;
             /**
              * @description How runs of the task are graded.
              * @enum {string}
@@ -970,7 +971,7 @@ export interface components {
         /** @description A baseline run result: no `minerHotkey`; `resolved` unless `rubricVotes` are sent. */
         BaselineRunInput: {
             /** @description Client-chosen id, unique within the competition; makes retries safe. */
-            runId: string & (unknown & unknown);
+            runId: string;
             /** @description The task run. */
             taskId: string;
             /** @description Attempt number, from 0. */
@@ -988,6 +989,7 @@ export interface components {
             /**
              * @description A run of the baseline (reference) agent.
              * @constant
+             * @enum {string}
              */
             kind: "baseline";
         } & (({
@@ -995,7 +997,7 @@ export interface components {
             resolved: boolean;
         } | {
             /** @description Sent. */
-            rubricVotes: unknown[];
+            rubricVotes: components["schemas"]["CriterionVotesInput"][];
         }) & {
             /**
              * @description discriminator enum property added by openapi-typescript
@@ -1006,7 +1008,7 @@ export interface components {
         /** @description A miner run result: `minerHotkey` required; `resolved` unless `rubricVotes` are sent. */
         MinerRunInput: {
             /** @description Client-chosen id, unique within the competition; makes retries safe. */
-            runId: string & (unknown & unknown);
+            runId: string;
             /** @description The task run. */
             taskId: string;
             /** @description Attempt number, from 0. */
@@ -1024,6 +1026,7 @@ export interface components {
             /**
              * @description A run of a miner's agent.
              * @constant
+             * @enum {string}
              */
             kind: "miner";
             /** @description The miner's hotkey: required on a miner run. */
@@ -1033,7 +1036,7 @@ export interface components {
             resolved: boolean;
         } | {
             /** @description Sent. */
-            rubricVotes: unknown[];
+            rubricVotes: components["schemas"]["CriterionVotesInput"][];
         }) & {
             /**
              * @description discriminator enum property added by openapi-typescript
@@ -2044,6 +2047,7 @@ export interface components {
             /**
              * @description Signature algorithm.
              * @constant
+             * @enum {string}
              */
             algorithm: "ed25519";
             /** @description Version of the scoring rules this server computes. */
@@ -4948,7 +4952,7 @@ export interface operations {
                 /** @description Competition identifier. */
                 competitionId: string;
                 /** @description Snapshot number. */
-                seq: string & (unknown & unknown);
+                seq: string;
             };
             cookie?: never;
         };
@@ -5030,7 +5034,7 @@ export interface operations {
                 /** @description Competition identifier. */
                 competitionId: string;
                 /** @description Snapshot number. */
-                seq: string & (unknown & unknown);
+                seq: string;
             };
             cookie?: never;
         };

@@ -28,6 +28,25 @@ function indexRedirect(request: FastifyRequest, reply: FastifyReply, done: () =>
   void reply.redirect(request.url.split('?')[0]!.replace(/\/static\/index\.html$/, '/'));
 }
 
+/**
+ * The copy of the document /docs draws. Swagger UI draws a lock on an operation whose `security`
+ * lists anything but a lone empty requirement (`[{}]`, "no credentials"): a public read, which
+ * declares `[{}, {validatorKey: []}, {adminToken: []}]` (SECURITY in ./auth.ts), would look as if
+ * it needed a token. The served and committed document keep the full list, which tells generators
+ * that a token may be sent (hey-api then attaches the one it holds; a server that demands tokens
+ * on reads needs it). Here alone, an operation whose list holds `{}` shows as `[{}]`: no lock, and
+ * "Try it out" calls it without a token, which it takes.
+ */
+function withoutOptionalLocks(doc: Readonly<Record<string, unknown>>): Record<string, unknown> {
+  const paths = (doc.paths ?? {}) as Record<string, Record<string, { security?: object[] }>>;
+  for (const methods of Object.values(paths)) {
+    for (const op of Object.values(methods)) {
+      if (op.security?.some((r) => Object.keys(r).length === 0)) op.security = [{}];
+    }
+  }
+  return doc;
+}
+
 export const docsPlugin = fp(
   async (app: FastifyInstance) => {
     await app.register(swagger, {
@@ -41,9 +60,10 @@ export const docsPlugin = fp(
             'dashboards read per-task scores, leaderboards and incentive weights. Rules: SPEC.md.',
           license: { name: 'UNLICENSED', identifier: 'UNLICENSED' },
         },
-        // Relative: /docs "Try it out" and generated clients given a base URL call the server that
-        // served the document, on whatever host and port it runs.
-        servers: [{ url: '/', description: 'The server serving this document' }],
+        // No `servers`: OpenAPI then means the document's own origin (a server URL of `/`), which
+        // /docs "Try it out" calls, and every generator leaves the base URL to the caller. A written
+        // `[{url: '/'}]` is the same on paper, but swagger-typescript-api prefixes it to every path
+        // (`//v1/…`, a host named `v1` to a browser); docs/clients.md.
         tags: [
           { name: 'competitions', description: 'Competition settings (admin writes).' },
           { name: 'tasks', description: 'Tasks and rubrics (admin writes).' },
@@ -82,7 +102,13 @@ export const docsPlugin = fp(
       },
       transformObject,
     });
-    await app.register(swaggerUi, { routePrefix: '/docs', staticCSP: true, uiHooks: { onRequest: indexRedirect } });
+    await app.register(swaggerUi, {
+      routePrefix: '/docs',
+      staticCSP: true,
+      uiHooks: { onRequest: indexRedirect },
+      transformSpecificationClone: true,
+      transformSpecification: withoutOptionalLocks,
+    });
     app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
   },
   { name: 'docs' },

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { named } from './named.js';
-import { Id, StageSchema, StagesParam } from './common.js';
+import { Id, LIMITS, StageSchema, StagesParam } from './common.js';
 import { LeaderboardSchema, WeightsSchema } from './scores.js';
 import { TokenWeightsSchema } from './competitions.js';
 import { ChainWeightsSchema } from './metagraph.js';
@@ -92,7 +92,11 @@ export const PageQuery = z.strictObject({
 export const SnapshotParams = z.object({
   competitionId: Id.describe('Competition identifier.'),
   // A string in the path like every identifier (API.md conventions), read as the number it names.
-  seq: Id.regex(/^[1-9][0-9]{0,15}$/, 'must be a snapshot number: 1, 2, 3…')
+  seq: z
+    .string()
+    .min(1)
+    .max(LIMITS.idLength)
+    .regex(/^[1-9][0-9]{0,15}$/, 'must be a snapshot number: 1, 2, 3…')
     .refine((s) => Number.isSafeInteger(Number(s)), 'must be a snapshot number up to 2^53 - 1')
     .transform(Number)
     .describe('Snapshot number.'),

@@ -134,3 +134,20 @@ it('every named schema, parameter and field carries a description', () => {
   }
   expect(missing).toEqual([]);
 });
+
+it('/docs draws no lock on a public read, while the document tells generators a token may be sent', async () => {
+  const shown = (await t.app.inject({ method: 'GET', url: '/docs/json' })).json<Json>();
+  const leaderboard = '/v1/competitions/{competitionId}/leaderboard';
+  expect(doc.paths[leaderboard].get.security).toEqual([{}, { validatorKey: [] }, { adminToken: [] }]);
+  // Swagger UI hides the lock only for a lone empty requirement.
+  expect(shown.paths[leaderboard].get.security).toEqual([{}]);
+  // A write keeps its lock.
+  expect(shown.paths['/v1/competitions/{competitionId}'].put.security).toEqual([{ adminToken: [] }]);
+  for (const [path, methods] of Object.entries<Json>(shown.paths)) {
+    for (const [method, op] of Object.entries<Json>(methods)) {
+      const declared = doc.paths[path][method].security as Json[] | undefined;
+      const optional = declared?.some((r) => Object.keys(r).length === 0);
+      expect(op.security, `${method} ${path}`).toEqual(optional ? [{}] : declared);
+    }
+  }
+});

@@ -42,6 +42,7 @@ export async function validatorFlow(baseUrl: string, adminToken: string, parquet
     await sdk.importQnaTasks({ client: admin, path, query: { complexity: 'medium' }, body: new Blob([parquet]) }),
   );
   const { apiKey } = must(await sdk.createValidator({ client: admin, body: { name: 'generated' } }));
+  const backup = must(await sdk.getBackup({ client: admin }));
 
   const validator = createClient({ baseUrl, auth: () => apiKey });
   const tokens = (n: number) => ({ input: n, cachedInput: 0, output: Math.round(n / 10) });
@@ -77,5 +78,6 @@ export async function validatorFlow(baseUrl: string, adminToken: string, parquet
     task: must(await sdk.getTask({ client: pub, path: { ...path, taskId: 'short-1' } })),
     weights: must(await sdk.getWeights({ client: pub, path })),
     metrics: must(await sdk.getMetrics({ client: pub })),
+    backup: new Uint8Array(await backup.arrayBuffer()).subarray(0, 16),
   };
 }
