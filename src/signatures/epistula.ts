@@ -13,16 +13,8 @@ import { decodeSs58, ss58ToPublicKey } from './ss58.js';
 export type EpistulaRefusalReason =
   'signature-missing' | 'signature-malformed' | 'signature-invalid' | 'signature-stale';
 
-export type EpistulaAccepted = {
-  ok: true;
-  /** Epistula-Signed-By as sent. Different ss58 prefixes can name one key: look validators up by `publicKeyHex`. */
-  hotkey: string;
-  publicKey: Uint8Array;
-  publicKeyHex: string;
-  /** Lower-cased, so (hotkey, uuid) is a stable replay key. */
-  uuid: string;
-  timestamp: number;
-};
+/** A request whose every check passed: who signed it, with which uuid and timestamp. */
+export type EpistulaAccepted = Omit<EpistulaHeadersAccepted, 'signed'>;
 export type EpistulaRefused = {
   ok: false;
   reason: EpistulaRefusalReason;
