@@ -1,5 +1,6 @@
 // End-to-end benchmark (issue 13): the real server as a child process, a generated competition
-// ingested over HTTP, cold, warm and after-restart score reads, reads during a big import,
+// ingested over HTTP, cold, warm and after-restart score reads, warm weights, weights on chain
+// (under a metagraph giving each miner a uid) and coverage reads, reads during a big import,
 // snapshots and run deletions (issue 11), peak memory; and in the same run, on the same machine,
 // each figure's floor: the same runs inserted straight into SQLite, one GROUP BY scan of the runs,
 // plain node:http sending the same leaderboard bytes, raw durable deletes.
