@@ -1,7 +1,9 @@
 // The benchmark's reference competition, generated from a seed: SWE-bench tasks, real SWE-Atlas
 // QnA tasks, miners of varying skill and thrift, and every run a validator would send for them.
+import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { mulberry32 } from '../test/support/prng.js';
+import { encodeSs58 } from '../src/signatures/ss58.js';
 
 export interface Size {
   miners: number;
@@ -21,6 +23,8 @@ export interface BenchSize extends Size {
   importMb: number;
   /** Runs deleted through the API (and in the raw-delete floor). */
   deletes: number;
+  /** Counted seconds of each warm load of the weights, the weights on chain and coverage, each side. */
+  readSeconds: number;
 }
 
 export type SizeName = 'small' | 'reference' | '2x' | 'large';
@@ -34,6 +38,7 @@ const REFERENCE: BenchSize = {
   coldRounds: 20,
   importMb: 30,
   deletes: 1000,
+  readSeconds: 6,
 };
 
 /** reference: 256 miners x 324 tasks x 5 runs each side (about 416,000 runs); 2x and large
@@ -48,6 +53,7 @@ export const SIZES: Record<SizeName, BenchSize> = {
     coldRounds: 20,
     importMb: 3,
     deletes: 100,
+    readSeconds: 2,
   },
   reference: REFERENCE,
   '2x': { ...REFERENCE, miners: 512 },
@@ -94,6 +100,9 @@ const QNA_FILE = new URL('../fixtures/swe-atlas-qna/tasks.jsonl', import.meta.ur
 const BASE58 = '123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz';
 const clamp = (v: number, lo: number, hi: number) => Math.min(hi, Math.max(lo, v));
 
+/** A valid ss58 hotkey (generic prefix 42) made from `seed`: its public key is the seed's SHA-256. */
+export const ss58Of = (seed: string) => encodeSs58(createHash('sha256').update(seed).digest());
+
 export function buildCompetition(size: Size, seed: number): Competition {
   const rand = mulberry32(seed);
   const tasks: BenchTask[] = [];
@@ -127,8 +136,12 @@ export function buildCompetition(size: Size, seed: number): Competition {
   }
   const miners: BenchMiner[] = [];
   for (let m = 0; m < size.miners; m++) {
-    let hotkey = '5';
-    for (let k = 0; k < 47; k++) hotkey += BASE58[Math.floor(rand() * BASE58.length)];
+    // 47 draws, as many as when hotkeys were bare base58 strings, so the rest of the competition
+    // is the same for a seed; the string is hashed into a public key whose ss58 address (checksum
+    // and all) the metagraph accepts (src/snapshots/metagraph.ts).
+    let drawn = '';
+    for (let k = 0; k < 47; k++) drawn += BASE58[Math.floor(rand() * BASE58.length)];
+    const hotkey = ss58Of(drawn);
     const base = 0.35 + 1.2 * rand();
     // Specialists: a miner may be strong on short tasks and weak on long ones.
     const skill = GROUPS.map(() => base * (0.75 + 0.5 * rand()));

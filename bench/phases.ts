@@ -1,12 +1,26 @@
 // The benchmark's HTTP phases on the real server: the competition set up, the runs ingested by
 // concurrent clients, cold reads after a write, and a sanity check of the scores' shape.
-import { extraRun, sweTaskInputs, type Competition } from './generate.js';
+import { extraRun, ss58Of, sweTaskInputs, type Competition } from './generate.js';
 import { call, callJson, stats, timed, type Stats } from './measure.js';
 
 export const COMPETITION = 'bench';
 export const WEIGHTS = { input: 1, cachedInput: 0.1, output: 3 };
 
-/** The competition, its tasks (QnA through the one-request import), exclusions; returns a validator key. */
+/** The metagraph the bench records: the subnet owner at uid 0 (burnUid, a validator), each miner at 1 on. */
+export function benchMetagraph(c: Competition) {
+  return {
+    netuid: 1,
+    block: 1_000_000,
+    neurons: [
+      { uid: 0, hotkey: ss58Of(`bench-owner-${c.seed}`), validator: true },
+      ...c.miners.map((m, i) => ({ uid: i + 1, hotkey: m.hotkey })),
+    ],
+    burnUid: 0,
+  };
+}
+
+/** The competition, its tasks (QnA through the one-request import), exclusions, its metagraph;
+ * returns a validator key. */
 export async function setup(url: string, admin: string, c: Competition): Promise<string> {
   const token = { token: admin };
   await call(url, `/v1/competitions/${COMPETITION}`, {
@@ -35,6 +49,11 @@ export async function setup(url: string, admin: string, c: Competition): Promise
       body: JSON.stringify({ excluded: true, reason: 'benchmark: copied weights' }),
     });
   }
+  await call(url, `/v1/competitions/${COMPETITION}/metagraph`, {
+    ...token,
+    method: 'PUT',
+    body: JSON.stringify(benchMetagraph(c)),
+  });
   const v = await callJson<{ apiKey: string }>(url, '/v1/validators', {
     ...token,
     body: JSON.stringify({ name: 'bench-validator' }),
@@ -95,10 +114,21 @@ export async function shape(url: string, c: Competition) {
     `/v1/competitions/${COMPETITION}/weights`,
   );
   const winners = Object.values(w.finalWeights).filter((x) => x > 0).length;
+  // Every miner has a uid: nothing may be burned for want of one, and each winner has a uid.
+  const onChain = await callJson<{ uids: number[]; unregistered: unknown[]; burnUid: number }>(
+    url,
+    `/v1/competitions/${COMPETITION}/weights/chain`,
+  );
+  if (onChain.unregistered.length > 0)
+    throw new Error(`weights on chain: ${onChain.unregistered.length} miners unregistered, every one has a uid`);
+  const chainWinners = onChain.uids.filter((u) => u !== onChain.burnUid).length;
+  if (chainWinners < winners)
+    throw new Error(`weights on chain: ${chainWinners} uids besides the burn's, ${winners} miners with weight`);
   return {
     zones,
     ranked: lb.miners.filter((m) => m.rank !== null).length,
     weightWinners: winners,
+    chainUids: onChain.uids.length,
     burnWeight: w.burnWeight,
   };
 }

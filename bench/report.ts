@@ -102,6 +102,9 @@ export function figures(r: Measured): Figure[] {
           r.warmRestarted.floor,
         )
       : []),
+    ...(r.warmWeights && r.warmChain && r.warmCoverage
+      ? otherReads(r.warmWeights, r.warmChain, r.warmCoverage, warm, f)
+      : []),
     ...(r.auth
       ? [
           f(
@@ -139,6 +142,79 @@ export function figures(r: Measured): Figure[] {
     f('snapshot input document (GET, streamed)', snap.inputMs, 'ms', null, '', null),
     f('snapshot document size', Math.round(snap.documentBytes / 100) / 10, 'kB', null, '', null),
     f('snapshot input document size', Math.round(snap.inputBytes / 1e5) / 10, 'MB', null, '', null),
+  ];
+}
+
+type MakeFigure = (
+  figure: string,
+  value: number,
+  unit: string,
+  floor: Figure['floor'],
+  target: string,
+  check: ((value: number, r: number | null) => boolean) | null,
+) => Figure;
+
+/** How far below the weights' ratio the weights on chain may be and still count as the same (issue 38). */
+const SAME_RATIO = 0.05;
+
+/**
+ * The weights and the weights on chain (issue 38: the latter at the former's ratio to plain
+ * node:http), and a page of coverage (issue 40: p99 < 10 ms; its rate beside the floor's without
+ * a target).
+ */
+function otherReads(
+  weights: ReadLoad,
+  chain: ReadLoad,
+  coverage: ReadLoad & { path: string },
+  warm: (figure: string, p99Figure: string, server: WarmLoad, floor: WarmLoad) => Figure[],
+  f: MakeFigure,
+): Figure[] {
+  const kB = (bytes: number) => `${Math.round(bytes / 100) / 10} kB`;
+  const [weightsRate, weightsP99] = warm(
+    `warm weights, 32 connections (${kB(weights.bytes)})`,
+    'warm weights p99',
+    weights,
+    weights.floor,
+  );
+  const weightsRatio = weightsRate!.ratio;
+  const floorName = 'plain node:http, same bytes';
+  return [
+    weightsRate!,
+    weightsP99!,
+    f(
+      `warm weights on chain, 32 connections (${kB(chain.bytes)})`,
+      chain.requestsPerSecond,
+      'req/s',
+      { name: floorName, value: chain.floor.requestsPerSecond },
+      weightsRatio === null
+        ? 'the weights ratio'
+        : `>= ${Math.round((weightsRatio - SAME_RATIO) * 1000) / 1000}x (weights ${weightsRatio}x - ${SAME_RATIO})`,
+      (_, r) => r !== null && weightsRatio !== null && r >= weightsRatio - SAME_RATIO,
+    ),
+    f(
+      'warm weights on chain p99',
+      chain.p99Ms,
+      'ms',
+      { name: 'plain node:http p99', value: chain.floor.p99Ms },
+      '< 10 ms',
+      (v) => v < 10,
+    ),
+    f(
+      `warm coverage ${coverage.path.replace(/^\//, '')}, 32 connections (${kB(coverage.bytes)})`,
+      coverage.requestsPerSecond,
+      'req/s',
+      { name: floorName, value: coverage.floor.requestsPerSecond },
+      '',
+      null,
+    ),
+    f(
+      'warm coverage p99',
+      coverage.p99Ms,
+      'ms',
+      { name: 'plain node:http p99', value: coverage.floor.p99Ms },
+      '< 10 ms',
+      (v) => v < 10,
+    ),
   ];
 }
 
@@ -194,6 +270,10 @@ export interface Measured {
   warmCompressed?: WarmLoad & { bytes: number; encoding: string; floor: WarmLoad };
   /** The uncompressed warm read on the restarted server (scores restored at its start). Absent in older results. */
   warmRestarted?: WarmLoad & { floor: WarmLoad };
+  /** The weights, the weights on chain and a coverage page, warm, each beside its floor. Absent in older results. */
+  warmWeights?: ReadLoad;
+  warmChain?: ReadLoad;
+  warmCoverage?: ReadLoad & { path: string };
   importUnderReads: { fileMb: number; rows: number; uploadSeconds: number; commitSeconds: number; reads: ReadsDuring };
   memory: {
     peakRssMb: number | null;
@@ -251,6 +331,9 @@ interface WarmLoad {
   clientCpuSeconds?: number;
 }
 
+/** A warm load of another read, with its floor's and the bytes both served. */
+type ReadLoad = WarmLoad & { floor: WarmLoad; bytes: number };
+
 /** At or above this many cores busy, the load generator (one thread) set the pace of a load. */
 export const SATURATED_CORES = 0.9;
 
@@ -273,6 +356,13 @@ function warmLoads(r: Measured): { label: string; server: WarmLoad; floor: WarmL
       ? [{ label: 'as a browser asks', server: r.warmCompressed, floor: r.warmCompressed.floor }]
       : []),
     ...(r.warmRestarted ? [{ label: 'after the restart', server: r.warmRestarted, floor: r.warmRestarted.floor }] : []),
+    ...(
+      [
+        ['weights', r.warmWeights],
+        ['weights on chain', r.warmChain],
+        ['coverage', r.warmCoverage],
+      ] as const
+    ).flatMap(([label, l]) => (l ? [{ label, server: l, floor: l.floor }] : [])),
   ];
 }
 

@@ -1,5 +1,6 @@
 // End-to-end benchmark (issue 13): the real server as a child process, a generated competition
-// ingested over HTTP, cold, warm and after-restart score reads, reads during a big import,
+// ingested over HTTP, cold, warm and after-restart score reads, warm weights, weights on chain
+// (under a metagraph giving each miner a uid) and coverage reads, reads during a big import,
 // snapshots and run deletions (issue 11), peak memory; and in the same run, on the same machine,
 // each figure's floor: the same runs inserted straight into SQLite, one GROUP BY scan of the runs,
 // plain node:http sending the same leaderboard bytes, raw durable deletes.
@@ -37,6 +38,8 @@ import { COMPETITION, WEIGHTS, coldReads, ingest, setup, shape } from './phases.
 import { figures, printAll } from './report.js';
 
 const CLIENTS = 4;
+/** The coverage read loaded warm: a first page of 1,000 pairs (the default size, asked for). */
+const COVERAGE_PAGE = '/coverage?limit=1000';
 const BATCH = 1000;
 const ADMIN = `bench-admin-token-${process.pid}`; // at least 16 characters, whatever the pid
 const log = (msg: string) => console.log(`[bench] ${msg}`);
@@ -147,26 +150,29 @@ async function main(): Promise<void> {
     // Twice: as wrk asks by default (no Accept-Encoding: the whole JSON), and as a browser's
     // dashboard asks (compressed; the server compresses a body once and keeps it). The floor serves
     // the very bytes the server answered each way.
-    // `at`: the server read, this one by default; the restarted one below.
+    // `at`: the server read, this one by default; the restarted one below. `read`: the path under
+    // the competition and the counted seconds, the leaderboard's by default.
     const first = { url, pid: server.pid };
     const warmAgainstFloor = async (
       label: string,
       headers: Record<string, string>,
       at: { url: string; pid: number } = first,
+      read = { path: '/leaderboard', seconds: size.warmSeconds },
     ) => {
+      const target = `${at.url}${base}${read.path}`;
       log(
-        `warm leaderboard ${label} against the node:http floor: ${tool}, 32 connections, ${size.warmSeconds} s each...`,
+        `warm ${read.path.slice(1)} ${label} against the node:http floor: ${tool}, 32 connections, ${read.seconds} s each...`,
       );
-      const floorServer = await startFloorServer(`${at.url}${base}/leaderboard`, headers);
+      const floorServer = await startFloorServer(target, headers);
       try {
         const both = await alternate(
-          withCpu(at.pid, (seconds) => runLoad(tool, `${at.url}${base}/leaderboard`, seconds, tmp.dir, headers)),
+          withCpu(at.pid, (seconds) => runLoad(tool, target, seconds, tmp.dir, headers)),
           withCpu(floorServer.pid, (seconds) => runLoad(tool, floorServer.url, seconds, tmp.dir, headers)),
-          size.warmSeconds,
+          read.seconds,
         );
         const w = both.server;
         log(
-          `warm ${label}: ${w.requestsPerSecond} req/s p99 ${w.p99Ms} ms, ${cpuUsPerRequest(w) ?? '-'} µs CPU a request; ` +
+          `warm ${read.path.slice(1)} ${label}: ${w.requestsPerSecond} req/s p99 ${w.p99Ms} ms, ${cpuUsPerRequest(w) ?? '-'} µs CPU a request; ` +
             `floor ${both.floor.requestsPerSecond} req/s, ${cpuUsPerRequest(both.floor) ?? '-'} µs`,
         );
         return { ...both, bytes: floorServer.bytes, encoding: floorServer.headers['content-encoding'] ?? 'identity' };
@@ -182,6 +188,19 @@ async function main(): Promise<void> {
       bytes: compressed.bytes,
       encoding: compressed.encoding,
     };
+
+    // The other reads validators poll, each against plain node:http serving its bytes, for less
+    // time than the leaderboard (`readSeconds`): the weights and the weights on chain (issue 38:
+    // the latter at the former's ratio), and a page of coverage (issue 40: p99 < 10 ms), which the
+    // router answers from a body kept with the scores.
+    phase('warm-reads', rss);
+    const warmRead = async (path: string) => {
+      const w = await warmAgainstFloor('uncompressed', {}, first, { path, seconds: size.readSeconds });
+      return { ...w.server, floor: w.floor, bytes: w.bytes };
+    };
+    const warmWeights = await warmRead('/weights');
+    const warmChain = await warmRead('/weights/chain');
+    const warmCoverage = { ...(await warmRead(COVERAGE_PAGE)), path: COVERAGE_PAGE };
 
     const peakBeforeImport = rss.peakMb();
 
@@ -309,6 +328,9 @@ async function main(): Promise<void> {
       warmFloor,
       warmCompressed,
       warmRestarted,
+      warmWeights,
+      warmChain,
+      warmCoverage,
       restart: {
         readyMs,
         firstReadMs: r2(firstReadMs),
