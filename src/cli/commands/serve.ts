@@ -4,7 +4,7 @@ import type { Command } from '../command.js';
 export const serveCommand: Command = {
   name: 'serve',
   summary: 'run the server (stays running; Ctrl-C or SIGTERM stops it gracefully)',
-  help: `Usage: swe-scoring serve
+  help: `Usage: swe-scoring serve [--new-signing-key]
 
 Runs the HTTP server until Ctrl-C or SIGTERM: in-flight requests finish, then the database closes.
 One server per SQLite file: while it runs, another server, a direct import or the demo on the same
@@ -27,6 +27,11 @@ Limits at the door (docs/SECURITY.md), each with its default:
   SCORING_TRUST_PROXY (false)                 whose X-Forwarded-For names the client: true, a hop count,
                                               or proxy addresses and CIDR ranges (behind a TLS proxy)`,
   async run(argv) {
+    // The one flag: said on the command line for the one start that means it.
+    if (argv[0] === '--new-signing-key') {
+      process.env.SCORING_ACCEPT_NEW_SIGNING_KEY = 'true';
+      argv = argv.slice(1);
+    }
     if (argv.length > 0) {
       console.error(
         `serve takes no arguments (got ${argv.join(' ')}); settings come from the environment, see swe-scoring serve --help`,
