@@ -74,7 +74,8 @@ export function snapshotsRepo(db: Db) {
     `SELECT position, fingerprint, public_key AS publicKey, recorded_at AS recordedAt, starts FROM signing_keys ORDER BY position`,
   );
   const recordKey = c.prepare(`INSERT INTO signing_keys (position, fingerprint, public_key, starts)
-    VALUES (coalesce((SELECT max(position) FROM signing_keys), 0) + 1, @fingerprint, @publicKey, @starts)`);
+    VALUES (coalesce((SELECT max(position) FROM signing_keys), 0) + 1, @fingerprint, @publicKey, @starts)
+    ON CONFLICT (position) DO NOTHING`);
   const latestSeqs = c.prepare(
     `SELECT competition_id AS competitionId, max(seq) AS seq FROM snapshots GROUP BY competition_id ORDER BY competition_id`,
   );
@@ -117,7 +118,10 @@ export function snapshotsRepo(db: Db) {
     latestSeqs: () => latestSeqs.all() as { competitionId: string; seq: number }[],
     /** The snapshot-signing keys in the order they came into force. */
     signingKeys: () => keys.all() as SigningKeyRow[],
-    /** Records `key` as the one in force from now. */
+    /**
+     * Records `key` as the one in force from now; nothing when another process recorded one
+     * meanwhile (replicas starting together on PostgreSQL with the same key file).
+     */
     recordSigningKey: (key: Pick<SigningKeyRow, 'fingerprint' | 'publicKey' | 'starts'>) => void recordKey.run(key),
     /** The run sequence now: every run stored so far has seq <= this. */
     runSeq: () => runSeq.get() as number,

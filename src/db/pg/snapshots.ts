@@ -75,7 +75,8 @@ export function pgSnapshotsRepo(ctx: PgContext) {
     async recordSigningKey(key: Pick<SigningKeyRow, 'fingerprint' | 'publicKey' | 'starts'>): Promise<undefined> {
       await ctx.execute(
         `INSERT INTO signing_keys (position, fingerprint, public_key, starts)
-        VALUES (coalesce((SELECT max(position) FROM signing_keys), 0) + 1, $1, $2, $3)`,
+        VALUES (coalesce((SELECT max(position) FROM signing_keys), 0) + 1, $1, $2, $3)
+        ON CONFLICT (position) DO NOTHING`,
         [key.fingerprint, key.publicKey, key.starts],
       );
       return undefined;
