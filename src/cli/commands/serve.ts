@@ -1,5 +1,25 @@
 // `swe-scoring serve`: the server (src/server.ts), configured from the environment.
+import { spawn } from 'node:child_process';
+import { missingStartSettings, START_ENV, START_NODE_ARGS } from '../../heap.js';
 import type { Command } from '../command.js';
+
+/**
+ * Runs this same command again in a node given the start settings of `npm start` (src/heap.ts),
+ * which only node's command line and the environment at start can set; resolves with its exit
+ * code. SIGINT and SIGTERM are passed on, so the server inside shuts down gracefully.
+ */
+function withStartSettings(): Promise<number> {
+  const child = spawn(process.execPath, [...START_NODE_ARGS, ...process.execArgv, ...process.argv.slice(1)], {
+    env: { ...process.env, ...START_ENV },
+    stdio: 'inherit',
+  });
+  const pass = (signal: NodeJS.Signals) => () => child.kill(signal);
+  process.on('SIGINT', pass('SIGINT'));
+  process.on('SIGTERM', pass('SIGTERM'));
+  return new Promise((resolve) =>
+    child.once('exit', (code, signal) => resolve(code ?? (signal === 'SIGINT' || signal === 'SIGTERM' ? 0 : 1))),
+  );
+}
 
 export const serveCommand: Command = {
   name: 'serve',
@@ -59,6 +79,8 @@ Limits at the door (docs/SECURITY.md), each with its default:
       );
       return 2;
     }
+    // `npx swe-scoring serve` starts node without them; the server then holds more memory.
+    if (missingStartSettings().length > 0) return withStartSettings();
     await import('../../server.js'); // listens, and exits the process itself on SIGTERM / SIGINT
     return new Promise<number>(() => {});
   },
