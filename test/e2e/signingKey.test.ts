@@ -134,4 +134,4 @@ it('refuses a start with a new key over signed snapshots, starts with the flag, 
   const wrong = await cli('verify', [...old, '--public-key', newKeyFile]);
   expect(wrong.code).toBe(1);
   expect(wrong.stdout).toMatch(/^FAILED\s+signature/m);
-});
+}, 120_000);
