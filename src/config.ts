@@ -41,6 +41,11 @@ export interface Config {
   signatureWindowMs: number;
   /** The snapshot-signing key file (Ed25519, PKCS#8 PEM); generated there at first start. */
   signingKeyPath: string;
+  /**
+   * SCORING_ACCEPT_NEW_SIGNING_KEY (`serve --new-signing-key`): start even though the key is not
+   * the one that signed the database's snapshots (src/services/signingKeys.ts).
+   */
+  acceptNewSigningKey: boolean;
   /** Take a snapshot of every changed competition this often (ms); null: only on request. */
   snapshotIntervalMs: number | null;
   /** SCORING_HEAP_GROWTH_PERCENT: a full garbage collection once the heap outgrows its live data by this much (src/heap.ts); 0: V8's own. */
@@ -116,6 +121,7 @@ export function loadConfig(env: Env = process.env): Config {
     // Beside the snapshot-signing key: on PostgreSQL the replicas share that folder, and so one address.
     serverKeyPath: env.SCORING_SERVER_KEY_PATH || join(dirname(signingKeyPath), 'server-key'),
     signingKeyPath,
+    acceptNewSigningKey: parseBool(env.SCORING_ACCEPT_NEW_SIGNING_KEY ?? 'false', 'SCORING_ACCEPT_NEW_SIGNING_KEY'),
     snapshotIntervalMs: parseDuration(env.SCORING_SNAPSHOT_INTERVAL, 'SCORING_SNAPSHOT_INTERVAL'),
     heapGrowthPercent: parseInteger(
       env.SCORING_HEAP_GROWTH_PERCENT ?? String(DEFAULT_HEAP_GROWTH_PERCENT),

@@ -6,6 +6,7 @@ import { holdTickObjectMap, limitHeapGrowth, missingStartSettings, stopPretenuri
 import { loadServerKey } from './serverKey.js';
 import { tightenFiles } from './privateFiles.js';
 import { loadSigningKey } from './signingKey.js';
+import { recordStartKey } from './services/signingKeys.js';
 import { sweepAbandonedSpools } from './services/spool.js';
 
 async function main(): Promise<void> {
@@ -22,6 +23,10 @@ async function main(): Promise<void> {
   const key = await startStep(
     `cannot use the snapshot-signing key at ${config.signingKeyPath} (SCORING_SIGNING_KEY_PATH)`,
     () => loadSigningKey(config.signingKeyPath),
+  );
+  // Refused before anything listens when the key is not the one that signed the database's snapshots.
+  const history = await startStep(`cannot start with the snapshot-signing key at ${config.signingKeyPath}`, () =>
+    recordStartKey(store, key.signer, { acceptNew: config.acceptNewSigningKey, file: config.signingKeyPath }),
   );
   // The address signed requests name: SCORING_SERVER_HOTKEY, else the key pair generated beside the signing key.
   const serverKey =
@@ -66,9 +71,15 @@ async function main(): Promise<void> {
     app.log.info({ file: config.adminTokenFile }, `${what} this file (mode 0600)`);
   }
   app.log.info(
-    { file: config.signingKeyPath },
+    { file: config.signingKeyPath, fingerprint: history.fingerprint },
     key.generated ? 'generated the snapshot-signing key (mode 0600)' : 'read the snapshot-signing key',
   );
+  if (history.outcome === 'changed')
+    app.log.warn(
+      { file: config.signingKeyPath, fingerprint: history.fingerprint, previous: history.previous },
+      'signing the next snapshots with a new key (SCORING_ACCEPT_NEW_SIGNING_KEY): recorded in the audit log; ' +
+        'GET /v1/identity lists both keys, each with the snapshots it signed',
+    );
   app.log.info(
     serverKey
       ? { hotkey: app.services.signatures.serverAddress, file: config.serverKeyPath }
@@ -79,14 +90,6 @@ async function main(): Promise<void> {
         ? 'generated the server key (mode 0600): signed requests name its address in Epistula-Signed-For'
         : 'read the server key: signed requests name its address in Epistula-Signed-For',
   );
-  const otherKey = await app.services.snapshots.signedWithAnotherKey();
-  if (otherKey.length > 0)
-    app.log.warn(
-      { file: config.signingKeyPath, competitions: otherKey },
-      'the latest snapshots of these competitions were signed with another key than this file holds: new ones ' +
-        'will carry a signature their chain does not, and GET /v1/identity names only this key. If the database ' +
-        'was restored, put the signing key it was used with at this path (docs/OPERATING.md, "Backup and restore")',
-    );
   // Periodic snapshots of the competitions that changed since their last one: a write, so through
   // the write gate (it waits while an import commits); one at a time.
   let taking = false;

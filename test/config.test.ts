@@ -108,6 +108,21 @@ describe('configuration from the environment', () => {
     }
   });
 
+  it('names every setting src/config.ts reads in `serve --help`', () => {
+    const source = ['../src/config.ts', '../src/doorLimits.ts']
+      .map((f) => readFileSync(new URL(f, import.meta.url), 'utf8'))
+      .join('\n');
+    const names = new Set([
+      ...[...source.matchAll(/\benv\.([A-Z][A-Z0-9_]*)/g)].map((m) => m[1]!),
+      ...[...source.matchAll(/'((?:SCORING|DATABASE)_[A-Z0-9_]*[A-Z0-9])'/g)].map((m) => m[1]!),
+    ]);
+    expect(names).toContain('DATABASE_URL');
+    expect(names).toContain('SCORING_SCORE_MAX_MINERS');
+    expect(names.size).toBeGreaterThanOrEqual(35);
+    const missing = [...names].filter((name) => !new RegExp(`\\b${name}\\b`).test(serveCommand.help));
+    expect(missing).toEqual([]);
+  });
+
   it('reads SCORING_READS_REQUIRE_TOKEN as a boolean', () => {
     expect(
       loadConfig({ SCORING_ADMIN_TOKEN: 'x'.repeat(20), SCORING_READS_REQUIRE_TOKEN: 'true' }).readsRequireToken,

@@ -2042,8 +2042,28 @@ export interface components {
         Identity: {
             /** @description The server's own ss58 address: every signed request names it in `Epistula-Signed-For` (SCORING_SERVER_HOTKEY, or the key pair the server generated). */
             hotkey: string;
-            /** @description The snapshot-signing key, SPKI PEM. */
+            /** @description The snapshot-signing key in force, SPKI PEM. */
             publicKey: string;
+            /** @description Every snapshot-signing key the server has used, oldest first: pick the one whose range holds a snapshot's competition and seq to check its signature (`swe-scoring verify --identity`). */
+            signingKeys: {
+                /** @description SHA-256, lower-case hex, of the key's SPKI DER. */
+                fingerprint: string;
+                /** @description SPKI PEM. */
+                publicKey: string;
+                /** @description When the server first started with this key (ISO 8601). */
+                recordedAt: string;
+                /** @description True for the key that signs the snapshots this server takes now. */
+                inForce: boolean;
+                /** @description Per competition with snapshots by this key, the seqs they span. */
+                snapshots: {
+                    /** @description The competition. */
+                    competitionId: string;
+                    /** @description The first snapshot of the competition this key signed. */
+                    firstSeq: number;
+                    /** @description The last one, so far for the key in force. */
+                    lastSeq: number;
+                }[];
+            }[];
             /**
              * @description Signature algorithm.
              * @constant

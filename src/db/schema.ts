@@ -314,3 +314,21 @@ export const metagraphs = sqliteTable(
   },
   (t) => [primaryKey({ columns: [t.competitionId, t.version] })],
 );
+
+/**
+ * Every snapshot-signing key the server has started with, in the order it came into force
+ * (src/services/signingKeys.ts). `starts` says where each took over: per competition, the seq of
+ * the first snapshot it signs (JSON object; a competition absent had no snapshot then, and starts
+ * at 1). GET /v1/identity lists them, with the snapshots each signed.
+ */
+export const signingKeys = sqliteTable('signing_keys', {
+  position: integer('position').primaryKey(),
+  /** SHA-256, lower-case hex, of the public key's SPKI DER. */
+  fingerprint: text('fingerprint').notNull(),
+  /** SPKI PEM. */
+  publicKey: text('public_key').notNull(),
+  recordedAt: text('recorded_at')
+    .notNull()
+    .default(sql`(strftime('%Y-%m-%dT%H:%M:%fZ','now'))`),
+  starts: text('starts').notNull(),
+});

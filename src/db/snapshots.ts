@@ -25,6 +25,16 @@ export interface InputRunRow {
   validatorId: string | null;
 }
 
+/** A snapshot-signing key as recorded (src/services/signingKeys.ts). */
+export interface SigningKeyRow {
+  position: number;
+  fingerprint: string;
+  publicKey: string;
+  recordedAt: string;
+  /** Per competition, the seq of the first snapshot this key signs (JSON object). */
+  starts: string;
+}
+
 /** Runs read per page of an input document. */
 export const PAGE = 2000;
 
@@ -60,6 +70,15 @@ export function snapshotsRepo(db: Db) {
   const page = c.prepare(`SELECT ${columns} FROM snapshots WHERE competition_id = ? AND seq > ? ORDER BY seq LIMIT ?`);
   const insert = c.prepare(`INSERT INTO snapshots (competition_id, seq, taken_at, run_seq, document, input_head, hash)
     VALUES (@competitionId, @seq, @takenAt, @runSeq, @document, @inputHead, @hash)`);
+  const keys = c.prepare(
+    `SELECT position, fingerprint, public_key AS publicKey, recorded_at AS recordedAt, starts FROM signing_keys ORDER BY position`,
+  );
+  const recordKey = c.prepare(`INSERT INTO signing_keys (position, fingerprint, public_key, starts)
+    VALUES (coalesce((SELECT max(position) FROM signing_keys), 0) + 1, @fingerprint, @publicKey, @starts)
+    ON CONFLICT (position) DO NOTHING`);
+  const latestSeqs = c.prepare(
+    `SELECT competition_id AS competitionId, max(seq) AS seq FROM snapshots GROUP BY competition_id ORDER BY competition_id`,
+  );
   const runSeq = c.prepare(`SELECT coalesce((SELECT seq FROM sqlite_sequence WHERE name = 'runs'), 0)`).pluck();
   // The runs as they stood at @upTo, in run id order, a page at a time: the live runs stored up to it
   // and the runs deleted since, each side through its (competition, run id) index. A page reads both
@@ -95,6 +114,15 @@ export function snapshotsRepo(db: Db) {
     list: (competitionId: string, after: number, limit: number) =>
       page.all(competitionId, after, limit) as SnapshotRow[],
     insert: (row: SnapshotRow) => void insert.run(row),
+    /** Each competition's latest snapshot seq; competitions without one are left out. */
+    latestSeqs: () => latestSeqs.all() as { competitionId: string; seq: number }[],
+    /** The snapshot-signing keys in the order they came into force. */
+    signingKeys: () => keys.all() as SigningKeyRow[],
+    /**
+     * Records `key` as the one in force from now; nothing when another process recorded one
+     * meanwhile (replicas starting together on PostgreSQL with the same key file).
+     */
+    recordSigningKey: (key: Pick<SigningKeyRow, 'fingerprint' | 'publicKey' | 'starts'>) => void recordKey.run(key),
     /** The run sequence now: every run stored so far has seq <= this. */
     runSeq: () => runSeq.get() as number,
     /**

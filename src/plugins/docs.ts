@@ -47,6 +47,19 @@ function withoutOptionalLocks(doc: Readonly<Record<string, unknown>>): Record<st
   return doc;
 }
 
+/**
+ * Swagger UI's policy with `style-src 'self' 'unsafe-inline'`, as the dashboard's (./dashboard.ts).
+ * Its bundle sets inline style attributes as it draws, which the package's own `style-src 'self'
+ * https: <hashes>` blocks (a console error on every load). A hash cannot allow them: a style
+ * attribute is allowed by hash only with 'unsafe-hashes', each value set must be listed, and the
+ * list would change with every Swagger UI release. Inline styles only: scripts stay 'self' and the
+ * package's hashes, and the page draws only this server's own OpenAPI document. A hash or nonce
+ * beside 'unsafe-inline' would switch it off, so the directive is replaced whole.
+ */
+function docsStyles(header: string): string {
+  return header.replace(/style-src [^;]*/, "style-src 'self' 'unsafe-inline'");
+}
+
 export const docsPlugin = fp(
   async (app: FastifyInstance) => {
     await app.register(swagger, {
@@ -105,6 +118,7 @@ export const docsPlugin = fp(
     await app.register(swaggerUi, {
       routePrefix: '/docs',
       staticCSP: true,
+      transformStaticCSP: docsStyles,
       uiHooks: { onRequest: indexRedirect },
       transformSpecificationClone: true,
       transformSpecification: withoutOptionalLocks,

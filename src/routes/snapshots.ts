@@ -199,6 +199,7 @@ export const snapshotRoutes: FastifyPluginAsyncZod = async (app) => {
     async () => ({
       hotkey: app.services.signatures.serverAddress,
       publicKey: snapshots.publicKeyPem,
+      signingKeys: await snapshots.signingKeys(),
       algorithm: 'ed25519' as const,
       rulesVersion: RULES_VERSION,
     }),

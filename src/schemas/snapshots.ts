@@ -151,7 +151,29 @@ export const IdentitySchema = named(
       .describe(
         "The server's own ss58 address: every signed request names it in `Epistula-Signed-For` (SCORING_SERVER_HOTKEY, or the key pair the server generated).",
       ),
-    publicKey: z.string().describe('The snapshot-signing key, SPKI PEM.'),
+    publicKey: z.string().describe('The snapshot-signing key in force, SPKI PEM.'),
+    signingKeys: z
+      .array(
+        z.object({
+          fingerprint: z.string().describe("SHA-256, lower-case hex, of the key's SPKI DER."),
+          publicKey: z.string().describe('SPKI PEM.'),
+          recordedAt: z.string().describe('When the server first started with this key (ISO 8601).'),
+          inForce: z.boolean().describe('True for the key that signs the snapshots this server takes now.'),
+          snapshots: z
+            .array(
+              z.object({
+                competitionId: z.string().describe('The competition.'),
+                firstSeq: z.number().int().describe('The first snapshot of the competition this key signed.'),
+                lastSeq: z.number().int().describe('The last one, so far for the key in force.'),
+              }),
+            )
+            .describe('Per competition with snapshots by this key, the seqs they span.'),
+        }),
+      )
+      .describe(
+        'Every snapshot-signing key the server has used, oldest first: pick the one whose range holds a ' +
+          "snapshot's competition and seq to check its signature (`swe-scoring verify --identity`).",
+      ),
     algorithm: z.literal('ed25519').describe('Signature algorithm.'),
     rulesVersion: z.string().describe('Version of the scoring rules this server computes.'),
   }),

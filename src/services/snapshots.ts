@@ -11,12 +11,13 @@ import { ascending, RULES_VERSION } from '../scoring/index.js';
 import type { CompetitionInput, Stage } from '../scoring/types.js';
 import { competitionLine, runLine, taskLine } from '../snapshots/inputDocument.js';
 import type { Metagraph } from '../snapshots/metagraph.js';
-import { sealSnapshot, verifySignature, type Signer } from '../snapshots/seal.js';
+import { sealSnapshot, type Signer } from '../snapshots/seal.js';
 import { chainBody } from '../views/chain.js';
 import type { AuditService } from './audit.js';
 import { parseCursor } from './audit.js';
 import type { Principal } from './principal.js';
 import type { ScoresService } from './scores.js';
+import { signingKeyHistory } from './signingKeys.js';
 
 export type { Signer };
 
@@ -300,21 +301,8 @@ export function snapshotsService(store: Store, scores: ScoresService, signer: Si
     /** Takes a snapshot (admin); returns its document as published. */
     take: async (competitionId: string, options: { stages?: Stage[]; note?: string }, who: Principal) =>
       (await take(competitionId, options, who))!,
-    /**
-     * The competitions whose latest snapshot this server's key did not sign: the database came
-     * without its key (a restore to a new folder), so new snapshots carry another signature than
-     * the chain before them, and GET /v1/identity names only the new key.
-     */
-    async signedWithAnotherKey(): Promise<string[]> {
-      const others: string[] = [];
-      for (const c of await store.competitions.list()) {
-        const latest = await store.snapshots.latest(c.id);
-        if (!latest) continue;
-        const { hash, signature } = JSON.parse(latest.document) as { hash: string; signature: string };
-        if (!verifySignature(hash, signature, signer.publicKeyPem)) others.push(c.id);
-      }
-      return others;
-    },
+    /** Every snapshot-signing key this server has used, with the snapshots each signed (GET /v1/identity). */
+    signingKeys: () => signingKeyHistory(store, signer),
     /** Takes a snapshot of each competition whose input, stages or settings changed since its last one. */
     async takeChanged(): Promise<number> {
       let taken = 0;

@@ -35,3 +35,14 @@ it('draws a lock on writes only, not on public reads', async () => {
     'GET /v1/admin/backup': true,
   });
 });
+
+it('logs no console error: its Content Security Policy lets Swagger UI apply its styles', async () => {
+  const { page, errors } = await browser.page();
+  await page.goto(`${server.baseUrl}/docs/`);
+  await page.waitForSelector('.opblock-summary');
+  // Expand an operation: Swagger UI sets more inline styles as it draws one open.
+  await page.click('.opblock-summary');
+  await page.waitForSelector('.opblock-body');
+  await new Promise((r) => setTimeout(r, 300));
+  expect(errors).toEqual([]);
+});

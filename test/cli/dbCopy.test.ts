@@ -4,6 +4,7 @@
 // a new SQLite file comes back row for row, byte for byte, counters included. A non-empty target
 // is refused, a failure part way leaves the target empty, and writes made during a copy stay out
 // of it (the source is read in one snapshot).
+import { generateKeyPairSync } from 'node:crypto';
 import Database from 'better-sqlite3';
 import { join } from 'node:path';
 import { getTableConfig, SQLiteTable } from 'drizzle-orm/sqlite-core';
@@ -13,6 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signRequest } from '../../src/client/sign.js';
 import { copyDatabase, copyTables, type Endpoint } from '../../src/db/copy.js';
 import { openDatabase } from '../../src/db/client.js';
+import { snapshotsRepo } from '../../src/db/snapshots.js';
 import { noncesRepo } from '../../src/db/nonces.js';
 import * as sqliteSchema from '../../src/db/schema.js';
 import { ADMIN_TOKEN, admin, testApp } from '../support/app.js';
@@ -128,6 +130,10 @@ async function seedSource(path: string): Promise<void> {
     await ok('POST', '/v1/competitions/demo/snapshots', {});
     await ok('POST', '/v1/competitions/zweite/snapshots', {});
     noncesRepo(t.db).remember('ff'.repeat(32), 'expires-far', 2 ** 52);
+    // The signing key history: a key that signed zweite's first snapshot, then the test app's.
+    const old = generateKeyPairSync('ed25519').publicKey.export({ type: 'spki', format: 'pem' }).toString();
+    snapshotsRepo(t.db).recordSigningKey({ fingerprint: 'f'.repeat(64), publicKey: old, starts: '{}' });
+    snapshotsRepo(t.db).recordSigningKey({ fingerprint: 'e'.repeat(64), publicKey: old, starts: '{"zweite":2}' });
   } finally {
     await t.close();
   }

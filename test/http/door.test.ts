@@ -145,6 +145,9 @@ describe('security headers', () => {
     expect(answers.docs.status).toBe(200);
     expect(answers.docs.headers['content-security-policy']).toContain("script-src 'self'");
     expect(answers.docs.headers['content-security-policy']).not.toContain("default-src 'none'");
+    // Inline styles for its bundle's style attributes (src/plugins/docs.ts, docsStyles); never inline scripts.
+    expect(answers.docs.headers['content-security-policy']).toContain("style-src 'self' 'unsafe-inline';");
+    expect(answers.docs.headers['content-security-policy']).not.toMatch(/script-src[^;]*'unsafe-inline'/);
   });
 
   it('the dashboard keeps its own strict policy on index.html, and every file is nosniff', async () => {

@@ -336,3 +336,11 @@ export const metagraphs = pgTable(
   },
   (t) => [primaryKey({ columns: [t.competitionId, t.version] })],
 );
+
+export const signingKeys = pgTable('signing_keys', {
+  position: integer('position').primaryKey(),
+  fingerprint: text('fingerprint').notNull(),
+  publicKey: text('public_key').notNull(),
+  recordedAt: createdAt('recorded_at'),
+  starts: text('starts').notNull(),
+});

@@ -1,6 +1,14 @@
 // src/db/snapshots.ts on PostgreSQL: snapshot rows, and the runs of a snapshot's input as they
 // stood at its run sequence.
-import { PAGE, RUN_COLUMNS, toInputRun, type InputRunRow, type RawRun, type SnapshotRow } from '../snapshots.js';
+import {
+  PAGE,
+  RUN_COLUMNS,
+  toInputRun,
+  type InputRunRow,
+  type RawRun,
+  type SigningKeyRow,
+  type SnapshotRow,
+} from '../snapshots.js';
 import { RUN_SEQUENCE, type PgContext } from './context.js';
 
 const COLUMNS = `competition_id AS "competitionId", seq, taken_at AS "takenAt", run_seq AS "runSeq", document,
@@ -49,6 +57,27 @@ export function pgSnapshotsRepo(ctx: PgContext) {
         `INSERT INTO snapshots (competition_id, seq, taken_at, run_seq, document, input_head, hash)
         VALUES ($1, $2, $3, $4, $5, $6, $7)`,
         [row.competitionId, row.seq, row.takenAt, row.runSeq, row.document, row.inputHead, row.hash],
+      );
+      return undefined;
+    },
+    latestSeqs(): Promise<{ competitionId: string; seq: number }[]> {
+      return ctx.query<{ competitionId: string; seq: number }>(
+        `SELECT competition_id AS "competitionId", max(seq) AS seq FROM snapshots GROUP BY competition_id
+        ORDER BY competition_id COLLATE "C"`,
+      );
+    },
+    signingKeys(): Promise<SigningKeyRow[]> {
+      return ctx.query<SigningKeyRow>(
+        `SELECT position, fingerprint, public_key AS "publicKey", recorded_at AS "recordedAt", starts
+        FROM signing_keys ORDER BY position`,
+      );
+    },
+    async recordSigningKey(key: Pick<SigningKeyRow, 'fingerprint' | 'publicKey' | 'starts'>): Promise<undefined> {
+      await ctx.execute(
+        `INSERT INTO signing_keys (position, fingerprint, public_key, starts)
+        VALUES (coalesce((SELECT max(position) FROM signing_keys), 0) + 1, $1, $2, $3)
+        ON CONFLICT (position) DO NOTHING`,
+        [key.fingerprint, key.publicKey, key.starts],
       );
       return undefined;
     },
