@@ -5,6 +5,7 @@
 import { createHash } from 'node:crypto';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { canonicalJson } from '../../src/snapshots/canonicalJson.js';
+import { verifySnapshot } from '../../src/snapshots/verifySnapshot.js';
 import { admin, testApp, type TestApp } from '../support/app.js';
 import type { Json } from '../support/json.js';
 
@@ -202,4 +203,39 @@ it('refuses a digest the competition never held, naming the one in force; a QnA 
   expect((await post('c', [undated])).status).toBe(422);
   expect((await post('c', [{ ...sweRun('w', 'm1', true), judge: { digest: D1 } }])).status).toBe(422);
   expect(await staleOf('c')).toEqual({});
+});
+
+async function snapshot(id: string) {
+  const res = await t.app.inject({
+    method: 'POST',
+    url: `/v1/competitions/${id}/snapshots`,
+    headers: admin,
+    payload: {},
+  });
+  expect(res.statusCode, res.body).toBe(201);
+  const seq = (JSON.parse(res.body) as { seq: number }).seq;
+  const input = (await t.app.inject({ method: 'GET', url: `/v1/competitions/${id}/snapshots/${seq}/input` })).body;
+  return { document: res.body, input };
+}
+
+it('a snapshot binds the judge digest, carries the configuration in its input, leaves stale runs out, and verifies', async () => {
+  expect((await putJudge('c', J1)).status).toBe(200);
+  await postOk('c', [qnaRun('a1', 'q1', 'm1', true, D1), sweRun('s1', 'm2', true)]);
+  expect((await putJudge('c', J2)).status).toBe(200);
+  await postOk('c', [qnaRun('b1', 'q1', 'm2', true, D2), qnaRun('b2', 'q2', null, false, D2)]);
+  const taken = await snapshot('c');
+  expect(JSON.parse(taken.document)).toMatchObject({ settings: { judgeDigest: D2 } });
+  const head = JSON.parse(taken.input.split('\n')[0]!) as { competition: { judge: unknown } };
+  expect(head.competition.judge).toEqual({ ...J2, digest: D2 });
+  expect(taken.input).not.toContain('"a1"');
+  const publicKeyPem = (await t.call({ method: 'GET', url: '/v1/identity' })).body.publicKey as string;
+  const result = verifySnapshot({ snapshot: taken.document, input: taken.input, publicKeyPem });
+  expect(result.checks.filter((c) => c.ok === false)).toEqual([]);
+  expect(result.ok).toBe(true);
+  // A snapshot claiming another judge does not verify.
+  const doc = JSON.parse(taken.document) as { settings: Record<string, unknown> };
+  doc.settings.judgeDigest = D1;
+  const forged = verifySnapshot({ snapshot: JSON.stringify(doc), input: taken.input });
+  const failed = forged.checks.filter((c) => c.ok === false).map((c) => c.message);
+  expect(failed.some((m) => m.includes(`settings.judgeDigest is "${D1}"`))).toBe(true);
 });
