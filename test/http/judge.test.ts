@@ -159,6 +159,8 @@ it('a judge change makes earlier runs stale, the leaderboard that of the new run
   const swe = [sweRun('s1', 'm1', false), sweRun('s2', 'm2', true), sweRun('s3', null, true)];
   await postOk('c', [...first, ...swe]);
   const underJ1 = await board('c');
+  const covered = await t.call({ method: 'GET', url: '/v1/competitions/c/coverage?miner=m1&task=q2' });
+  expect(covered.body).toMatchObject({ pairs: [{ taskId: 'q2', miner: 'm1', have: 1 }] });
 
   expect((await putJudge('c', J2)).status).toBe(200);
   const second = [
@@ -172,6 +174,9 @@ it('a judge change makes earlier runs stale, the leaderboard that of the new run
   expect((await putJudge('ref', J2)).status).toBe(200);
   await postOk('ref', [...second, ...swe]);
   expect(await board('ref')).not.toEqual(underJ1);
+  // Coverage counts the stale run as missing: m1's only run of q2 was graded under J1.
+  const cover = await t.call({ method: 'GET', url: '/v1/competitions/c/coverage?miner=m1&task=q2' });
+  expect(cover.body).toMatchObject({ pairs: [{ taskId: 'q2', miner: 'm1', have: 0 }] });
   expect(await board('c')).toEqual(await board('ref'));
   expect(await staleOf('c')).toMatchObject({ a1: true, a4: true, b1: false, b4: false, s1: false });
   const one = await t.call({ method: 'GET', url: '/v1/competitions/c/runs/a1' });
