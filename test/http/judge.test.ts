@@ -244,3 +244,29 @@ it('a snapshot binds the judge digest, carries the configuration in its input, l
   const failed = forged.checks.filter((c) => c.ok === false).map((c) => c.message);
   expect(failed.some((m) => m.includes(`settings.judgeDigest is "${D1}"`))).toBe(true);
 });
+
+it('a validator’s stale runs leave its activity and agreement until the configuration returns', async () => {
+  const v = await t.call({ method: 'POST', url: '/v1/validators', headers: admin, payload: { name: 'grader' } });
+  expect(v.status).toBe(201);
+  const headers = { authorization: `Bearer ${v.body.apiKey as string}` };
+  const runsOf = async () => {
+    const res = await t.call({ method: 'GET', url: '/v1/competitions/c/validators' });
+    expect(res.status).toBe(200);
+    return (res.body.validators as { id: string; runs: number }[]).find((x) => x.id === v.body.id)?.runs ?? 0;
+  };
+  expect((await putJudge('c', J1)).status).toBe(200);
+  const sent = await t.call({
+    method: 'POST',
+    url: '/v1/competitions/c/runs',
+    headers,
+    payload: {
+      runs: [qnaRun('v1', 'q1', 'm1', true, D1), qnaRun('v2', 'q2', null, true, D1), sweRun('v3', 'm1', true)],
+    },
+  });
+  expect(sent.status, JSON.stringify(sent.body)).toBe(200);
+  expect(await runsOf()).toBe(3);
+  expect((await putJudge('c', J2)).status).toBe(200);
+  expect(await runsOf()).toBe(1);
+  expect((await putJudge('c', J1)).status).toBe(200);
+  expect(await runsOf()).toBe(3);
+});
