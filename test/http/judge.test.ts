@@ -182,6 +182,14 @@ it('a judge change makes earlier runs stale, the leaderboard that of the new run
   const one = await t.call({ method: 'GET', url: '/v1/competitions/c/runs/a1' });
   expect(one.body).toMatchObject({ stale: true, judge: { digest: D1 }, answerDate: '2026-11-30' });
 
+  const exported = await t.app.inject({ method: 'GET', url: '/v1/competitions/c/runs/export?format=ndjson' });
+  const lines = exported.body
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as { runId: string; stale: boolean; judgeDigest: string | null });
+  expect(lines.find((l) => l.runId === 'a1')).toMatchObject({ stale: true, judgeDigest: D1 });
+  expect(lines.find((l) => l.runId === 'b1')).toMatchObject({ stale: false, judgeDigest: D2 });
+  expect(lines.find((l) => l.runId === 's1')).toMatchObject({ stale: false, judgeDigest: null });
   // A run graded under the earlier configuration is still stored, stale, and scores nothing.
   await postOk('c', [qnaRun('a5', 'q2', 'm2', false, D1)]);
   expect(await staleOf('c')).toMatchObject({ a5: true });
