@@ -1754,6 +1754,8 @@ export interface components {
             id?: string;
             /** @description Criterion text; left out of public reads unless the competition reveals answers. */
             title?: string;
+            /** @description The title as the judge sees it, without its leading numbering (`1.7: `, SPEC 12); shown with `title`. */
+            judgeTitle?: string;
             /**
              * @description Polarity.
              * @enum {string}

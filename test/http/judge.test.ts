@@ -278,3 +278,14 @@ it('a validator’s stale runs leave its activity and agreement until the config
   expect((await putJudge('c', J1)).status).toBe(200);
   expect(await runsOf()).toBe(3);
 });
+
+it('a task read gives each criterion’s judgeTitle, without its numbering, beside its title', async () => {
+  const res = await t.call({ method: 'GET', url: '/v1/competitions/c/tasks/q1', headers: admin });
+  expect(res.status, JSON.stringify(res.body)).toBe(200);
+  expect(res.body.criteria).toMatchObject([
+    { title: '1.1: names resetBudget', judgeTitle: 'names resetBudget' },
+    { title: '1.2: does not blame the client', judgeTitle: 'does not blame the client' },
+  ]);
+  const anonymous = await t.call({ method: 'GET', url: '/v1/competitions/c/tasks/q1' });
+  expect(anonymous.body.criteria[0]).not.toHaveProperty('judgeTitle');
+});
