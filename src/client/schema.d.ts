@@ -448,6 +448,50 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/competitions/{competitionId}/judge": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get the judge configuration in force
+         * @description The judge configuration set last, with its digest; 404 when none is set.
+         */
+        get: operations["getJudge"];
+        /**
+         * Set the judge configuration
+         * @description Sets the judge that grades QnA runs (SPEC 12); it is in force from now, every earlier one stays (audited). Only QnA runs graded under the configuration in force are scored: the others are stale until it returns. `votes` must be the competition’s `judgeVotes`; `promptTemplate` must carry `{answer_date}`.
+         */
+        put: operations["putJudge"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/competitions/{competitionId}/judge/{digest}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a judge configuration by digest
+         * @description Any configuration the competition ever held; 404 when it never held this digest.
+         */
+        get: operations["getJudgeByDigest"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/competitions/{competitionId}/events": {
         parameters: {
             query?: never;
@@ -629,7 +673,7 @@ export interface paths {
         };
         /**
          * Export every stored run as NDJSON, CSV or Parquet
-         * @description Streamed in constant memory, in storage order (`seq`). Point-in-time: the runs as they stood when the export started (the run sequence in the `x-run-seq` header); runs stored later are left out, runs deleted later are still in it. Columns: seq, runId, taskId, kind, minerHotkey, validatorId, attemptNo, resolved, tokensInput, tokensCachedInput, tokensOutput, timeTakenSeconds, agentSteps, createdAt, criteria (QnA runs sent with votes: an array in NDJSON, its JSON text in CSV and Parquet; null otherwise). CSV: null is the empty field. Criteria come in rubric order; their ids are the answer key: unless the competition reveals answers or the admin asks, each is named by `position` instead.
+         * @description Streamed in constant memory, in storage order (`seq`). Point-in-time: the runs as they stood when the export started (the run sequence in the `x-run-seq` header); runs stored later are left out, runs deleted later are still in it. Columns: seq, runId, taskId, kind, minerHotkey, validatorId, attemptNo, resolved, tokensInput, tokensCachedInput, tokensOutput, timeTakenSeconds, agentSteps, createdAt, criteria (QnA runs sent with votes: an array in NDJSON, its JSON text in CSV and Parquet; null otherwise), judgeDigest, answerDate (QnA runs under a judge configuration, else null), stale (graded under a configuration other than the one in force: scored nowhere, SPEC 12). CSV: null is the empty field. Criteria come in rubric order; their ids are the answer key: unless the competition reveals answers or the admin asks, each is named by `position` instead.
          */
         get: operations["exportRuns"];
         put?: never;
@@ -919,6 +963,23 @@ export interface components {
             /** @description The subnet’s min allowed weights; null when not recorded. */
             minAllowedWeights?: number | null;
         };
+        /** @description The judge that grades QnA runs (SPEC 12); its digest binds every grade made under it. */
+        NewJudgeConfigurationInput: {
+            /** @description The judge model, as the validator calls it. */
+            model: string;
+            /** @description The reasoning effort the judge runs at, e.g. `high`. */
+            reasoningEffort: string;
+            /** @description Votes per criterion: the competition’s `judgeVotes`. */
+            votes: number;
+            /** @description Sampling temperature, 0 to 2. */
+            temperature: number;
+            /** @description The judge’s prompt text with the placeholders the validator fills, `{answer_date}` among them. */
+            promptTemplate: string;
+            /** @description The JSON Schema of one vote, as the judge is asked to answer. */
+            outputSchema: {
+                [key: string]: unknown;
+            };
+        };
         /** @description A validator to create. */
         NewValidatorInput: {
             /** @description Who runs the validator: no control characters or bidirectional controls. */
@@ -986,6 +1047,13 @@ export interface components {
             agentSteps?: number;
             /** @description Judge votes for a QnA run, one entry per rubric criterion (SPEC 7). */
             rubricVotes?: components["schemas"]["CriterionVotesInput"][];
+            /** @description The judge configuration the QnA run was graded under (SPEC 12): required when the competition holds one. */
+            judge?: {
+                /** @description SHA-256, lower-case hex, of the judge configuration’s canonical JSON (RFC 8785). */
+                digest: string;
+            };
+            /** @description The answer date put into the judge’s prompt (ISO 8601 date): required with `judge`. */
+            answerDate?: string;
             /**
              * @description A run of the baseline (reference) agent.
              * @constant
@@ -1023,6 +1091,13 @@ export interface components {
             agentSteps?: number;
             /** @description Judge votes for a QnA run, one entry per rubric criterion (SPEC 7). */
             rubricVotes?: components["schemas"]["CriterionVotesInput"][];
+            /** @description The judge configuration the QnA run was graded under (SPEC 12): required when the competition holds one. */
+            judge?: {
+                /** @description SHA-256, lower-case hex, of the judge configuration’s canonical JSON (RFC 8785). */
+                digest: string;
+            };
+            /** @description The answer date put into the judge’s prompt (ISO 8601 date): required with `judge`. */
+            answerDate?: string;
             /**
              * @description A run of a miner's agent.
              * @constant
@@ -1312,6 +1387,31 @@ export interface components {
                 /** @description Registered hotkey. */
                 hotkey: string;
             }[];
+        };
+        /** @description A judge configuration as set, with its digest. */
+        JudgeConfiguration: {
+            /** @description The competition. */
+            competitionId: string;
+            /** @description 1 for the first configuration set, then one more for each. */
+            version: number;
+            /** @description When it was set (ISO 8601, UTC). */
+            recordedAt: string;
+            /** @description SHA-256, lower-case hex, of the judge configuration’s canonical JSON (RFC 8785). */
+            digest: string;
+            /** @description The judge model, as the validator calls it. */
+            model: string;
+            /** @description The reasoning effort the judge runs at, e.g. `high`. */
+            reasoningEffort: string;
+            /** @description Votes per criterion: the competition’s `judgeVotes`. */
+            votes: number;
+            /** @description Sampling temperature, 0 to 2. */
+            temperature: number;
+            /** @description The judge’s prompt text with the placeholders the validator fills, `{answer_date}` among them. */
+            promptTemplate: string;
+            /** @description The JSON Schema of one vote, as the judge is asked to answer. */
+            outputSchema: {
+                [key: string]: unknown;
+            };
         };
         /** @description A validator (never its key). */
         Validator: {
@@ -1654,6 +1754,8 @@ export interface components {
             id?: string;
             /** @description Criterion text; left out of public reads unless the competition reveals answers. */
             title?: string;
+            /** @description The title as the judge sees it, without its leading numbering (`1.7: `, SPEC 12); shown with `title`. */
+            judgeTitle?: string;
             /**
              * @description Polarity.
              * @enum {string}
@@ -1850,6 +1952,15 @@ export interface components {
             criteria: components["schemas"]["CriterionGrade"][] | null;
             /** @description The votes as sent. Criterion ids, reasons and evidence are the answer key: for the admin, or when the competition reveals answers; otherwise only the verdicts, by rubric position. */
             rubricVotes: components["schemas"]["StoredCriterionVotes"][] | null;
+            /** @description The judge configuration the run was graded under; null when none was named. */
+            judge: {
+                /** @description Digest of the judge configuration. */
+                digest: string;
+            } | null;
+            /** @description The answer date put into the judge’s prompt. */
+            answerDate: string | null;
+            /** @description Graded under a judge configuration other than the one in force: stored and listed, scored nowhere (SPEC 12). */
+            stale: boolean;
             /** @description When it was stored, ISO 8601 UTC. */
             createdAt: string;
         };
@@ -4593,6 +4704,261 @@ export interface operations {
             };
             /** @description Service Unavailable */
             503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getJudge: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Competition identifier. */
+                competitionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JudgeConfiguration"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description URI Too Long */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too Many Requests */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    putJudge: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Competition identifier. */
+                competitionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["NewJudgeConfigurationInput"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JudgeConfiguration"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request Timeout */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Payload Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description URI Too Long */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unsupported Media Type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too Many Requests */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Service Unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getJudgeByDigest: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Competition identifier. */
+                competitionId: string;
+                /** @description SHA-256, lower-case hex, of the judge configuration’s canonical JSON (RFC 8785). */
+                digest: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JudgeConfiguration"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description URI Too Long */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too Many Requests */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -21,6 +21,9 @@ export type RunExportRow = [
   agentSteps: number | null,
   createdAt: string,
   criteria: string | null,
+  judgeDigest: string | null,
+  answerDate: string | null,
+  stale: 0 | 1,
 ];
 
 /** A task as exported: its columns and its QnA content as stored (JSON text). */
@@ -48,7 +51,9 @@ export type CriterionExportRow = [
 ];
 
 const RUN_COLUMNS = `seq, run_id, task_id, kind, miner_hotkey, validator_id, attempt_no, resolved, tokens_input,
-  tokens_cached_input, tokens_output, time_taken_seconds, agent_steps, created_at, grading`;
+  tokens_cached_input, tokens_output, time_taken_seconds, agent_steps, created_at, grading, judge_digest, answer_date,
+  CASE WHEN judge_digest IS NOT NULL AND judge_digest IS NOT (
+    SELECT digest FROM judges WHERE competition_id = @id ORDER BY version DESC LIMIT 1) THEN 1 ELSE 0 END`;
 
 export function exportsRepo(db: Db) {
   const c = db.$client;

@@ -6,6 +6,7 @@ import { rebuildAggregates } from './aggregates.js';
 import { competitionsRepo } from './competitions.js';
 import { exportsRepo } from './exports.js';
 import { metagraphsRepo } from './metagraphs.js';
+import { judgesRepo } from './judges.js';
 import { minersRepo } from './miners.js';
 import { noncesRepo } from './nonces.js';
 import { runsRepo } from './runs.js';
@@ -28,6 +29,7 @@ export function createRepos(db: Db) {
     snapshots: snapshotsRepo(db),
     exports: exportsRepo(db),
     metagraphs: metagraphsRepo(db),
+    judges: judgesRepo(db),
     aggregates: {
       /** Recomputes a competition's aggregates from its counted runs (src/db/aggregates.ts). */
       rebuild: (competitionId: string, w: TokenWeights) => rebuildAggregates(db, competitionId, w),

@@ -23,6 +23,10 @@ export interface RunRecord {
   agentSteps: number | null;
   rubricVotes: StoredVote[] | null;
   criteria: CriterionGrade[] | null;
+  /** The judge configuration a QnA run was graded under (SPEC 12); null (or absent) when none was named. */
+  judgeDigest?: string | null;
+  /** The answer date the validator put into the judge's prompt (ISO 8601 date). */
+  answerDate?: string | null;
 }
 
 export interface StoredRun extends RunRecord {
@@ -59,6 +63,8 @@ export interface RunRow {
   agent_steps: number | null;
   rubric_votes: string | null;
   grading: string | null;
+  judge_digest: string | null;
+  answer_date: string | null;
   created_at: string;
 }
 
@@ -81,12 +87,21 @@ export const fromRow = (r: RunRow): StoredRun => ({
   agentSteps: r.agent_steps,
   rubricVotes: r.rubric_votes === null ? null : (JSON.parse(r.rubric_votes) as StoredVote[]),
   criteria: r.grading === null ? null : (JSON.parse(r.grading) as CriterionGrade[]),
+  judgeDigest: r.judge_digest,
+  answerDate: r.answer_date,
   createdAt: r.created_at,
 });
 
-/** True when the run's validator is excluded: the run enters no aggregate. */
-export const isExcludedRun = (r: RunRecord, excluded: ReadonlySet<string>) =>
-  r.validatorId !== null && excluded.has(r.validatorId);
+/**
+ * True when the run enters no aggregate: its validator is excluded (SPEC 10), or it was graded
+ * under a judge configuration other than `judge`, the one in force (stale, SPEC 12).
+ */
+export const isExcludedRun = (r: RunRecord, excluded: ReadonlySet<string>, judge: string | null) =>
+  (r.validatorId !== null && excluded.has(r.validatorId)) || isStaleRun(r, judge);
+
+/** True when a QnA run was graded under a judge configuration other than `judge`, the one in force. */
+export const isStaleRun = (r: { judgeDigest?: string | null }, judge: string | null) =>
+  (r.judgeDigest ?? null) !== null && r.judgeDigest !== judge;
 
 export function runsRepo(db: Db) {
   const c = db.$client;
@@ -94,17 +109,18 @@ export function runsRepo(db: Db) {
   const getRun = c.prepare('SELECT * FROM runs WHERE competition_id = ? AND run_id = ?');
   const insert = c.prepare(`INSERT INTO runs (competition_id, run_id, task_id, kind, miner_hotkey, validator_id,
       attempt_no, resolved, tokens_input, tokens_cached_input, tokens_output, time_taken_seconds, agent_steps,
-      rubric_votes, grading)
-    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
+      rubric_votes, grading, judge_digest, answer_date)
+    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
   const remove = c.prepare('DELETE FROM runs WHERE competition_id = ? AND run_id = ?');
   // A deletion takes the next number of the run sequence, so a snapshot taken at sequence S still
   // sees a run deleted after it (S < deleted_seq) and never one deleted before it.
   const nextSeq = c.prepare(`UPDATE sqlite_sequence SET seq = seq + 1 WHERE name = 'runs' RETURNING seq`).pluck();
   const keepDeleted = c.prepare(`INSERT INTO deleted_runs (seq, competition_id, run_id, task_id, kind, miner_hotkey,
       validator_id, attempt_no, resolved, tokens_input, tokens_cached_input, tokens_output, time_taken_seconds,
-      agent_steps, rubric_votes, grading, created_at, deleted_seq)
+      agent_steps, rubric_votes, grading, judge_digest, answer_date, created_at, deleted_seq)
     SELECT seq, competition_id, run_id, task_id, kind, miner_hotkey, validator_id, attempt_no, resolved, tokens_input,
-      tokens_cached_input, tokens_output, time_taken_seconds, agent_steps, rubric_votes, grading, created_at, ?
+      tokens_cached_input, tokens_output, time_taken_seconds, agent_steps, rubric_votes, grading, judge_digest,
+      answer_date, created_at, ?
     FROM runs WHERE competition_id = ? AND run_id = ?`);
   const taskRunCount = c.prepare(`INSERT INTO task_run_counts (runs, competition_id, task_id) VALUES (?, ?, ?)
     ON CONFLICT (competition_id, task_id) DO UPDATE SET runs = runs + excluded.runs`);
@@ -168,9 +184,15 @@ export function runsRepo(db: Db) {
     },
     /**
      * Inserts runs of one competition and updates every aggregate; call inside a transaction.
-     * Runs of validators in `excluded` are stored and counted as stored, but enter no aggregate.
+     * Runs of validators in `excluded`, and runs graded under a judge other than `judge` (the one in
+     * force), are stored and counted as stored, but enter no aggregate.
      */
-    insertMany(records: RunRecord[], w: TokenWeights, excluded: ReadonlySet<string> = new Set()): void {
+    insertMany(
+      records: RunRecord[],
+      w: TokenWeights,
+      excluded: ReadonlySet<string> = new Set(),
+      judge: string | null = null,
+    ): void {
       for (const r of records) {
         // Positional: no parameter object per run on the hottest path.
         insert.run(
@@ -189,9 +211,11 @@ export function runsRepo(db: Db) {
           r.agentSteps,
           r.rubricVotes ? JSON.stringify(r.rubricVotes) : null,
           r.criteria ? JSON.stringify(r.criteria) : null,
+          r.judgeDigest ?? null,
+          r.answerDate ?? null,
         );
       }
-      const counted = excluded.size === 0 ? records : records.filter((r) => !isExcludedRun(r, excluded));
+      const counted = records.filter((r) => !isExcludedRun(r, excluded, judge));
       // Only counted runs make a miner known: an excluded validator's runs must not put a miner on the leaderboard.
       const hotkeys = new Set(counted.flatMap((r) => (r.minerHotkey === null ? [] : [r.minerHotkey])));
       for (const hotkey of hotkeys) addMiner.run(records[0]!.competitionId, hotkey);
@@ -202,11 +226,16 @@ export function runsRepo(db: Db) {
       aggregates.apply(counted, w, 1);
     },
     /** Deletes one run (kept in deleted_runs for snapshot inputs) and takes it out of every aggregate. */
-    delete(run: StoredRun, w: TokenWeights, excluded: ReadonlySet<string> = new Set()): void {
+    delete(
+      run: StoredRun,
+      w: TokenWeights,
+      excluded: ReadonlySet<string> = new Set(),
+      judge: string | null = null,
+    ): void {
       keepDeleted.run(nextSeq.get(), run.competitionId, run.runId);
       remove.run(run.competitionId, run.runId);
       taskRunCount.run(-1, run.competitionId, run.taskId);
-      if (isExcludedRun(run, excluded)) return;
+      if (isExcludedRun(run, excluded, judge)) return;
       criteriaStats([run], -1);
       aggregates.apply([run], w, -1);
     },

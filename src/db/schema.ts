@@ -155,6 +155,10 @@ const runColumns = () => ({
   agentSteps: integer('agent_steps'),
   rubricVotes: text('rubric_votes', { mode: 'json' }),
   grading: text('grading', { mode: 'json' }),
+  /** The judge configuration a QnA run was graded under (SPEC 12); null when none was named. */
+  judgeDigest: text('judge_digest'),
+  /** The answer date the validator put into the judge's prompt (ISO 8601 date). */
+  answerDate: text('answer_date'),
   createdAt: text('created_at')
     .notNull()
     .default(sql`(strftime('%Y-%m-%dT%H:%M:%fZ','now'))`),
@@ -332,3 +336,25 @@ export const signingKeys = sqliteTable('signing_keys', {
     .default(sql`(strftime('%Y-%m-%dT%H:%M:%fZ','now'))`),
   starts: text('starts').notNull(),
 });
+
+/**
+ * Every judge configuration the operator set for a competition (SPEC 12), kept forever: the
+ * highest `version` is in force; a QnA run names the one it was graded under by digest.
+ */
+export const judges = sqliteTable(
+  'judges',
+  {
+    competitionId: text('competition_id')
+      .notNull()
+      .references(() => competitions.id, { onDelete: 'cascade' }),
+    version: integer('version').notNull(),
+    recordedAt: text('recorded_at')
+      .notNull()
+      .default(sql`(strftime('%Y-%m-%dT%H:%M:%fZ','now'))`),
+    /** The configuration as set, canonical JSON (RFC 8785). */
+    document: text('document').notNull(),
+    /** SHA-256, lower-case hex, of `document`. */
+    digest: text('digest').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.competitionId, t.version] }), index('judges_digest').on(t.competitionId, t.digest)],
+);

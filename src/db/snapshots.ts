@@ -87,7 +87,9 @@ export function snapshotsRepo(db: Db) {
   // written while it is read. The two sides are merged here: one statement over both (UNION ALL)
   // sorted every page in a temporary b-tree and took twice as long at 4x. No statement stays open
   // between pages (the connection is shared with writes, which an open iterator would block).
-  const kept = `(validator_id IS NULL OR validator_id NOT IN (SELECT value FROM json_each(@excluded)))`;
+  // Kept: not an excluded validator's, and not graded under a judge other than @judge (SPEC 12).
+  const kept = `(validator_id IS NULL OR validator_id NOT IN (SELECT value FROM json_each(@excluded)))
+    AND (judge_digest IS NULL OR judge_digest IS @judge)`;
   const livePage = c
     .prepare(
       `SELECT ${RUN_COLUMNS} FROM runs INDEXED BY runs_competition_run
@@ -102,11 +104,13 @@ export function snapshotsRepo(db: Db) {
     )
     .raw();
   /** The runs with run id in (after, until], `until` the live page's last (null: no more live runs). */
-  const readPage = c.transaction((params: { id: string; upTo: number; excluded: string; after: string }) => {
-    const live = livePage.all({ ...params, limit: PAGE }) as RawRun[];
-    const until = live.length < PAGE ? null : live[live.length - 1]![0];
-    return { live, deleted: deletedPage.all({ ...params, until }) as RawRun[], until };
-  });
+  const readPage = c.transaction(
+    (params: { id: string; upTo: number; excluded: string; judge: string | null; after: string }) => {
+      const live = livePage.all({ ...params, limit: PAGE }) as RawRun[];
+      const until = live.length < PAGE ? null : live[live.length - 1]![0];
+      return { live, deleted: deletedPage.all({ ...params, until }) as RawRun[], until };
+    },
+  );
 
   return {
     latest: (competitionId: string) => (latest.get(competitionId) as SnapshotRow | undefined) ?? null,
@@ -127,10 +131,16 @@ export function snapshotsRepo(db: Db) {
     runSeq: () => runSeq.get() as number,
     /**
      * The runs of a competition as they stood at run sequence `upTo`, in run id order, leaving out
-     * the runs of the given validators.
+     * the runs of the given validators and the runs graded under a judge configuration other than
+     * `judge` (stale, SPEC 12).
      */
-    *inputRuns(competitionId: string, upTo: number, excludedValidators: readonly string[]): Generator<InputRunRow> {
-      const params = { id: competitionId, upTo, excluded: JSON.stringify(excludedValidators) };
+    *inputRuns(
+      competitionId: string,
+      upTo: number,
+      excludedValidators: readonly string[],
+      judge: string | null = null,
+    ): Generator<InputRunRow> {
+      const params = { id: competitionId, upTo, excluded: JSON.stringify(excludedValidators), judge };
       for (let after = ''; ;) {
         const { live, deleted, until } = readPage({ ...params, after });
         let d = 0;

@@ -35,6 +35,7 @@ type RepoNames =
   | 'snapshots'
   | 'exports'
   | 'metagraphs'
+  | 'judges'
   | 'aggregates';
 
 export type Engine = 'sqlite' | 'postgres';

@@ -22,6 +22,8 @@ export function validatorsRepo(db: Db) {
       r.validator_id, count(*), sum(r.resolved)
     FROM runs r JOIN tasks t ON t.competition_id = r.competition_id AND t.id = r.task_id
     WHERE r.competition_id = ? AND r.validator_id IS NOT NULL AND t.stage IN (SELECT value FROM json_each(?))
+      AND (r.judge_digest IS NULL OR r.judge_digest IS (
+        SELECT digest FROM judges WHERE competition_id = r.competition_id ORDER BY version DESC LIMIT 1))
     GROUP BY r.task_id, r.kind, r.miner_hotkey, r.validator_id
     ORDER BY r.task_id, r.kind, r.miner_hotkey, r.validator_id`,
     )

@@ -26,6 +26,9 @@ const TYPES: Record<(typeof RUN_COLUMNS)[number], [Physical, boolean]> = {
   agentSteps: ['INT64', true],
   createdAt: ['STRING', false],
   criteria: ['STRING', true],
+  judgeDigest: ['STRING', true],
+  answerDate: ['STRING', true],
+  stale: ['BOOLEAN', false],
 };
 
 function element(name: string, [type, nullable]: [Physical, boolean]): SchemaElement {
@@ -45,7 +48,7 @@ function columns(page: RunExportRow[]): ColumnSource[] {
   return RUN_COLUMNS.map((name, c) => {
     const int64 = TYPES[name][0] === 'INT64';
     const data = page.map((r) => {
-      const v = c === 7 ? r[7] === 1 : r[c]!;
+      const v = c === 7 || c === 17 ? r[c] === 1 : r[c]!;
       return int64 && v !== null ? BigInt(v) : v;
     });
     return { name, data };

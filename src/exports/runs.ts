@@ -1,6 +1,8 @@
 // The runs export in NDJSON and CSV: one line per stored run, in storage order. Columns as
 // API.md "Exports" lists them; `criteria` (QnA runs sent with votes, else null) is an array in
 // NDJSON and its JSON text in CSV, in rubric order, with criterion ids only beside the answer key.
+// `judgeDigest` and `answerDate` as the QnA run sent them; `stale` when it was graded under a judge
+// configuration other than the one in force as the export is read (SPEC 12).
 import type { RunExportRow } from '../db/exports.js';
 import { csvRecord } from './csv.js';
 
@@ -20,6 +22,9 @@ export const RUN_COLUMNS = [
   'agentSteps',
   'createdAt',
   'criteria',
+  'judgeDigest',
+  'answerDate',
+  'stale',
 ] as const;
 
 /** Where to read runs from: pages of rows in seq order (src/services/exports.ts). */
@@ -44,6 +49,9 @@ export function ndjsonRun(r: RunExportRow): string {
     timeTakenSeconds: r[11],
     agentSteps: r[12],
     createdAt: r[13],
+    judgeDigest: r[15],
+    answerDate: r[16],
+    stale: r[17] === 1,
     criteria: null,
   });
   // The stored criteria are JSON already: spliced in for the trailing `null}`, not parsed and re-serialized.
@@ -67,6 +75,9 @@ export function csvRun(r: RunExportRow): string {
     r[12],
     r[13],
     r[14],
+    r[15],
+    r[16],
+    r[17] === 1,
   ]);
 }
 

@@ -31,7 +31,9 @@ export const exportRoutes: FastifyPluginAsyncZod = async (app) => {
           'export started (the run sequence in the `x-run-seq` header); runs stored later are left out, runs deleted ' +
           'later are still in it. Columns: seq, runId, taskId, kind, minerHotkey, validatorId, attemptNo, resolved, ' +
           'tokensInput, tokensCachedInput, tokensOutput, timeTakenSeconds, agentSteps, createdAt, criteria (QnA runs sent ' +
-          'with votes: an array in NDJSON, its JSON text in CSV and Parquet; null otherwise). CSV: null is the empty field. ' +
+          'with votes: an array in NDJSON, its JSON text in CSV and Parquet; null otherwise), judgeDigest, answerDate ' +
+          '(QnA runs under a judge configuration, else null), stale (graded under a configuration other than the one ' +
+          'in force: scored nowhere, SPEC 12). CSV: null is the empty field. ' +
           'Criteria come in rubric order; their ids are the answer key: unless the competition reveals answers or the ' +
           'admin asks, each is named by `position` instead.',
         params: CompetitionParams,

@@ -5,6 +5,7 @@ import { eventRoutes } from './events.js';
 import { exportRoutes } from './exports.js';
 import { importRoutes } from './imports.js';
 import { metagraphRoutes } from './metagraph.js';
+import { judgeRoutes } from './judge.js';
 import { minerRoutes } from './miners.js';
 import { operationRoutes } from './operations.js';
 import { runRoutes } from './runs.js';
@@ -27,6 +28,7 @@ export const routes: FastifyPluginAsyncZod = async (app) => {
       await v1.register(runRoutes);
       await v1.register(scoreRoutes);
       await v1.register(metagraphRoutes);
+      await v1.register(judgeRoutes);
       await v1.register(eventRoutes);
       await v1.register(snapshotRoutes);
       await v1.register(exportRoutes);

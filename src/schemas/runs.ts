@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { named } from './named.js';
+import { JudgeDigest } from './judge.js';
 import { Id, ItemId, LIMITS, TokenCount } from './common.js';
 
 const VoteText = z.string().max(LIMITS.voteTextLength);
@@ -33,6 +34,12 @@ export const TokensSchema = named(
   }),
 );
 
+/** An ISO 8601 calendar date that exists. */
+const IsoDate = z
+  .string()
+  .regex(/^\d{4}-\d{2}-\d{2}$/, 'an ISO 8601 date, YYYY-MM-DD')
+  .refine((d) => !Number.isNaN(Date.parse(d)) && new Date(d).toISOString().startsWith(d), 'a date that exists');
+
 /** Fields every run carries, whatever its kind. */
 const runFields = {
   runId: ItemId.describe('Client-chosen id, unique within the competition; makes retries safe.'),
@@ -48,6 +55,15 @@ const runFields = {
     .max(LIMITS.criteriaPerTask)
     .optional()
     .describe('Judge votes for a QnA run, one entry per rubric criterion (SPEC 7).'),
+  judge: z
+    .object({ digest: JudgeDigest })
+    .optional()
+    .describe(
+      'The judge configuration the QnA run was graded under (SPEC 12): required when the competition holds one.',
+    ),
+  answerDate: IsoDate.optional().describe(
+    'The answer date put into the judge’s prompt (ISO 8601 date): required with `judge`.',
+  ),
 };
 
 /**
@@ -221,6 +237,16 @@ export const RunSchema = named(
       .describe(
         'The votes as sent. Criterion ids, reasons and evidence are the answer key: for the admin, or when the ' +
           'competition reveals answers; otherwise only the verdicts, by rubric position.',
+      ),
+    judge: z
+      .object({ digest: z.string().describe('Digest of the judge configuration.') })
+      .nullable()
+      .describe('The judge configuration the run was graded under; null when none was named.'),
+    answerDate: z.string().nullable().describe('The answer date put into the judge’s prompt.'),
+    stale: z
+      .boolean()
+      .describe(
+        'Graded under a judge configuration other than the one in force: stored and listed, scored nowhere (SPEC 12).',
       ),
     createdAt: z.string().describe('When it was stored, ISO 8601 UTC.'),
   }),

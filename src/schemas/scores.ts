@@ -200,6 +200,12 @@ export const CriterionStatsSchema = named(
       .string()
       .optional()
       .describe('Criterion text; left out of public reads unless the competition reveals answers.'),
+    judgeTitle: z
+      .string()
+      .optional()
+      .describe(
+        'The title as the judge sees it, without its leading numbering (`1.7: `, SPEC 12); shown with `title`.',
+      ),
     type: z.enum(['positive', 'negative']).describe('Polarity.'),
     change: z.string().nullable().describe('Kind of rewording, or null.'),
     graded: z.number().int().describe('Runs graded on this criterion from votes.'),

@@ -9,6 +9,7 @@ import { exportsService } from './exports.js';
 import { backupService } from './backup.js';
 import { importSessionsService } from './importSessions.js';
 import { metagraphsService } from './metagraphs.js';
+import { judgesService } from './judges.js';
 import { minersService } from './miners.js';
 import { runsService } from './runs.js';
 import { scoresService } from './scores.js';
@@ -44,6 +45,7 @@ export function createServices(store: Store, options: ServiceOptions = {}) {
     runs: runsService(store, audit),
     miners: minersService(store, audit),
     metagraphs: metagraphsService(store, audit),
+    judges: judgesService(store, audit),
     validators: validatorsService(store, audit, options.validatorSilentAfterMs),
     scores,
     coverage: coverageService(scores),

@@ -37,6 +37,8 @@ function content(r: RunRecord): Record<string, unknown> {
     timeTakenSeconds: r.timeTakenSeconds,
     agentSteps: r.agentSteps,
     rubricVotes: r.rubricVotes,
+    judgeDigest: r.judgeDigest ?? null,
+    answerDate: r.answerDate ?? null,
   };
 }
 
@@ -53,6 +55,43 @@ async function storedBy(tx: Store, id: string | null, sender: string | null): Pr
   const name = (await tx.validators.get(id))?.name;
   const who = `validator ${name === undefined ? id : `"${name}" (${id})`}`;
   return id === sender ? `${who}, this same validator,` : `another ${who}`;
+}
+
+/** The digests the batch names that the competition held: current or earlier configurations. */
+async function heldDigests(tx: Store, competitionId: string, judge: string | null, runs: RunInput[]) {
+  const held = new Set<string>(judge === null ? [] : [judge]);
+  for (const digest of new Set(runs.flatMap((r) => (r.judge ? [r.judge.digest] : [])))) {
+    if (!held.has(digest) && (await tx.judges.get(competitionId, digest))) held.add(digest);
+  }
+  return held;
+}
+
+/**
+ * What is wrong with a run's judge fields (SPEC 12), if anything: a QnA run names the judge
+ * configuration it was graded under, one the competition held, and its answer date, exactly when
+ * the competition holds one; other runs name none.
+ */
+function judgeProblem(
+  r: RunInput,
+  qna: boolean,
+  judge: string | null,
+  held: ReadonlySet<string>,
+): { field: string; message: string } | null {
+  const inForce = judge === null ? 'the competition holds no judge configuration' : `the one in force is ${judge}`;
+  if (!qna || judge === null) {
+    if (r.judge) return { field: 'judge', message: `judge sent, but ${qna ? inForce : 'the task is not QnA'}` };
+    if (r.answerDate !== undefined)
+      return { field: 'answerDate', message: `answerDate sent, but ${qna ? inForce : 'the task is not QnA'}` };
+    return null;
+  }
+  if (!r.judge) return { field: 'judge', message: `judge: {digest} is required (${inForce})` };
+  if (!held.has(r.judge.digest))
+    return {
+      field: 'judge/digest',
+      message: `judge configuration ${r.judge.digest} was never held by this competition; ${inForce}`,
+    };
+  if (r.answerDate === undefined) return { field: 'answerDate', message: 'answerDate is required with judge' };
+  return null;
 }
 
 export async function ingestRuns(
@@ -90,9 +129,13 @@ export async function ingestRuns(
     );
   }
 
+  const judge = (await tx.judges.latest(competitionId))?.digest ?? null;
   const invalid: ErrorField[] = [];
+  const held = await heldDigests(tx, competitionId, judge, runs);
   const records: RunRecord[] = runs.map((r, i) => {
     const task = rubrics.get(r.taskId)!;
+    const judged = judgeProblem(r, task.type === 'swe_atlas_qna', judge, held);
+    if (judged) invalid.push({ path: `body/runs/${i}/${judged.field}`, message: `run ${r.runId}: ${judged.message}` });
     let resolved = r.resolved ?? false;
     let criteria: RunRecord['criteria'] = null;
     if (r.rubricVotes) {
@@ -138,6 +181,8 @@ export async function ingestRuns(
       agentSteps: r.agentSteps ?? null,
       rubricVotes: r.rubricVotes ?? null,
       criteria,
+      judgeDigest: r.judge?.digest ?? null,
+      answerDate: r.answerDate ?? null,
     };
   });
   if (invalid.length > 0)
@@ -176,6 +221,6 @@ export async function ingestRuns(
     );
   }
   const fresh = records.filter((r) => !stored.has(r.runId));
-  await tx.runs.insertMany(fresh, competition.tokenWeights, new Set(competition.excludedValidators));
+  await tx.runs.insertMany(fresh, competition.tokenWeights, new Set(competition.excludedValidators), judge);
   return { accepted: fresh.length, duplicates: records.length - fresh.length };
 }

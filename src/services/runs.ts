@@ -1,6 +1,6 @@
 // Runs: ingesting batches, reading and deleting single runs.
 import type { Store } from '../db/store.js';
-import type { StoredRun } from '../db/runs.js';
+import { isStaleRun, type StoredRun } from '../db/runs.js';
 import type { RunInput } from '../schemas/runs.js';
 import { forbidden, notFound } from '../errors.js';
 import { isValidTokens, weightedTokens } from '../scoring/index.js';
@@ -41,7 +41,7 @@ function gradingView(run: StoredRun, reveal: boolean) {
   return { criteria, rubricVotes };
 }
 
-export function runView(run: StoredRun, w: TokenWeights, reveal: boolean) {
+export function runView(run: StoredRun, w: TokenWeights, reveal: boolean, judge: string | null) {
   const weighted = run.tokens ? weightedTokens(run.tokens, w) : null;
   return {
     competitionId: run.competitionId,
@@ -58,6 +58,9 @@ export function runView(run: StoredRun, w: TokenWeights, reveal: boolean) {
     timeTakenSeconds: run.timeTakenSeconds,
     agentSteps: run.agentSteps,
     ...gradingView(run, reveal),
+    judge: run.judgeDigest ? { digest: run.judgeDigest } : null,
+    answerDate: run.answerDate ?? null,
+    stale: isStaleRun(run, judge),
     createdAt: run.createdAt,
   };
 }
@@ -77,7 +80,8 @@ export function runsService(store: Store, audit: AuditService) {
     if (!competition) throw notFound(`competition ${competitionId} does not exist`);
     const run = await db.runs.get(competitionId, runId);
     if (!run) throw notFound(`run ${runId} does not exist in competition ${competitionId}`);
-    return { competition, run };
+    const judge = (await db.judges.latest(competitionId))?.digest ?? null;
+    return { competition, run, judge };
   }
 
   return {
@@ -115,33 +119,34 @@ export function runsService(store: Store, audit: AuditService) {
       });
       const last = page.at(-1);
       const reveal = revealsAnswers(competition, who);
+      const judge = (await store.judges.latest(competitionId))?.digest ?? null;
       return {
-        runs: page.map((r) => runView(r, competition.tokenWeights, reveal)),
+        runs: page.map((r) => runView(r, competition.tokenWeights, reveal, judge)),
         nextCursor: page.length === query.limit && last ? String(last.seq) : null,
       };
     },
 
     async get(competitionId: string, runId: string, who: Principal | null) {
-      const { competition, run } = await find(store, competitionId, runId);
-      return runView(run, competition.tokenWeights, revealsAnswers(competition, who));
+      const { competition, run, judge } = await find(store, competitionId, runId);
+      return runView(run, competition.tokenWeights, revealsAnswers(competition, who), judge);
     },
 
     /** Deletes a run and its share of every aggregate; a validator may delete only its own runs. */
     delete(competitionId: string, runId: string, who: Principal) {
       return store.transaction(
         async (tx) => {
-          const { competition, run } = await find(tx, competitionId, runId);
+          const { competition, run, judge } = await find(tx, competitionId, runId);
           refuseUnlisted(competition, writerId(who));
           await requireValidatorVersion(tx, competitionId, who);
           if (who.kind === 'validator' && run.validatorId !== who.id) {
             throw forbidden(`run ${runId} was sent by another validator; a validator may delete only its own runs`);
           }
-          await tx.runs.delete(run, competition.tokenWeights, new Set(competition.excludedValidators));
+          await tx.runs.delete(run, competition.tokenWeights, new Set(competition.excludedValidators), judge);
           // Whole in the audit log (the admin's); as its sender reads it in the answer.
           await audit.record(tx, who, 'run.delete', competitionId, runId, {
-            run: runView(run, competition.tokenWeights, true),
+            run: runView(run, competition.tokenWeights, true, judge),
           });
-          return runView(run, competition.tokenWeights, revealsAnswers(competition, who));
+          return runView(run, competition.tokenWeights, revealsAnswers(competition, who), judge);
         },
         { competitionId },
       );

@@ -18,6 +18,7 @@ import { parseCursor } from './audit.js';
 import type { Principal } from './principal.js';
 import type { ScoresService } from './scores.js';
 import { signingKeyHistory } from './signingKeys.js';
+import type { JudgeInput } from '../schemas/judge.js';
 
 export type { Signer };
 
@@ -45,6 +46,12 @@ function countedRuns({ tasks, minerTasks }: Pick<CompetitionInput, 'tasks' | 'mi
   return runs;
 }
 
+/** The judge digest the input head's competition line names (SPEC 12), null when none. */
+function headJudge(head: string): string | null {
+  const line = JSON.parse(head.slice(0, head.indexOf('\n'))) as { competition: { judge?: { digest: string } } };
+  return line.competition.judge?.digest ?? null;
+}
+
 export function snapshotsService(store: Store, scores: ScoresService, signer: Signer, audit: AuditService) {
   /**
    * The competition and task lines of the input as the competition stands now (with the metagraph
@@ -53,6 +60,8 @@ export function snapshotsService(store: Store, scores: ScoresService, signer: Si
   async function inputHead(tx: Store, c: CompetitionSettings, runs: number) {
     const runSeq = await tx.snapshots.runSeq();
     const recorded = await tx.metagraphs.latest(c.id);
+    const judgeRow = await tx.judges.latest(c.id);
+    const judge = judgeRow && { digest: judgeRow.digest, ...(JSON.parse(judgeRow.document) as JudgeInput) };
     const metagraph = recorded && { value: JSON.parse(recorded.document) as Metagraph, digest: recorded.digest };
     const miners = await tx.miners.list(c.id);
     const tasks = (await tx.tasks.list(c.id)).sort((a, b) => ascending(a.id, b.id));
@@ -69,6 +78,7 @@ export function snapshotsService(store: Store, scores: ScoresService, signer: Si
       miners: miners.map((m) => m.hotkey),
       excluded,
       ...(metagraph ? { metagraph: metagraph.value } : {}),
+      ...(judge ? { judge } : {}),
     };
     const lines = [competitionLine(competition, { tasks: tasks.length, runs })];
     for (const t of tasks) {
@@ -82,7 +92,7 @@ export function snapshotsService(store: Store, scores: ScoresService, signer: Si
         }),
       );
     }
-    return { runSeq, excluded, runs, metagraph, head: `${lines.join('\n')}\n` };
+    return { runSeq, excluded, runs, metagraph, judge: judge?.digest ?? null, head: `${lines.join('\n')}\n` };
   }
 
   /**
@@ -94,11 +104,12 @@ export function snapshotsService(store: Store, scores: ScoresService, signer: Si
     head: string,
     runSeq: number,
     excludedValidators: readonly string[],
+    judge: string | null,
     read = { runs: 0 },
   ) {
     yield Buffer.from(head, 'utf8');
     let chunk = '';
-    for await (const run of store.snapshots.inputRuns(competitionId, runSeq, excludedValidators)) {
+    for await (const run of store.snapshots.inputRuns(competitionId, runSeq, excludedValidators, judge)) {
       read.runs++;
       chunk += `${runLine(run)}\n`;
       if (chunk.length >= CHUNK_BYTES) {
@@ -115,10 +126,11 @@ export function snapshotsService(store: Store, scores: ScoresService, signer: Si
     head: { text: string; runs: number },
     runSeq: number,
     excludedValidators: readonly string[],
+    judge: string | null,
   ): Promise<string> {
     const hash = createHash('sha256');
     const read = { runs: 0 };
-    for await (const chunk of inputChunks(competitionId, head.text, runSeq, excludedValidators, read)) {
+    for await (const chunk of inputChunks(competitionId, head.text, runSeq, excludedValidators, judge, read)) {
       hash.update(chunk);
       // SQLite's reads answer at once, so without a turn of the event loop here the whole digest
       // (seconds at the reference size) would run before any other request.
@@ -165,8 +177,8 @@ export function snapshotsService(store: Store, scores: ScoresService, signer: Si
       },
       { competitionId },
     );
-    const { c, runSeq, excluded, runs, head, previous, metagraph } = frozen;
-    const inputDigest = await digest(c.id, { text: head, runs }, runSeq, excluded.validators);
+    const { c, runSeq, excluded, runs, head, previous, metagraph, judge } = frozen;
+    const inputDigest = await digest(c.id, { text: head, runs }, runSeq, excluded.validators, judge);
     // The snapshot keeps the leaderboard as offline scoring builds it: the live read's `total` (a
     // paging aid, API 1.1) stays out, so `verify` rescores every snapshot, old and new, to the same JSON.
     const { total: _total, ...leaderboard } = frozen.leaderboard as { stages: Stage[]; total?: number };
@@ -191,6 +203,8 @@ export function snapshotsService(store: Store, scores: ScoresService, signer: Si
       burnRatio: c.burnRatio,
       judgeVotes: c.judgeVotes,
       finalStages: c.finalStages,
+      // The judge configuration the scored QnA runs were graded under (SPEC 12), when one is set.
+      ...(judge ? { judgeDigest: judge } : {}),
     };
     if (options.onlyIfChanged && previous) {
       const last = JSON.parse(previous.document) as Snapshot;
@@ -340,7 +354,8 @@ export function snapshotsService(store: Store, scores: ScoresService, signer: Si
       };
       return {
         inputDigest,
-        open: () => Readable.from(inputChunks(competitionId, r.inputHead, r.runSeq, excluded.validators)),
+        open: () =>
+          Readable.from(inputChunks(competitionId, r.inputHead, r.runSeq, excluded.validators, headJudge(r.inputHead))),
       };
     },
     async minerHistory(competitionId: string, hotkey: string, cursor: string | undefined, limit: number) {

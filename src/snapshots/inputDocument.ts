@@ -19,8 +19,20 @@ export function competitionLine(c: InputDocument['competition'], counts: InputCo
   const miners = sorted(c.miners);
   // A document of a competition without a metagraph has no `metagraph` member (as before there was one).
   const metagraph = c.metagraph ? { metagraph: c.metagraph } : {};
+  const judge = c.judge ? { judge: c.judge } : {};
   return canonicalJson({
-    competition: { id, tokenWeights, burnRatio, judgeVotes, finalStages, miners, excluded, counts, ...metagraph },
+    competition: {
+      id,
+      tokenWeights,
+      burnRatio,
+      judgeVotes,
+      finalStages,
+      miners,
+      excluded,
+      counts,
+      ...metagraph,
+      ...judge,
+    },
   });
 }
 

@@ -28,6 +28,12 @@ export const InputCompetitionSchema = z
     metagraph: MetagraphSchema.optional().describe(
       'The metagraph in force when the snapshot was taken (SPEC 11), absent when none was recorded: with it, scoring gives the weights on chain too.',
     ),
+    judge: z
+      .looseObject({ digest: z.string().regex(/^[0-9a-f]{64}$/) })
+      .optional()
+      .describe(
+        'The judge configuration in force (SPEC 12) with its digest, absent when none is set: the QnA runs in the document were graded under it; stale runs are not in the document.',
+      ),
   })
   .describe('Line 1: the competition settings.');
 

@@ -1,6 +1,7 @@
 // `swe-scoring verify`: every check that a snapshot and its input document allow, each named,
 // so a failure says which one: the input digest, the snapshot hash, the chain link to the
 // previous snapshot, the signature, the input itself, and the rescored weights and leaderboard.
+import { createHash } from 'node:crypto';
 import { canonicalJson } from './canonicalJson.js';
 import { firstDifference, type Difference } from './firstDifference.js';
 import { RULES_VERSION } from '../scoring/index.js';
@@ -113,6 +114,24 @@ function signature(snapshot: Snapshot, pem: string | undefined): Check {
 }
 
 /**
+ * The judge configuration (SPEC 12): the input's hashes to its digest, and the snapshot's settings
+ * name that digest; neither has one, or both.
+ */
+function judgeMatches(settings: Record<string, unknown>, judge: InputDocument['competition']['judge']): void {
+  const claimed = settings.judgeDigest ?? null;
+  if (!judge) {
+    if (claimed !== null)
+      throw new Error(`settings.judgeDigest is ${JSON.stringify(claimed)}, the input holds no judge configuration`);
+    return;
+  }
+  const { digest, ...config } = judge;
+  const own = createHash('sha256').update(canonicalJson(config), 'utf8').digest('hex');
+  if (own !== digest) throw new Error(`the input's judge configuration hashes to ${own}, not to its digest ${digest}`);
+  if (claimed !== digest)
+    throw new Error(`settings.judgeDigest is ${JSON.stringify(claimed)}, the input's judge digest ${digest}`);
+}
+
+/**
  * What the snapshot says of its input must be what the input holds: the competition, the settings
  * scoring reads, both exclusion lists, and the rules this verifier rescores with. The weights
  * come from the input alone, so a claim that contradicts it would otherwise pass unseen.
@@ -132,6 +151,7 @@ function claimsMatch(snapshot: Snapshot, competition: InputDocument['competition
         `settings.${key} is ${canonicalJson(settings[key] ?? null)} in the snapshot, ${canonicalJson(competition[key])} in the input`,
       );
   }
+  judgeMatches(settings, competition.judge);
   if (snapshot.rulesVersion !== RULES_VERSION)
     throw new Error(
       `the snapshot was computed under rules ${JSON.stringify(snapshot.rulesVersion)}; this verifier rescores under ${RULES_VERSION}`,

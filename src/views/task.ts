@@ -5,6 +5,9 @@ import { resolveRate } from '../scoring/index.js';
 import { weightedSum } from '../scoring/tokenSums.js';
 import type { QnaMeta, TaskRow } from '../db/tasks.js';
 
+/** A criterion title as the judge sees it (SPEC 12): without its leading numbering (`1.7: `). */
+export const judgeTitle = (title: string) => title.replace(/^\s*\d+(\.\d+)*\s*[:.)]\s*/, '');
+
 export interface CriterionStats {
   id: string;
   title: string;
@@ -72,7 +75,7 @@ export function taskDetailBody(
       ? {
           criteria: criteria.map((c, position) => ({
             position,
-            ...(reveal ? { id: c.id, title: c.title } : {}),
+            ...(reveal ? { id: c.id, title: c.title, judgeTitle: judgeTitle(c.title) } : {}),
             type: c.type as 'positive' | 'negative',
             change: c.change,
             graded: c.graded,

@@ -260,7 +260,7 @@ describe.runIf(server.available)('PostgreSQL store: the same answers as SQLite',
   /** Both engines empty, sequences at their start; a fresh store (its scoring mirrors empty). */
   async function freshPair(): Promise<Pair> {
     await pool.query(`TRUNCATE competitions, tasks, task_run_counts, task_criteria, validators, miners, runs,
-      deleted_runs, miner_tasks, competition_validators, signature_nonces, audit_log, snapshots, competition_versions, metagraphs
+      deleted_runs, miner_tasks, competition_validators, signature_nonces, audit_log, snapshots, competition_versions, metagraphs, judges
       RESTART IDENTITY`);
     const db = openDatabase(':memory:');
     const p: Pair = { sq: createRepos(db), pg: createPgStore(pool), sqEvents: [], pgEvents: [], ids: new Map() };

@@ -203,7 +203,9 @@ describe('QnA grading (SPEC 7)', () => {
       { runId: 'b-d', taskId: 'q', kind: 'baseline', resolved: true },
     ]);
     const view = (await t.call({ method: 'GET', url: '/v1/competitions/c/tasks/q', headers: admin })).body;
-    expect(view.criteria.map(({ title: _title, ...c }: { title: string }) => c)).toEqual([
+    expect(
+      view.criteria.map(({ title: _title, judgeTitle: _judge, ...c }: { title: string; judgeTitle: string }) => c),
+    ).toEqual([
       { position: 0, id: P1, type: 'positive', change: null, graded: 8, metRate: 7 / 8, splitRate: 3 / 8 },
       { position: 1, id: P2, type: 'positive', change: null, graded: 8, metRate: 7 / 8, splitRate: 1 / 8 },
       { position: 2, id: N1, type: 'negative', change: null, graded: 8, metRate: 1, splitRate: 1 / 8 },
@@ -214,7 +216,9 @@ describe('QnA grading (SPEC 7)', () => {
     expect(open.answersRevealed).toBe(false);
     expect(open.qna).not.toHaveProperty('referenceAnswer');
     expect(open.criteria).toEqual(
-      view.criteria.map(({ id: _id, title: _title, ...c }: { id: string; title: string }) => c),
+      view.criteria.map(
+        ({ id: _id, title: _title, judgeTitle: _judge, ...c }: { id: string; title: string; judgeTitle: string }) => c,
+      ),
     );
     expect(view.baseline).toMatchObject({ runs: 4, resolved: 3, resolveRate: 3 / 4 });
 

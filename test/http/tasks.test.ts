@@ -122,6 +122,7 @@ describe('tasks', () => {
         position: 0,
         id: hex(32, 'd'),
         title: 'criterion dddd',
+        judgeTitle: 'criterion dddd',
         type: 'negative',
         change: null,
         graded: 1,

@@ -16,6 +16,9 @@ export interface ListedRun {
   agentSteps: number | null;
   createdAt: string;
   criteria: unknown[] | null;
+  judge: { digest: string } | null;
+  answerDate: string | null;
+  stale: boolean;
 }
 
 /** Every stored run, through GET …/runs and its cursor. */
@@ -46,6 +49,9 @@ export const exportRow = (r: ListedRun) => ({
   agentSteps: r.agentSteps,
   createdAt: r.createdAt,
   criteria: r.criteria,
+  judgeDigest: r.judge?.digest ?? null,
+  answerDate: r.answerDate,
+  stale: r.stale,
 });
 
 /** The same row as CSV text fields: null empty, criteria as JSON text. */

@@ -9,13 +9,15 @@ import { applyAggregates } from './aggregates.js';
 
 /** The columns a batch writes, in the order of its arrays. */
 export const RUN_COLUMNS = `competition_id, run_id, task_id, kind, miner_hotkey, validator_id, attempt_no, resolved,
-  tokens_input, tokens_cached_input, tokens_output, time_taken_seconds, agent_steps, rubric_votes, grading`;
+  tokens_input, tokens_cached_input, tokens_output, time_taken_seconds, agent_steps, rubric_votes, grading,
+  judge_digest, answer_date`;
 
 // unnest yields the rows in array order, and the identity takes its numbers in that order: the
 // batch's runs get increasing sequence numbers in the order sent, as on SQLite.
 export const INSERT_RUNS = `INSERT INTO runs (${RUN_COLUMNS})
   SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::int[],
-    $8::bool[], $9::int8[], $10::int8[], $11::int8[], $12::float8[], $13::int[], $14::text[], $15::text[])`;
+    $8::bool[], $9::int8[], $10::int8[], $11::int8[], $12::float8[], $13::int[], $14::text[], $15::text[],
+    $16::text[], $17::text[])`;
 
 const ADD_MINERS = `INSERT INTO miners (competition_id, hotkey) SELECT $1, unnest($2::text[]) ON CONFLICT DO NOTHING`;
 
@@ -116,14 +118,20 @@ export function pgRunsRepo(ctx: PgContext) {
     },
     /**
      * Inserts runs of one competition and updates every aggregate, atomically (in the open
-     * transaction, or one of its own). Runs of validators in `excluded` are stored and counted as
-     * stored, but enter no aggregate.
+     * transaction, or one of its own). Runs of validators in `excluded`, and runs graded under a
+     * judge other than `judge` (the one in force), are stored and counted as stored, but enter no
+     * aggregate.
      */
-    async insertMany(records: RunRecord[], w: TokenWeights, excluded: ReadonlySet<string> = new Set()): Promise<void> {
+    async insertMany(
+      records: RunRecord[],
+      w: TokenWeights,
+      excluded: ReadonlySet<string> = new Set(),
+      judge: string | null = null,
+    ): Promise<void> {
       if (records.length === 0) return;
       const competitionId = records[0]!.competitionId;
       await ctx.write(competitionId, async (c) => {
-        const counted = excluded.size === 0 ? records : records.filter((r) => !isExcludedRun(r, excluded));
+        const counted = records.filter((r) => !isExcludedRun(r, excluded, judge));
         // The sums first: a batch they refuse (422, past 2^53 - 1) then takes no number from the
         // run sequence, which a rollback would not give back, and the next run's number is the one
         // SQLite gives it.
@@ -147,6 +155,8 @@ export function pgRunsRepo(ctx: PgContext) {
             col((r) => r.agentSteps),
             col((r) => (r.rubricVotes ? JSON.stringify(r.rubricVotes) : null)),
             col((r) => (r.criteria ? JSON.stringify(r.criteria) : null)),
+            col((r) => r.judgeDigest ?? null),
+            col((r) => r.answerDate ?? null),
           ],
           { name: 'pg_runs_insert' },
         );
@@ -161,7 +171,12 @@ export function pgRunsRepo(ctx: PgContext) {
       });
     },
     /** Deletes one run (kept in deleted_runs for snapshot inputs) and takes it out of every aggregate. */
-    async delete(run: StoredRun, w: TokenWeights, excluded: ReadonlySet<string> = new Set()): Promise<void> {
+    async delete(
+      run: StoredRun,
+      w: TokenWeights,
+      excluded: ReadonlySet<string> = new Set(),
+      judge: string | null = null,
+    ): Promise<void> {
       await ctx.write(run.competitionId, async (c) => {
         // The deletion's number comes from the run sequence, taken even when the run is gone
         // already, as SQLite's bump of sqlite_sequence is.
@@ -170,7 +185,7 @@ export function pgRunsRepo(ctx: PgContext) {
         ];
         await c.execute(KEEP_DELETED, [run.competitionId, run.runId, seq]);
         await taskRunCounts(c, run.competitionId, new Map([[run.taskId, -1]]));
-        if (isExcludedRun(run, excluded)) return;
+        if (isExcludedRun(run, excluded, judge)) return;
         await criteriaStats(c, [run], -1);
         await applyAggregates(c, [run], w, -1);
       });

@@ -186,6 +186,8 @@ const runColumns = () => ({
   agentSteps: integer('agent_steps'),
   rubricVotes: jsonText('rubric_votes'),
   grading: jsonText('grading'),
+  judgeDigest: text('judge_digest'),
+  answerDate: text('answer_date'),
   createdAt: createdAt(),
 });
 
@@ -344,3 +346,17 @@ export const signingKeys = pgTable('signing_keys', {
   recordedAt: createdAt('recorded_at'),
   starts: text('starts').notNull(),
 });
+
+export const judges = pgTable(
+  'judges',
+  {
+    competitionId: text('competition_id')
+      .notNull()
+      .references(() => competitions.id, { onDelete: 'cascade' }),
+    version: integer('version').notNull(),
+    recordedAt: createdAt('recorded_at'),
+    document: text('document').notNull(),
+    digest: text('digest').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.competitionId, t.version] }), index('judges_digest').on(t.competitionId, t.digest)],
+);

@@ -15,7 +15,9 @@ const COLUMNS = `competition_id AS "competitionId", seq, taken_at AS "takenAt", 
   input_head AS "inputHead", hash`;
 
 /** Not sent by one of the validators in $3. */
-const KEPT = '(validator_id IS NULL OR NOT (validator_id = ANY($3::text[])))';
+/** Kept: not an excluded validator's ($3), and not graded under a judge other than $6 (SPEC 12). */
+const KEPT = `(validator_id IS NULL OR NOT (validator_id = ANY($3::text[])))
+  AND (judge_digest IS NULL OR judge_digest = $6::text)`;
 
 /**
  * The highest run sequence number handed out, 0 before the first. The sequence is not
@@ -94,6 +96,7 @@ export function pgSnapshotsRepo(ctx: PgContext) {
       competitionId: string,
       upTo: number,
       excludedValidators: readonly string[],
+      judge: string | null = null,
     ): AsyncGenerator<InputRunRow> {
       for (let after = ''; ;) {
         const page = await ctx.query<RawRun>(
@@ -105,7 +108,7 @@ export function pgSnapshotsRepo(ctx: PgContext) {
             WHERE competition_id = $1 AND run_id COLLATE "C" > $4 AND seq <= $2 AND deleted_seq > $2 AND ${KEPT}
             ORDER BY run_id COLLATE "C" LIMIT $5)) page
           ORDER BY run_id COLLATE "C" LIMIT $5`,
-          [competitionId, upTo, excludedValidators, after, PAGE],
+          [competitionId, upTo, excludedValidators, after, PAGE, judge],
           { array: true },
         );
         for (const raw of page) yield toInputRun(raw);

@@ -32,6 +32,7 @@ import { pgRunsRepo } from './runs.js';
 import { createScoringMirrors, pgScoringInputRepo, type ScoringMirrors } from './scoringInput.js';
 import { pgSnapshotsRepo } from './snapshots.js';
 import { pgMetagraphsRepo } from './metagraphs.js';
+import { pgJudgesRepo } from './judges.js';
 import { pgTasksRepo } from './tasks.js';
 import { pgValidatorsRepo } from './validators.js';
 import type { TokenWeights } from '../../scoring/types.js';
@@ -203,6 +204,7 @@ export function createPgStore(pool: pg.Pool, options: PgStoreOptions = {}): Stor
       snapshots: pgSnapshotsRepo(ctx),
       exports: pgExportsRepo(ctx),
       metagraphs: pgMetagraphsRepo(ctx),
+      judges: pgJudgesRepo(ctx),
       aggregates: {
         /** Recomputes a competition's aggregates from its counted runs (src/db/aggregates.ts). */
         rebuild: (competitionId: string, w: TokenWeights) =>

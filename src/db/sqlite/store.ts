@@ -78,6 +78,7 @@ export function createSqliteStore(db: Db): Store {
       snapshots: asyncRepo(repos.snapshots, outside),
       exports: asyncRepo(repos.exports, outside),
       metagraphs: asyncRepo(repos.metagraphs, outside),
+      judges: asyncRepo(repos.judges, outside),
       aggregates: asyncRepo(repos.aggregates, outside),
     };
   }

@@ -1,0 +1,48 @@
+// The judge configuration schemas (SPEC 12, API 1.2).
+import { z } from 'zod';
+import { named } from './named.js';
+import { JudgeVotes } from './competitions.js';
+import { CompetitionParams } from './common.js';
+
+export const JudgeDigest = z
+  .string()
+  .regex(/^[0-9a-f]{64}$/, 'a SHA-256 digest: 64 lower-case hex digits')
+  .describe('SHA-256, lower-case hex, of the judge configuration’s canonical JSON (RFC 8785).');
+
+const JudgeFields = {
+  model: z.string().min(1).max(200).describe('The judge model, as the validator calls it.'),
+  reasoningEffort: z.string().min(1).max(64).describe('The reasoning effort the judge runs at, e.g. `high`.'),
+  votes: JudgeVotes.describe('Votes per criterion: the competition’s `judgeVotes`.'),
+  temperature: z.number().min(0).max(2).describe('Sampling temperature, 0 to 2.'),
+  promptTemplate: z
+    .string()
+    .min(1)
+    .max(200_000)
+    .refine((t) => t.includes('{answer_date}'), 'the prompt must carry the {answer_date} placeholder')
+    .describe('The judge’s prompt text with the placeholders the validator fills, `{answer_date}` among them.'),
+  outputSchema: z
+    .record(z.string(), z.unknown())
+    .describe('The JSON Schema of one vote, as the judge is asked to answer.'),
+};
+
+export const JudgeInputSchema = named(
+  'NewJudgeConfiguration',
+  'The judge that grades QnA runs (SPEC 12); its digest binds every grade made under it.',
+  z.object(JudgeFields),
+);
+
+export const JudgeRecordSchema = named(
+  'JudgeConfiguration',
+  'A judge configuration as set, with its digest.',
+  z.object({
+    competitionId: z.string().describe('The competition.'),
+    version: z.number().int().describe('1 for the first configuration set, then one more for each.'),
+    recordedAt: z.string().describe('When it was set (ISO 8601, UTC).'),
+    digest: JudgeDigest,
+    ...JudgeFields,
+  }),
+);
+
+export const JudgeParams = CompetitionParams.extend({ digest: JudgeDigest });
+
+export type JudgeInput = z.infer<typeof JudgeInputSchema>;

@@ -1,0 +1,74 @@
+// Judge configurations (SPEC 12): the operator sets one per competition; every version is kept
+// and audited, the latest is in force. Setting one recounts the competition's runs: only QnA runs
+// graded under the configuration in force are scored (src/db/aggregates.ts).
+import { createHash } from 'node:crypto';
+import type { Store } from '../db/store.js';
+import type { JudgeRow } from '../db/judges.js';
+import { badRequest, notFound } from '../errors.js';
+import { canonicalJson } from '../snapshots/canonicalJson.js';
+import type { JudgeInput } from '../schemas/judge.js';
+import type { AuditService } from './audit.js';
+import type { Principal } from './principal.js';
+
+/** SHA-256, lower-case hex, of the configuration's canonical JSON (RFC 8785). */
+export const judgeDigest = (judge: JudgeInput) =>
+  createHash('sha256').update(canonicalJson(judge), 'utf8').digest('hex');
+
+/** A stored configuration as the API shows it. */
+export function judgeView(row: JudgeRow) {
+  return {
+    competitionId: row.competitionId,
+    version: row.version,
+    recordedAt: row.recordedAt,
+    digest: row.digest,
+    ...(JSON.parse(row.document) as JudgeInput),
+  };
+}
+
+export function judgesService(store: Store, audit: AuditService) {
+  return {
+    /** Sets a new version; `votes` must be the competition's `judgeVotes` (a 400 naming both). */
+    put(competitionId: string, input: JudgeInput, who: Principal) {
+      const judge: JudgeInput = {
+        model: input.model,
+        reasoningEffort: input.reasoningEffort,
+        votes: input.votes,
+        temperature: input.temperature,
+        promptTemplate: input.promptTemplate,
+        outputSchema: input.outputSchema,
+      };
+      const digest = judgeDigest(judge);
+      return store.transaction(
+        async (tx) => {
+          const competition = await tx.competitions.get(competitionId);
+          if (!competition) throw notFound(`competition ${competitionId} does not exist`);
+          if (judge.votes !== competition.judgeVotes) {
+            const message = `votes ${judge.votes} is not the competition's judgeVotes, ${competition.judgeVotes}; send ${competition.judgeVotes}`;
+            throw badRequest(`judge: body/votes: ${message}`, [{ path: 'body/votes', message }]);
+          }
+          const row = await tx.judges.record(competitionId, canonicalJson(judge), digest, competition.tokenWeights);
+          const { promptTemplate, outputSchema, ...rest } = judge;
+          await audit.record(tx, who, 'judge.record', competitionId, competitionId, {
+            ...rest,
+            promptChars: promptTemplate.length,
+            outputSchemaDigest: createHash('sha256').update(canonicalJson(outputSchema), 'utf8').digest('hex'),
+            version: row.version,
+            digest,
+          });
+          return judgeView(row);
+        },
+        { competitionId },
+      );
+    },
+
+    /** The configuration in force, or the one with `digest`; not found when missing. */
+    async get(competitionId: string, digest?: string) {
+      const row =
+        digest === undefined ? await store.judges.latest(competitionId) : await store.judges.get(competitionId, digest);
+      if (row) return judgeView(row);
+      if (!(await store.competitions.get(competitionId))) throw notFound(`competition ${competitionId} does not exist`);
+      if (digest !== undefined) throw notFound(`competition ${competitionId} never held judge configuration ${digest}`);
+      throw notFound(`competition ${competitionId} has no judge configuration; PUT one to …/judge`);
+    },
+  };
+}

@@ -1,0 +1,291 @@
+// SPEC 12 / API.md 1.2: the judge configuration. PUT, GET and GET by digest; QnA runs name the
+// digest they were graded under; a judge change makes the earlier runs stale (listed, scored
+// nowhere) and the leaderboard that of the new-digest runs alone, and a return to the earlier
+// configuration counts them again. An unknown digest is refused, naming the one in force.
+import { createHash } from 'node:crypto';
+import { afterEach, beforeEach, expect, it } from 'vitest';
+import { canonicalJson } from '../../src/snapshots/canonicalJson.js';
+import { verifySnapshot } from '../../src/snapshots/verifySnapshot.js';
+import { admin, testApp, type TestApp } from '../support/app.js';
+import type { Json } from '../support/json.js';
+
+const J1 = {
+  model: 'judge-a',
+  reasoningEffort: 'high',
+  votes: 3,
+  temperature: 0,
+  promptTemplate: 'Question: {question}\nAnswer ({answer_date}): {answer}\nCriterion: {criterion}',
+  outputSchema: { type: 'object', properties: { verdict: { enum: ['YES', 'NO'] } }, required: ['verdict'] },
+};
+const J2 = { ...J1, model: 'judge-b', reasoningEffort: 'xhigh' };
+const digestOf = (j: object) => createHash('sha256').update(canonicalJson(j), 'utf8').digest('hex');
+const D1 = digestOf(J1);
+const D2 = digestOf(J2);
+
+const P = 'a'.repeat(32);
+const N = 'b'.repeat(32);
+const rubric = [
+  { id: P, type: 'positive', title: '1.1: names resetBudget', importance: 'must have' },
+  { id: N, type: 'negative', title: '1.2: does not blame the client', importance: 'must have' },
+];
+const qna = {
+  prompt: 'Where is the retry budget reset?',
+  referenceAnswer: 'In resetBudget().',
+  repositoryUrl: 'acme/widgets',
+  repositoryBaseCommit: 'f'.repeat(40),
+  language: 'go',
+  category: 'Root-cause analysis',
+  dockerImage: 'img:1',
+  rubric,
+};
+const TASKS = [
+  { id: 'q1', type: 'swe_atlas_qna', complexity: 'short', qna },
+  { id: 'q2', type: 'swe_atlas_qna', complexity: 'long', qna },
+  { id: 's', type: 'swebench_verified', complexity: 'short' },
+];
+
+let t: TestApp;
+beforeEach(async () => {
+  t = await testApp();
+  for (const id of ['c', 'ref']) {
+    const c = await t.call({
+      method: 'PUT',
+      url: `/v1/competitions/${id}`,
+      headers: admin,
+      payload: { name: id, judgeVotes: 3 },
+    });
+    expect(c.status).toBe(201);
+    const tasks = await t.call({
+      method: 'PUT',
+      url: `/v1/competitions/${id}/tasks`,
+      headers: admin,
+      payload: { tasks: TASKS },
+    });
+    expect(tasks.status, JSON.stringify(tasks.body)).toBe(200);
+  }
+});
+afterEach(async () => {
+  await t.close();
+});
+
+const putJudge = (id: string, payload: Record<string, unknown>) =>
+  t.call({ method: 'PUT', url: `/v1/competitions/${id}/judge`, headers: admin, payload });
+
+/** A QnA run graded under `digest`: met on both criteria when `resolved`. */
+function qnaRun(runId: string, taskId: string, miner: string | null, resolved: boolean, digest: string) {
+  const v = (yes: boolean) => Array.from({ length: 3 }, () => ({ verdict: yes ? 'YES' : 'NO' }));
+  return {
+    runId,
+    taskId,
+    ...(miner ? { kind: 'miner', minerHotkey: miner } : { kind: 'baseline' }),
+    tokens: { input: 1000, output: resolved ? 100 : 300 },
+    rubricVotes: [
+      { criterionId: P, votes: v(resolved) },
+      { criterionId: N, votes: v(false) },
+    ],
+    judge: { digest },
+    answerDate: '2026-11-30',
+  };
+}
+const sweRun = (runId: string, miner: string | null, resolved: boolean) => ({
+  runId,
+  taskId: 's',
+  ...(miner ? { kind: 'miner', minerHotkey: miner } : { kind: 'baseline' }),
+  resolved,
+  tokens: { input: 1000, output: 100 },
+});
+
+async function post(id: string, runs: unknown[]) {
+  return t.call({ method: 'POST', url: `/v1/competitions/${id}/runs`, headers: admin, payload: { runs } });
+}
+async function postOk(id: string, runs: unknown[]) {
+  const res = await post(id, runs);
+  expect(res.status, JSON.stringify(res.body)).toBe(200);
+}
+
+/** The leaderboard without what names the competition. */
+async function board(id: string): Promise<Json> {
+  const res = await t.call({ method: 'GET', url: `/v1/competitions/${id}/leaderboard` });
+  expect(res.status).toBe(200);
+  return JSON.parse(JSON.stringify(res.body).replaceAll(`"${id}"`, '"X"'));
+}
+async function staleOf(id: string): Promise<Record<string, boolean>> {
+  const res = await t.call({ method: 'GET', url: `/v1/competitions/${id}/runs?limit=100` });
+  expect(res.status).toBe(200);
+  return Object.fromEntries((res.body.runs as { runId: string; stale: boolean }[]).map((r) => [r.runId, r.stale]));
+}
+
+it('PUT keeps every version, GET gives the one in force and any by digest', async () => {
+  expect((await t.call({ method: 'GET', url: '/v1/competitions/c/judge' })).status).toBe(404);
+  const one = await putJudge('c', J1);
+  expect(one.status, JSON.stringify(one.body)).toBe(200);
+  expect(one.body).toMatchObject({ ...J1, digest: D1, version: 1, competitionId: 'c' });
+  expect((await putJudge('c', J2)).body).toMatchObject({ digest: D2, version: 2 });
+  expect((await t.call({ method: 'GET', url: '/v1/competitions/c/judge' })).body).toMatchObject({ ...J2, digest: D2 });
+  expect((await t.call({ method: 'GET', url: `/v1/competitions/c/judge/${D1}` })).body).toMatchObject({
+    ...J1,
+    digest: D1,
+  });
+  expect((await t.call({ method: 'GET', url: `/v1/competitions/c/judge/${'0'.repeat(64)}` })).status).toBe(404);
+  const audit = await t.call({ method: 'GET', url: '/v1/audit?limit=100', headers: admin });
+  const actions = (audit.body.entries as { action: string }[]).map((e) => e.action);
+  expect(actions.filter((a) => a === 'judge.record')).toHaveLength(2);
+});
+
+it('refuses a bad configuration with a 400 naming the field, and stores nothing', async () => {
+  const cases: [Record<string, unknown>, string][] = [
+    [{ ...J1, votes: 5 }, 'body/votes'],
+    [{ ...J1, promptTemplate: 'no date here' }, 'promptTemplate'],
+    [{ ...J1, temperature: -1 }, 'temperature'],
+    [{ ...J1, model: '' }, 'model'],
+    [{ ...J1, outputSchema: 'x' }, 'outputSchema'],
+  ];
+  for (const [payload, field] of cases) {
+    const res = await putJudge('c', payload);
+    expect(res.status, field).toBe(400);
+    expect(JSON.stringify(res.body), field).toContain(field);
+  }
+  expect((await t.call({ method: 'GET', url: '/v1/competitions/c/judge' })).status).toBe(404);
+});
+
+it('a judge change makes earlier runs stale, the leaderboard that of the new runs; a return restores them', async () => {
+  expect((await putJudge('c', J1)).status).toBe(200);
+  const first = [
+    qnaRun('a1', 'q1', 'm1', true, D1),
+    qnaRun('a2', 'q2', 'm1', true, D1),
+    qnaRun('a3', 'q1', 'm2', false, D1),
+    qnaRun('a4', 'q1', null, false, D1),
+  ];
+  const swe = [sweRun('s1', 'm1', false), sweRun('s2', 'm2', true), sweRun('s3', null, true)];
+  await postOk('c', [...first, ...swe]);
+  const underJ1 = await board('c');
+  const covered = await t.call({ method: 'GET', url: '/v1/competitions/c/coverage?miner=m1&task=q2' });
+  expect(covered.body).toMatchObject({ pairs: [{ taskId: 'q2', miner: 'm1', have: 1 }] });
+
+  expect((await putJudge('c', J2)).status).toBe(200);
+  const second = [
+    qnaRun('b1', 'q1', 'm2', true, D2),
+    qnaRun('b2', 'q2', 'm2', true, D2),
+    qnaRun('b3', 'q1', 'm1', false, D2),
+    qnaRun('b4', 'q2', null, true, D2),
+  ];
+  await postOk('c', second);
+  // The reference holds the new-digest runs and the SWE-bench runs (never stale), nothing else.
+  expect((await putJudge('ref', J2)).status).toBe(200);
+  await postOk('ref', [...second, ...swe]);
+  expect(await board('ref')).not.toEqual(underJ1);
+  // Coverage counts the stale run as missing: m1's only run of q2 was graded under J1.
+  const cover = await t.call({ method: 'GET', url: '/v1/competitions/c/coverage?miner=m1&task=q2' });
+  expect(cover.body).toMatchObject({ pairs: [{ taskId: 'q2', miner: 'm1', have: 0 }] });
+  expect(await board('c')).toEqual(await board('ref'));
+  expect(await staleOf('c')).toMatchObject({ a1: true, a4: true, b1: false, b4: false, s1: false });
+  const one = await t.call({ method: 'GET', url: '/v1/competitions/c/runs/a1' });
+  expect(one.body).toMatchObject({ stale: true, judge: { digest: D1 }, answerDate: '2026-11-30' });
+
+  const exported = await t.app.inject({ method: 'GET', url: '/v1/competitions/c/runs/export?format=ndjson' });
+  const lines = exported.body
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as { runId: string; stale: boolean; judgeDigest: string | null });
+  expect(lines.find((l) => l.runId === 'a1')).toMatchObject({ stale: true, judgeDigest: D1 });
+  expect(lines.find((l) => l.runId === 'b1')).toMatchObject({ stale: false, judgeDigest: D2 });
+  expect(lines.find((l) => l.runId === 's1')).toMatchObject({ stale: false, judgeDigest: null });
+  // A run graded under the earlier configuration is still stored, stale, and scores nothing.
+  await postOk('c', [qnaRun('a5', 'q2', 'm2', false, D1)]);
+  expect(await staleOf('c')).toMatchObject({ a5: true });
+  expect(await board('c')).toEqual(await board('ref'));
+
+  // Back to J1: its runs count again, J2's are stale.
+  expect((await putJudge('c', J1)).body).toMatchObject({ digest: D1, version: 3 });
+  expect(await staleOf('c')).toMatchObject({ a1: false, a5: false, b1: true });
+  await t.call({ method: 'DELETE', url: '/v1/competitions/c/runs/a5', headers: admin });
+  expect(await board('c')).toEqual(underJ1);
+});
+
+it('refuses a digest the competition never held, naming the one in force; a QnA run must name one', async () => {
+  expect((await putJudge('c', J1)).status).toBe(200);
+  const unknown = await post('c', [qnaRun('x', 'q1', 'm1', true, D2)]);
+  expect(unknown.status).toBe(422);
+  expect(JSON.stringify(unknown.body)).toContain(D1);
+  expect(JSON.stringify(unknown.body)).toContain('body/runs/0/judge/digest');
+  const { judge: _j, ...bare } = qnaRun('y', 'q1', 'm1', true, D1);
+  const missing = await post('c', [bare]);
+  expect(missing.status).toBe(422);
+  expect(JSON.stringify(missing.body)).toContain('body/runs/0/judge');
+  const { answerDate: _d, ...undated } = qnaRun('z', 'q1', 'm1', true, D1);
+  expect((await post('c', [undated])).status).toBe(422);
+  expect((await post('c', [{ ...sweRun('w', 'm1', true), judge: { digest: D1 } }])).status).toBe(422);
+  expect(await staleOf('c')).toEqual({});
+});
+
+async function snapshot(id: string) {
+  const res = await t.app.inject({
+    method: 'POST',
+    url: `/v1/competitions/${id}/snapshots`,
+    headers: admin,
+    payload: {},
+  });
+  expect(res.statusCode, res.body).toBe(201);
+  const seq = (JSON.parse(res.body) as { seq: number }).seq;
+  const input = (await t.app.inject({ method: 'GET', url: `/v1/competitions/${id}/snapshots/${seq}/input` })).body;
+  return { document: res.body, input };
+}
+
+it('a snapshot binds the judge digest, carries the configuration in its input, leaves stale runs out, and verifies', async () => {
+  expect((await putJudge('c', J1)).status).toBe(200);
+  await postOk('c', [qnaRun('a1', 'q1', 'm1', true, D1), sweRun('s1', 'm2', true)]);
+  expect((await putJudge('c', J2)).status).toBe(200);
+  await postOk('c', [qnaRun('b1', 'q1', 'm2', true, D2), qnaRun('b2', 'q2', null, false, D2)]);
+  const taken = await snapshot('c');
+  expect(JSON.parse(taken.document)).toMatchObject({ settings: { judgeDigest: D2 } });
+  const head = JSON.parse(taken.input.split('\n')[0]!) as { competition: { judge: unknown } };
+  expect(head.competition.judge).toEqual({ ...J2, digest: D2 });
+  expect(taken.input).not.toContain('"a1"');
+  const publicKeyPem = (await t.call({ method: 'GET', url: '/v1/identity' })).body.publicKey as string;
+  const result = verifySnapshot({ snapshot: taken.document, input: taken.input, publicKeyPem });
+  expect(result.checks.filter((c) => c.ok === false)).toEqual([]);
+  expect(result.ok).toBe(true);
+  // A snapshot claiming another judge does not verify.
+  const doc = JSON.parse(taken.document) as { settings: Record<string, unknown> };
+  doc.settings.judgeDigest = D1;
+  const forged = verifySnapshot({ snapshot: JSON.stringify(doc), input: taken.input });
+  const failed = forged.checks.filter((c) => c.ok === false).map((c) => c.message);
+  expect(failed.some((m) => m.includes(`settings.judgeDigest is "${D1}"`))).toBe(true);
+});
+
+it('a validator’s stale runs leave its activity and agreement until the configuration returns', async () => {
+  const v = await t.call({ method: 'POST', url: '/v1/validators', headers: admin, payload: { name: 'grader' } });
+  expect(v.status).toBe(201);
+  const headers = { authorization: `Bearer ${v.body.apiKey as string}` };
+  const runsOf = async () => {
+    const res = await t.call({ method: 'GET', url: '/v1/competitions/c/validators' });
+    expect(res.status).toBe(200);
+    return (res.body.validators as { id: string; runs: number }[]).find((x) => x.id === v.body.id)?.runs ?? 0;
+  };
+  expect((await putJudge('c', J1)).status).toBe(200);
+  const sent = await t.call({
+    method: 'POST',
+    url: '/v1/competitions/c/runs',
+    headers,
+    payload: {
+      runs: [qnaRun('v1', 'q1', 'm1', true, D1), qnaRun('v2', 'q2', null, true, D1), sweRun('v3', 'm1', true)],
+    },
+  });
+  expect(sent.status, JSON.stringify(sent.body)).toBe(200);
+  expect(await runsOf()).toBe(3);
+  expect((await putJudge('c', J2)).status).toBe(200);
+  expect(await runsOf()).toBe(1);
+  expect((await putJudge('c', J1)).status).toBe(200);
+  expect(await runsOf()).toBe(3);
+});
+
+it('a task read gives each criterion’s judgeTitle, without its numbering, beside its title', async () => {
+  const res = await t.call({ method: 'GET', url: '/v1/competitions/c/tasks/q1', headers: admin });
+  expect(res.status, JSON.stringify(res.body)).toBe(200);
+  expect(res.body.criteria).toMatchObject([
+    { title: '1.1: names resetBudget', judgeTitle: 'names resetBudget' },
+    { title: '1.2: does not blame the client', judgeTitle: 'does not blame the client' },
+  ]);
+  const anonymous = await t.call({ method: 'GET', url: '/v1/competitions/c/tasks/q1' });
+  expect(anonymous.body.criteria[0]).not.toHaveProperty('judgeTitle');
+});
