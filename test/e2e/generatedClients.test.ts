@@ -18,7 +18,11 @@ const PARQUET = fileURLToPath(new URL('../../fixtures/swe-atlas-qna/test-00000-o
 const DOC = 'openapi/openapi.json';
 const out = (name: string) => `test/generators/${name}/client`;
 
-/** Each generator's command (a binary in node_modules/.bin and its arguments), as docs/clients.md gives it. */
+/**
+ * Each generator's command (a binary in node_modules/.bin, or a script under node_modules where the
+ * binary's name is taken: @redocly/cli's `openapi` shadows openapi-typescript-codegen's after a
+ * clean `npm ci`), and its arguments, as docs/clients.md gives it.
+ */
 const GENERATORS: Record<string, [bin: string, args: string[]]> = {
   'openapi-typescript': [
     'openapi-typescript',
@@ -31,7 +35,7 @@ const GENERATORS: Record<string, [bin: string, args: string[]]> = {
   ],
   orval: ['orval', ['--config', 'test/generators/orval/orval.config.mjs']],
   'openapi-typescript-codegen': [
-    'openapi',
+    'openapi-typescript-codegen/bin/index.js',
     ['-i', DOC, '-o', out('openapi-typescript-codegen'), '-c', 'fetch', '--useUnionTypes'],
   ],
   'swagger-typescript-api': [
@@ -57,7 +61,8 @@ beforeAll(async () => {
     NAMES.map(async (name) => {
       rmSync(`${ROOT}/${out(name)}`, { recursive: true, force: true });
       const [bin, args] = GENERATORS[name]!;
-      await run(`${ROOT}/node_modules/.bin/${bin}`, args, { cwd: ROOT });
+      if (bin.endsWith('.js')) await run(process.execPath, [`${ROOT}/node_modules/${bin}`, ...args], { cwd: ROOT });
+      else await run(`${ROOT}/node_modules/.bin/${bin}`, args, { cwd: ROOT });
     }),
   );
   [server] = await Promise.all([startServer({ dbPath: `${tmp.dir}/gen.db` }), generated]);
