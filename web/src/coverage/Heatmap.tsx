@@ -1,0 +1,105 @@
+// The task × miner coverage heatmap on one canvas (tens of thousands of cells draw in one pass):
+// a row per task, a column per miner (the baseline first), each cell shaded by the share of its
+// planned runs that are in. The pointer's cell is named in a tooltip with its exact numbers; the
+// CSV download beside it carries every cell for those who cannot use the picture.
+import { useLayoutEffect, useRef, useState } from 'preact/hooks';
+import type { CoveragePair } from '../api.js';
+import type { Grid } from './grid.js';
+
+/** Shade of a cell: light for nothing in, dark blue for all planned runs in. */
+export function shade(p: CoveragePair | undefined): string {
+  if (!p) return '#ffffff';
+  const share = p.planned === 0 ? 1 : Math.min(1, p.have / p.planned);
+  // From #f2e6d9 (none) to #0072B2 (all): a lightness ramp, readable in grey print too.
+  const mix = (a: number, b: number) => Math.round(a + (b - a) * share);
+  return `rgb(${mix(0xf2, 0x00)}, ${mix(0xe6, 0x72)}, ${mix(0xd9, 0xb2)})`;
+}
+
+const cellSize = (width: number, columns: number) => Math.max(2, Math.min(16, Math.floor(width / columns)));
+
+interface Tip {
+  x: number;
+  y: number;
+  pair: CoveragePair;
+}
+
+export function Heatmap({ grid }: { grid: Grid }) {
+  const box = useRef<HTMLDivElement>(null);
+  const canvas = useRef<HTMLCanvasElement>(null);
+  const [size, setSize] = useState(4);
+  const [tip, setTip] = useState<Tip | null>(null);
+  useLayoutEffect(() => {
+    const el = box.current;
+    if (!el) return;
+    const measure = () => setSize(cellSize(el.clientWidth, grid.miners.length));
+    measure();
+    const resize = new ResizeObserver(measure);
+    resize.observe(el);
+    return () => resize.disconnect();
+  }, [grid]);
+  useLayoutEffect(() => {
+    const c = canvas.current;
+    const ctx = c?.getContext('2d');
+    if (!c || !ctx) return;
+    const ratio = window.devicePixelRatio || 1;
+    c.width = grid.miners.length * size * ratio;
+    c.height = grid.tasks.length * size * ratio;
+    ctx.scale(ratio, ratio);
+    for (let r = 0; r < grid.tasks.length; r++)
+      for (let col = 0; col < grid.miners.length; col++) {
+        ctx.fillStyle = shade(grid.at(r, col));
+        ctx.fillRect(col * size, r * size, size, size);
+      }
+  }, [grid, size]);
+  const onMove = (e: MouseEvent) => {
+    const rect = (e.currentTarget as HTMLCanvasElement).getBoundingClientRect();
+    const col = Math.floor((e.clientX - rect.left) / size);
+    const row = Math.floor((e.clientY - rect.top) / size);
+    const pair = grid.at(row, col);
+    setTip(pair ? { x: col * size, y: row * size, pair } : null);
+  };
+  const width = grid.miners.length * size;
+  const height = grid.tasks.length * size;
+  return (
+    <figure class="chart heatmap" id="coverage-heatmap">
+      <figcaption>
+        Coverage by task (rows, {grid.tasks.length}) and miner (columns, {grid.miners.length}, the baseline first):
+        darker is more of the planned runs in
+      </figcaption>
+      <p class="legend hint">
+        <span class="swatch" style={{ background: shade({ taskId: '', miner: '', planned: 1, have: 0, missing: 1 }) }} />{' '}
+        none of the planned runs{' '}
+        <span class="swatch" style={{ background: shade({ taskId: '', miner: '', planned: 2, have: 1, missing: 1 }) }} />{' '}
+        half <span class="swatch" style={{ background: shade({ taskId: '', miner: '', planned: 1, have: 1, missing: 0 }) }} />{' '}
+        all
+      </p>
+      <div ref={box} class="heatmap-box">
+        <div class="heatmap-plot" style={{ width: `${width}px`, height: `${height}px` }}>
+          <canvas
+            ref={canvas}
+            style={{ width: `${width}px`, height: `${height}px` }}
+            role="img"
+            aria-label={`Heatmap of ${grid.tasks.length} tasks by ${grid.miners.length} miners; the CSV download lists every cell.`}
+            onMouseMove={onMove}
+            onMouseLeave={() => setTip(null)}
+          />
+          {tip ? (
+            <div
+              id="coverage-tip"
+              class="tip"
+              role="tooltip"
+              data-task={tip.pair.taskId}
+              data-miner={tip.pair.miner}
+              style={{ left: `${tip.x + size + 4}px`, top: `${tip.y + size + 4}px` }}
+            >
+              <strong>{tip.pair.taskId}</strong> · {tip.pair.miner}
+              <br />
+              <span data-field="have">{tip.pair.have}</span> of <span data-field="planned">{tip.pair.planned}</span>{' '}
+              planned runs in, <span data-field="missing">{tip.pair.missing}</span> missing
+            </div>
+          ) : null}
+        </div>
+      </div>
+    </figure>
+  );
+}
