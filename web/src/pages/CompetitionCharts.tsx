@@ -39,8 +39,19 @@ export function CompetitionCharts({ miners, burnRatio }: { miners: LeaderboardEn
   const weights = useMemo(() => {
     const data: uPlot.AlignedData = [ranked.map((_, i) => i + 1), ranked.map((m) => m.incentive.finalWeight * 100)];
     const options: Omit<uPlot.Options, 'width' | 'height'> = {
-      scales: { x: { time: false }, y: { range: (_u, _min, max) => [0, Math.max(1, max)] } },
-      axes: [{ label: 'rank (position on the leaderboard)' }, { label: 'final weight (%)' }],
+      // Half a rank of room each side keeps the first and last bars whole; ticks fall on whole ranks.
+      scales: {
+        x: { time: false, range: (_u, min, max) => (Number.isFinite(min) ? [min - 0.5, max + 0.5] : [0.5, 1.5]) },
+        y: { range: (_u, _min, max) => [0, Math.max(1, max)] },
+      },
+      axes: [
+        {
+          label: 'rank (position on the leaderboard)',
+          incrs: [1, 2, 5, 10, 20, 50, 100, 200, 500],
+          values: (_u, splits) => splits.map((v) => (Number.isInteger(v) ? String(v) : '')),
+        },
+        { label: 'final weight (%)' },
+      ],
       series: [
         { label: 'position', value: (_u, v) => (v === null ? '–' : `${v}: ${ranked[v - 1]?.hotkey ?? ''}`) },
         barSeries('final weight', COLOURS.bonus, (v) => (v === null ? '–' : `${v.toFixed(2)}%`)),
