@@ -73,7 +73,7 @@ export function Heatmap({ grid }: { grid: Grid }) {
         half <span class="swatch" style={{ background: shade({ taskId: '', miner: '', planned: 1, have: 1, missing: 0 }) }} />{' '}
         all
       </p>
-      <div ref={box} class="heatmap-box">
+      <div ref={box} class="heatmap-box" tabIndex={0} role="region" aria-label="Coverage heatmap">
         <div class="heatmap-plot" style={{ width: `${width}px`, height: `${height}px` }}>
           <canvas
             ref={canvas}
