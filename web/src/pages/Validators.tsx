@@ -18,7 +18,8 @@ export function Validators({ id, competition, stages, tick }: PageProps) {
               This server does not report validator agreement (no <code>/validators</code> route).
             </p>
           ) : (
-            <div class="table-wrap">
+            // Wide enough to scroll on a narrow window: focusable, so the keyboard scrolls it too.
+            <div class="table-wrap" tabIndex={0} role="region" aria-label="Validators table">
               <table id="validators">
                 <caption>
                   Validators: how each one's resolve rates compare with the others' on the same (task, miner) pairs;
