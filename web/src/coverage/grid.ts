@@ -1,6 +1,6 @@
-// The coverage pairs of a stage set as a task × miner grid: every page of `GET …/coverage` read
-// through the client, rows by task id, columns the baseline then hotkeys (the API's order).
-import { api, read, stagesQuery, type Coverage, type CoveragePair, type Stage } from '../api.js';
+// The coverage pairs of a stage set as a task × miner grid: rows by task id, columns the baseline
+// then hotkeys; and the pairs as CSV. Pure: web/src/coverage/load.ts reads the pairs.
+import type { Coverage, CoveragePair } from '../api.js';
 
 export interface Grid {
   tasks: string[];
@@ -8,38 +8,6 @@ export interface Grid {
   /** The pair at row × column, or undefined where the API lists none. */
   at(row: number, col: number): CoveragePair | undefined;
   summary: Coverage['summary'];
-}
-
-/** Every pair of the stage set, following `nextCursor` to the end. */
-export async function loadCoverage(id: string, stages: Stage[] | null): Promise<Coverage> {
-  const path = { competitionId: id };
-  const first = await read(
-    api.GET('/v1/competitions/{competitionId}/coverage', {
-      params: { path, query: { ...stagesQuery(stages), limit: 10_000 } },
-    }),
-  );
-  const pairs = [...first.pairs];
-  let cursor = first.nextCursor;
-  while (cursor) {
-    const next = await read(
-      api.GET('/v1/competitions/{competitionId}/coverage', {
-        params: { path, query: { ...stagesQuery(stages), limit: 10_000, cursor } },
-      }),
-    );
-    pairs.push(...next.pairs);
-    cursor = next.nextCursor;
-  }
-  return { ...first, pairs, nextCursor: null };
-}
-
-/** Only a stage set's summary: one pair asked for, the summary covers them all. */
-export async function loadSummary(id: string, stage: Stage): Promise<Coverage['summary']> {
-  const body = await read(
-    api.GET('/v1/competitions/{competitionId}/coverage', {
-      params: { path: { competitionId: id }, query: { stages: stage, limit: 1 } },
-    }),
-  );
-  return body.summary;
 }
 
 export function toGrid(coverage: Coverage): Grid {
@@ -55,7 +23,10 @@ export function toGrid(coverage: Coverage): Grid {
   return {
     tasks,
     miners,
-    at: (row, col) => cells.get(row * miners.length + col),
+    at: (row, col) =>
+      row >= 0 && row < tasks.length && col >= 0 && col < miners.length
+        ? cells.get(row * miners.length + col)
+        : undefined,
     summary: coverage.summary,
   };
 }

@@ -3,6 +3,7 @@ import { useMemo } from 'preact/hooks';
 import type uPlot from 'uplot';
 import type { LeaderboardEntry } from '../api.js';
 import { barSeries, Chart, COLOURS } from '../charts/Chart.js';
+import { RANK_INCRS, rankRange, rankTicks } from '../charts/rankAxis.js';
 import { pct } from '../format.js';
 
 const BIN = 0.1;
@@ -39,16 +40,15 @@ export function CompetitionCharts({ miners, burnRatio }: { miners: LeaderboardEn
   const weights = useMemo(() => {
     const data: uPlot.AlignedData = [ranked.map((_, i) => i + 1), ranked.map((m) => m.incentive.finalWeight * 100)];
     const options: Omit<uPlot.Options, 'width' | 'height'> = {
-      // Half a rank of room each side keeps the first and last bars whole; ticks fall on whole ranks.
       scales: {
-        x: { time: false, range: (_u, min, max) => (Number.isFinite(min) ? [min - 0.5, max + 0.5] : [0.5, 1.5]) },
+        x: { time: false, range: (_u, min, max) => rankRange(min, max) },
         y: { range: (_u, _min, max) => [0, Math.max(1, max)] },
       },
       axes: [
         {
           label: 'rank (position on the leaderboard)',
-          incrs: [1, 2, 5, 10, 20, 50, 100, 200, 500],
-          values: (_u, splits) => splits.map((v) => (Number.isInteger(v) ? String(v) : '')),
+          incrs: RANK_INCRS,
+          values: (_u, splits) => rankTicks(splits),
         },
         { label: 'final weight (%)' },
       ],
