@@ -68,16 +68,17 @@ describe('coverage page at 300 tasks × 256 miners', () => {
     const canvas = page.locator('#coverage-heatmap canvas');
     const box = (await canvas.boundingBox())!;
     const top = box.y + (await page.evaluate(() => scrollY));
-    const cell = box.width / miners.length;
+    const cellW = box.width / miners.length;
+    const cellH = box.height / tasks.length;
     for (const [r, c] of [
       [0, 0],
       [0, miners.length - 1],
       [tasks.length - 1, 0],
       [tasks.length - 1, miners.length - 1],
     ] as const) {
-      const y = top + (r + 0.5) * cell;
+      const y = top + (r + 0.5) * cellH;
       await page.evaluate((to) => scrollTo(0, to - 300), y);
-      await page.mouse.move(box.x + (c + 0.5) * cell, y - (await page.evaluate(() => scrollY)));
+      await page.mouse.move(box.x + (c + 0.5) * cellW, y - (await page.evaluate(() => scrollY)));
       const tip = page.locator('#coverage-tip');
       expect([await tip.getAttribute('data-task'), await tip.getAttribute('data-miner')]).toEqual([
         tasks[r],

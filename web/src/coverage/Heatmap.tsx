@@ -15,7 +15,11 @@ export function shade(p: CoveragePair | undefined): string {
   return `rgb(${mix(0xf2, 0x00)}, ${mix(0xe6, 0x72)}, ${mix(0xd9, 0xb2)})`;
 }
 
-const cellSize = (width: number, columns: number) => Math.max(2, Math.min(16, Math.floor(width / columns)));
+/** Cells fill the width (2 to 64 px wide) and about 720 px of height (3 to 16 px high). */
+const cellSize = (width: number, columns: number, rows: number) => ({
+  w: Math.max(2, Math.min(64, Math.floor(width / columns))),
+  h: Math.max(3, Math.min(16, Math.floor(720 / rows))),
+});
 
 interface Tip {
   x: number;
@@ -26,12 +30,12 @@ interface Tip {
 export function Heatmap({ grid }: { grid: Grid }) {
   const box = useRef<HTMLDivElement>(null);
   const canvas = useRef<HTMLCanvasElement>(null);
-  const [size, setSize] = useState(4);
+  const [size, setSize] = useState({ w: 4, h: 4 });
   const [tip, setTip] = useState<Tip | null>(null);
   useLayoutEffect(() => {
     const el = box.current;
     if (!el) return;
-    const measure = () => setSize(cellSize(el.clientWidth, grid.miners.length));
+    const measure = () => setSize(cellSize(el.clientWidth, grid.miners.length, grid.tasks.length));
     measure();
     const resize = new ResizeObserver(measure);
     resize.observe(el);
@@ -42,24 +46,24 @@ export function Heatmap({ grid }: { grid: Grid }) {
     const ctx = c?.getContext('2d');
     if (!c || !ctx) return;
     const ratio = window.devicePixelRatio || 1;
-    c.width = grid.miners.length * size * ratio;
-    c.height = grid.tasks.length * size * ratio;
+    c.width = grid.miners.length * size.w * ratio;
+    c.height = grid.tasks.length * size.h * ratio;
     ctx.scale(ratio, ratio);
     for (let r = 0; r < grid.tasks.length; r++)
       for (let col = 0; col < grid.miners.length; col++) {
         ctx.fillStyle = shade(grid.at(r, col));
-        ctx.fillRect(col * size, r * size, size, size);
+        ctx.fillRect(col * size.w, r * size.h, size.w, size.h);
       }
   }, [grid, size]);
   const onMove = (e: MouseEvent) => {
     const rect = (e.currentTarget as HTMLCanvasElement).getBoundingClientRect();
-    const col = Math.floor((e.clientX - rect.left) / size);
-    const row = Math.floor((e.clientY - rect.top) / size);
+    const col = Math.floor((e.clientX - rect.left) / size.w);
+    const row = Math.floor((e.clientY - rect.top) / size.h);
     const pair = grid.at(row, col);
-    setTip(pair ? { x: col * size, y: row * size, pair } : null);
+    setTip(pair ? { x: col * size.w, y: row * size.h, pair } : null);
   };
-  const width = grid.miners.length * size;
-  const height = grid.tasks.length * size;
+  const width = grid.miners.length * size.w;
+  const height = grid.tasks.length * size.h;
   return (
     <figure class="chart heatmap" id="coverage-heatmap">
       <figcaption>
@@ -90,7 +94,7 @@ export function Heatmap({ grid }: { grid: Grid }) {
               role="tooltip"
               data-task={tip.pair.taskId}
               data-miner={tip.pair.miner}
-              style={{ left: `${tip.x + size + 4}px`, top: `${tip.y + size + 4}px` }}
+              style={{ left: `${tip.x + size.w + 4}px`, top: `${tip.y + size.h + 4}px` }}
             >
               <strong>{tip.pair.taskId}</strong> · {tip.pair.miner}
               <br />
