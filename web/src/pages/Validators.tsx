@@ -28,6 +28,9 @@ export function Validators({ id, competition, stages, tick }: PageProps) {
                 <thead>
                   <tr>
                     <th scope="col">Validator</th>
+                    <th scope="col">Last seen (UTC)</th>
+                    <th scope="col">Version</th>
+                    <th scope="col">Status</th>
                     <th scope="col" class="num">
                       Runs
                     </th>
@@ -52,9 +55,6 @@ export function Validators({ id, competition, stages, tick }: PageProps) {
                     <th scope="col" class="num">
                       Resolve-rate difference
                     </th>
-                    <th scope="col">Last seen (UTC)</th>
-                    <th scope="col">Version</th>
-                    <th scope="col">Status</th>
                   </tr>
                 </thead>
                 <tbody>
@@ -69,6 +69,19 @@ export function Validators({ id, competition, stages, tick }: PageProps) {
                       <th scope="row">
                         {v.name} <span class="hint">{v.hotkey ?? v.id}</span>
                       </th>
+                      <td data-col="lastSeen" title={v.lastSeen ?? 'never'}>
+                        {v.lastSeen ? utc(v.lastSeen) : 'never'}
+                      </td>
+                      <td data-col="version">{v.version ?? '–'}</td>
+                      <td data-col="status">
+                        {[
+                          v.silent ? 'silent' : null,
+                          v.excluded ? 'excluded' : null,
+                          v.agreement.flagged ? 'flagged' : null,
+                        ]
+                          .filter(Boolean)
+                          .join(', ') || 'ok'}
+                      </td>
                       <td class="num">{count(v.runs)}</td>
                       <td class="num">{count(v.baselineRuns)}</td>
                       <td class="num">{count(v.minerRuns)}</td>
@@ -82,19 +95,6 @@ export function Validators({ id, competition, stages, tick }: PageProps) {
                         {v.agreement.resolveRateDelta === null
                           ? '–'
                           : `${v.agreement.resolveRateDelta > 0 ? '+' : ''}${(v.agreement.resolveRateDelta * 100).toFixed(1)} pts`}
-                      </td>
-                      <td data-col="lastSeen" title={v.lastSeen ?? 'never'}>
-                        {v.lastSeen ? utc(v.lastSeen) : 'never'}
-                      </td>
-                      <td data-col="version">{v.version ?? '–'}</td>
-                      <td data-col="status">
-                        {[
-                          v.silent ? 'silent' : null,
-                          v.excluded ? 'excluded' : null,
-                          v.agreement.flagged ? 'flagged' : null,
-                        ]
-                          .filter(Boolean)
-                          .join(', ') || 'ok'}
                       </td>
                     </tr>
                   ))}
