@@ -16,14 +16,13 @@ import { leaderboardColumns, sortCaption } from './leaderboardColumns.js';
 
 export function Competition({ id, competition, stages, query, tick }: PageProps) {
   const state = useData(async () => {
-    const [board, empty] = await Promise.all([
-      read(
-        api.GET('/v1/competitions/{competitionId}/leaderboard', {
-          params: { path: { competitionId: id }, query: stagesQuery(stages) },
-        }),
-      ),
-      stagesEmpty(id, stages?.join(',')),
-    ]);
+    const board = await read(
+      api.GET('/v1/competitions/{competitionId}/leaderboard', {
+        params: { path: { competitionId: id }, query: stagesQuery(stages) },
+      }),
+    );
+    // Only a board with no ranked miner can be a stage set without tasks: then ask.
+    const empty = board.miners.every((m) => m.rank === null) ? await stagesEmpty(id, stages?.join(',')) : false;
     return { board, empty };
   }, [id, stages?.join(','), tick]);
   const search = query.get('q') ?? '';

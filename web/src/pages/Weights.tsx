@@ -14,12 +14,13 @@ import { Layers, wonBy } from './Layers.js';
 export function Weights({ id, competition, stages, tick }: PageProps) {
   const state = useData(async () => {
     const q = { params: { path: { competitionId: id }, query: stagesQuery(stages) } };
-    const [weights, board, chain, empty] = await Promise.all([
+    const [weights, board, chain] = await Promise.all([
       read(api.GET('/v1/competitions/{competitionId}/weights', q)),
       read(api.GET('/v1/competitions/{competitionId}/leaderboard', q)),
       chainWeights(id, stages?.join(',')),
-      stagesEmpty(id, stages?.join(',')),
     ]);
+    // Only a board with no ranked miner can be a stage set without tasks: then ask.
+    const empty = board.miners.every((m) => m.rank === null) ? await stagesEmpty(id, stages?.join(',')) : false;
     return { weights, board, chain, empty };
   }, [id, stages?.join(','), tick]);
   const to = links(id, stages);
