@@ -73,8 +73,14 @@ describe('clicks, back button and deep links', () => {
       (await row(fresh.page.locator('#task-miners'), first.hotkey).locator('[data-col="score"]').innerText()).trim(),
     ).toBe(s3(first.score));
     // Its links carry the stage set on.
-    expect(await fresh.page.getByRole('link', { name: 'Weights' }).getAttribute('href')).toBe(
+    expect(await fresh.page.getByRole('link', { name: 'Weights', exact: true }).getAttribute('href')).toBe(
       '#/c/demo/weights?stages=evaluation',
+    );
+    expect(await fresh.page.getByRole('link', { name: 'Weights over time' }).getAttribute('href')).toBe(
+      '#/c/demo/weights/history?stages=evaluation',
+    );
+    expect(await fresh.page.getByRole('link', { name: 'Coverage' }).getAttribute('href')).toBe(
+      '#/c/demo/coverage?stages=evaluation',
     );
     expect(fresh.errors).toEqual([]);
     await fresh.page.close();

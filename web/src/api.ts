@@ -19,6 +19,9 @@ export type MinerTaskScore = S['MinerTaskScore'];
 export type TaskDetail = S['TaskDetail'];
 export type Weights = S['Weights'];
 export type Stage = S['Stage'];
+export type Coverage = S['Coverage'];
+export type CoveragePair = S['CoveragePair'];
+export type WeightsHistory = S['WeightsHistory'];
 export type Problem = { type?: string; title?: string; status?: number; detail?: string };
 
 /** A non-2xx answer, with its problem+json body when it had one. */

@@ -12,10 +12,12 @@ import type { PageProps } from './links.js';
 import { validatorAgreement } from './optionalApi.js';
 import { Competition } from './pages/Competition.js';
 import { Competitions } from './pages/Competitions.js';
+import { Coverage } from './pages/Coverage.js';
 import { Miner } from './pages/Miner.js';
 import { Task } from './pages/Task.js';
 import { Validators } from './pages/Validators.js';
 import { Weights } from './pages/Weights.js';
+import { WeightsHistory } from './pages/WeightsHistory.js';
 import { useLocation, type Route } from './router.js';
 import { parseStages } from './stages.js';
 import { useData } from './useData.js';
@@ -38,6 +40,8 @@ function page(route: Route, props: PageProps | null) {
   if (route.page === 'task') return <Task {...props} taskId={route.taskId} />;
   if (route.page === 'weights') return <Weights {...props} />;
   if (route.page === 'validators') return <Validators {...props} />;
+  if (route.page === 'coverage') return <Coverage {...props} />;
+  if (route.page === 'weightsHistory') return <WeightsHistory {...props} />;
   return <Competition {...props} />;
 }
 

@@ -46,3 +46,6 @@ export const STAGE_LABEL: Record<string, string> = {
  */
 export const weightOf = (weights: Readonly<Record<string, number>>, hotkey: string): number =>
   Object.hasOwn(weights, hotkey) ? (weights[hotkey] ?? 0) : 0;
+
+/** An ISO 8601 UTC time to the second, for reading: `2026-12-04 22:43:25`. */
+export const utc = (iso: string) => iso.replace('T', ' ').replace(/(\.\d+)?Z$/, '');

@@ -22,6 +22,8 @@ export function links(id: string, stages: Stage[] | null) {
     competition: href(['c', id], q),
     weights: href(['c', id, 'weights'], q),
     validators: href(['c', id, 'validators'], q),
+    coverage: href(['c', id, 'coverage'], q),
+    weightsHistory: href(['c', id, 'weights', 'history'], q),
     miner: (hotkey: string) => `${base}/miners/${encodeURIComponent(hotkey)}${tail}`,
     task: (taskId: string) => `${base}/tasks/${encodeURIComponent(taskId)}${tail}`,
   };

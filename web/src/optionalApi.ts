@@ -51,3 +51,16 @@ export async function chainWeights(competitionId: string, stages?: string) {
     throw e;
   }
 }
+
+/**
+ * Whether the stage set holds no task: coverage lists a baseline pair for every task, so no pair
+ * means no task. null on a 404 (a server without `/coverage`).
+ */
+export async function stagesEmpty(competitionId: string, stages?: string): Promise<boolean | null> {
+  const body = await optional(
+    api.GET('/v1/competitions/{competitionId}/coverage', {
+      params: { path: { competitionId }, query: { ...(stages ? { stages } : {}), limit: 1 } },
+    }),
+  );
+  return body ? body.summary.pairs === 0 : null;
+}

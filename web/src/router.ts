@@ -5,11 +5,13 @@
 //   #/c/{id}/tasks/{taskId}?stages=      task
 //   #/c/{id}/weights?stages=             weights
 //   #/c/{id}/validators?stages=          validators
+//   #/c/{id}/coverage?stages=            coverage (task × miner heatmap)
+//   #/c/{id}/weights/history             weights over time
 import { useEffect, useState } from 'preact/hooks';
 
 export type Route =
   | { page: 'competitions' }
-  | { page: 'competition' | 'weights' | 'validators'; id: string }
+  | { page: 'competition' | 'weights' | 'validators' | 'coverage' | 'weightsHistory'; id: string }
   | { page: 'miner'; id: string; hotkey: string }
   | { page: 'task'; id: string; taskId: string }
   | { page: 'notFound'; path: string };
@@ -28,7 +30,9 @@ export function parse(hash: string): Location {
   if (parts.length === 0) route = { page: 'competitions' };
   else if (c === 'c' && id !== undefined) {
     if (parts.length === 2) route = { page: 'competition', id };
-    else if (parts.length === 3 && (kind === 'weights' || kind === 'validators')) route = { page: kind, id };
+    else if (parts.length === 3 && (kind === 'weights' || kind === 'validators' || kind === 'coverage'))
+      route = { page: kind, id };
+    else if (parts.length === 4 && kind === 'weights' && key === 'history') route = { page: 'weightsHistory', id };
     else if (parts.length === 4 && kind === 'miners') route = { page: 'miner', id, hotkey: key! };
     else if (parts.length === 4 && kind === 'tasks') route = { page: 'task', id, taskId: key! };
   }

@@ -1,5 +1,5 @@
-// A competition's tabs (leaderboard, weights, validators when the server has them) and its stage
-// set, shown on every page of the competition.
+// A competition's tabs (leaderboard, weights, weights over time, coverage, validators when the
+// server has them) and its stage set, shown on every page of the competition.
 import type { Competition } from '../api.js';
 import { links, type PageProps } from '../links.js';
 import type { Route } from '../router.js';
@@ -27,6 +27,8 @@ export function CompetitionNav({ route, props, competition, validators }: Props)
         <ul class="tabs">
           {tab('competition', to.competition, 'Leaderboard')}
           {tab('weights', to.weights, 'Weights')}
+          {tab('weightsHistory', to.weightsHistory, 'Weights over time')}
+          {tab('coverage', to.coverage, 'Coverage')}
           {validators ? tab('validators', to.validators, 'Validators') : null}
         </ul>
       </nav>

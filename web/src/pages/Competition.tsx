@@ -2,31 +2,34 @@
 // URL), with the S_N distribution and weight by rank beside it.
 import { useMemo } from 'preact/hooks';
 import { api, read, stagesQuery } from '../api.js';
+import { EmptyStage } from '../components/EmptyStage.js';
 import { SearchBox } from '../components/SearchBox.js';
 import { SortableTable, type Dir } from '../components/SortableTable.js';
 import { Loading } from '../components/Status.js';
 import { count, pct } from '../format.js';
 import { links, type PageProps } from '../links.js';
+import { stagesEmpty } from '../optionalApi.js';
 import { replaceQuery } from '../router.js';
 import { useData } from '../useData.js';
 import { CompetitionCharts } from './CompetitionCharts.js';
-import { leaderboardColumns } from './leaderboardColumns.js';
+import { leaderboardColumns, sortCaption } from './leaderboardColumns.js';
 
 export function Competition({ id, competition, stages, query, tick }: PageProps) {
-  const state = useData(
-    () =>
-      read(
-        api.GET('/v1/competitions/{competitionId}/leaderboard', {
-          params: { path: { competitionId: id }, query: stagesQuery(stages) },
-        }),
-      ),
-    [id, stages?.join(','), tick],
-  );
+  const state = useData(async () => {
+    const board = await read(
+      api.GET('/v1/competitions/{competitionId}/leaderboard', {
+        params: { path: { competitionId: id }, query: stagesQuery(stages) },
+      }),
+    );
+    // Only a board with no ranked miner can be a stage set without tasks: then ask.
+    const empty = board.miners.every((m) => m.rank === null) ? await stagesEmpty(id, stages?.join(',')) : false;
+    return { board, empty };
+  }, [id, stages?.join(','), tick]);
   const search = query.get('q') ?? '';
   const sort = query.get('sort') ?? 'rank';
   const dir: Dir = query.get('dir') === 'desc' ? 'desc' : 'asc';
   const to = links(id, stages);
-  const board = state.data;
+  const board = state.data?.board;
   const needle = search.trim().toLowerCase();
   const columns = useMemo(() => (board ? leaderboardColumns(board.miners, to.miner) : []), [board, stages?.join(',')]);
   const rows = useMemo(
@@ -40,7 +43,7 @@ export function Competition({ id, competition, stages, query, tick }: PageProps)
     () => (
       <SortableTable
         id="leaderboard"
-        caption="Leaderboard: S_N descending; excluded miners take part in nothing and are listed last"
+        caption={sortCaption(columns, sort, dir)}
         columns={columns}
         rows={rows}
         rowKey={(m) => m.hotkey}
@@ -63,7 +66,8 @@ export function Competition({ id, competition, stages, query, tick }: PageProps)
     <>
       <h1 tabIndex={-1}>{competition?.name ?? id}: leaderboard</h1>
       <Loading state={state}>
-        {(board) => {
+        {({ board, empty }) => {
+          if (empty) return <EmptyStage stages={board.stages} />;
           const ranked = board.miners.filter((m) => m.rank !== null).length;
           const excluded = board.miners.filter((m) => m.excluded).length;
           return (

@@ -3,6 +3,7 @@ import { useMemo } from 'preact/hooks';
 import type uPlot from 'uplot';
 import type { LeaderboardEntry } from '../api.js';
 import { barSeries, Chart, COLOURS } from '../charts/Chart.js';
+import { RANK_INCRS, rankRange, rankTicks } from '../charts/rankAxis.js';
 import { pct } from '../format.js';
 
 const BIN = 0.1;
@@ -39,8 +40,18 @@ export function CompetitionCharts({ miners, burnRatio }: { miners: LeaderboardEn
   const weights = useMemo(() => {
     const data: uPlot.AlignedData = [ranked.map((_, i) => i + 1), ranked.map((m) => m.incentive.finalWeight * 100)];
     const options: Omit<uPlot.Options, 'width' | 'height'> = {
-      scales: { x: { time: false }, y: { range: (_u, _min, max) => [0, Math.max(1, max)] } },
-      axes: [{ label: 'rank (position on the leaderboard)' }, { label: 'final weight (%)' }],
+      scales: {
+        x: { time: false, range: (_u, min, max) => rankRange(min, max) },
+        y: { range: (_u, _min, max) => [0, Math.max(1, max)] },
+      },
+      axes: [
+        {
+          label: 'rank (position on the leaderboard)',
+          incrs: RANK_INCRS,
+          values: (_u, splits) => rankTicks(splits),
+        },
+        { label: 'final weight (%)' },
+      ],
       series: [
         { label: 'position', value: (_u, v) => (v === null ? '–' : `${v}: ${ranked[v - 1]?.hotkey ?? ''}`) },
         barSeries('final weight', COLOURS.bonus, (v) => (v === null ? '–' : `${v.toFixed(2)}%`)),

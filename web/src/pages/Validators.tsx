@@ -1,6 +1,7 @@
-// Per-validator agreement (SPEC 10), when the server has the route (API 1.1).
+// Per-validator agreement (SPEC 10), when the server has the route (API 1.1), with each one's last
+// heartbeat and version; a silent validator is marked in words, not colour alone.
 import { Loading } from '../components/Status.js';
-import { count, exact, pct } from '../format.js';
+import { count, exact, pct, utc } from '../format.js';
 import type { PageProps } from '../links.js';
 import { validatorAgreement } from '../optionalApi.js';
 import { useData } from '../useData.js';
@@ -17,7 +18,8 @@ export function Validators({ id, competition, stages, tick }: PageProps) {
               This server does not report validator agreement (no <code>/validators</code> route).
             </p>
           ) : (
-            <div class="table-wrap">
+            // Wide enough to scroll on a narrow window: focusable, so the keyboard scrolls it too.
+            <div class="table-wrap" tabIndex={0} role="region" aria-label="Validators table">
               <table id="validators">
                 <caption>
                   Validators: how each one's resolve rates compare with the others' on the same (task, miner) pairs;
@@ -26,6 +28,9 @@ export function Validators({ id, competition, stages, tick }: PageProps) {
                 <thead>
                   <tr>
                     <th scope="col">Validator</th>
+                    <th scope="col">Last seen (UTC)</th>
+                    <th scope="col">Version</th>
+                    <th scope="col">Status</th>
                     <th scope="col" class="num">
                       Runs
                     </th>
@@ -50,15 +55,33 @@ export function Validators({ id, competition, stages, tick }: PageProps) {
                     <th scope="col" class="num">
                       Resolve-rate difference
                     </th>
-                    <th scope="col">Status</th>
                   </tr>
                 </thead>
                 <tbody>
                   {rows.map((v) => (
-                    <tr key={v.id} class={v.agreement.flagged ? 'flagged' : undefined}>
+                    <tr
+                      key={v.id}
+                      data-key={v.id}
+                      class={
+                        [v.agreement.flagged ? 'flagged' : '', v.silent ? 'silent' : ''].join(' ').trim() || undefined
+                      }
+                    >
                       <th scope="row">
                         {v.name} <span class="hint">{v.hotkey ?? v.id}</span>
                       </th>
+                      <td data-col="lastSeen" title={v.lastSeen ?? 'never'}>
+                        {v.lastSeen ? utc(v.lastSeen) : 'never'}
+                      </td>
+                      <td data-col="version">{v.version ?? '–'}</td>
+                      <td data-col="status">
+                        {[
+                          v.silent ? 'silent' : null,
+                          v.excluded ? 'excluded' : null,
+                          v.agreement.flagged ? 'flagged' : null,
+                        ]
+                          .filter(Boolean)
+                          .join(', ') || 'ok'}
+                      </td>
                       <td class="num">{count(v.runs)}</td>
                       <td class="num">{count(v.baselineRuns)}</td>
                       <td class="num">{count(v.minerRuns)}</td>
@@ -72,11 +95,6 @@ export function Validators({ id, competition, stages, tick }: PageProps) {
                         {v.agreement.resolveRateDelta === null
                           ? '–'
                           : `${v.agreement.resolveRateDelta > 0 ? '+' : ''}${(v.agreement.resolveRateDelta * 100).toFixed(1)} pts`}
-                      </td>
-                      <td>
-                        {[v.excluded ? 'excluded' : null, v.agreement.flagged ? 'flagged' : null]
-                          .filter(Boolean)
-                          .join(', ') || 'ok'}
                       </td>
                     </tr>
                   ))}

@@ -2,10 +2,11 @@
 // won, so "rank 3 gets 0, rank 4 gets 32%" reads at a glance; the layers below list every
 // element with its winners, and the weights on chain by uid when a metagraph is recorded.
 import { api, read, stagesQuery } from '../api.js';
+import { EmptyStage } from '../components/EmptyStage.js';
 import { Loading } from '../components/Status.js';
 import { exact, pct, score, weightOf } from '../format.js';
 import { links, type PageProps } from '../links.js';
-import { chainWeights } from '../optionalApi.js';
+import { chainWeights, stagesEmpty } from '../optionalApi.js';
 import { useData } from '../useData.js';
 import { ChainWeights } from './ChainWeights.js';
 import { Layers, wonBy } from './Layers.js';
@@ -18,14 +19,17 @@ export function Weights({ id, competition, stages, tick }: PageProps) {
       read(api.GET('/v1/competitions/{competitionId}/leaderboard', q)),
       chainWeights(id, stages?.join(',')),
     ]);
-    return { weights, board, chain };
+    // Only a board with no ranked miner can be a stage set without tasks: then ask.
+    const empty = board.miners.every((m) => m.rank === null) ? await stagesEmpty(id, stages?.join(',')) : false;
+    return { weights, board, chain, empty };
   }, [id, stages?.join(','), tick]);
   const to = links(id, stages);
   return (
     <>
       <h1 tabIndex={-1}>{competition?.name ?? id}: weights</h1>
       <Loading state={state}>
-        {({ weights: w, board, chain }) => {
+        {({ weights: w, board, chain, empty }) => {
+          if (empty) return <EmptyStage stages={board.stages} />;
           const won = wonBy(w.layers);
           const ranked = board.miners.filter((m) => !m.excluded && m.rank !== null);
           return (

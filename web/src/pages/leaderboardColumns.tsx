@@ -78,3 +78,14 @@ export function leaderboardColumns(
     },
   ];
 }
+
+/** The leaderboard's caption names the order the rows are in, whichever column sorts them. */
+export function sortCaption(columns: Column<LeaderboardEntry>[], sort: string, dir: 'asc' | 'desc'): string {
+  const col = columns.find((c) => c.key === sort);
+  if (!col || col.key === 'rank')
+    return dir === 'asc'
+      ? 'Leaderboard: S_N descending; unranked and excluded miners (who take part in nothing) listed last'
+      : 'Leaderboard: rank descending (S_N ascending); unranked and excluded miners listed last';
+  const label = typeof col.label === 'string' ? col.label : col.key;
+  return `Leaderboard: ${label} ${dir === 'asc' ? 'ascending' : 'descending'}; miners without a value listed last`;
+}
