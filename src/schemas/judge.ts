@@ -2,10 +2,12 @@
 import { z } from 'zod';
 import { named } from './named.js';
 import { JudgeVotes } from './competitions.js';
-import { CompetitionParams } from './common.js';
+import { CompetitionParams, LIMITS } from './common.js';
 
 export const JudgeDigest = z
   .string()
+  .min(1)
+  .max(LIMITS.idLength)
   .regex(/^[0-9a-f]{64}$/, 'a SHA-256 digest: 64 lower-case hex digits')
   .describe('SHA-256, lower-case hex, of the judge configuration’s canonical JSON (RFC 8785).');
 

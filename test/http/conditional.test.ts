@@ -271,6 +271,21 @@ describe('the OpenAPI document says which reads are conditional, and they are th
     expect(
       (await t.call({ method: 'PUT', url: '/v1/competitions/c/metagraph', headers: admin, payload: metagraph })).status,
     ).toBe(200);
+    // The judge configuration in force is there once one is set (its votes: the competition's judgeVotes).
+    const { judgeVotes } = (await t.call({ method: 'GET', url: '/v1/competitions/c', headers: admin })).body as {
+      judgeVotes: number;
+    };
+    const judge = {
+      model: 'judge-a',
+      reasoningEffort: 'high',
+      votes: judgeVotes,
+      temperature: 0,
+      promptTemplate: 'Answer of {answer_date}: {answer}',
+      outputSchema: { type: 'object' },
+    };
+    expect(
+      (await t.call({ method: 'PUT', url: '/v1/competitions/c/judge', headers: admin, payload: judge })).status,
+    ).toBe(200);
     expect(reads.filter((r) => r.conditional).length).toBeGreaterThanOrEqual(10);
     for (const { path, url, conditional } of reads) {
       const first = await t.app.inject({ method: 'GET', url, headers: admin });
