@@ -127,6 +127,15 @@ async function seedSource(path: string): Promise<void> {
       neurons: [{ uid: 65535, hotkey: ALICE.address, validator: true }],
       maxWeightLimit: 0.1 + 0.2,
     });
+    // A judge configuration (text with a newline and a non-ASCII character, a nested schema).
+    await ok('PUT', '/v1/competitions/zweite/judge', {
+      model: 'judge-ü',
+      reasoningEffort: 'high',
+      votes: 3,
+      temperature: 0.1 + 0.2,
+      promptTemplate: 'Answer of {answer_date}:\n{answer}',
+      outputSchema: { type: 'object', properties: { verdict: { enum: ['YES', 'NO'] } } },
+    });
     await ok('POST', '/v1/competitions/demo/snapshots', {});
     await ok('POST', '/v1/competitions/zweite/snapshots', {});
     noncesRepo(t.db).remember('ff'.repeat(32), 'expires-far', 2 ** 52);
