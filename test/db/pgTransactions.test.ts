@@ -99,16 +99,26 @@ describe.runIf(server.available)("the PostgreSQL store's transactions", () => {
       await store.competitions.get('c');
       const client = await pool.connect();
       client.release();
-      // A second session holds the competition's row: the writer's bump waits and is cancelled.
-      const holder = await admin.connect();
-      await holder.query('BEGIN');
-      await holder.query("UPDATE competition_versions SET version = version WHERE competition_id = 'c'");
-      const err = await slowWrite(store, 0).then(
-        () => expect.fail('the write went through a held row'),
-        (e: unknown) => e,
+      // A second session holds the competition's row (made first, whatever ran before): the writer's
+      // bump waits and is cancelled. The holder is let go whatever the write did.
+      await admin.query(
+        "INSERT INTO competition_versions (competition_id, version) VALUES ('c', 0) ON CONFLICT DO NOTHING",
       );
-      await holder.query('ROLLBACK');
-      holder.release();
+      const holder = await admin.connect();
+      let err: unknown = null;
+      try {
+        await holder.query('BEGIN');
+        await holder.query("SET LOCAL lock_timeout = '5s'");
+        await holder.query("UPDATE competition_versions SET version = version WHERE competition_id = 'c'");
+        err = await slowWrite(store, 0).then(
+          () => null,
+          (e: unknown) => e,
+        );
+      } finally {
+        await holder.query('ROLLBACK');
+        holder.release();
+      }
+      expect(err, 'the write went through a held row').not.toBeNull();
       // An outage to the layers above (ServiceUnavailable, a 503), with PostgreSQL's own error as its cause.
       expect(err).toBeInstanceOf(ServiceUnavailable);
       expect(((err as Error).cause as { code?: string }).code).toBe('57014');
@@ -120,7 +130,10 @@ describe.runIf(server.available)("the PostgreSQL store's transactions", () => {
       again.release();
       await slowWrite(store, 0);
     } finally {
-      await pool.end();
+      // Every client is idle here (checked), yet after the suite's earlier tests pool.end() can fail to
+      // call back in this one; bounded, so a teardown hang is not taken for the behaviour under test.
+      // Left to find: which listener keeps the pool from ending.
+      await Promise.race([pool.end(), new Promise((r) => setTimeout(r, 3000))]);
     }
   });
 
