@@ -16,6 +16,16 @@ export interface CoveragePair {
   missing: number;
 }
 
+/** A metagraph's miners (SPEC 13): its neurons at a uid other than `burnUid`, not marked `validator`. */
+export function registeredMiners(metagraph: {
+  neurons: readonly { uid: number; hotkey: string; validator?: boolean }[];
+  burnUid: number;
+}): { uid: number; hotkey: string }[] {
+  return metagraph.neurons
+    .filter((n) => n.validator !== true && n.uid !== metagraph.burnUid)
+    .map((n) => ({ uid: n.uid, hotkey: n.hotkey }));
+}
+
 const pair = (taskId: string, miner: string, planned: number, have: number): CoveragePair => ({
   taskId,
   miner,
@@ -26,17 +36,19 @@ const pair = (taskId: string, miner: string, planned: number, have: number): Cov
 
 /**
  * Every pair of the stages' tasks, ordered by task id, then the baseline, then miners by hotkey
- * (`compareKeys`). The miners are those seen in a scored run on any task of the competition;
- * `planned` is the task's plannedRuns, else `defaultPlanned` (the competition's setting).
+ * (`compareKeys`). The miners are those seen in a scored run on any task of the competition, and
+ * the `registered` hotkeys of the metagraph in force (`registeredMiners`), runs or not; `planned`
+ * is the task's plannedRuns, else `defaultPlanned` (the competition's setting).
  */
 export function coveragePairs(
   tasks: readonly ScoringTask[],
   minerTasks: readonly MinerTaskSummary[],
   stages: readonly Stage[],
   defaultPlanned: number,
+  registered: readonly string[] = [],
 ): CoveragePair[] {
   const runs = new Map<string, Map<string, number>>();
-  const miners = new Set<string>();
+  const miners = new Set<string>(registered);
   for (const e of minerTasks) {
     if (e.runs <= 0) continue;
     miners.add(e.hotkey);

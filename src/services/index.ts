@@ -48,7 +48,7 @@ export function createServices(store: Store, options: ServiceOptions = {}) {
     judges: judgesService(store, audit),
     validators: validatorsService(store, audit, options.validatorSilentAfterMs),
     scores,
-    coverage: coverageService(scores),
+    coverage: coverageService(scores, store),
     snapshots: snapshotsService(store, scores, options.signer ?? ephemeralSigner(), audit),
     score: documentScorer(options.scoring),
     changes: changesService(store),

@@ -2,6 +2,7 @@
 // Pure: the live read, snapshots and offline scoring (`score`, `verify`) build it here, so the same
 // weights and metagraph give the same bytes wherever they are computed.
 import { chainWeights } from '../scoring/chainWeights.js';
+import { registeredMiners } from '../scoring/coverage.js';
 import { weightLimits } from '../scoring/weightLimits.js';
 import type { Stage } from '../scoring/types.js';
 import type { Metagraph } from '../snapshots/metagraph.js';
@@ -33,9 +34,7 @@ export function chainBody(source: ChainSource, metagraph: Metagraph, digest: str
     burnUid,
     unregistered: w.unregistered,
     limits: weightLimits(w.weights, neurons.length, metagraph),
-    awaitingRuns: neurons
-      .filter((n) => !n.validator && n.uid !== burnUid && !known.has(n.hotkey))
-      .map((n) => ({ uid: n.uid, hotkey: n.hotkey })),
+    awaitingRuns: registeredMiners(metagraph).filter((n) => !known.has(n.hotkey)),
   };
 }
 

@@ -15,6 +15,7 @@ import {
   type Validator,
 } from './trustKit.js';
 import type { Json } from '../support/json.js';
+import { keypairFromSeed } from '../../src/client/sign.js';
 
 let t: TestApp;
 afterEach(async () => t?.close());
@@ -208,6 +209,43 @@ describe('coverage', () => {
     await postRuns(t, A.headers, [run('m1-swe-a', 'swe-a', 'm1')]);
     const after = await coverage('?missing=true');
     expect(after).toMatchObject({ summary: { missing: 0, complete: true }, pairs: [], nextCursor: null });
+  });
+
+  it("counts the metagraph's miners with no run yet, not its validators nor the burn uid (SPEC 13)", async () => {
+    t = await testApp();
+    await setupCompetition(t, 'c', { plannedRuns: 1 });
+    const [A] = (await createValidators(t, 1)) as [Validator];
+    const tasks = ['swe-a', 'swe-b', 'swe-c', 'qna'];
+    await postRuns(t, A.headers, [
+      ...tasks.map((id) => run(`base-${id}`, id, null)),
+      ...tasks.map((id) => run(`m1-${id}`, id, 'm1')),
+    ]);
+    expect((await coverage()).summary.complete).toBe(true);
+    const [owner, waiting, validator] = [1, 2, 3].map((n) => keypairFromSeed(new Uint8Array(32).fill(n)).address);
+    const metagraph = {
+      netuid: 7,
+      block: 100,
+      burnUid: 0,
+      neurons: [
+        { uid: 0, hotkey: owner },
+        { uid: 4, hotkey: waiting },
+        { uid: 9, hotkey: validator, validator: true },
+      ],
+    };
+    const put = await t.call({
+      method: 'PUT',
+      url: '/v1/competitions/c/metagraph',
+      headers: admin,
+      payload: metagraph,
+    });
+    expect(put.status, JSON.stringify(put.body)).toBe(200);
+    const after = await coverage('?missing=true');
+    // Four tasks: the registered miner with no run misses one run on each; the owner at the burn
+    // uid and the validator take no part.
+    expect(after.summary).toEqual({ pairs: 12, planned: 12, have: 8, missing: 4, complete: false });
+    expect(after.pairs).toEqual(
+      [...tasks].sort().map((taskId) => ({ taskId, miner: waiting, planned: 1, have: 0, missing: 1 })),
+    );
   });
 
   it('answers 304 to a current ETag, and a new one after a write', async () => {
