@@ -65,7 +65,9 @@ beforeAll(async () => {
       else await run(`${ROOT}/node_modules/.bin/${bin}`, args, { cwd: ROOT });
     }),
   );
-  [server] = await Promise.all([startServer({ dbPath: `${tmp.dir}/gen.db` }), generated]);
+  // Kept as soon as it is up, so afterAll stops it even when a generator fails.
+  const started = startServer({ dbPath: `${tmp.dir}/gen.db` }).then((s) => (server = s));
+  for (const r of await Promise.allSettled([started, generated])) if (r.status === 'rejected') throw r.reason as Error;
 }, 120_000);
 afterAll(async () => {
   await server?.stop('SIGKILL');
