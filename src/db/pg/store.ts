@@ -91,13 +91,16 @@ export interface PgStoreOptions {
  */
 function connectionFailed(failure: unknown, client: pg.PoolClient): boolean {
   const state = client as unknown as { _queryable?: boolean; readyForQuery?: boolean };
-  if (state._queryable === false || state.readyForQuery === false) return true;
+  if (state._queryable === false) return true;
   // A statement's own failure arrives as the domain error runQuery made of it: judge the driver's.
   const err = failure instanceof ServiceUnavailable && failure.cause !== undefined ? failure.cause : failure;
-  if (!isUnavailable(err)) return false;
   const code = (err as { code?: unknown }).code;
   const sessionEnded = typeof code === 'string' && (code.startsWith('08') || code.startsWith('57P0'));
-  return !(err instanceof pg.DatabaseError) || sessionEnded;
+  // The server's own error answer ends its statement on a live session, even where its
+  // ReadyForQuery has not been read yet: the ROLLBACK queues behind it.
+  if (err instanceof pg.DatabaseError) return sessionEnded;
+  if (state.readyForQuery === false) return true;
+  return isUnavailable(err);
 }
 
 export function createPgStore(pool: pg.Pool, options: PgStoreOptions = {}): Store {
