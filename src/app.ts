@@ -22,7 +22,8 @@ import { shutdownPlugin } from './plugins/shutdown.js';
 import { cachingValidatorCompiler } from './plugins/validation.js';
 import { strictQueryPlugin } from './plugins/strictQuery.js';
 import { routes } from './routes/index.js';
-import { keptReadsPlugin } from './routes/keptReads.js';
+import { fastReadsPlugin } from './http/fastReads.js';
+import { viewBodies, type ViewBodies } from './http/viewBodies.js';
 import { writeGatePlugin } from './plugins/writeGate.js';
 import { bodyGuardPlugin } from './plugins/bodyGuard.js';
 import { connectionsPlugin } from './plugins/connections.js';
@@ -58,6 +59,8 @@ export interface AppOptions {
 declare module 'fastify' {
   interface FastifyInstance {
     services: Services;
+    /** The bytes of the views services return (src/http/viewBodies.ts). */
+    views: ViewBodies;
   }
 }
 
@@ -101,6 +104,10 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     validatorSilentAfterMs: options.validatorSilentAfterMs,
   });
   app.decorate('services', services);
+  // A write drops a competition's scores (src/services/scores/cache.ts), then the bytes made from them.
+  const views = viewBodies();
+  services.scores.onDrop((competitionId) => views.drop(competitionId));
+  app.decorate('views', views);
   app.addHook('onClose', async () => {
     services.changes.close();
     services.imports.close();
@@ -137,21 +144,18 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(writeGatePlugin, { gate: services.writeGate });
   await app.register(compressionPlugin);
   await app.register(docsPlugin);
+  // Warm whole leaderboards and weights answered from their routes' onRequest hooks.
+  await app.register(fastReadsPlugin, {
+    kept: (read, competitionId) => services.scores.kept(read, competitionId),
+    bodyNow: (view) => views.bodyNow(view),
+    metrics,
+  });
   await app.register(routes);
-  // Warm whole leaderboards and weights ahead of the router, when reads need no token. Behind a
-  // trusted proxy with per-address limits, the client's address is Fastify's to find: the router
-  // answers every read.
-  if (!options.readsRequireToken && !(trustProxy !== false && app.anonymousRateLimit))
-    await app.register(keptReadsPlugin, {
-      kept: (read, competitionId) => services.scores.kept(read, competitionId),
-      metrics,
-      admit: app.anonymousRateLimit,
-    });
   await app.register(import('./plugins/dashboard.js'));
   await app.ready();
   // Before the server listens (and /readyz answers): the first score reads after a start answer from memory.
   const warming = performance.now();
-  const { computed, restored } = await services.scores.warm();
+  const { computed, restored } = await services.scores.warm(views.body);
   app.log.info(
     { computed, restored, ms: Math.round(performance.now() - warming) },
     'scores computed, or restored from the last shutdown',

@@ -2,10 +2,9 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { CompetitionParams, StagesQuery, problems } from '../schemas/common.js';
 import { LeaderboardPageSchema, LeaderboardQuery, WeightsSchema } from '../schemas/scores.js';
 import { ChainWeightsSchema } from '../schemas/metagraph.js';
-import { sendBody } from './sendBody.js';
 import { CoverageQuery, CoverageSchema } from '../schemas/coverage.js';
 
-/** The paths of the reads every dashboard and validator polls, under the API prefix (also answered by ./keptReads.ts). */
+/** The paths of the reads every dashboard and validator polls, under the API prefix (also answered early by src/http/fastReads.ts). */
 export const SCORE_READ_PATHS = {
   leaderboard: '/competitions/:competitionId/leaderboard',
   weights: '/competitions/:competitionId/weights',
@@ -35,7 +34,7 @@ export const scoreRoutes: FastifyPluginAsyncZod = async (app) => {
     },
     (request, reply) => {
       const { stages, ...page } = request.query;
-      return sendBody(request, reply, scores.leaderboard(request.params.competitionId, stages, page));
+      return app.views.send(request, reply, scores.leaderboard(request.params.competitionId, stages, page));
     },
   );
 
@@ -54,7 +53,8 @@ export const scoreRoutes: FastifyPluginAsyncZod = async (app) => {
         response: { 200: WeightsSchema, ...problems(400, 401, 404) },
       },
     },
-    (request, reply) => sendBody(request, reply, scores.weights(request.params.competitionId, request.query.stages)),
+    (request, reply) =>
+      app.views.send(request, reply, scores.weights(request.params.competitionId, request.query.stages)),
   );
 
   app.get(
@@ -75,7 +75,8 @@ export const scoreRoutes: FastifyPluginAsyncZod = async (app) => {
         response: { 200: ChainWeightsSchema, ...problems(400, 401, 404, 409) },
       },
     },
-    (request, reply) => sendBody(request, reply, scores.chain(request.params.competitionId, request.query.stages)),
+    (request, reply) =>
+      app.views.send(request, reply, scores.chain(request.params.competitionId, request.query.stages)),
   );
 
   app.get(
@@ -101,7 +102,7 @@ export const scoreRoutes: FastifyPluginAsyncZod = async (app) => {
     },
     (request, reply) => {
       const { stages, ...query } = request.query;
-      return sendBody(request, reply, coverage.read(request.params.competitionId, stages, query));
+      return app.views.send(request, reply, coverage.read(request.params.competitionId, stages, query));
     },
   );
 };

@@ -1,14 +1,13 @@
 // The score cache. A competition's scores are computed from its aggregates on the first read of a
 // stage set and kept until the storage layer reports a write to that competition
 // (src/db/events.ts): a read after an acknowledged write never sees the old scores, and no write
-// path has to remember to invalidate anything. What is kept beside the scores (their bodies,
-// ./keptBodies.ts) is dropped with them through `onDrop`, the one path from a write to every cache.
+// path has to remember to invalidate anything. What is kept beside the scores elsewhere (their
+// response bytes, src/http/viewBodies.ts) is dropped with them through `onDrop`: the one path
+// from a write to every cache is the store's write event, then this cache, then its listeners.
 import type { CompetitionSettings } from '../../db/competitions.js';
 import type { Store } from '../../db/store.js';
 import { notFound } from '../../errors.js';
 import type { CompetitionInput, CompetitionScores, Stage } from '../../scoring/types.js';
-import type { LeaderboardPages } from '../leaderboardPages.js';
-import type { Body } from '../body.js';
 import { chain, Settled, type Maybe } from '../settled.js';
 import { computeScores } from './compute.js';
 import type { PairFilling } from './filling.js';
@@ -33,10 +32,6 @@ export interface Scored {
   stale?: boolean;
   /** Leaderboard and weights; every miner's `tasks` is empty (breakdowns are computed on demand). */
   scores: CompetitionScores;
-  /** Serialized bodies by read and argument; dropped with the entry. */
-  bodies: Map<string, Settled<Body>>;
-  /** The leaderboard and its pages, made on the first leaderboard read. */
-  leaderboard?: LeaderboardPages;
 }
 
 /** A cache entry: keeps its value once computed; `forget` drops it if it fails (unless a write replaced it meanwhile). */
@@ -76,7 +71,7 @@ export function scoreCache(store: Store, filling: PairFilling, observe: (seconds
     const scores = computeScores(input);
     observe(Number(process.hrtime.bigint() - started) / 1e9);
     const basis = { scores, input };
-    return { competition, basis: () => basis, basisInHand: () => basis, scores, bodies: new Map() };
+    return { competition, basis: () => basis, basisInHand: () => basis, scores };
   }
 
   function settings(competitionId: string) {
@@ -150,7 +145,6 @@ export function scoreCache(store: Store, filling: PairFilling, observe: (seconds
       const scored: Scored = {
         competition,
         scores,
-        bodies: new Map(),
         basis: () => {
           const made = (basis ??= entryOf(
             loadInput(competition, scores.stages).then((input) => ({
