@@ -6,7 +6,7 @@ import type { Store } from '../../db/store.js';
 import { conflict, notFound } from '../../errors.js';
 import type { CompetitionInput, Stage } from '../../scoring/types.js';
 import type { Metagraph } from '../../snapshots/metagraph.js';
-import { chainBody } from '../../views/chain.js';
+import { chainOf } from '../../snapshots/bodies.js';
 import { leaderboardEntry, leaderboardHead, minerTaskView, weightsBody } from '../../views/scores.js';
 import { taskDetailBody } from '../../views/task.js';
 import { validatorsBody, type ValidatorsTable } from '../../views/validators.js';
@@ -71,14 +71,10 @@ export function scoreReads(store: Store, cache: ScoreCache) {
               throw conflict(
                 `competition ${competitionId} has no metagraph: the weights on chain need one (PUT …/metagraph)`,
               );
-            const { scores } = s;
-            const source = {
-              competitionId,
-              stages: scores.stages,
-              weights: scores.weights,
-              miners: scores.miners.map((m) => m.hotkey),
-            };
-            return chainBody(source, JSON.parse(row.document) as Metagraph, row.digest);
+            return chainOf(competitionId, s.scores, {
+              value: JSON.parse(row.document) as Metagraph,
+              digest: row.digest,
+            });
           },
           'always',
         ),
