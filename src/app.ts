@@ -144,13 +144,17 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(writeGatePlugin, { gate: services.writeGate });
   await app.register(compressionPlugin);
   await app.register(docsPlugin);
-  // Warm whole leaderboards and weights answered from their routes' onRequest hooks.
-  await app.register(fastReadsPlugin, {
-    kept: (read, competitionId) => services.scores.kept(read, competitionId),
-    bodyNow: (view) => views.bodyNow(view),
-    metrics,
-  });
   await app.register(routes);
+  // Warm whole leaderboards and weights ahead of the router, when reads need no token. Behind a
+  // trusted proxy with per-address limits, the client's address is Fastify's to find: the router
+  // answers every read.
+  if (!options.readsRequireToken && !(trustProxy !== false && app.anonymousRateLimit))
+    await app.register(fastReadsPlugin, {
+      kept: (read, competitionId) => services.scores.kept(read, competitionId),
+      bodyNow: (view) => views.bodyNow(view),
+      metrics,
+      admit: app.anonymousRateLimit,
+    });
   await app.register(import('./plugins/dashboard.js'));
   await app.ready();
   // Before the server listens (and /readyz answers): the first score reads after a start answer from memory.

@@ -1,34 +1,56 @@
-// The warm whole leaderboard, weights and weights on chain, answered from the route's onRequest
-// hook, before the request is validated and handled.
+// The warm whole leaderboard and weights, answered ahead of Fastify's router.
 //
-// Every dashboard polls these reads, and once a competition's scores are computed each is a kept
-// body (./viewBodies.ts) whose answer depends only on three request headers. The hook runs last
-// among the route's onRequest hooks, so everything before it has run as for any request: security
-// headers, authentication (SCORING_READS_REQUIRE_TOKEN), the rate limits and their headers. The
-// answer then leaves through Fastify's reply (./representation.ts `represent`, the same rules as
-// the handler's `sendBody`), so the onSend and onResponse hooks, the metrics series and the request
-// log see it as any other; `scoring_kept_reads_total` counts the reads answered here.
+// Every dashboard polls these two reads, and once a competition's scores are computed each is a
+// kept body (./viewBodies.ts) whose answer depends only on three request headers. Through
+// Fastify such a read costs about 10 µs of CPU more than plain `node:http` sending the same bytes
+// (a request object, a child logger, the route's hooks and the reply's own pipeline), which takes a
+// quarter to a third off the rate on a 124 kB leaderboard (docs/PERFORMANCE.md). Here it is answered by the
+// server's request listener itself, with what Fastify would have sent: the same rules
+// (`represent`, ./representation.ts), the same metrics series, counted in `scoring_kept_reads_total`.
+// Answering them from the routes' onRequest hook instead (Fastify's request, reply and hooks) was
+// measured at about twice this path's CPU a read (docs/PERFORMANCE.md).
 //
-// Anything else goes on to validation and the handler unchanged: another method, a query string,
-// a body, a signature (checked and used up by the auth hooks that follow), a competition whose
-// scores are not computed or not current, and storage that other processes write (PostgreSQL: a
-// read first catches up with them, src/services/scores/reads.ts `kept`).
-import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestHookHandler, RouteOptions } from 'fastify';
+// Anything else goes to the router unchanged: another method, a query string, a body, a signature, a
+// competition whose scores are not computed or not current, storage that other processes write
+// (PostgreSQL: a read first catches up with them), a log level that writes a line for each read,
+// and every request once the server is closing. With `SCORING_READS_REQUIRE_TOKEN` the plugin is
+// not registered: every read is authenticated by the router's hooks. `inject` (the tests') always
+// goes through the router.
+//
+// What Fastify's hooks add to every answer is added here too: the security headers
+// (src/plugins/securityHeaders.ts), and, with the anonymous rate limit on, its count by the
+// connection's address and its RateLimit-* headers; a read over the limit goes to the router, which
+// refuses it as it refuses any other. Behind a trusted proxy the address is Fastify's to find
+// (X-Forwarded-For): src/app.ts then does not register this plugin.
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import type { Metrics } from '../plugins/metrics.js';
+import type { Verdict } from '../plugins/rateLimits.js';
+import { SECURITY_HEADERS } from '../plugins/securityHeaders.js';
+import { logsReads } from '../plugins/requestLog.js';
 import type { View } from '../services/scores/views.js';
-import { hasEpistulaHeaders } from '../signatures/headers.js';
 import { API_PREFIX } from '../routes/index.js';
 import { SCORE_READ_PATHS } from '../routes/scores.js';
+import { hasEpistulaHeaders } from '../signatures/headers.js';
 import type { Body } from './body.js';
 import { represent } from './representation.js';
 
+const PARAM = ':competitionId';
+/** What comes before the competition id in each path: the same for both reads. */
+const PREFIX = `${API_PREFIX}${SCORE_READ_PATHS.leaderboard.slice(0, SCORE_READ_PATHS.leaderboard.indexOf(PARAM))}`;
+
 type Read = keyof typeof SCORE_READ_PATHS;
 
-/** The reads answered here, by their route's URL. */
+/** The reads answered here, by the rest of the path after the competition id, with their route (its metrics series). */
 const READS = new Map(
-  (Object.keys(SCORE_READ_PATHS) as Read[]).map((read) => [`${API_PREFIX}${SCORE_READ_PATHS[read]}`, read]),
+  (Object.keys(SCORE_READ_PATHS) as Read[]).map((read) => {
+    const path = SCORE_READ_PATHS[read];
+    return [path.slice(path.indexOf(PARAM) + PARAM.length), { read, route: `${API_PREFIX}${path}` }];
+  }),
 );
+
+type Observer = (status: number, seconds: number) => void;
 
 export interface FastReadsOptions {
   /** The view a read of the final stages would answer, when its scores are current (src/services/scores/reads.ts `kept`). */
@@ -36,45 +58,90 @@ export interface FastReadsOptions {
   /** The body of a view if it is made already (./viewBodies.ts `bodyNow`). */
   bodyNow: (view: View) => Body | undefined;
   metrics: Metrics;
+  /** The anonymous rate limit by address (src/plugins/rateLimits.ts), or null when it is off. */
+  admit: ((address: string) => Promise<Verdict>) | null;
 }
 
 export const fastReadsPlugin = fp(
-  async (app: FastifyInstance, { kept, bodyNow, metrics }: FastReadsOptions) => {
-    /** The kept body a request asks for, if it is a plain GET of one the handler would answer with it. */
-    function keptFor(request: FastifyRequest, read: Read): Body | undefined {
-      const { headers, raw } = request;
-      if (request.method !== 'GET' || raw.url!.includes('?')) return undefined;
+  async (app: FastifyInstance, { kept, bodyNow, metrics, admit }: FastReadsOptions) => {
+    let open = true;
+    app.addHook('preClose', (done) => {
+      open = false;
+      done();
+    });
+    /** Each read with the observer of its route's duration series (the one its Fastify route has). */
+    const reads = new Map(
+      [...READS].map(([rest, { read, route }]) => [
+        rest,
+        { read, observe: metrics.requestDuration.forRoute('GET', route) },
+      ]),
+    );
+
+    /** The kept body a request asks for, if it is a plain GET of one the router would answer with it. */
+    function keptFor(req: IncomingMessage, what: Read, competitionId: string): Body | undefined {
+      const { headers } = req;
+      if (!open || req.method !== 'GET') return undefined;
       if (headers['content-length'] !== undefined || headers['transfer-encoding'] !== undefined) return undefined;
-      // A signed read is checked and uses up its uuid (API.md 1.2): the auth hooks after this do that.
+      // A signed read is checked and uses up its uuid (API.md 1.2): the router's hooks do that.
       if (hasEpistulaHeaders(headers)) return undefined;
-      // A read that fails here fails again in the handler, which answers the error as it should.
+      if (logsReads(app.log.level)) return undefined;
+      // A competition id as a kept entry's key is one the router reads from this path as it is:
+      // ids have no character a URL escapes. Anything unknown or not computed is the router's, and
+      // a read that fails here fails again there, which answers the error as it should.
       try {
-        const view = kept(read, (request.params as { competitionId: string }).competitionId);
+        const view = kept(what, competitionId);
         return view && bodyNow(view);
       } catch {
         return undefined;
       }
     }
 
-    function hook(read: Read): onRequestHookHandler {
-      return (request: FastifyRequest, reply: FastifyReply, done: () => void) => {
-        const body = keptFor(request, read);
-        if (!body) return done();
-        const { headers } = request;
-        const r = represent(body, 'GET', headers['accept-encoding'], headers['if-none-match']);
-        metrics.keptReads.answered++;
-        // Answered here: the hooks after this one, validation and the handler do not run.
-        reply.code(r.status).headers(r.headers).send(r.payload);
-      };
+    function answer(
+      req: IncomingMessage,
+      res: ServerResponse,
+      body: Body,
+      observe: Observer,
+      started: number,
+      limited?: Verdict,
+    ): void {
+      const { headers } = req;
+      const r = represent(body, 'GET', headers['accept-encoding'], headers['if-none-match']);
+      // Timed as Fastify times a request: until the response is finished.
+      res.once('finish', () => observe(r.status, (performance.now() - started) / 1000));
+      for (const name in SECURITY_HEADERS) res.setHeader(name, SECURITY_HEADERS[name]!);
+      if (limited) for (const name in limited.headers) res.setHeader(name, limited.headers[name]!);
+      res.writeHead(r.status, r.headers);
+      res.end(r.payload);
+      metrics.keptReads.answered++;
     }
 
-    // Last among each read's onRequest hooks: after authentication and the rate limits, whose
-    // plugins add theirs in their own onRoute hooks, registered before this one.
-    app.addHook('onRoute', (route: RouteOptions) => {
-      const read = READS.get(route.url);
-      if (!read || ![route.method].flat().includes('GET')) return;
-      route.onRequest = [...[route.onRequest ?? []].flat(), hook(read)];
+    // Fastify's listener is `app.routing` (its documented handler of Node's requests); this one
+    // takes its place and hands it every request it does not answer.
+    // eslint-disable-next-line @typescript-eslint/unbound-method -- a plain function: Node calls it as the listener
+    const { routing, server } = app;
+    if (!server.listeners('request').includes(routing))
+      throw new Error('fast reads: the server does not route through app.routing (a Fastify change?)');
+    server.removeListener('request', routing);
+    server.on('request', (req: IncomingMessage, res: ServerResponse) => {
+      const url = req.url ?? '';
+      const slash = url.startsWith(PREFIX) ? url.indexOf('/', PREFIX.length) : -1;
+      const read = slash > 0 ? reads.get(url.slice(slash)) : undefined;
+      if (!read) return routing(req, res);
+      const started = performance.now();
+      const competitionId = url.slice(PREFIX.length, slash);
+      const body = keptFor(req, read.read, competitionId);
+      if (!body) return routing(req, res);
+      if (!admit) return answer(req, res, body, read.observe, started);
+      // Counted, then answered from the body kept at that moment (a write may have come between).
+      admit(req.socket.remoteAddress ?? '').then(
+        (verdict) => {
+          const now = verdict.exceeded ? undefined : keptFor(req, read.read, competitionId);
+          if (now) answer(req, res, now, read.observe, started, verdict);
+          else routing(req, res);
+        },
+        () => routing(req, res),
+      );
     });
   },
-  { name: 'fast-reads', dependencies: ['auth', 'rate-limits', 'metrics'] },
+  { name: 'fast-reads' },
 );

@@ -17,7 +17,7 @@ import { accessOf } from './auth.js';
 import { ProblemSchema } from '../schemas/common.js';
 
 /** What a counted request learns: its headers, and whether it is over the limit. */
-interface Verdict {
+export interface Verdict {
   headers: Record<string, string>;
   exceeded: boolean;
   retryAfter: number;
@@ -55,6 +55,16 @@ const tooMany = (v: Verdict, who: string, setting: string) =>
     v.retryAfter,
   );
 
+declare module 'fastify' {
+  interface FastifyInstance {
+    /**
+     * The anonymous limit by client address, for answers given outside Fastify's hooks (the kept
+     * reads, src/http/fastReads.ts); null when that limit is off.
+     */
+    anonymousRateLimit: ((address: string) => Promise<Verdict>) | null;
+  }
+}
+
 export const rateLimitsPlugin = fp(
   async (app: FastifyInstance, limits: RateLimits) => {
     // Not global: only the decorators; the hooks below decide what is counted, and when.
@@ -68,6 +78,12 @@ export const rateLimitsPlugin = fp(
       request.principal?.kind === 'validator' ? request.principal.id : '',
     );
     const admin = make(limits.admin, () => 'admin');
+
+    const NO_ROUTE = { config: {} };
+    app.decorate(
+      'anonymousRateLimit',
+      anonymous && ((address: string) => anonymous({ ip: address, routeOptions: NO_ROUTE } as FastifyRequest)),
+    );
 
     async function count(request: FastifyRequest, reply: FastifyReply): Promise<void> {
       const who = request.principal;
