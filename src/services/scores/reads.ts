@@ -16,6 +16,9 @@ import { minerBasis, minerTaskScores, taskScores } from './breakdowns.js';
 import { entryOf, type ScoreCache, type Scored } from './cache.js';
 import type { ListPage, RankedList, View } from './views.js';
 
+/** The whole list (the default page): its view is made once per scores. */
+const WHOLE: ListPage = Object.freeze({ offset: 0 });
+
 export function scoreReads(store: Store, cache: ScoreCache) {
   /** The view of `key` of these scores. */
   const view = (s: Scored, key: string, value: () => unknown, kept: View['kept'] = 'recent'): View => ({
@@ -27,32 +30,44 @@ export function scoreReads(store: Store, cache: ScoreCache) {
   });
   /** Each scores' leaderboard entries, made on the first leaderboard read. */
   const lists = new WeakMap<Scored, RankedList>();
+  const listView = (s: Scored, page: ListPage): View => ({
+    competitionId: s.competition.id,
+    version: s,
+    key: 'leaderboard',
+    kept: 'always',
+    page,
+    value: () => {
+      let list = lists.get(s);
+      if (!list) {
+        list = { head: leaderboardHead(s.competition.id, s.scores), entries: s.scores.miners.map(leaderboardEntry) };
+        lists.set(s, list);
+      }
+      return list;
+    },
+  });
+  /** Each scores' views of the reads without arguments, made once: a warm read allocates none. */
+  const plain = new WeakMap<Scored, Map<string, View>>();
+  const once = (s: Scored, key: string, make: () => View): View => {
+    let made = plain.get(s);
+    if (!made) plain.set(s, (made = new Map<string, View>()));
+    let v = made.get(key);
+    if (!v) made.set(key, (v = make()));
+    return v;
+  };
   /** Each scores' validators table (`validators`), dropped with them. */
   const tables = new WeakMap<Scored, Settled<ValidatorsTable>>();
 
   const reads = {
     /** The ranked list with its `total`, or a page of it, or the chosen miners (ranks of the full list). */
-    leaderboard(competitionId: string, stages?: Stage[], page: ListPage = { offset: 0 }): Maybe<View> {
-      return chain(cache.scored(competitionId, stages), (s) => ({
-        competitionId,
-        version: s,
-        key: 'leaderboard',
-        kept: 'always' as const,
-        page,
-        value: () => {
-          let list = lists.get(s);
-          if (!list) {
-            list = { head: leaderboardHead(competitionId, s.scores), entries: s.scores.miners.map(leaderboardEntry) };
-            lists.set(s, list);
-          }
-          return list;
-        },
-      }));
+    leaderboard(competitionId: string, stages?: Stage[], page: ListPage = WHOLE): Maybe<View> {
+      return chain(cache.scored(competitionId, stages), (s) =>
+        page === WHOLE ? once(s, 'leaderboard', () => listView(s, page)) : listView(s, page),
+      );
     },
 
     weights(competitionId: string, stages?: Stage[]): Maybe<View> {
       return chain(cache.scored(competitionId, stages), (s) =>
-        view(s, 'weights', () => weightsBody(competitionId, s.scores), 'always'),
+        once(s, 'weights', () => view(s, 'weights', () => weightsBody(competitionId, s.scores), 'always')),
       );
     },
 
@@ -62,21 +77,23 @@ export function scoreReads(store: Store, cache: ScoreCache) {
      */
     chain(competitionId: string, stages?: Stage[]): Maybe<View> {
       return chain(cache.scored(competitionId, stages), (s) =>
-        view(
-          s,
-          'chain',
-          async () => {
-            const row = await store.metagraphs.latest(competitionId);
-            if (!row)
-              throw conflict(
-                `competition ${competitionId} has no metagraph: the weights on chain need one (PUT …/metagraph)`,
-              );
-            return chainOf(competitionId, s.scores, {
-              value: JSON.parse(row.document) as Metagraph,
-              digest: row.digest,
-            });
-          },
-          'always',
+        once(s, 'chain', () =>
+          view(
+            s,
+            'chain',
+            async () => {
+              const row = await store.metagraphs.latest(competitionId);
+              if (!row)
+                throw conflict(
+                  `competition ${competitionId} has no metagraph: the weights on chain need one (PUT …/metagraph)`,
+                );
+              return chainOf(competitionId, s.scores, {
+                value: JSON.parse(row.document) as Metagraph,
+                digest: row.digest,
+              });
+            },
+            'always',
+          ),
         ),
       );
     },
@@ -84,7 +101,7 @@ export function scoreReads(store: Store, cache: ScoreCache) {
     /**
      * The whole leaderboard, the weights or the weights on chain of the final stages, when their
      * scores are computed and current, on storage no other process writes. Undefined otherwise;
-     * starts nothing. For answering warm reads early (src/http/fastReads.ts).
+     * starts nothing. For answering warm reads ahead of the router (src/http/fastReads.ts).
      */
     kept(read: 'leaderboard' | 'weights' | 'chain', competitionId: string): View | undefined {
       // On PostgreSQL every read first catches up with other processes' writes, in the router. It
