@@ -19,6 +19,7 @@ import { jsonBody, type Body } from './body.js';
 import { leaderboardPages, type LeaderboardPage, type LeaderboardPages } from './leaderboardPages.js';
 import { revealsAnswers, type Principal } from './principal.js';
 import { recentBodies } from './recentBodies.js';
+import { DEFAULT_MEMORY_BUDGET_MB, PAIR_BYTES, residency } from './residency.js';
 import { scoringCodeIdentity } from './scoringCode.js';
 import { chain, Settled, type Maybe } from './settled.js';
 
@@ -54,7 +55,11 @@ interface Scored {
   leaderboard?: LeaderboardPages;
 }
 
-export function scoresService(store: Store, observe: (seconds: number) => void = () => {}) {
+export function scoresService(
+  store: Store,
+  observe: (seconds: number) => void = () => {},
+  memoryBudgetBytes = DEFAULT_MEMORY_BUDGET_MB * 1024 * 1024,
+) {
   // Per competition: its settings, read once, and the scores of each stage set asked for. Entries
   // are promises that keep their values (./settled.ts): concurrent first reads share one
   // computation, and a warm read runs without waiting. A write drops the competition's entry (a
@@ -66,7 +71,15 @@ export function scoresService(store: Store, observe: (seconds: number) => void =
   const recent = recentBodies<Settled<Body>>(KEPT_BODY_BYTES);
   /** Each scores' validators table (`validators`), dropped with them. */
   const tables = new WeakMap<Scored, Settled<ValidatorsTable>>();
+  // Competitions not used for a while give back their pairs, input and bodies (./residency.ts).
+  const resident = residency({
+    budgetBytes: memoryBudgetBytes,
+    sizeOf: async (competitionId) =>
+      (await store.scoringInput.held(competitionId)) * PAIR_BYTES + bodyBytes(competitionId),
+    release,
+  });
   store.listeners.add((event) => {
+    resident.touch(event.competitionId);
     for (const s of cache.get(event.competitionId)?.byStages.values() ?? []) {
       const value = s.get();
       if (!(value instanceof Promise)) value.stale = true;
@@ -82,6 +95,44 @@ export function scoresService(store: Store, observe: (seconds: number) => void =
   const preparing = new Map<string, Promise<void>>();
   let stopPreparing = false;
   let prepared: Promise<void> = Promise.resolve();
+
+  /** Bytes of the bodies kept for a competition's scores. */
+  function bodyBytes(competitionId: string): number {
+    let bytes = 0;
+    for (const s of cache.get(competitionId)?.byStages.values() ?? []) {
+      const scored = s.get();
+      if (scored instanceof Promise) continue;
+      for (const body of scored.bodies.values()) {
+        const b = body.get();
+        if (!(b instanceof Promise)) bytes += b.bytes.length;
+      }
+      if (scored.leaderboard) bytes += scored.leaderboard.bytes();
+    }
+    return bytes;
+  }
+
+  /**
+   * Gives back what a competition holds but its final scores, which stay as scores restored at a
+   * start do (`restore`): its bodies, its other stage sets, the input with its coverage pairs, and
+   * the store's in-memory pairs. A read then answers as it would have, the leaderboard and weights
+   * from the scores, the rest from the input read again. Not while a computation of its scores or
+   * a fill of its pairs is under way (false); a write meanwhile drops the restored entry as usual.
+   */
+  async function release(competitionId: string): Promise<boolean> {
+    const entry = cache.get(competitionId);
+    if (preparing.has(competitionId)) return false;
+    if (entry) {
+      const competition = entry.competition.get();
+      if (competition instanceof Promise) return false;
+      for (const s of entry.byStages.values()) if (s.get() instanceof Promise) return false;
+      const final = finalInHand(competitionId);
+      cache.delete(competitionId);
+      recent.drop(competitionId);
+      if (final && !final.stale) restore(competition, final.scores);
+    }
+    await store.scoringInput.release(competitionId);
+    return true;
+  }
 
   async function loadInput(competition: CompetitionSettings, stages: Stage[]): Promise<CompetitionInput> {
     await preparing.get(competition.id);
@@ -174,6 +225,7 @@ export function scoresService(store: Store, observe: (seconds: number) => void =
   }
 
   function scoredHere(competitionId: string, stages: Stage[] | undefined): Maybe<Scored> {
+    resident.touch(competitionId);
     return chain(settings(competitionId), ({ entry, competition }) => {
       const chosen = stages ?? competition.finalStages;
       const key = chosen.join(',');
@@ -330,9 +382,12 @@ export function scoresService(store: Store, observe: (seconds: number) => void =
         // A competition without a metagraph has no weights on chain (a 409 for whoever reads them).
         await Promise.resolve(api.chain(c.id)).catch(() => {});
       }
-      // One competition at a time; a read of one still being filled waits for it (`loadInput`).
+      // One competition at a time, while they fit in the memory budget; a read of one still being
+      // filled waits for it (`loadInput`), one not filled reads its pairs itself.
       for (const c of restored) {
-        const filling = prepared.then(() => (stopPreparing ? undefined : fill(c)));
+        const filling = prepared.then(async () =>
+          stopPreparing || (await resident.held()) >= memoryBudgetBytes ? undefined : fill(c),
+        );
         preparing.set(c.id, filling);
         void filling.then(() => {
           if (preparing.get(c.id) === filling) preparing.delete(c.id);
@@ -379,6 +434,15 @@ export function scoresService(store: Store, observe: (seconds: number) => void =
         return entries;
       });
     },
+
+    /**
+     * Has the least recently used competitions beyond the memory budget give back their state
+     * (./residency.ts, also run every few seconds); answers how many did.
+     */
+    sweep: () => resident.sweep(),
+
+    /** Stops the sweeps (the server is closing). */
+    close: () => resident.close(),
 
     /** The ranked list with its `total`, or a page of it, or the chosen miners (ranks of the full list). */
     leaderboard(competitionId: string, stages?: Stage[], page: LeaderboardPage = { offset: 0 }): Maybe<Body> {
