@@ -11,7 +11,7 @@
 // long that read takes, never what it answers.
 
 /** SCORING_MEMORY_BUDGET_MB's default: two competitions of the reference size, a half of one at 4x. */
-export const DEFAULT_MEMORY_BUDGET_MB = 32;
+export const DEFAULT_MEMORY_BUDGET_MB = 16;
 
 /**
  * Bytes a held (task, miner) pair is counted for: its mirror entry and map slot, the input's list,
