@@ -19,7 +19,7 @@ describe('configuration from the environment', () => {
       readsRequireToken: false,
       heapGrowthPercent: 50,
       validatorSilentAfterMs: 3_600_000,
-      memoryBudgetMb: 32,
+      memoryBudgetMb: 16,
     });
     expect(loadConfig({ SCORING_MEMORY_BUDGET_MB: '0', DATABASE_PATH: join(dir, 'db.sqlite') }).memoryBudgetMb).toBe(0);
     expect(loadConfig({ SCORING_ADMIN_TOKEN: 'x'.repeat(16) }).databasePath).toBe('./data/swe-scoring.db');

@@ -10,13 +10,16 @@
 // competition gives back is made again from the database on its next read: a release changes how
 // long that read takes, never what it answers.
 
-/** SCORING_MEMORY_BUDGET_MB's default: two competitions of the reference size, a half of one at 4x. */
+/**
+ * SCORING_MEMORY_BUDGET_MB's default: about one competition of the reference size (256 miners x 324
+ * tasks, some 17 MB counted), so a server keeps the competitions in use and gives back the others.
+ */
 export const DEFAULT_MEMORY_BUDGET_MB = 16;
 
 /**
  * Bytes a held (task, miner) pair is counted for: its mirror entry and map slot, the input's list,
- * the coverage pair made from it and the share of the bodies made from them (measured at the
- * reference size: docs/bench/README.md, "history").
+ * the coverage pair made from it and the share of the bodies made from them: about what a reference
+ * competition's state adds to the server's heap.
  */
 export const PAIR_BYTES = 200;
 
@@ -101,5 +104,3 @@ export function residency(options: ResidencyOptions) {
     },
   };
 }
-
-export type Residency = ReturnType<typeof residency>;
