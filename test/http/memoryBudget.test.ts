@@ -97,9 +97,14 @@ async function reads(id: string): Promise<Record<string, { status: number; body:
   return out;
 }
 
-/** Two sweeps: the second releases what was not used since the first. */
+/**
+ * Sweeps until what was not used since is released: a competition used since the sweep before is
+ * kept, and the server's own sweep (every 2 s) may run between these.
+ */
 async function sweep(): Promise<number> {
-  return (await t.app.services.scores.sweep()) + (await t.app.services.scores.sweep());
+  let released = 0;
+  for (let i = 0; i < 3; i++) released += await t.app.services.scores.sweep();
+  return released;
 }
 
 /** The leaderboard as a store with nothing in memory computes it from the database. */
@@ -123,13 +128,13 @@ it('releases the least recently used competition, whose reads then answer the sa
   expect(await t.store.scoringInput.held('beta')).toBeGreaterThan(0);
 
   // beta was used last: alpha gives its pairs back, beta keeps them.
-  expect(await sweep()).toBe(1);
+  await sweep();
   expect(await t.store.scoringInput.held('alpha')).toBe(0);
   expect(await t.store.scoringInput.held('beta')).toBeGreaterThan(0);
 
   expect(await reads('alpha')).toEqual(alpha);
   // Now alpha was used last: beta gives its state back, and reads the same too.
-  expect(await sweep()).toBe(1);
+  await sweep();
   expect(await t.store.scoringInput.held('beta')).toBe(0);
   expect(await reads('beta')).toEqual(beta);
   expect(await reads('alpha')).toEqual(alpha);
@@ -152,8 +157,7 @@ it('loses no write that comes while a competition is released or being released'
   await reads('alpha');
   await reads('beta');
   // A write to alpha while the sweep that releases it runs.
-  const [released] = await Promise.all([sweep(), post('alpha', 7)]);
-  expect(released).toBeGreaterThanOrEqual(0);
+  await Promise.all([sweep(), post('alpha', 7)]);
   const leaderboard = async () =>
     (await t.app.inject({ method: 'GET', url: '/v1/competitions/alpha/leaderboard' })).body;
   expect(await leaderboard()).toBe(await fromScratch('alpha'));
