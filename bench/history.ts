@@ -12,6 +12,7 @@ import { ingest, setup } from './phases.js';
 import type { Competition } from './generate.js';
 import type { BenchServer } from './launch.js';
 import type { Figure } from './report.js';
+import { load1 } from './cli.js';
 
 /** How long the server is left before its memory is read: past two sweeps (2 s apart) and a collection. */
 const SETTLE_MS = 6000;
@@ -35,6 +36,8 @@ export interface HistoryResult {
   restartedFirstRead: Stats;
   /** VmRSS of the restarted server after every leaderboard was read and it was left a while (MB). */
   restartedRssMb: number;
+  /** The 1-minute load average as the phase started, as the older leaderboards were read, and at the restart: other work on the machine slows every time here. */
+  loadAverage: { start: number; oldReads: number; restart: number };
 }
 
 const status = (pid: number, field: 'VmRSS' | 'VmHWM'): number => {
@@ -68,6 +71,7 @@ export async function historyPhase(o: {
   const rssAfterEachMb: number[] = [];
   let rssOneMb = NaN;
   const oldFirst: number[] = [];
+  const loads = { start: load1(), oldReads: NaN, restart: NaN };
   try {
     for (const [i, id] of ids.entries()) {
       const t = performance.now();
@@ -90,11 +94,13 @@ export async function historyPhase(o: {
     const rssAllMb = status(server.pid, 'VmRSS');
     const peakMb = status(server.pid, 'VmHWM');
     // The older ones, least recently used first: each released by now unless the budget held it.
+    loads.oldReads = load1();
     for (const id of ids.slice(0, -1))
       oldFirst.push(await timed(() => call(server.baseUrl, `/v1/competitions/${id}/leaderboard`)));
     await server.stop();
     o.log(`history: RSS ${rssOneMb} MB with one, ${rssAllMb} MB with ${o.n}; restarting...`);
 
+    loads.restart = load1();
     server = await o.start();
     const restartedFirst: number[] = [];
     for (const id of ids)
@@ -114,6 +120,7 @@ export async function historyPhase(o: {
       readyMs: Math.round(server.readyMs),
       restartedFirstRead: stats(restartedFirst),
       restartedRssMb,
+      loadAverage: loads,
     };
   } finally {
     await server.stop();
