@@ -3,8 +3,9 @@
 // configuration in force count (src/db/aggregates.ts), so a change makes the others stale and a
 // return to their digest counts them again.
 import type { Db } from './client.js';
-import { rebuildAggregates } from './aggregates.js';
+import { countedSql, rebuildAggregates } from './aggregates.js';
 import type { TokenWeights } from '../scoring/types.js';
+import type { CriterionTally, ReportCriterion } from '../scoring/stabilityReport.js';
 
 export interface JudgeRow {
   competitionId: string;
@@ -28,6 +29,29 @@ export function judgesRepo(db: Db) {
       @document, @digest)`,
   );
 
+  // The stability report's input (SPEC 12): the criteria of the tasks in some stages, and the
+  // counted runs' verdicts summed per (task, criterion, miner or baseline). A scan of the
+  // competition's graded runs, read for that report only.
+  const stagesSql = 'SELECT value FROM json_each(@stages)';
+  const reportCriteria = c
+    .prepare(
+      `SELECT c.task_id, c.id, c.type, c.change FROM task_criteria c
+      JOIN tasks t ON t.competition_id = c.competition_id AND t.id = c.task_id
+      WHERE c.competition_id = @id AND t.stage IN (${stagesSql})`,
+    )
+    .raw();
+  const reportTallies = c
+    .prepare(
+      `SELECT r.task_id, CASE WHEN r.kind = 'baseline' THEN NULL ELSE r.miner_hotkey END,
+        json_extract(g.value, '$.criterionId'), count(*), sum(json_extract(g.value, '$.met')),
+        sum(json_extract(g.value, '$.split'))
+      FROM runs r JOIN tasks t ON t.competition_id = r.competition_id AND t.id = r.task_id,
+        json_each(r.grading) g
+      WHERE r.competition_id = @id AND r.grading IS NOT NULL AND t.stage IN (${stagesSql}) AND ${countedSql}
+      GROUP BY 1, 2, 3`,
+    )
+    .raw();
+
   function latestOf(competitionId: string): JudgeRow | null {
     return (latest.get(competitionId) as JudgeRow | undefined) ?? null;
   }
@@ -38,6 +62,27 @@ export function judgesRepo(db: Db) {
     /** The configuration with this digest, if the competition ever held it. */
     get: (competitionId: string, digest: string) =>
       (byDigest.get(competitionId, digest) as JudgeRow | undefined) ?? null,
+    /** The criteria of the tasks in `stages`, and the counted runs' verdicts on them (SPEC 12). */
+    stabilityInput(
+      competitionId: string,
+      stages: readonly string[],
+    ): { criteria: ReportCriterion[]; tallies: CriterionTally[] } {
+      const params = { id: competitionId, stages: JSON.stringify(stages) };
+      const criteria = (reportCriteria.all(params) as [string, string, ReportCriterion['type'], string | null][]).map(
+        ([taskId, id, type, change]) => ({ taskId, id, type, change }),
+      );
+      const tallies = (reportTallies.all(params) as [string, string | null, string, number, number, number][]).map(
+        ([taskId, hotkey, criterionId, verdicts, met, split]) => ({
+          taskId,
+          criterionId,
+          hotkey,
+          verdicts,
+          met,
+          split,
+        }),
+      );
+      return { criteria, tallies };
+    },
     /** Sets a new version, in force from now, and recounts the runs under it. */
     record(competitionId: string, document: string, digest: string, w: TokenWeights): JudgeRow {
       return db.transaction(() => {
