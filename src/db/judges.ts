@@ -40,15 +40,12 @@ export function judgesRepo(db: Db) {
       WHERE c.competition_id = @id AND t.stage IN (${stagesSql})`,
     )
     .raw();
-  const reportTallies = c
+  // Summed here: json_each with json_extract in SQL takes five times as long.
+  const reportGradings = c
     .prepare(
-      `SELECT r.task_id, CASE WHEN r.kind = 'baseline' THEN NULL ELSE r.miner_hotkey END,
-        json_extract(g.value, '$.criterionId'), count(*), sum(json_extract(g.value, '$.met')),
-        sum(json_extract(g.value, '$.split'))
-      FROM runs r JOIN tasks t ON t.competition_id = r.competition_id AND t.id = r.task_id,
-        json_each(r.grading) g
-      WHERE r.competition_id = @id AND r.grading IS NOT NULL AND t.stage IN (${stagesSql}) AND ${countedSql}
-      GROUP BY 1, 2, 3`,
+      `SELECT r.task_id, CASE WHEN r.kind = 'baseline' THEN NULL ELSE r.miner_hotkey END, r.grading
+      FROM runs r JOIN tasks t ON t.competition_id = r.competition_id AND t.id = r.task_id
+      WHERE r.competition_id = @id AND r.grading IS NOT NULL AND t.stage IN (${stagesSql}) AND ${countedSql}`,
     )
     .raw();
 
@@ -71,17 +68,19 @@ export function judgesRepo(db: Db) {
       const criteria = (reportCriteria.all(params) as [string, string, ReportCriterion['type'], string | null][]).map(
         ([taskId, id, type, change]) => ({ taskId, id, type, change }),
       );
-      const tallies = (reportTallies.all(params) as [string, string | null, string, number, number, number][]).map(
-        ([taskId, hotkey, criterionId, verdicts, met, split]) => ({
-          taskId,
-          criterionId,
-          hotkey,
-          verdicts,
-          met,
-          split,
-        }),
-      );
-      return { criteria, tallies };
+      const sums = new Map<string, CriterionTally>();
+      const rows = reportGradings.iterate(params) as IterableIterator<[string, string | null, string]>;
+      for (const [taskId, hotkey, grading] of rows) {
+        for (const g of JSON.parse(grading) as { criterionId: string; met: boolean; split: boolean }[]) {
+          const key = `${taskId}\u0000${g.criterionId}\u0000${hotkey ?? ''}`;
+          let t = sums.get(key);
+          if (!t) sums.set(key, (t = { taskId, criterionId: g.criterionId, hotkey, verdicts: 0, met: 0, split: 0 }));
+          t.verdicts++;
+          if (g.met) t.met++;
+          if (g.split) t.split++;
+        }
+      }
+      return { criteria, tallies: [...sums.values()] };
     },
     /** Sets a new version, in force from now, and recounts the runs under it. */
     record(competitionId: string, document: string, digest: string, w: TokenWeights): JudgeRow {
