@@ -15,6 +15,7 @@ import { runsService } from './runs.js';
 import { scoresService } from './scores/index.js';
 import { signaturesService, type SignatureOptions } from './signatures.js';
 import { snapshotsService, type Signer } from './snapshots.js';
+import { stabilityService } from './stability.js';
 import { documentScorer, type ScoreSettings } from './scoreInWorker.js';
 import { ephemeralSigner } from '../signingKey.js';
 import { tasksService } from './tasks.js';
@@ -49,6 +50,7 @@ export function createServices(store: Store, options: ServiceOptions = {}) {
     validators: validatorsService(store, audit, options.validatorSilentAfterMs),
     scores,
     coverage: coverageService(scores, store),
+    stability: stabilityService(scores, store),
     snapshots: snapshotsService(store, scores, options.signer ?? ephemeralSigner(), audit),
     score: documentScorer(options.scoring),
     changes: changesService(store),
