@@ -113,7 +113,7 @@ export function aggregateWriter(db: Db) {
  * Runs that count: not sent by a validator excluded from the competition (SPEC 10), and not graded
  * under a judge configuration other than the one in force (stale, SPEC 12).
  */
-const countedSql = `(validator_id IS NULL OR validator_id NOT IN (
+export const countedSql = `(validator_id IS NULL OR validator_id NOT IN (
     SELECT validator_id FROM competition_validators WHERE competition_id = @id AND excluded = 1))
   AND (judge_digest IS NULL OR judge_digest IS (
     SELECT digest FROM judges WHERE competition_id = @id ORDER BY version DESC LIMIT 1))`;

@@ -12,9 +12,10 @@ import { metagraphsService } from './metagraphs.js';
 import { judgesService } from './judges.js';
 import { minersService } from './miners.js';
 import { runsService } from './runs.js';
-import { scoresService } from './scores.js';
+import { scoresService } from './scores/index.js';
 import { signaturesService, type SignatureOptions } from './signatures.js';
 import { snapshotsService, type Signer } from './snapshots.js';
+import { stabilityService } from './stability.js';
 import { documentScorer, type ScoreSettings } from './scoreInWorker.js';
 import { ephemeralSigner } from '../signingKey.js';
 import { tasksService } from './tasks.js';
@@ -55,6 +56,7 @@ export function createServices(store: Store, options: ServiceOptions = {}) {
     validators: validatorsService(store, audit, options.validatorSilentAfterMs),
     scores,
     coverage: coverageService(scores, store),
+    stability: stabilityService(scores, store),
     snapshots: snapshotsService(store, scores, options.signer ?? ephemeralSigner(), audit),
     score: documentScorer(options.scoring),
     changes: changesService(store),

@@ -36,6 +36,7 @@ async function reads(t: TestApp, id: string): Promise<Record<string, string>> {
     `${base}/leaderboard`,
     `${base}/leaderboard?limit=2&offset=1`,
     `${base}/weights`,
+    `${base}/criteria/report`,
     `${base}/tasks`,
     `${base}/validators`,
     `${base}/runs?limit=1000`,

@@ -3,7 +3,7 @@
 // ETags, as before it; a write that comes while one is released, or while the release is under
 // way, is in the next read. On both engines (the store's in-memory pairs are per engine).
 import { afterEach, beforeEach, expect, it } from 'vitest';
-import { scoresService } from '../../src/services/scores.js';
+import { scoresService } from '../../src/services/scores/index.js';
 import { encodeSs58 } from '../../src/signatures/ss58.js';
 import { admin, seedCompetition, testApp, type TestApp } from '../support/app.js';
 import { prng } from '../support/prng.js';

@@ -139,7 +139,7 @@ export async function applyAggregates(
 }
 
 /** Runs that count: not sent by a validator excluded from the competition ($1), and not stale (SPEC 12). */
-const countedSql = `(validator_id IS NULL OR validator_id NOT IN (
+export const countedSql = `(validator_id IS NULL OR validator_id NOT IN (
     SELECT validator_id FROM competition_validators WHERE competition_id = $1 AND excluded))
   AND (judge_digest IS NULL OR judge_digest = (
     SELECT digest FROM judges WHERE competition_id = $1 ORDER BY version DESC LIMIT 1))`;
