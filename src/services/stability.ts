@@ -4,7 +4,7 @@
 import type { Store } from '../db/store.js';
 import { stabilityReport } from '../scoring/stabilityReport.js';
 import type { Stage } from '../scoring/types.js';
-import type { ScoresService } from './scores.js';
+import type { ScoresService } from './scores/index.js';
 
 export function stabilityService(scores: ScoresService, store: Store) {
   return {
