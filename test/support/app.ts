@@ -95,6 +95,8 @@ export async function testApp(
     door?: AppOptions['door'];
     trustProxy?: AppOptions['trustProxy'];
     validatorSilentAfterMs?: number;
+    /** SCORING_MEMORY_BUDGET_MB (src/services/residency.ts); its default when not given. */
+    memoryBudgetMb?: number;
   } = {},
 ): Promise<TestApp> {
   const engine = options.engine ?? TEST_ENGINE;
@@ -131,6 +133,7 @@ export async function testApp(
     door: options.door ?? { rateLimits: RATE_LIMITS_OFF },
     trustProxy: options.trustProxy,
     validatorSilentAfterMs: options.validatorSilentAfterMs,
+    memoryBudgetMb: options.memoryBudgetMb,
   });
   const t: TestApp = {
     app,

@@ -7,9 +7,16 @@ import type { Store } from '../../db/store.js';
 import { scoringCodeIdentity } from '../scoringCode.js';
 import type { ScoreCache } from './cache.js';
 import type { PairFilling } from './filling.js';
+import type { MemoryRelease } from './release.js';
 import type { ScoreReads } from './reads.js';
 
-export function warmStart(store: Store, cache: ScoreCache, reads: ScoreReads, filling: PairFilling) {
+export function warmStart(
+  store: Store,
+  cache: ScoreCache,
+  reads: ScoreReads,
+  filling: PairFilling,
+  memory: MemoryRelease,
+) {
   return {
     /**
      * Makes every competition's scores for its final stages, and their leaderboard, weights and
@@ -46,8 +53,9 @@ export function warmStart(store: Store, cache: ScoreCache, reads: ScoreReads, fi
         // A competition without a metagraph has no weights on chain (a 409 for whoever reads them).
         await Promise.resolve(reads.chain(c.id)).catch(() => {});
       }
-      // One competition at a time; a read of one still being filled waits for it (./cache.ts).
-      filling.start(restored);
+      // One competition at a time while they fit in the memory budget (./release.ts); a read of one
+      // still being filled waits for it (./cache.ts), one not filled reads its pairs itself.
+      filling.start(restored, memory.room);
       return { computed: all.length - restored.length, restored: restored.length };
     },
 
