@@ -3,47 +3,9 @@
 import type { Db } from './client.js';
 import { aggregateWriter } from './aggregates.js';
 import type { CriterionGrade, TokenWeights } from '../scoring/types.js';
+import type { RunFilter, RunRecord, StoredRun, StoredVote } from './rows.js';
 
-export interface StoredVote {
-  criterionId: string;
-  votes: { verdict: 'YES' | 'NO'; reason?: string; evidence?: string }[];
-}
-
-export interface RunRecord {
-  competitionId: string;
-  runId: string;
-  taskId: string;
-  kind: 'baseline' | 'miner';
-  minerHotkey: string | null;
-  validatorId: string | null;
-  attemptNo: number | null;
-  resolved: boolean;
-  tokens: { input: number; cachedInput: number | null; output: number } | null;
-  timeTakenSeconds: number | null;
-  agentSteps: number | null;
-  rubricVotes: StoredVote[] | null;
-  criteria: CriterionGrade[] | null;
-  /** The judge configuration a QnA run was graded under (SPEC 12); null (or absent) when none was named. */
-  judgeDigest?: string | null;
-  /** The answer date the validator put into the judge's prompt (ISO 8601 date). */
-  answerDate?: string | null;
-}
-
-export interface StoredRun extends RunRecord {
-  /** Storage sequence: grows with every insert and deletion in the database, never reused. */
-  seq: number;
-  createdAt: string;
-}
-
-/** Filters of a run listing (API.md 1.1); `after` is the sequence to continue from. */
-export interface RunFilter {
-  validatorId?: string;
-  minerHotkey?: string;
-  taskId?: string;
-  kind?: 'baseline' | 'miner';
-  after?: number;
-  limit: number;
-}
+export type { RunFilter, RunRecord, StoredRun, StoredVote };
 
 /** A `runs` row as either engine reads it (SQLite's booleans are 0/1). */
 export interface RunRow {

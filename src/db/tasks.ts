@@ -57,7 +57,8 @@ export interface Rubric {
   criteria: Criterion[];
 }
 
-export type TaskRow = typeof tasks.$inferSelect & { runCount: number };
+import type { TaskRow } from './rows.js';
+export type { TaskRow };
 
 /** A criterion from its row, on either engine (the columns are the same). */
 export const toCriterion = (

@@ -7,8 +7,8 @@ import type { Db } from './client.js';
 import { competitionValidators, validators } from './schema.js';
 import type { ValidatorPairRuns } from '../scoring/agreement.js';
 
-export type ValidatorRow = typeof validators.$inferSelect;
-export type ValidatorStanding = typeof competitionValidators.$inferSelect;
+import type { ValidatorRow, ValidatorStanding } from './rows.js';
+export type { ValidatorRow, ValidatorStanding };
 
 const sha256 = (s: string) => createHash('sha256').update(s).digest();
 const KEY = /^swv_([0-9a-f]{32})_([A-Za-z0-9_-]{43})$/;

@@ -2,7 +2,7 @@
 // and audited, the latest is in force. Setting one recounts the competition's runs: only QnA runs
 // graded under the configuration in force are scored (src/db/aggregates.ts).
 import { createHash } from 'node:crypto';
-import type { Store } from '../db/store.js';
+import type { Store } from '../db/contract.js';
 import type { JudgeRow } from '../db/judges.js';
 import { badRequest, notFound } from '../errors.js';
 import { canonicalJson } from '../snapshots/canonicalJson.js';

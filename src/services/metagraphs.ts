@@ -1,7 +1,7 @@
 // Metagraphs (SPEC 11): the operator records one per competition; every version is kept and
 // audited, the latest is in force. Recording one drops the competition's cached weights on chain
 // (a write event of the repository), nothing else: scores do not depend on it.
-import type { Store } from '../db/store.js';
+import type { Store } from '../db/contract.js';
 import type { MetagraphRow } from '../db/metagraphs.js';
 import { badRequest, notFound } from '../errors.js';
 import { canonicalJson } from '../snapshots/canonicalJson.js';

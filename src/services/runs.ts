@@ -1,5 +1,5 @@
 // Runs: ingesting batches, reading and deleting single runs.
-import type { Store } from '../db/store.js';
+import type { Store } from '../db/contract.js';
 import { isStaleRun, type StoredRun } from '../db/runs.js';
 import type { RunInput } from '../schemas/runs.js';
 import { forbidden, notFound } from '../errors.js';

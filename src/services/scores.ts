@@ -4,12 +4,12 @@
 // sees the old scores, and no write path has to remember to invalidate anything.
 import { isDeepStrictEqual } from 'node:util';
 import type { WriteEvent } from '../db/events.js';
-import type { Store } from '../db/store.js';
+import type { Store } from '../db/contract.js';
 import type { CompetitionSettings } from '../db/competitions.js';
 import { conflict, notFound } from '../errors.js';
 import { scoreCompetition } from '../scoring/index.js';
 import type { CompetitionInput, CompetitionScores, Stage, TaskScore } from '../scoring/types.js';
-import type { SavedScores } from '../db/savedScores.js';
+import type { SavedScores } from '../db/contract.js';
 import { leaderboardBody, leaderboardEntry, leaderboardHead, minerTaskView, weightsBody } from '../views/scores.js';
 import { chainBody } from '../views/chain.js';
 import type { Metagraph } from '../snapshots/metagraph.js';
@@ -168,8 +168,9 @@ export function scoresService(store: Store, observe: (seconds: number) => void =
 
   /** The scores of a stage set (default the competition's final stages); not found for no competition. */
   function scored(competitionId: string, stages: Stage[] | undefined): Maybe<Scored> {
-    // On PostgreSQL, first catch up with writes other processes acknowledged (src/db/store.ts).
-    if (store.sync) return store.sync(competitionId).then(() => scoredHere(competitionId, stages));
+    // On PostgreSQL, first catch up with writes other processes acknowledged (src/db/contract.ts).
+    const fresh = store.capabilities.freshness;
+    if (fresh) return fresh.sync(competitionId).then(() => scoredHere(competitionId, stages));
     return scoredHere(competitionId, stages);
   }
 
@@ -312,7 +313,7 @@ export function scoresService(store: Store, observe: (seconds: number) => void =
       const restored: CompetitionSettings[] = [];
       try {
         const saved = new Map(
-          ((await store.savedScores?.load(scoringCodeIdentity())) ?? []).map((e) => [e.competitionId, e]),
+          ((await store.capabilities.savedScores?.load(scoringCodeIdentity())) ?? []).map((e) => [e.competitionId, e]),
         );
         for (const c of all) {
           const kept = saved.get(c.id);
@@ -363,14 +364,15 @@ export function scoresService(store: Store, observe: (seconds: number) => void =
     async save(budgetMs = 3000): Promise<number> {
       stopPreparing = true;
       await prepared;
-      if (!store.savedScores) return 0;
+      const saving = store.capabilities.savedScores;
+      if (!saving) return 0;
       const deadline = performance.now() + budgetMs;
       for (const c of await store.competitions.list()) {
         if (performance.now() > deadline) break;
         await scored(c.id, undefined);
       }
       // Collected in the turn the store records what they stand for (src/db/savedScores.ts).
-      return store.savedScores.save(scoringCodeIdentity(), () => {
+      return saving.save(scoringCodeIdentity(), () => {
         const entries: SavedScores[] = [];
         for (const competitionId of cache.keys()) {
           const s = finalInHand(competitionId);
@@ -437,7 +439,7 @@ export function scoresService(store: Store, observe: (seconds: number) => void =
       // is not done here as well: where the database does not answer, the router's read would then
       // wait a second time, and the 503 would come later than DATABASE_TIMEOUT_MS promises
       // (test/reliability/pgOutage.test.ts).
-      if (store.sync) return undefined;
+      if (store.capabilities.freshness) return undefined;
       if (!finalInHand(competitionId)) return undefined;
       const body = api[read](competitionId);
       return body instanceof Promise ? undefined : body;

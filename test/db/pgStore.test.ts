@@ -13,7 +13,7 @@ import { createPool } from '../../src/db/pg/client.js';
 import { createPgStore } from '../../src/db/pg/store.js';
 import { createRepos, type Repos } from '../../src/db/repos.js';
 import type { RunRecord, StoredRun } from '../../src/db/runs.js';
-import type { Store } from '../../src/db/store.js';
+import type { Store } from '../../src/db/contract.js';
 import type { TaskRecord } from '../../src/db/tasks.js';
 import { DomainError } from '../../src/errors.js';
 import type { CriterionGrade, Stage, TokenWeights } from '../../src/scoring/types.js';
