@@ -2,7 +2,7 @@
 // declarations (src/db/schema.ts, src/db/pg/schema.ts), which test/db/pgSchema.test.ts keeps equal.
 // The rest of the contract's types stand beside the SQLite repository that first needed them
 // (tasks, snapshots...): plain interfaces with no engine in them. src/db/contract.ts gathers them.
-import type { CriterionGrade } from '../scoring/types.js';
+import type { Complexity, Criterion, CriterionGrade, Polarity, Stage } from '../scoring/types.js';
 
 export interface MinerRow {
   competitionId: string;
@@ -108,4 +108,43 @@ export interface RunFilter {
   kind?: 'baseline' | 'miner';
   after?: number;
   limit: number;
+}
+
+export type TaskType = 'swebench_verified' | 'swe_atlas_qna';
+
+export interface CriterionRecord {
+  id: string;
+  title: string;
+  type: Polarity;
+  importance: string;
+  originalTitle: string;
+  change: string | null;
+}
+
+export interface QnaMeta {
+  prompt: string;
+  referenceAnswer: string;
+  repositoryUrl: string;
+  repositoryBaseCommit: string;
+  language: string;
+  category: string;
+  dockerImage: string;
+}
+
+export interface TaskRecord {
+  id: string;
+  type: TaskType;
+  stage: Stage;
+  complexity: Complexity | null;
+  plannedRuns: number | null;
+  qna: QnaMeta | null;
+  rubric: CriterionRecord[];
+  /** Sent without QnA content: an existing task of the same type keeps its stored content. */
+  keepContent?: boolean;
+}
+
+/** What run ingestion needs of a task. */
+export interface Rubric {
+  type: string;
+  criteria: Criterion[];
 }
