@@ -25,14 +25,12 @@ import type { AuditEntry, NewAuditEntry } from './audit.js';
 import type { CompetitionSettings, CompetitionUpsert } from './competitions.js';
 import type { WriteEvent, WriteListener } from './events.js';
 import type { CriterionExportRow, RunExportRow, TaskExportRow } from './exports.js';
-import type { JudgeRow } from './judges.js';
-import type { MetagraphRow } from './metagraphs.js';
-import type { CriterionRow, MinerRow, TaskRow, ValidatorRow, ValidatorStanding } from './rows.js';
+import type { CriterionRow, MinerRow, TaskRow, ValidatorRow, ValidatorStanding, VersionedDocument } from './rows.js';
 import type { RunFilter, RunRecord, StoredRun } from './rows.js';
 import type { InputRunRow, SigningKeyRow, SnapshotRow } from './snapshots.js';
 import type { Rubric, TaskRecord } from './tasks.js';
 
-export type { CriterionRow, MinerRow, TaskRow, ValidatorRow, ValidatorStanding } from './rows.js';
+export type { VersionedDocument } from './rows.js';
 
 export type Engine = 'sqlite' | 'postgres';
 
@@ -180,18 +178,18 @@ export interface ExportsRepo {
 
 export interface MetagraphsRepo {
   /** The metagraph in force: the one recorded last; null when none is. */
-  latest(competitionId: string): Promise<MetagraphRow | null>;
+  latest(competitionId: string): Promise<VersionedDocument | null>;
   /** Records a new version, in force from now; the ones before stay. */
-  record(competitionId: string, document: string, digest: string): Promise<MetagraphRow>;
+  record(competitionId: string, document: string, digest: string): Promise<VersionedDocument>;
 }
 
 export interface JudgesRepo {
   /** The configuration in force: the one set last; null when none is. */
-  latest(competitionId: string): Promise<JudgeRow | null>;
+  latest(competitionId: string): Promise<VersionedDocument | null>;
   /** The configuration with this digest, if the competition ever held it. */
-  get(competitionId: string, digest: string): Promise<JudgeRow | null>;
+  get(competitionId: string, digest: string): Promise<VersionedDocument | null>;
   /** Sets a new version, in force from now, and recounts the runs under it. */
-  record(competitionId: string, document: string, digest: string, w: TokenWeights): Promise<JudgeRow>;
+  record(competitionId: string, document: string, digest: string, w: TokenWeights): Promise<VersionedDocument>;
 }
 
 export interface AggregatesRepo {

@@ -148,3 +148,13 @@ export interface Rubric {
   type: string;
   criteria: Criterion[];
 }
+
+/** One version of a document kept per competition (a judge configuration, a metagraph). */
+export interface VersionedDocument {
+  competitionId: string;
+  version: number;
+  recordedAt: string;
+  /** Canonical JSON (RFC 8785) of the document. */
+  document: string;
+  digest: string;
+}

@@ -14,17 +14,9 @@ import {
 } from '../snapshots/metagraph.js';
 import type { AuditService } from './audit.js';
 import type { Principal } from './principal.js';
+import { noVersion, versionedView } from './versionedDocuments.js';
 
-/** A stored metagraph as the API shows it. */
-export function metagraphView(row: MetagraphRow) {
-  return {
-    competitionId: row.competitionId,
-    version: row.version,
-    recordedAt: row.recordedAt,
-    digest: row.digest,
-    ...(JSON.parse(row.document) as Metagraph),
-  };
-}
+const metagraphView = (row: MetagraphRow) => versionedView<Metagraph>(row);
 
 export function metagraphsService(store: Store, audit: AuditService) {
   return {
@@ -59,8 +51,7 @@ export function metagraphsService(store: Store, audit: AuditService) {
     async get(competitionId: string) {
       const row = await store.metagraphs.latest(competitionId);
       if (row) return metagraphView(row);
-      if (!(await store.competitions.get(competitionId))) throw notFound(`competition ${competitionId} does not exist`);
-      throw notFound(`competition ${competitionId} has no metagraph; PUT one to …/metagraph`);
+      return noVersion(store, competitionId, `competition ${competitionId} has no metagraph; PUT one to …/metagraph`);
     },
   };
 }
