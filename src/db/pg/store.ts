@@ -1,5 +1,5 @@
 // The Store (src/db/contract.ts) over PostgreSQL: the repositories of src/db/pg/, each answering what
-// its SQLite twin in src/db/*.ts answers (test/db/pgStore.test.ts holds them together).
+// its SQLite twin in src/db/*.ts answers (test/db/pgStore/ holds them together).
 //
 // A transaction takes a client of the pool. Scoped to a competition, it first bumps the
 // competition's row in competition_versions: the row lock makes the competition's writers take
