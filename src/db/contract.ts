@@ -7,8 +7,9 @@
 // outer one. Write events (src/db/events.ts) are told to `listeners` after the transaction commits,
 // in the order the writes made them; a transaction that rolls back tells nothing.
 //
-// Database failures reach callers as the domain errors of src/errors.ts (a database that does not
-// answer is a 503 `databaseUnavailable`): each store maps its driver's errors itself.
+// A database that does not answer reaches callers as a domain error of src/errors.ts (a 503
+// `databaseUnavailable`), mapped inside the store that can meet it (PostgreSQL's, src/db/pg/context.ts):
+// nothing above src/db knows an engine's errors.
 //
 // What only one engine can do is a capability (`store.capabilities`): an optional object with an
 // interface of its own, never the engine's handle.
