@@ -3,7 +3,7 @@ import os from 'node:os';
 import { parseArgs } from 'node:util';
 import { SIZES, type SizeName } from './generate.js';
 import type { ServerBuild } from './launch.js';
-import type { Engine } from '../src/db/store.js';
+import type { Engine } from '../src/db/contract.js';
 
 const ALIASES: Record<string, SizeName> = { '1x': 'reference', '4x': 'large' };
 

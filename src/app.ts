@@ -5,7 +5,7 @@ import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastif
 import { serializerCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { Db } from './db/client.js';
 import { createSqliteStore } from './db/sqlite/store.js';
-import type { Store } from './db/store.js';
+import type { Store } from './db/contract.js';
 import { createServices, type Services } from './services/index.js';
 import type { SignatureOptions } from './services/signatures.js';
 import type { ScoreSettings } from './services/scoreInWorker.js';

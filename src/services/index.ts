@@ -1,6 +1,6 @@
 // Every service over one set of repositories. Services take plain dependencies and know nothing
 // of HTTP: routes call them, and so do the command-line tools.
-import type { Store } from '../db/store.js';
+import type { Store } from '../db/contract.js';
 import { auditService } from './audit.js';
 import { changesService } from './changes.js';
 import { competitionsService } from './competitions.js';

@@ -7,7 +7,7 @@ import { buildApp, type AppOptions } from '../../src/app.js';
 import { openDatabase, type Db } from '../../src/db/client.js';
 import { openPostgresStore } from '../../src/db/pg/open.js';
 import { createSqliteStore } from '../../src/db/sqlite/store.js';
-import type { Engine, Store } from '../../src/db/store.js';
+import type { Engine, Store } from '../../src/db/contract.js';
 import type { Json } from './json.js';
 import type { SignatureOptions } from '../../src/services/signatures.js';
 import { dumpAll, tableRows, type Rows } from './dbDump.js';

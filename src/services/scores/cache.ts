@@ -4,7 +4,7 @@
 // path has to remember to invalidate anything. What is kept beside the scores (their bodies,
 // ./keptBodies.ts) is dropped with them through `onDrop`, the one path from a write to every cache.
 import type { CompetitionSettings } from '../../db/competitions.js';
-import type { Store } from '../../db/store.js';
+import type { Store } from '../../db/contract.js';
 import { notFound } from '../../errors.js';
 import type { CompetitionInput, CompetitionScores, Stage } from '../../scoring/types.js';
 import type { LeaderboardPages } from '../leaderboardPages.js';
@@ -165,8 +165,9 @@ export function scoreCache(store: Store, filling: PairFilling, observe: (seconds
 
     /** The scores of a stage set (default the competition's final stages); not found for no competition. */
     scored(competitionId: string, stages: Stage[] | undefined): Maybe<Scored> {
-      // On PostgreSQL, first catch up with writes other processes acknowledged (src/db/store.ts).
-      if (store.sync) return store.sync(competitionId).then(() => scoredHere(competitionId, stages));
+      // On PostgreSQL, first catch up with writes other processes acknowledged (src/db/contract.ts, capability freshness).
+      const fresh = store.capabilities.freshness;
+      if (fresh) return fresh.sync(competitionId).then(() => scoredHere(competitionId, stages));
       return scoredHere(competitionId, stages);
     },
 

@@ -3,7 +3,7 @@
 // competition's input while its pairs are being filled waits for them rather than reading every
 // pair at once (./cache.ts `loadInput`).
 import type { CompetitionSettings } from '../../db/competitions.js';
-import type { Store } from '../../db/store.js';
+import type { Store } from '../../db/contract.js';
 
 export function pairFilling(store: Store) {
   const preparing = new Map<string, Promise<void>>();

@@ -8,7 +8,7 @@
 //   warmStart.ts   saved scores at shutdown, restored or computed at start
 //   filling.ts     the background fill of restored competitions' in-memory pairs
 //   release.ts     competitions not used for a while give their state back, beyond the memory budget
-import type { Store } from '../../db/store.js';
+import type { Store } from '../../db/contract.js';
 import { scoreCache } from './cache.js';
 import { pairFilling } from './filling.js';
 import { freshScores } from './fresh.js';

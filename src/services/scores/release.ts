@@ -4,7 +4,7 @@
 // scores, as scores restored at a start (./cache.ts `release`): the leaderboard and weights answer
 // from them as before, the rest reads the input again. Not while a computation of its scores or a
 // fill of its pairs (./filling.ts) is under way; a write meanwhile drops the entry as usual.
-import type { Store } from '../../db/store.js';
+import type { Store } from '../../db/contract.js';
 import { PAIR_BYTES, residency } from '../residency.js';
 import type { ScoreCache } from './cache.js';
 import type { PairFilling } from './filling.js';

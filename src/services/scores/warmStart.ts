@@ -2,8 +2,8 @@
 // the server listens, so the first reads after a deploy answer from memory.
 import type { WriteEvent } from '../../db/events.js';
 import type { CompetitionSettings } from '../../db/competitions.js';
-import type { SavedScores } from '../../db/savedScores.js';
-import type { Store } from '../../db/store.js';
+import type { SavedScores } from '../../db/contract.js';
+import type { Store } from '../../db/contract.js';
 import { scoringCodeIdentity } from '../scoringCode.js';
 import type { ScoreCache } from './cache.js';
 import type { PairFilling } from './filling.js';
@@ -35,7 +35,7 @@ export function warmStart(
       const restored: CompetitionSettings[] = [];
       try {
         const saved = new Map(
-          ((await store.savedScores?.load(scoringCodeIdentity())) ?? []).map((e) => [e.competitionId, e]),
+          ((await store.capabilities.savedScores?.load(scoringCodeIdentity())) ?? []).map((e) => [e.competitionId, e]),
         );
         for (const c of all) {
           const kept = saved.get(c.id);
@@ -79,14 +79,15 @@ export function warmStart(
      */
     async save(budgetMs = 3000): Promise<number> {
       await filling.stop();
-      if (!store.savedScores) return 0;
+      const saving = store.capabilities.savedScores;
+      if (!saving) return 0;
       const deadline = performance.now() + budgetMs;
       for (const c of await store.competitions.list()) {
         if (performance.now() > deadline) break;
         await cache.scored(c.id, undefined);
       }
       // Collected in the turn the store records what they stand for (src/db/savedScores.ts).
-      return store.savedScores.save(scoringCodeIdentity(), () => {
+      return saving.save(scoringCodeIdentity(), () => {
         const entries: SavedScores[] = [];
         for (const competitionId of cache.competitionIds()) {
           const s = cache.finalInHand(competitionId);
