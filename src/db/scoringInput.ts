@@ -99,7 +99,7 @@ export function scoringInputRepo(db: Db) {
     // writes are in the changed set already): read them, and leave the mirror as it is, since the
     // transaction may roll back. Without a mirror, read every row and keep nothing. A snapshot
     // reads its scores so, which is why it takes the kept scores when they come from its very
-    // input (src/services/scores.ts, `fresh`): a whole read holds the event loop.
+    // input (src/services/scores/fresh.ts): a whole read holds the event loop.
     if (c.inTransaction)
       return current && changed
         ? current.pairs.withChanges(reread(competitionId, changed))
@@ -159,6 +159,21 @@ export function scoringInputRepo(db: Db) {
     ): { tasks: ScoringTask[]; miners: ScoringMiner[]; minerTasks: MinerTaskSummary[] } {
       const minerTasks = (ownPairs.all(competitionId, hotkey) as unknown[][]).map((r) => minerTaskEntry(r, w));
       return { ...tasksAndMiners(competitionId, w), minerTasks };
+    },
+
+    /** Pairs held in memory for the competition (its mirror, or the one being filled): what `release` gives back. */
+    held(competitionId: string): number {
+      return (mirrors.get(competitionId) ?? building.get(competitionId))?.pairs.size ?? 0;
+    },
+
+    /**
+     * Drops the competition's in-memory pairs (src/services/residency.ts); its next load reads
+     * every row, as the first one did. A fill under way (`prepare`) stops at its next step.
+     */
+    release(competitionId: string): void {
+      mirrors.delete(competitionId);
+      const filling = building.get(competitionId);
+      if (filling) filling.changed = null;
     },
 
     /** The scoring input; the returned arrays are shared between reads and must not be mutated. */

@@ -8,7 +8,8 @@
 //
 // How a write reaches these bytes: the store's write event drops the competition's scores
 // (src/services/scores/cache.ts), which then calls `drop` here (`onDrop`); the dropped version's
-// bodies go with it. Nothing else invalidates them.
+// bodies go with it. Nothing else invalidates them. A competition that gives its state back
+// (src/services/scores/release.ts, which counts these bytes through `bytes`) drops them the same way.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { RankedList, View } from '../services/scores/views.js';
 import { Settled, chain, type Maybe } from '../services/settled.js';
@@ -25,12 +26,20 @@ export function viewBodies(budgetBytes = KEPT_BODY_BYTES) {
   const byVersion = new WeakMap<object, Map<string, Settled<Body>>>();
   /** A ranked list's whole body and pages, per version. */
   const lists = new WeakMap<object, Maybe<LeaderboardPages>>();
+  /** The versions with bodies made, per competition, until its `drop`: what `bytes` counts. */
+  const versions = new Map<string, Set<object>>();
+  function made(view: View): void {
+    let held = versions.get(view.competitionId);
+    if (!held) versions.set(view.competitionId, (held = new Set()));
+    held.add(view.version);
+  }
 
   function list(view: View & { page: NonNullable<View['page']> }): Maybe<Body> {
     let pages = lists.get(view.version);
     if (!pages) {
       pages = chain(view.value() as Maybe<RankedList>, ({ head, entries }) => leaderboardPages(head, entries));
       lists.set(view.version, pages);
+      made(view);
       if (pages instanceof Promise) {
         const made = pages;
         made.then(
@@ -46,7 +55,10 @@ export function viewBodies(budgetBytes = KEPT_BODY_BYTES) {
   function body(view: View): Maybe<Body> {
     if (view.page) return list(view as View & { page: NonNullable<View['page']> });
     let bodies = byVersion.get(view.version);
-    if (!bodies) byVersion.set(view.version, (bodies = new Map<string, Settled<Body>>()));
+    if (!bodies) {
+      byVersion.set(view.version, (bodies = new Map<string, Settled<Body>>()));
+      made(view);
+    }
     const owner = bodies;
     const { key } = view;
     let kept = owner.get(key);
@@ -82,9 +94,30 @@ export function viewBodies(budgetBytes = KEPT_BODY_BYTES) {
       const made = chain(pending, body);
       return sendBody(request, reply, made);
     },
-    /** Drops the budgeted bodies of a competition whose scores a write dropped. */
+    /**
+     * Bytes of the bodies made from a competition's scores and kept: each body, the leaderboard's
+     * entries and pages (./leaderboardPages.ts `bytes`); 0 after its `drop` until the next read.
+     */
+    bytes(competitionId: string): number {
+      let n = 0;
+      for (const version of versions.get(competitionId) ?? []) {
+        for (const kept of byVersion.get(version)?.values() ?? []) {
+          const b = kept.get();
+          if (!(b instanceof Promise)) n += b.bytes.length;
+        }
+        const pages = lists.get(version);
+        if (pages !== undefined && !(pages instanceof Promise)) n += pages.bytes();
+      }
+      return n;
+    },
+    /** Drops a competition's bodies: a write or a release dropped the scores they are made from. */
     drop(competitionId: string): void {
       recent.drop(competitionId);
+      for (const version of versions.get(competitionId) ?? []) {
+        byVersion.delete(version);
+        lists.delete(version);
+      }
+      versions.delete(competitionId);
     },
   };
 }

@@ -4,7 +4,7 @@
 import { createHash } from 'node:crypto';
 import { setImmediate } from 'node:timers/promises';
 import type { CompetitionSettings } from '../db/competitions.js';
-import type { Store } from '../db/store.js';
+import type { Store } from '../db/contract.js';
 import type { JudgeInput } from '../schemas/judge.js';
 import { ascending } from '../scoring/index.js';
 import type { CompetitionInput, Stage } from '../scoring/types.js';

@@ -2,7 +2,7 @@
 // hash chain per competition and signed with the server's Ed25519 key. Anyone can recompute a
 // snapshot's leaderboard and weights from its input with `swe-scoring verify`.
 import { Readable } from 'node:stream';
-import type { Store } from '../db/store.js';
+import type { Store } from '../db/contract.js';
 import { conflict, notFound } from '../errors.js';
 import { RULES_VERSION } from '../scoring/index.js';
 import type { Stage } from '../scoring/types.js';

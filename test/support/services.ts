@@ -4,7 +4,7 @@
 import { openDatabase } from '../../src/db/client.js';
 import { openPostgresStore } from '../../src/db/pg/open.js';
 import { createSqliteStore } from '../../src/db/sqlite/store.js';
-import type { Store } from '../../src/db/store.js';
+import type { Store } from '../../src/db/contract.js';
 import { RunInputSchema } from '../../src/schemas/runs.js';
 import { TaskInputSchema } from '../../src/schemas/tasks.js';
 import { CompetitionInputSchema } from '../../src/schemas/competitions.js';

@@ -5,7 +5,7 @@
 // response bytes, src/http/viewBodies.ts) is dropped with them through `onDrop`: the one path
 // from a write to every cache is the store's write event, then this cache, then its listeners.
 import type { CompetitionSettings } from '../../db/competitions.js';
-import type { Store } from '../../db/store.js';
+import type { Store } from '../../db/contract.js';
 import { notFound } from '../../errors.js';
 import type { CompetitionInput, CompetitionScores, Stage } from '../../scoring/types.js';
 import { chain, Settled, type Maybe } from '../settled.js';
@@ -50,7 +50,12 @@ export function scoreCache(store: Store, filling: PairFilling, observe: (seconds
     { competition: Settled<CompetitionSettings>; byStages: Map<string, Settled<Scored>> }
   >();
   const dropped: ((competitionId: string) => void)[] = [];
+  const used: ((competitionId: string) => void)[] = [];
+  const use = (competitionId: string) => {
+    for (const f of used) f(competitionId);
+  };
   store.listeners.add((event) => {
+    use(event.competitionId);
     for (const s of cache.get(event.competitionId)?.byStages.values() ?? []) {
       const value = s.get();
       if (!(value instanceof Promise)) value.stale = true;
@@ -94,6 +99,7 @@ export function scoreCache(store: Store, filling: PairFilling, observe: (seconds
   }
 
   function scoredHere(competitionId: string, stages: Stage[] | undefined): Maybe<Scored> {
+    use(competitionId);
     return chain(settings(competitionId), ({ entry, competition }) => {
       const chosen = stages ?? competition.finalStages;
       const key = chosen.join(',');
@@ -108,16 +114,40 @@ export function scoreCache(store: Store, filling: PairFilling, observe: (seconds
     });
   }
 
-  return {
-    /** Registers what to drop when a write drops a competition's scores (after they are dropped). */
+  const api = {
+    /** Registers what to drop when a write or a release (`release`) drops a competition's scores (after they are dropped). */
     onDrop(f: (competitionId: string) => void): void {
       dropped.push(f);
     },
 
+    /** Registers what to tell of every read and write of a competition (./release.ts). */
+    onUse(f: (competitionId: string) => void): void {
+      used.push(f);
+    },
+
+    /**
+     * Drops a competition's entry but its final scores, which stay as scores restored at a start
+     * do (`restore`), and what `onDrop` keeps beside them; false, leaving everything, while its
+     * settings or a computation of its scores is under way.
+     */
+    release(competitionId: string): boolean {
+      const entry = cache.get(competitionId);
+      if (!entry) return true;
+      const competition = entry.competition.get();
+      if (competition instanceof Promise) return false;
+      for (const s of entry.byStages.values()) if (s.get() instanceof Promise) return false;
+      const final = api.finalInHand(competitionId);
+      cache.delete(competitionId);
+      for (const f of dropped) f(competitionId);
+      if (final && !final.stale) api.restore(competition, final.scores);
+      return true;
+    },
+
     /** The scores of a stage set (default the competition's final stages); not found for no competition. */
     scored(competitionId: string, stages: Stage[] | undefined): Maybe<Scored> {
-      // On PostgreSQL, first catch up with writes other processes acknowledged (src/db/store.ts).
-      if (store.sync) return store.sync(competitionId).then(() => scoredHere(competitionId, stages));
+      // On PostgreSQL, first catch up with writes other processes acknowledged (src/db/contract.ts, capability freshness).
+      const fresh = store.capabilities.freshness;
+      if (fresh) return fresh.sync(competitionId).then(() => scoredHere(competitionId, stages));
       return scoredHere(competitionId, stages);
     },
 
@@ -166,6 +196,7 @@ export function scoreCache(store: Store, filling: PairFilling, observe: (seconds
       cache.set(competition.id, { competition: new Settled(Promise.resolve(competition)), byStages });
     },
   };
+  return api;
 }
 
 export type ScoreCache = ReturnType<typeof scoreCache>;

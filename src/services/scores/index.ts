@@ -7,23 +7,35 @@
 //   fresh.ts       scores of an input a snapshot read itself
 //   warmStart.ts   saved scores at shutdown, restored or computed at start
 //   filling.ts     the background fill of restored competitions' in-memory pairs
-import type { Store } from '../../db/store.js';
+//   release.ts     competitions not used for a while give their state back, beyond the memory budget
+import type { Store } from '../../db/contract.js';
 import { scoreCache } from './cache.js';
 import { pairFilling } from './filling.js';
 import { freshScores } from './fresh.js';
+import { memoryRelease } from './release.js';
+import { DEFAULT_MEMORY_BUDGET_MB } from '../residency.js';
 import { scoreReads } from './reads.js';
 import { warmStart } from './warmStart.js';
 
-export function scoresService(store: Store, observe: (seconds: number) => void = () => {}) {
+export function scoresService(
+  store: Store,
+  observe: (seconds: number) => void = () => {},
+  memoryBudgetBytes = DEFAULT_MEMORY_BUDGET_MB * 1024 * 1024,
+  /** Bytes kept beside a competition's scores where its reads are made into bytes (src/http/viewBodies.ts `bytes`). */
+  bodyBytes: (competitionId: string) => number = () => 0,
+) {
   const filling = pairFilling(store);
   const cache = scoreCache(store, filling, observe);
   const reads = scoreReads(store, cache);
+  const memory = memoryRelease(store, cache, filling, memoryBudgetBytes, bodyBytes);
   return {
     ...reads,
-    ...warmStart(store, cache, reads, filling),
+    ...warmStart(store, cache, reads, filling, memory),
     fresh: freshScores(cache, observe),
-    /** Tells `f` of each competition whose scores a write dropped, after they are dropped. */
+    /** Tells `f` of each competition whose scores a write or a release dropped, after they are dropped. */
     onDrop: (f: (competitionId: string) => void) => cache.onDrop(f),
+    sweep: memory.sweep,
+    close: memory.close,
   };
 }
 

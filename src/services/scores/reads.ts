@@ -2,7 +2,7 @@
 // validators and views made from the input (coverage), each from the kept scores (./cache.ts).
 // Each returns a view (./views.ts); the HTTP layer makes and keeps its bytes.
 import type { CompetitionSettings } from '../../db/competitions.js';
-import type { Store } from '../../db/store.js';
+import type { Store } from '../../db/contract.js';
 import { conflict, notFound } from '../../errors.js';
 import type { CompetitionInput, Stage } from '../../scoring/types.js';
 import type { Metagraph } from '../../snapshots/metagraph.js';
@@ -108,7 +108,7 @@ export function scoreReads(store: Store, cache: ScoreCache) {
       // is not done here as well: where the database does not answer, the router's read would then
       // wait a second time, and the 503 would come later than DATABASE_TIMEOUT_MS promises
       // (test/reliability/pgOutage.test.ts).
-      if (store.sync) return undefined;
+      if (store.capabilities.freshness) return undefined;
       if (!cache.finalInHand(competitionId)) return undefined;
       const found = reads[read](competitionId);
       return found instanceof Promise ? undefined : found;
