@@ -143,6 +143,25 @@ it('releases the least recently used competition, whose reads then answer the sa
   expect(await reads('alpha')).toEqual(alpha);
 });
 
+it("counts the bytes made from a competition's scores, and lets them go with its release", async () => {
+  const before = await reads('alpha');
+  await reads('beta');
+  expect(t.app.views.bytes('alpha')).toBeGreaterThan(before['/v1/competitions/alpha/leaderboard']!.body.length);
+  await sweep('beta');
+  expect(t.app.views.bytes('alpha')).toBe(0);
+  expect(t.app.views.bytes('beta')).toBeGreaterThan(0);
+  // Its leaderboard made again from the final scores it kept, with no pairs held: those bytes
+  // alone count, and the next sweep releases it for them.
+  const url = '/v1/competitions/alpha/leaderboard';
+  expect((await t.app.inject({ method: 'GET', url })).body).toBe(before[url]!.body);
+  expect(await t.store.scoringInput.held('alpha')).toBe(0);
+  expect(t.app.views.bytes('alpha')).toBeGreaterThan(0);
+  await sweep('beta');
+  expect(t.app.views.bytes('alpha')).toBe(0);
+  expect(await reads('alpha')).toEqual(before);
+  expect(t.app.views.bytes('alpha')).toBeGreaterThan(0);
+});
+
 it('keeps the leaderboard and weights of a released competition: no computation to answer them', async () => {
   const before = await reads('alpha');
   await reads('beta');
