@@ -77,9 +77,12 @@ export function judgesRepo(db: Db) {
     /** The criteria of the tasks in `stages` (SPEC 12). */
     stabilityCriteria(competitionId: string, stages: readonly string[]): ReportCriterion[] {
       const rows = reportCriteria.all({ id: competitionId, stages: JSON.stringify(stages) });
-      return (rows as [string, string, ReportCriterion['type'], string | null][]).map(
-        ([taskId, id, type, change]) => ({ taskId, id, type, change }),
-      );
+      return (rows as [string, string, ReportCriterion['type'], string | null][]).map(([taskId, id, type, change]) => ({
+        taskId,
+        id,
+        type,
+        change,
+      }));
     },
     /**
      * The counted runs' verdicts on the criteria of the tasks in `stages` (SPEC 12), a page of
@@ -105,7 +108,8 @@ export function judgesRepo(db: Db) {
             for (const g of JSON.parse(grading) as { criterionId: string; met: boolean; split: boolean }[]) {
               const key = `${taskId}\u0000${g.criterionId}\u0000${hotkey ?? ''}`;
               let t = sums.get(key);
-              if (!t) sums.set(key, (t = { taskId, criterionId: g.criterionId, hotkey, verdicts: 0, met: 0, split: 0 }));
+              if (!t)
+                sums.set(key, (t = { taskId, criterionId: g.criterionId, hotkey, verdicts: 0, met: 0, split: 0 }));
               t.verdicts++;
               if (g.met) t.met++;
               if (g.split) t.split++;
