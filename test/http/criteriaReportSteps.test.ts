@@ -1,7 +1,8 @@
 // GET …/criteria/report over a competition with more graded runs than one step of the store's scan
 // reads (src/db/judges.ts, 1,024 runs a step on SQLite): the verdicts summed over every step equal
 // those computed here from the votes sent; on SQLite the report's first read gives the event loop
-// a turn per step, so other requests go on meanwhile; and a judge set while the verdicts are being
+// a turn per step, so other requests go on meanwhile, and concurrent first reads share one scan;
+// and a judge set while the verdicts are being
 // read never leaves a mix of the runs counted before and after it.
 import { readFileSync } from 'node:fs';
 import { afterEach, beforeEach, expect, it } from 'vitest';
@@ -149,6 +150,22 @@ it('sums every step of the scan, and on SQLite lets the event loop turn a step a
   }));
   expect(pooled).toEqual(all);
   expect(Object.keys(res.body.groups[0].miners)).toEqual(MINERS);
+
+  // Concurrent first reads after a write share one scan.
+  const judges = t.store.judges;
+  const scan = judges.stabilityTallies.bind(judges);
+  let scans = 0;
+  judges.stabilityTallies = (...args) => {
+    scans += 1;
+    return scan(...args);
+  };
+  await t.call({ method: 'DELETE', url: '/v1/competitions/c/runs/r1', headers: admin });
+  const reads = await Promise.all(
+    [1, 2, 3].map(() => t.call({ method: 'GET', url: '/v1/competitions/c/criteria/report' })),
+  );
+  expect(scans).toBe(1);
+  expect(reads.map((r) => r.body)).toEqual([reads[0]!.body, reads[0]!.body, reads[0]!.body]);
+  expect(reads[0]!.body).not.toEqual(res.body);
 });
 
 it('never mixes the runs counted before and after a judge set while the verdicts are read', async () => {
