@@ -2,8 +2,7 @@
 // ones. Its input is read from the store (a scan of the graded runs) once per scoring input, that
 // is until a write, and its body is kept with the scores like every score read. The scan comes in
 // steps and the verdicts are summed a slice at a time, a turn of the event loop between each, so
-// other requests go on meanwhile: at the reference competition the first read after a write is
-// about a second of work.
+// other requests go on meanwhile.
 import type { Store } from '../db/store.js';
 import { stabilitySums } from '../scoring/stabilityReport.js';
 import type { Stage } from '../scoring/types.js';
