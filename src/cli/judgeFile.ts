@@ -3,7 +3,7 @@
 // (fixtures/swe-atlas-qna/judge.json). A configuration already in force is left as it is, so a
 // repeated import adds no version.
 import { existsSync, readFileSync } from 'node:fs';
-import type { Store } from '../db/store.js';
+import type { Store } from '../db/contract.js';
 import { JudgeInputSchema, type JudgeInput } from '../schemas/judge.js';
 import { auditService } from '../services/audit.js';
 import { judgeDigest, judgesService } from '../services/judges.js';

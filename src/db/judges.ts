@@ -1,37 +1,23 @@
-// Judge configurations set per competition (SPEC 12), every version kept; the highest is in
-// force. Setting one rebuilds the competition's aggregates: only QnA runs graded under the
-// configuration in force count (src/db/aggregates.ts), so a change makes the others stale and a
-// return to their digest counts them again.
+// Judge configurations set per competition (SPEC 12), versioned documents
+// (src/db/versionedDocuments.ts). Setting one rebuilds the competition's aggregates: only QnA runs
+// graded under the configuration in force count (src/db/aggregates.ts), so a change makes the
+// others stale and a return to their digest counts them again.
 import type { Db } from './client.js';
 import { countedSql, rebuildAggregates } from './aggregates.js';
 import { writeListeners, type WriteEvent } from './events.js';
 import type { TokenWeights } from '../scoring/types.js';
 import type { CriterionTally, ReportCriterion } from '../scoring/stabilityReport.js';
+import type { VersionedDocument } from './rows.js';
+import { versionedDocuments } from './versionedDocuments.js';
+
+export type JudgeRow = VersionedDocument;
 
 /** Runs per step of `stabilityTallies`: a step holds the event loop a few milliseconds. */
 const PAGE_RUNS = 1024;
 
-export interface JudgeRow {
-  competitionId: string;
-  version: number;
-  recordedAt: string;
-  /** Canonical JSON (RFC 8785) of the configuration. */
-  document: string;
-  digest: string;
-}
-
 export function judgesRepo(db: Db) {
   const c = db.$client;
-  const columns = 'competition_id AS competitionId, version, recorded_at AS recordedAt, document, digest';
-  const latest = c.prepare(`SELECT ${columns} FROM judges WHERE competition_id = ? ORDER BY version DESC LIMIT 1`);
-  const byDigest = c.prepare(
-    `SELECT ${columns} FROM judges WHERE competition_id = ? AND digest = ? ORDER BY version DESC LIMIT 1`,
-  );
-  const insert = c.prepare(
-    `INSERT INTO judges (competition_id, version, document, digest)
-    VALUES (@competitionId, coalesce((SELECT max(version) FROM judges WHERE competition_id = @competitionId), 0) + 1,
-      @document, @digest)`,
-  );
+  const docs = versionedDocuments(db, 'judges');
 
   // The stability report's input (SPEC 12): the criteria of the tasks in some stages, and the
   // counted runs' verdicts summed per (task, criterion, miner or baseline). The verdicts are a scan
@@ -64,16 +50,9 @@ export function judgesRepo(db: Db) {
   const pageGradings = gradings('r.run_id > @after AND r.run_id <= @until');
   const lastGradings = gradings('r.run_id > @after');
 
-  function latestOf(competitionId: string): JudgeRow | null {
-    return (latest.get(competitionId) as JudgeRow | undefined) ?? null;
-  }
-
   return {
-    /** The configuration in force: the one set last; null when none is. */
-    latest: latestOf,
-    /** The configuration with this digest, if the competition ever held it. */
-    get: (competitionId: string, digest: string) =>
-      (byDigest.get(competitionId, digest) as JudgeRow | undefined) ?? null,
+    latest: docs.latest,
+    get: docs.byDigest,
     /** The criteria of the tasks in `stages` (SPEC 12). */
     stabilityCriteria(competitionId: string, stages: readonly string[]): ReportCriterion[] {
       const rows = reportCriteria.all({ id: competitionId, stages: JSON.stringify(stages) });
@@ -129,13 +108,7 @@ export function judgesRepo(db: Db) {
         writeListeners(db).delete(listener);
       }
     },
-    /** Sets a new version, in force from now, and recounts the runs under it. */
-    record(competitionId: string, document: string, digest: string, w: TokenWeights): JudgeRow {
-      return db.transaction(() => {
-        insert.run({ competitionId, document, digest });
-        rebuildAggregates(db, competitionId, w);
-        return latestOf(competitionId)!;
-      });
-    },
+    record: (competitionId: string, document: string, digest: string, w: TokenWeights): JudgeRow =>
+      docs.record(competitionId, document, digest, () => rebuildAggregates(db, competitionId, w)),
   };
 }

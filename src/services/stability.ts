@@ -3,7 +3,7 @@
 // is until a write, and its body is kept with the scores like every score read. The scan comes in
 // steps and the verdicts are summed a slice at a time, a turn of the event loop between each, so
 // other requests go on meanwhile.
-import type { Store } from '../db/store.js';
+import type { Store } from '../db/contract.js';
 import { stabilitySums } from '../scoring/stabilityReport.js';
 import type { Stage } from '../scoring/types.js';
 import type { ScoresService } from './scores/index.js';

@@ -7,7 +7,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { join } from 'node:path';
 import { buildApp } from '../../src/app.js';
-import { copyDatabase } from '../../src/db/copy.js';
+import { copyDatabase } from '../../src/tools/copy/index.js';
 import { openPostgresStore } from '../../src/db/pg/open.js';
 import { admin, ADMIN_TOKEN, testApp, TEST_ENGINE, type TestApp } from '../support/app.js';
 import { tempDir } from '../support/tempDir.js';
