@@ -18,18 +18,39 @@ export function emptySums(): ScoreSums {
   return { main: 0, hardBoost: 0, excluded: 0, weightedSum: 0, weightSum: 0, boostSum: 0 };
 }
 
-export function addTask(sums: ScoreSums, task: ScoredTask): void {
-  const { score, weight } = task;
-  if (task.pool === 'main' && score !== null && weight !== null) {
+/** How a task score enters the sums: in pool main, in the hard boost, or counted as excluded. */
+export const MAIN = 0;
+export const HARD = 1;
+export const UNSCORED = 2;
+export type SumKind = typeof MAIN | typeof HARD | typeof UNSCORED;
+
+export function kindOf(task: ScoredTask): SumKind {
+  if (task.pool === 'main' && task.score !== null && task.weight !== null) return MAIN;
+  return task.pool === 'hard_boost' && task.score !== null ? HARD : UNSCORED;
+}
+
+/**
+ * Adds one task to the sums: `value` is the score in pool main (weighted by `weight`, x^(1/3)) and
+ * the hard-boost contribution in the hard boost; an excluded task is only counted.
+ */
+export function addScore(sums: ScoreSums, kind: SumKind, value: number, weight: number): void {
+  if (kind === MAIN) {
     sums.main += 1;
-    sums.weightedSum += score * weight;
+    sums.weightedSum += value * weight;
     sums.weightSum += weight;
-  } else if (task.pool === 'hard_boost' && score !== null) {
+  } else if (kind === HARD) {
     sums.hardBoost += 1;
-    sums.boostSum += task.hardBoostContribution ?? Math.max(0, score);
+    sums.boostSum += value;
   } else {
     sums.excluded += 1;
   }
+}
+
+export function addTask(sums: ScoreSums, task: ScoredTask): void {
+  const kind = kindOf(task);
+  const score = task.score ?? 0;
+  const value = kind === HARD ? (task.hardBoostContribution ?? Math.max(0, score)) : score;
+  addScore(sums, kind, value, task.weight ?? 0);
 }
 
 /**
