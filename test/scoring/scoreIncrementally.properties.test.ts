@@ -75,7 +75,7 @@ const entryOf = (taskId: string, hotkey: string, s: Summary): MinerTaskSummary =
 };
 
 function initial(): World {
-  const tasks = Array.from({ length: TASKS }, (_, i) => ({
+  const tasks: ScoringTask[] = Array.from({ length: TASKS }, (_, i) => ({
     id: `t${i}`,
     stage: 'evaluation',
     complexity: (['short', 'medium', 'long', null] as const)[i % 4] ?? null,
