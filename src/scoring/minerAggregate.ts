@@ -46,6 +46,29 @@ export function addScore(sums: ScoreSums, kind: SumKind, value: number, weight: 
   }
 }
 
+/**
+ * Adds pairs in order, each to `sums` and to its task's group sums: pair k adds `values[k]` as
+ * `kinds[k]` with weight `weights[tasks[k]]`, to `groups[groupOf[tasks[k]]]` too unless that is -1.
+ */
+export function addScores(
+  sums: ScoreSums,
+  groups: readonly ScoreSums[],
+  pairs: { tasks: Int32Array; kinds: Uint8Array; values: Float64Array },
+  weights: Float64Array,
+  groupOf: Int8Array,
+): void {
+  const { tasks, kinds, values } = pairs;
+  for (let k = 0; k < tasks.length; k++) {
+    const task = tasks[k] as number;
+    const kind = kinds[k] as SumKind;
+    const value = values[k] as number;
+    const weight = weights[task] as number;
+    addScore(sums, kind, value, weight);
+    const group = groups[groupOf[task] as number];
+    if (group) addScore(group, kind, value, weight);
+  }
+}
+
 export function addTask(sums: ScoreSums, task: ScoredTask): void {
   const kind = kindOf(task);
   const score = task.score ?? 0;

@@ -1,6 +1,6 @@
 import { bucketByTask } from './bucketByTask.js';
 import { emptyGroupSums, type GroupSums } from './groupScores.js';
-import { addScore, emptySums, HARD, kindOf, type ScoreSums, type SumKind } from './minerAggregate.js';
+import { addScores, emptySums, HARD, kindOf, type ScoreSums, type SumKind } from './minerAggregate.js';
 import { mergeEntries } from './scoreTasks.js';
 import { sameEntry, scorerOf, type TaskTable } from './taskTable.js';
 import type { MinerTaskSummary } from './types.js';
@@ -32,41 +32,53 @@ function scored(table: TaskTable, task: number, entry: MinerTaskSummary): [numbe
   return [kind === HARD ? (s.hardBoostContribution ?? 0) : (s.score ?? 0), kind];
 }
 
-/** A task's group sums, as addGroupTask picks them; none for a task without a complexity. */
-function groupOf(groups: GroupSums, complexity: string | null | undefined): ScoreSums | null {
-  if (complexity === 'short') return groups.short;
-  if (complexity === 'medium') return groups.medium;
-  return complexity === 'long' ? groups.long : null;
-}
+type Who = Pick<MinerRecord, 'hotkey' | 'listed' | 'excluded'>;
+type Pairs = Pick<MinerRecord, 'tasks' | 'entries' | 'values' | 'kinds'>;
 
-/** A record from its pairs: the sums taken in task order with scoreTasks' float operations. */
+/**
+ * A record from its pairs: the sums taken in task order with scoreTasks' float operations; the
+ * run totals too, unless `totals` has them (the same entries as before).
+ */
 function record(
   table: TaskTable,
-  who: Pick<MinerRecord, 'hotkey' | 'listed' | 'excluded'>,
-  pairs: Pick<MinerRecord, 'tasks' | 'entries' | 'values' | 'kinds'>,
+  who: Who,
+  pairs: Pairs,
+  totals?: Pick<MinerRecord, 'runs' | 'resolved'>,
 ): MinerRecord {
   const sums = emptySums();
   const groups = emptyGroupSums();
+  addScores(sums, [groups.short, groups.medium, groups.long], pairs, table.weights, table.groups);
   let runs = 0;
   let resolved = 0;
-  for (let k = 0; k < pairs.tasks.length; k++) {
-    const task = pairs.tasks[k] as number;
-    const entry = pairs.entries[k] as MinerTaskSummary;
-    runs += entry.runs;
-    resolved += entry.resolved;
-    const kind = pairs.kinds[k] as SumKind;
-    const value = pairs.values[k] as number;
-    const weight = table.weights[task] as number;
-    addScore(sums, kind, value, weight);
-    const group = groupOf(groups, table.tasks[task]?.complexity);
-    if (group) addScore(group, kind, value, weight);
-  }
-  return { ...who, ...pairs, runs, resolved, sums, groups };
+  if (totals) ({ runs, resolved } = totals);
+  else
+    for (const entry of pairs.entries) {
+      runs += entry.runs;
+      resolved += entry.resolved;
+    }
+  return made(who, pairs, { runs, resolved, sums, groups });
+}
+
+/** Every record has its fields in one order, so the code that reads them sees one shape. */
+function made(who: Who, pairs: Pairs, totals: Pick<MinerRecord, 'runs' | 'resolved' | 'sums' | 'groups'>): MinerRecord {
+  return {
+    hotkey: who.hotkey,
+    listed: who.listed,
+    excluded: who.excluded,
+    tasks: pairs.tasks,
+    entries: pairs.entries,
+    values: pairs.values,
+    kinds: pairs.kinds,
+    runs: totals.runs,
+    resolved: totals.resolved,
+    sums: totals.sums,
+    groups: totals.groups,
+  };
 }
 
 /** The same record as listed or excluded otherwise (its sums do not depend on it). */
 export function relisted(r: MinerRecord, listed: boolean, excluded: boolean): MinerRecord {
-  return r.listed === listed && r.excluded === excluded ? r : { ...r, listed, excluded };
+  return r.listed === listed && r.excluded === excluded ? r : made({ hotkey: r.hotkey, listed, excluded }, r, r);
 }
 
 interface Builder {
@@ -132,43 +144,81 @@ export function buildRecords(
   return { records, repeated };
 }
 
+/** Index of `task` in a record's ascending task indexes, or -1. */
+export function findTask(tasks: Int32Array, task: number): number {
+  let lo = 0;
+  let hi = tasks.length - 1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >> 1;
+    const t = tasks[mid] as number;
+    if (t === task) return mid;
+    if (t < task) lo = mid + 1;
+    else hi = mid - 1;
+  }
+  return -1;
+}
+
 /**
  * A miner's record after `edits` (task index to its new entry, or null for a pair gone), with
- * the pairs of `dirty` tasks (their task changed) scored again; a pair whose entry is replaced
- * by an equal one keeps its score.
+ * its pairs of the `dirty` tasks (whose task changed) scored again; a pair whose entry is
+ * replaced by an equal one keeps its score. Runs of unchanged pairs are copied whole.
  */
 export function rebuildRecord(
   table: TaskTable,
-  who: Pick<MinerRecord, 'hotkey' | 'listed' | 'excluded'>,
+  who: Who,
   old: MinerRecord | undefined,
   edits: ReadonlyMap<number, MinerTaskSummary | null> | undefined,
-  dirty: Uint8Array,
+  dirty: readonly number[],
 ): MinerRecord {
-  const tasks: number[] = [];
-  const entries: MinerTaskSummary[] = [];
-  const values: number[] = [];
-  const kinds: SumKind[] = [];
-  const push = (task: number, entry: MinerTaskSummary, k: number) => {
-    const keep = old !== undefined && k >= 0 && dirty[task] === 0 && sameEntry(old.entries[k]!, entry);
-    const [value, kind] = keep ? [old.values[k] as number, old.kinds[k] as SumKind] : scored(table, task, entry);
-    tasks.push(task);
-    entries.push(entry);
-    values.push(value);
-    kinds.push(kind);
+  const rescore = (pairs: Pairs, totals?: MinerRecord) => {
+    for (const task of dirty) {
+      const at = findTask(pairs.tasks, task);
+      if (at >= 0) [pairs.values[at], pairs.kinds[at]] = scored(table, task, pairs.entries[at]!);
+    }
+    return record(table, who, pairs, totals);
   };
-  const n = old?.tasks.length ?? 0;
-  let k = 0;
-  for (const [task, entry] of [...(edits ?? [])].sort((a, b) => a[0] - b[0])) {
-    for (; k < n && old!.tasks[k]! < task; k++) push(old!.tasks[k]!, old!.entries[k]!, k);
-    const at = k < n && old!.tasks[k] === task ? k++ : -1;
-    if (entry) push(task, entry, at);
+  // Only tasks changed: the same entries, scored again where their task changed.
+  if (old && !edits?.size)
+    return rescore(
+      { tasks: old.tasks, entries: old.entries, values: old.values.slice(), kinds: old.kinds.slice() },
+      old,
+    );
+
+  const before: Pairs = old ?? {
+    tasks: new Int32Array(0),
+    entries: [],
+    values: new Float64Array(0),
+    kinds: new Uint8Array(0),
+  };
+  const sorted = [...(edits ?? [])].sort((a, b) => a[0] - b[0]);
+  const n = before.tasks.length;
+  let size = n;
+  for (const [task, entry] of sorted) {
+    const at = findTask(before.tasks, task);
+    if (at < 0 && entry) size++;
+    else if (at >= 0 && !entry) size--;
   }
-  for (; k < n; k++) push(old!.tasks[k]!, old!.entries[k]!, k);
-  const pairs = {
-    tasks: Int32Array.from(tasks),
-    entries,
-    values: Float64Array.from(values),
-    kinds: Uint8Array.from(kinds),
+  const tasks = new Int32Array(size);
+  const values = new Float64Array(size);
+  const kinds = new Uint8Array(size);
+  const entries = new Array<MinerTaskSummary>(size);
+  let out = 0;
+  const put = (task: number, entry: MinerTaskSummary, value: number, kind: number) => {
+    tasks[out] = task;
+    entries[out] = entry;
+    values[out] = value;
+    kinds[out++] = kind;
   };
-  return record(table, who, pairs);
+  const keep = (k: number) => put(before.tasks[k]!, before.entries[k]!, before.values[k]!, before.kinds[k]!);
+  let k = 0;
+  for (const [task, entry] of sorted) {
+    for (; k < n && before.tasks[k]! < task; k++) keep(k);
+    const was = k < n && before.tasks[k] === task ? k++ : -1;
+    if (!entry) continue;
+    // An entry replaced by an equal one (a list read again) keeps its score.
+    if (was >= 0 && sameEntry(before.entries[was]!, entry)) put(task, entry, before.values[was]!, before.kinds[was]!);
+    else put(task, entry, ...scored(table, task, entry));
+  }
+  for (; k < n; k++) keep(k);
+  return rescore({ tasks, entries, values, kinds });
 }

@@ -3,7 +3,7 @@ import { ascending } from './ascending.js';
 import { competitionScores } from './competitionScores.js';
 import { emptyGroupSums } from './groupScores.js';
 import { emptySums } from './minerAggregate.js';
-import { buildRecords, rebuildRecord, relisted, type MinerRecord } from './minerRecord.js';
+import { buildRecords, findTask, rebuildRecord, relisted, type MinerRecord } from './minerRecord.js';
 import type { MinerTasks } from './scoreTasks.js';
 import { tasksInStages } from './stages.js';
 import { sameTask, taskTable, type TaskTable } from './taskTable.js';
@@ -40,19 +40,6 @@ function* taking(records: ReadonlyMap<string, MinerRecord>): Generator<MinerTask
       yield { hotkey, excluded, tasks: [], runs: 0, resolved: 0, sums: emptySums(), groups: emptyGroupSums() };
     else yield { hotkey, excluded, tasks: [], runs: r.runs, resolved: r.resolved, sums: r.sums, groups: r.groups };
   }
-}
-
-function find(tasks: Int32Array, task: number): number {
-  let lo = 0;
-  let hi = tasks.length - 1;
-  while (lo <= hi) {
-    const mid = (lo + hi) >> 1;
-    const t = tasks[mid] as number;
-    if (t === task) return mid;
-    if (t < task) lo = mid + 1;
-    else hi = mid - 1;
-  }
-  return -1;
 }
 
 function build(stages: string, tasks: ScoringTask[], input: CompetitionInput): ScoringState {
@@ -100,7 +87,7 @@ function update(prev: ScoringState, tasks: ScoringTask[], input: CompetitionInpu
   const taskOf = (e: MinerTaskSummary) => (e.runs > 0 ? table.index.get(e.taskId) : undefined);
   const held = (e: MinerTaskSummary, task: number) => {
     const r = prev.records.get(e.hotkey);
-    const k = r ? find(r.tasks, task) : -1;
+    const k = r ? findTask(r.tasks, task) : -1;
     return k < 0 ? undefined : r!.entries[k];
   };
   const wentAway = new Set(gone);
@@ -125,17 +112,17 @@ function update(prev: ScoringState, tasks: ScoringTask[], input: CompetitionInpu
   const whoIs = (hotkey: string) => ({ hotkey, listed: listed.has(hotkey), excluded: listed.get(hotkey) ?? false });
   const touched = new Set(edits.keys());
   if (dirtyTasks.length > 0)
-    for (const [hotkey, r] of prev.records) if (dirtyTasks.some((t) => find(r.tasks, t) >= 0)) touched.add(hotkey);
+    for (const [hotkey, r] of prev.records) if (dirtyTasks.some((t) => findTask(r.tasks, t) >= 0)) touched.add(hotkey);
   const records = new Map(prev.records);
   for (const hotkey of touched)
-    records.set(hotkey, rebuildRecord(table, whoIs(hotkey), prev.records.get(hotkey), edits.get(hotkey), dirty));
+    records.set(hotkey, rebuildRecord(table, whoIs(hotkey), prev.records.get(hotkey), edits.get(hotkey), dirtyTasks));
   for (const [hotkey, r] of records) {
     const now = relisted(r, listed.has(hotkey), listed.get(hotkey) ?? false);
     if (!now.listed && now.tasks.length === 0) records.delete(hotkey);
     else if (now !== r) records.set(hotkey, now);
   }
   for (const hotkey of listed.keys())
-    if (!records.has(hotkey)) records.set(hotkey, rebuildRecord(table, whoIs(hotkey), undefined, undefined, dirty));
+    if (!records.has(hotkey)) records.set(hotkey, rebuildRecord(table, whoIs(hotkey), undefined, undefined, []));
   return { stages: prev.stages, table, records, entries, repeated: false };
 }
 

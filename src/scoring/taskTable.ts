@@ -1,15 +1,18 @@
 import { taskScorer } from './taskScore.js';
+import { COMPLEXITIES } from './types.js';
 import type { MinerTaskSummary, ScoringTask, TaskScore } from './types.js';
 
 /**
  * The tasks in the chosen stages, by id, as the incremental scorer keeps them: each task's
- * index (its first place, as `bucketByTask` takes it), main-pool weight x^(1/3) and scorer
- * (made on first use).
+ * index (its first place, as `bucketByTask` takes it), main-pool weight x^(1/3), complexity group
+ * and scorer (made on first use).
  */
 export interface TaskTable {
   readonly tasks: readonly ScoringTask[];
   readonly index: ReadonlyMap<string, number>;
   readonly weights: Float64Array;
+  /** Each task's group: 0 short, 1 medium, 2 long, -1 none. */
+  readonly groups: Int8Array;
   readonly scorers: ((miner: MinerTaskSummary) => TaskScore)[];
 }
 
@@ -22,7 +25,8 @@ export function taskTable(tasks: readonly ScoringTask[], index?: ReadonlyMap<str
   }
   // The same operation as taskScorer's, so sums match the full scorer's bit for bit.
   const weights = Float64Array.from(tasks, (task) => Math.cbrt(task.baseline.resolved));
-  return { tasks, index: byId, weights, scorers: [] };
+  const groups = Int8Array.from(tasks, (task) => (COMPLEXITIES as readonly unknown[]).indexOf(task.complexity));
+  return { tasks, index: byId, weights, groups, scorers: [] };
 }
 
 export function scorerOf(table: TaskTable, i: number): (miner: MinerTaskSummary) => TaskScore {
