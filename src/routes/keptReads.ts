@@ -50,7 +50,7 @@ const READS = new Map(
 type Observer = (status: number, seconds: number) => void;
 
 export interface KeptReadsOptions {
-  /** The body a read would answer at once, or undefined (src/services/scores.ts `kept`). */
+  /** The body a read would answer at once, or undefined (src/services/scores/reads.ts `kept`). */
   kept: (read: Read, competitionId: string) => Body | undefined;
   metrics: Metrics;
   /** The anonymous rate limit by address (src/plugins/rateLimits.ts), or null when it is off. */

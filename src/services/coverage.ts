@@ -7,7 +7,7 @@ import { coveragePairs, registeredMiners, type CoveragePair } from '../scoring/c
 import type { Metagraph } from '../snapshots/metagraph.js';
 import { coverageBody, cursorOf, type CoverageQuery } from '../views/coverage.js';
 import type { Stage } from '../scoring/types.js';
-import type { ScoresService } from './scores.js';
+import type { ScoresService } from './scores/index.js';
 
 export function coverageService(scores: ScoresService, store: Store) {
   const made = new WeakMap<CompetitionInput, CoveragePair[]>();

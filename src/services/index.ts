@@ -12,7 +12,7 @@ import { metagraphsService } from './metagraphs.js';
 import { judgesService } from './judges.js';
 import { minersService } from './miners.js';
 import { runsService } from './runs.js';
-import { scoresService } from './scores.js';
+import { scoresService } from './scores/index.js';
 import { signaturesService, type SignatureOptions } from './signatures.js';
 import { snapshotsService, type Signer } from './snapshots.js';
 import { documentScorer, type ScoreSettings } from './scoreInWorker.js';

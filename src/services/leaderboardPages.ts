@@ -1,5 +1,5 @@
 // The leaderboard read and its pages (API.md 1.1: `?limit=&offset=&hotkeys=`). One instance per
-// cached scores (src/services/scores.ts), so it is dropped with them on the next write.
+// cached scores (src/services/scores/cache.ts), so it is dropped with them on the next write.
 //
 // The whole list is serialized once, as before. A page is put together from each entry's JSON,
 // serialized once on the first partial read: a page costs a copy of its entries' bytes and a

@@ -16,7 +16,7 @@ import { chainBody } from '../views/chain.js';
 import type { AuditService } from './audit.js';
 import { parseCursor } from './audit.js';
 import type { Principal } from './principal.js';
-import type { ScoresService } from './scores.js';
+import type { ScoresService } from './scores/index.js';
 import { signingKeyHistory } from './signingKeys.js';
 import type { JudgeInput } from '../schemas/judge.js';
 

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { Store } from '../../src/db/store.js';
-import { scoresService } from '../../src/services/scores.js';
+import { scoresService } from '../../src/services/scores/index.js';
 import { scoringCodeIdentity } from '../../src/services/scoringCode.js';
 import { verifySnapshot } from '../../src/snapshots/verifySnapshot.js';
 import { admin, seedCompetition, testApp, TEST_ENGINE, type TestApp } from '../support/app.js';

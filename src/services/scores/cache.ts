@@ -1,0 +1,177 @@
+// The score cache. A competition's scores are computed from its aggregates on the first read of a
+// stage set and kept until the storage layer reports a write to that competition
+// (src/db/events.ts): a read after an acknowledged write never sees the old scores, and no write
+// path has to remember to invalidate anything. What is kept beside the scores (their bodies,
+// ./keptBodies.ts) is dropped with them through `onDrop`, the one path from a write to every cache.
+import type { CompetitionSettings } from '../../db/competitions.js';
+import type { Store } from '../../db/store.js';
+import { notFound } from '../../errors.js';
+import type { CompetitionInput, CompetitionScores, Stage } from '../../scoring/types.js';
+import type { LeaderboardPages } from '../leaderboardPages.js';
+import type { Body } from '../body.js';
+import { chain, Settled, type Maybe } from '../settled.js';
+import { computeScores } from './compute.js';
+import type { PairFilling } from './filling.js';
+
+export interface Basis {
+  scores: CompetitionScores;
+  input: CompetitionInput;
+}
+
+export interface Scored {
+  competition: CompetitionSettings;
+  /**
+   * The scores with the input they come from, for the reads that need the input (breakdowns): at
+   * hand when computed here. For scores saved at the last shutdown the input is read on first
+   * need; should a write have come meanwhile (`stale`), the scores are computed again from the
+   * input read, so the two always agree.
+   */
+  basis: () => Maybe<Basis>;
+  /** The basis if it is in hand (never starts a read). */
+  basisInHand: () => Basis | undefined;
+  /** Set when a write drops the entry from the cache. */
+  stale?: boolean;
+  /** Leaderboard and weights; every miner's `tasks` is empty (breakdowns are computed on demand). */
+  scores: CompetitionScores;
+  /** Serialized bodies by read and argument; dropped with the entry. */
+  bodies: Map<string, Settled<Body>>;
+  /** The leaderboard and its pages, made on the first leaderboard read. */
+  leaderboard?: LeaderboardPages;
+}
+
+/** A cache entry: keeps its value once computed; `forget` drops it if it fails (unless a write replaced it meanwhile). */
+export function entryOf<T>(p: Promise<T>, forget: () => void): Settled<T> {
+  p.catch(forget);
+  return new Settled(p);
+}
+
+export function scoreCache(store: Store, filling: PairFilling, observe: (seconds: number) => void) {
+  // Per competition: its settings, read once, and the scores of each stage set asked for. Entries
+  // are promises that keep their values (../settled.ts): concurrent first reads share one
+  // computation, and a warm read runs without waiting. A write drops the competition's entry (a
+  // computation still running then finishes for the readers that came before the write).
+  const cache = new Map<
+    string,
+    { competition: Settled<CompetitionSettings>; byStages: Map<string, Settled<Scored>> }
+  >();
+  const dropped: ((competitionId: string) => void)[] = [];
+  store.listeners.add((event) => {
+    for (const s of cache.get(event.competitionId)?.byStages.values() ?? []) {
+      const value = s.get();
+      if (!(value instanceof Promise)) value.stale = true;
+    }
+    cache.delete(event.competitionId);
+    for (const f of dropped) f(event.competitionId);
+  });
+
+  async function loadInput(competition: CompetitionSettings, stages: Stage[]): Promise<CompetitionInput> {
+    await filling.wait(competition.id);
+    const loaded = await store.scoringInput.load(competition.id, competition.tokenWeights);
+    return { ...loaded, stages, burnRatio: competition.burnRatio };
+  }
+
+  async function compute(competition: CompetitionSettings, stages: Stage[]): Promise<Scored> {
+    const started = process.hrtime.bigint();
+    const input = await loadInput(competition, stages);
+    const scores = computeScores(input);
+    observe(Number(process.hrtime.bigint() - started) / 1e9);
+    const basis = { scores, input };
+    return { competition, basis: () => basis, basisInHand: () => basis, scores, bodies: new Map() };
+  }
+
+  function settings(competitionId: string) {
+    let entry = cache.get(competitionId);
+    if (!entry) {
+      const competition = entryOf(
+        store.competitions.get(competitionId).then((c) => {
+          if (!c) throw notFound(`competition ${competitionId} does not exist`);
+          return c;
+        }),
+        () => {
+          if (cache.get(competitionId) === entry) cache.delete(competitionId);
+        },
+      );
+      entry = { competition, byStages: new Map() };
+      cache.set(competitionId, entry);
+    }
+    const found = entry;
+    return chain(found.competition.get(), (competition) => ({ entry: found, competition }));
+  }
+
+  function scoredHere(competitionId: string, stages: Stage[] | undefined): Maybe<Scored> {
+    return chain(settings(competitionId), ({ entry, competition }) => {
+      const chosen = stages ?? competition.finalStages;
+      const key = chosen.join(',');
+      let s = entry.byStages.get(key);
+      if (!s) {
+        const made = entryOf(compute(competition, chosen), () => {
+          if (entry.byStages.get(key) === made) entry.byStages.delete(key);
+        });
+        entry.byStages.set(key, (s = made));
+      }
+      return s.get();
+    });
+  }
+
+  return {
+    /** Registers what to drop when a write drops a competition's scores (after they are dropped). */
+    onDrop(f: (competitionId: string) => void): void {
+      dropped.push(f);
+    },
+
+    /** The scores of a stage set (default the competition's final stages); not found for no competition. */
+    scored(competitionId: string, stages: Stage[] | undefined): Maybe<Scored> {
+      // On PostgreSQL, first catch up with writes other processes acknowledged (src/db/store.ts).
+      if (store.sync) return store.sync(competitionId).then(() => scoredHere(competitionId, stages));
+      return scoredHere(competitionId, stages);
+    },
+
+    /** The kept scores of a stage set if they are computed and current; starts nothing. */
+    inHand(competitionId: string, stages: Stage[]): Scored | undefined {
+      const s = cache.get(competitionId)?.byStages.get(stages.join(','))?.get();
+      return s instanceof Promise ? undefined : s;
+    },
+
+    /** A competition's scores of its final stages if they are computed and current; starts nothing. */
+    finalInHand(competitionId: string): Scored | undefined {
+      const entry = cache.get(competitionId);
+      const competition = entry?.competition.get();
+      if (!competition || competition instanceof Promise) return undefined;
+      const s = entry!.byStages.get(competition.finalStages.join(','))?.get();
+      return s instanceof Promise ? undefined : s;
+    },
+
+    /** The competitions with an entry. */
+    competitionIds: () => cache.keys(),
+
+    /** A cache entry of scores saved at the last shutdown; its input is read when first needed. */
+    restore(competition: CompetitionSettings, scores: CompetitionScores): void {
+      let basis: Settled<Basis> | undefined;
+      const scored: Scored = {
+        competition,
+        scores,
+        bodies: new Map(),
+        basis: () => {
+          const made = (basis ??= entryOf(
+            loadInput(competition, scores.stages).then((input) => ({
+              scores: scored.stale ? computeScores(input) : scores,
+              input,
+            })),
+            () => {
+              if (basis === made) basis = undefined;
+            },
+          ));
+          return made.get();
+        },
+        basisInHand: () => {
+          const held = basis?.get();
+          return held instanceof Promise ? undefined : held;
+        },
+      };
+      const byStages = new Map([[scores.stages.join(','), new Settled(Promise.resolve(scored))]]);
+      cache.set(competition.id, { competition: new Settled(Promise.resolve(competition)), byStages });
+    },
+  };
+}
+
+export type ScoreCache = ReturnType<typeof scoreCache>;

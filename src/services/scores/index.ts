@@ -1,0 +1,24 @@
+// Score reads over a cache of computed scores. One job per file:
+//   cache.ts       computed scores per (competition, stage set), dropped by the store's write events
+//   compute.ts     the one place scores are computed from an input
+//   reads.ts       leaderboard, weights, weights on chain, breakdowns, validators, coverage bodies
+//   keptBodies.ts  the bodies serialized from kept scores, and their byte budget
+//   breakdowns.ts  per-task scores for a miner's or a task's breakdown
+//   fresh.ts       scores of an input a snapshot read itself
+//   warmStart.ts   saved scores at shutdown, restored or computed at start
+//   filling.ts     the background fill of restored competitions' in-memory pairs
+import type { Store } from '../../db/store.js';
+import { scoreCache } from './cache.js';
+import { pairFilling } from './filling.js';
+import { freshScores } from './fresh.js';
+import { scoreReads } from './reads.js';
+import { warmStart } from './warmStart.js';
+
+export function scoresService(store: Store, observe: (seconds: number) => void = () => {}) {
+  const filling = pairFilling(store);
+  const cache = scoreCache(store, filling, observe);
+  const reads = scoreReads(store, cache);
+  return { ...reads, ...warmStart(store, cache, reads, filling), fresh: freshScores(cache, observe) };
+}
+
+export type ScoresService = ReturnType<typeof scoresService>;

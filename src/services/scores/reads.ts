@@ -1,0 +1,176 @@
+// The score reads: leaderboard, weights, weights on chain, a miner's and a task's breakdowns,
+// validators and bodies made from the input (coverage), each from the kept scores (./cache.ts).
+import type { CompetitionSettings } from '../../db/competitions.js';
+import type { Store } from '../../db/store.js';
+import { conflict, notFound } from '../../errors.js';
+import type { CompetitionInput, Stage } from '../../scoring/types.js';
+import type { Metagraph } from '../../snapshots/metagraph.js';
+import { chainBody } from '../../views/chain.js';
+import { leaderboardEntry, leaderboardHead, minerTaskView, weightsBody } from '../../views/scores.js';
+import { taskDetailBody } from '../../views/task.js';
+import { validatorsBody, type ValidatorsTable } from '../../views/validators.js';
+import type { Body } from '../body.js';
+import { leaderboardPages, type LeaderboardPage } from '../leaderboardPages.js';
+import { revealsAnswers, type Principal } from '../principal.js';
+import { chain, type Maybe, type Settled } from '../settled.js';
+import { minerBasis, minerTaskScores, taskScores } from './breakdowns.js';
+import { entryOf, type ScoreCache, type Scored } from './cache.js';
+import { keptBodies } from './keptBodies.js';
+
+export function scoreReads(store: Store, cache: ScoreCache) {
+  const cached = keptBodies(cache);
+  /** Each scores' validators table (`validators`), dropped with them. */
+  const tables = new WeakMap<Scored, Settled<ValidatorsTable>>();
+
+  const reads = {
+    /** The ranked list with its `total`, or a page of it, or the chosen miners (ranks of the full list). */
+    leaderboard(competitionId: string, stages?: Stage[], page: LeaderboardPage = { offset: 0 }): Maybe<Body> {
+      return chain(cache.scored(competitionId, stages), (s) => {
+        s.leaderboard ??= leaderboardPages(
+          leaderboardHead(competitionId, s.scores),
+          s.scores.miners.map(leaderboardEntry),
+        );
+        return s.leaderboard.read(page);
+      });
+    },
+
+    weights(competitionId: string, stages?: Stage[]): Maybe<Body> {
+      return chain(cache.scored(competitionId, stages), (s) =>
+        cached(s, 'weights', () => weightsBody(competitionId, s.scores), 'always'),
+      );
+    },
+
+    /**
+     * The weights on chain (SPEC 11) under the metagraph in force; a conflict when none is
+     * recorded. Kept like the weights: recording a metagraph is a write event, which drops them.
+     */
+    chain(competitionId: string, stages?: Stage[]): Maybe<Body> {
+      return chain(cache.scored(competitionId, stages), (s) =>
+        cached(
+          s,
+          'chain',
+          async () => {
+            const row = await store.metagraphs.latest(competitionId);
+            if (!row)
+              throw conflict(
+                `competition ${competitionId} has no metagraph: the weights on chain need one (PUT …/metagraph)`,
+              );
+            const { scores } = s;
+            const source = {
+              competitionId,
+              stages: scores.stages,
+              weights: scores.weights,
+              miners: scores.miners.map((m) => m.hotkey),
+            };
+            return chainBody(source, JSON.parse(row.document) as Metagraph, row.digest);
+          },
+          'always',
+        ),
+      );
+    },
+
+    /**
+     * The whole leaderboard, the weights or the weights on chain of the final stages, when a read
+     * would answer them at once: the scores computed and current, on storage no other process
+     * writes. Undefined otherwise; starts nothing. For answering warm reads ahead of the router
+     * (src/routes/keptReads.ts).
+     */
+    kept(read: 'leaderboard' | 'weights' | 'chain', competitionId: string): Body | undefined {
+      // On PostgreSQL every read first catches up with other processes' writes, in the router. It
+      // is not done here as well: where the database does not answer, the router's read would then
+      // wait a second time, and the 503 would come later than DATABASE_TIMEOUT_MS promises
+      // (test/reliability/pgOutage.test.ts).
+      if (store.sync) return undefined;
+      if (!cache.finalInHand(competitionId)) return undefined;
+      const body = reads[read](competitionId);
+      return body instanceof Promise ? undefined : body;
+    },
+
+    /** A miner's leaderboard entry and per-task breakdown; not found when it has no standing. */
+    miner(competitionId: string, hotkey: string, stages?: Stage[]): Maybe<Body> {
+      const missing = () => notFound(`miner ${hotkey} has no runs and no standing in competition ${competitionId}`);
+      return chain(cache.scored(competitionId, stages), (s) => {
+        if (!s.scores.miners.some((m) => m.hotkey === hotkey)) throw missing();
+        return cached(s, `miner:${hotkey}`, async () => {
+          const { scores, input } = await minerBasis(store, s, hotkey);
+          const miner = scores.miners.find((m) => m.hotkey === hotkey);
+          if (!miner) throw missing();
+          return {
+            competitionId,
+            stages: scores.stages,
+            ...leaderboardEntry(miner),
+            tasks: minerTaskScores(input, hotkey).map(minerTaskView),
+          };
+        });
+      });
+    },
+
+    /**
+     * A body made from the scores' input (coverage), once per key, kept with the scores within the
+     * byte budget: a write drops it with them, and it reflects every write acknowledged before.
+     */
+    fromInput(
+      competitionId: string,
+      stages: Stage[] | undefined,
+      key: string,
+      build: (input: CompetitionInput, competition: CompetitionSettings) => unknown,
+    ): Maybe<Body> {
+      return chain(cache.scored(competitionId, stages), (s) =>
+        cached(s, key, async () => build((await s.basis()).input, s.competition)),
+      );
+    },
+
+    /**
+     * Every validator's activity and agreement (SPEC 10) over the stage set, kept with the scores.
+     * An object, not a body: the route adds each validator's liveness, which changes without a write.
+     */
+    validators(competitionId: string, stages?: Stage[]): Maybe<ValidatorsTable> {
+      return chain(cache.scored(competitionId, stages), (s) => {
+        let table = tables.get(s);
+        if (!table) {
+          const made = entryOf(
+            (async () => {
+              const known = new Map((await store.validators.list()).map((v) => [v.id, v]));
+              const rows = await store.validators.pairRuns(competitionId, s.scores.stages);
+              const excluded = new Set(s.competition.excludedValidators);
+              return validatorsBody(competitionId, s.scores.stages, rows, known, excluded);
+            })(),
+            () => {
+              if (tables.get(s) === made) tables.delete(s);
+            },
+          );
+          tables.set(s, (table = made));
+        }
+        return table.get();
+      });
+    },
+
+    /**
+     * A task with its baseline, every miner's score on it and, for QnA, per-criterion rates. The
+     * answer key (reference answer, criterion ids and titles) is shown to the admin, or to
+     * everyone when the competition reveals answers.
+     */
+    task(competitionId: string, taskId: string, stages: Stage[] | undefined, who: Principal | null): Maybe<Body> {
+      return chain(cache.scored(competitionId, stages), (s) => {
+        const reveal = revealsAnswers(s.competition, who);
+        return cached(s, `task:${reveal ? 'full' : 'public'}:${taskId}`, async () => {
+          const task = await store.tasks.get(competitionId, taskId);
+          if (!task) throw notFound(`task ${taskId} does not exist in competition ${competitionId}`);
+          const criteria = await store.tasks.criteria(competitionId, taskId);
+          return taskDetailBody(
+            competitionId,
+            s.scores.stages,
+            task,
+            criteria,
+            taskScores((await s.basis()).input, taskId),
+            s.competition.tokenWeights,
+            reveal,
+          );
+        });
+      });
+    },
+  };
+  return reads;
+}
+
+export type ScoreReads = ReturnType<typeof scoreReads>;
