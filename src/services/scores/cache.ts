@@ -10,7 +10,7 @@ import type { CompetitionInput, CompetitionScores, Stage } from '../../scoring/t
 import type { LeaderboardPages } from '../leaderboardPages.js';
 import type { Body } from '../body.js';
 import { chain, Settled, type Maybe } from '../settled.js';
-import { computeScores } from './compute.js';
+import { scoresComputer } from './compute.js';
 import type { PairFilling } from './filling.js';
 
 export interface Basis {
@@ -55,6 +55,7 @@ export function scoreCache(store: Store, filling: PairFilling, observe: (seconds
     { competition: Settled<CompetitionSettings>; byStages: Map<string, Settled<Scored>> }
   >();
   const dropped: ((competitionId: string) => void)[] = [];
+  const computeScores = scoresComputer();
   store.listeners.add((event) => {
     for (const s of cache.get(event.competitionId)?.byStages.values() ?? []) {
       const value = s.get();
@@ -73,7 +74,7 @@ export function scoreCache(store: Store, filling: PairFilling, observe: (seconds
   async function compute(competition: CompetitionSettings, stages: Stage[]): Promise<Scored> {
     const started = process.hrtime.bigint();
     const input = await loadInput(competition, stages);
-    const scores = computeScores(input);
+    const scores = computeScores(competition.id, input);
     observe(Number(process.hrtime.bigint() - started) / 1e9);
     const basis = { scores, input };
     return { competition, basis: () => basis, basisInHand: () => basis, scores, bodies: new Map() };
@@ -154,7 +155,7 @@ export function scoreCache(store: Store, filling: PairFilling, observe: (seconds
         basis: () => {
           const made = (basis ??= entryOf(
             loadInput(competition, scores.stages).then((input) => ({
-              scores: scored.stale ? computeScores(input) : scores,
+              scores: scored.stale ? computeScores(competition.id, input) : scores,
               input,
             })),
             () => {
