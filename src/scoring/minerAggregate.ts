@@ -19,9 +19,9 @@ export function emptySums(): ScoreSums {
 }
 
 /** How a task score enters the sums: in pool main, in the hard boost, or counted as excluded. */
-export const MAIN = 0;
+const MAIN = 0;
 export const HARD = 1;
-export const UNSCORED = 2;
+const UNSCORED = 2;
 export type SumKind = typeof MAIN | typeof HARD | typeof UNSCORED;
 
 export function kindOf(task: ScoredTask): SumKind {
