@@ -1,6 +1,6 @@
 import { bucketByTask } from './bucketByTask.js';
 import { emptyGroupSums, type GroupSums } from './groupScores.js';
-import { addScores, emptySums, HARD, kindOf, type ScoreSums, type SumKind } from './minerAggregate.js';
+import { addScores, emptySums, HARD, kindOf, type ScoreSums } from './minerAggregate.js';
 import { mergeEntries } from './scoreTasks.js';
 import { sameEntry, scorerOf, type TaskTable } from './taskTable.js';
 import type { MinerTaskSummary } from './types.js';
@@ -25,11 +25,18 @@ export interface MinerRecord {
   readonly groups: Readonly<GroupSums>;
 }
 
-/** The pair's value and sum kind, from its task score (SPEC 3–4). */
-function scored(table: TaskTable, task: number, entry: MinerTaskSummary): [number, SumKind] {
+/** Scores pair `at` (of `task`, with `entry`) into `values` and `kinds`, from its task score (SPEC 3–4). */
+function scoreInto(
+  table: TaskTable,
+  task: number,
+  entry: MinerTaskSummary,
+  pairs: { values: Float64Array; kinds: Uint8Array },
+  at: number,
+): void {
   const s = scorerOf(table, task)(entry);
   const kind = kindOf(s);
-  return [kind === HARD ? (s.hardBoostContribution ?? 0) : (s.score ?? 0), kind];
+  pairs.values[at] = kind === HARD ? (s.hardBoostContribution ?? 0) : (s.score ?? 0);
+  pairs.kinds[at] = kind;
 }
 
 type Who = Pick<MinerRecord, 'hotkey' | 'listed' | 'excluded'>;
@@ -136,7 +143,7 @@ export function buildRecords(
     const pairEntries = b.entries.slice(0, b.filled);
     const values = new Float64Array(b.filled);
     const kinds = new Uint8Array(b.filled);
-    for (let k = 0; k < b.filled; k++) [values[k], kinds[k]] = scored(table, tasks[k] as number, pairEntries[k]!);
+    for (let k = 0; k < b.filled; k++) scoreInto(table, tasks[k] as number, pairEntries[k]!, { values, kinds }, k);
     const excluded = listed.get(b.hotkey) ?? false;
     const who = { hotkey: b.hotkey, listed: listed.has(b.hotkey), excluded };
     records.set(b.hotkey, record(table, who, { tasks, entries: pairEntries, values, kinds }));
@@ -173,7 +180,7 @@ export function rebuildRecord(
   const rescore = (pairs: Pairs, totals?: MinerRecord) => {
     for (const task of dirty) {
       const at = findTask(pairs.tasks, task);
-      if (at >= 0) [pairs.values[at], pairs.kinds[at]] = scored(table, task, pairs.entries[at]!);
+      if (at >= 0) scoreInto(table, task, pairs.entries[at]!, pairs, at);
     }
     return record(table, who, pairs, totals);
   };
@@ -217,7 +224,10 @@ export function rebuildRecord(
     if (!entry) continue;
     // An entry replaced by an equal one (a list read again) keeps its score.
     if (was >= 0 && sameEntry(before.entries[was]!, entry)) put(task, entry, before.values[was]!, before.kinds[was]!);
-    else put(task, entry, ...scored(table, task, entry));
+    else {
+      put(task, entry, 0, 0);
+      scoreInto(table, task, entry, { values, kinds }, out - 1);
+    }
   }
   for (; k < n; k++) keep(k);
   return rescore({ tasks, entries, values, kinds });
