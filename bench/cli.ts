@@ -3,7 +3,7 @@ import os from 'node:os';
 import { parseArgs } from 'node:util';
 import { SIZES, type SizeName } from './generate.js';
 import type { ServerBuild } from './launch.js';
-import type { Engine } from '../src/db/store.js';
+import type { Engine } from '../src/db/contract.js';
 
 const ALIASES: Record<string, SizeName> = { '1x': 'reference', '4x': 'large' };
 
@@ -14,9 +14,25 @@ export function sizeNamed(value: string): SizeName {
   return size;
 }
 
+export const USAGE = `Usage: npm run bench -- [options]   (docs/bench/README.md)
+  --size small|reference|1x|2x|large|4x   the competition (default reference: 256 miners x 324 tasks)
+  --seed N                the generator's seed (1)
+  --server tsx|dist       the server from source (default) or compiled (npm run build first)
+  --engine sqlite|postgres   the storage (default sqlite; postgres: PG_TEST_URL or 127.0.0.1:5432)
+  --load auto|wrk|autocannon   the warm-read load generator (default wrk when on the PATH)
+  --auth-batches N --auth-rounds R   signed vs bearer ingest: R pooled rounds of N batches (96, 4)
+  --history N             after the other phases, one server life takes N competitions of the size
+                          (issue 41 uses 12): its memory with N against one, the first read of every
+                          older leaderboard, ready and first reads after a restart (default 0: off)
+  --history-only          the history phase alone (with --history N, default 12)
+  --help                  this text`;
+
 export function parseCli() {
   const { values } = parseArgs({
     options: {
+      help: { type: 'boolean', default: false },
+      history: { type: 'string', default: '0' },
+      'history-only': { type: 'boolean', default: false },
       size: { type: 'string', default: 'reference' },
       seed: { type: 'string', default: '1' },
       'auth-batches': { type: 'string', default: '96' },
@@ -26,6 +42,14 @@ export function parseCli() {
       engine: { type: 'string', default: 'sqlite' },
     },
   });
+  if (values.help) {
+    console.log(USAGE);
+    process.exit(0);
+  }
+  const historyOnly = values['history-only'];
+  const history = Number(historyOnly && values.history === '0' ? '12' : values.history);
+  if (!Number.isInteger(history) || history < 0 || (historyOnly && history < 1))
+    throw new Error(`--history must be a non-negative integer (positive with --history-only), got ${values.history}`);
   const size = sizeNamed(values.size);
   const seed = Number(values.seed);
   if (!Number.isInteger(seed)) throw new Error(`--seed must be an integer, got ${values.seed}`);
@@ -43,7 +67,7 @@ export function parseCli() {
   if (values.engine !== 'sqlite' && values.engine !== 'postgres')
     throw new Error(`--engine must be sqlite or postgres, got ${values.engine}`);
   const engine: Engine = values.engine;
-  return { size, seed, authBatches, authRounds, load: values.load, server, engine };
+  return { size, seed, authBatches, authRounds, load: values.load, server, engine, history, historyOnly };
 }
 
 export const load1 = () => Math.round((os.loadavg()[0] ?? 0) * 100) / 100;

@@ -21,7 +21,8 @@ export function benchMetagraph(c: Competition) {
 
 /** The competition, its tasks (QnA through the one-request import), exclusions, its metagraph;
  * returns a validator key. */
-export async function setup(url: string, admin: string, c: Competition): Promise<string> {
+export async function setup(url: string, admin: string, c: Competition, id = COMPETITION): Promise<string> {
+  const COMPETITION = id;
   const token = { token: admin };
   await call(url, `/v1/competitions/${COMPETITION}`, {
     ...token,
@@ -62,7 +63,15 @@ export async function setup(url: string, admin: string, c: Competition): Promise
 }
 
 /** Sends every batch, `clients` requests at a time; seconds taken. */
-export async function ingest(url: string, key: string, bodies: string[], counts: number[], clients: number) {
+export async function ingest(
+  url: string,
+  key: string,
+  bodies: string[],
+  counts: number[],
+  clients: number,
+  id = COMPETITION,
+) {
+  const COMPETITION = id;
   let next = 0;
   const client = async () => {
     while (next < bodies.length) {

@@ -2,7 +2,7 @@
 // kept in results.json. A target is a ratio to a floor measured in the same run or a bound; the
 // benchmark reports whether it is met and never fails on it. On PostgreSQL (issue 15) the floors
 // are PostgreSQL's own, and the ingest and cold-read targets are bounds rather than ratios.
-import type { Engine } from '../src/db/store.js';
+import type { Engine } from '../src/db/contract.js';
 import type { SizeName } from './generate.js';
 import type { ReadsDuring } from './reader.js';
 import { cpuUsPerRequest, generatorCores } from './load.js';

@@ -35,7 +35,8 @@ import {
 import { importUnderReads } from './importPhase.js';
 import { deleteThroughApi, runsToDelete, snapshotCost } from './runSequence.js';
 import { COMPETITION, WEIGHTS, coldReads, ingest, setup, shape } from './phases.js';
-import { figures, printAll } from './report.js';
+import { figures, printAll, printFigures } from './report.js';
+import { historyFigures, historyPhase, type HistoryResult } from './history.js';
 
 const CLIENTS = 4;
 /** The coverage read loaded warm: a first page of 1,000 pairs (the default size, asked for). */
@@ -62,6 +63,7 @@ async function main(): Promise<void> {
     rss?.phase(name);
   };
   const c = buildCompetition(size, args.seed);
+  if (args.historyOnly) return historyOnly(args, c);
   log(`size ${args.size}, seed ${args.seed}: ${c.miners.length} miners, ${c.tasks.length} tasks; generating runs...`);
   let t = performance.now();
   const { bodies, counts, total } = runBatches(c, BATCH);
@@ -298,6 +300,24 @@ async function main(): Promise<void> {
       );
       authSeen = await stopServer('auth');
     }
+
+    // Issue 41: one server life takes `--history` competitions, on a database of its own.
+    let history: HistoryResult | undefined;
+    if (args.history > 0) {
+      phase('history');
+      const again = runBatches(c, BATCH);
+      history = await historyPhase({
+        start: () => start(`${tmp.dir}/history.db`),
+        admin: ADMIN,
+        c,
+        bodies: again.bodies,
+        counts: again.counts,
+        total: again.total,
+        n: args.history,
+        clients: CLIENTS,
+        log,
+      });
+    }
     phase('end');
 
     const peaks = [firstSeen.peak, secondSeen.peak, authSeen?.peak ?? null].filter((p): p is number => p !== null);
@@ -371,8 +391,9 @@ async function main(): Promise<void> {
       runSequence: { snapshot, deletes, snapshotAfterDeletes: afterDeletes },
       shape: sh,
       ...(auth ? { auth } : {}),
+      ...(history ? { history } : {}),
     };
-    const rows = figures(result);
+    const rows = [...figures(result), ...(history ? historyFigures(history) : [])];
     printAll(result, rows);
     const json = `${JSON.stringify({ ...result, figures: rows }, null, 2)}\n`;
     // PostgreSQL results beside the SQLite ones, never over them.
@@ -391,6 +412,54 @@ async function main(): Promise<void> {
     process.removeListener('exit', onExit);
     if (process.env.BENCH_KEEP_DB) log(`database kept: ${storage.describe}`);
     else {
+      tmp.remove();
+      await storage.close();
+    }
+  }
+}
+
+/**
+ * `--history-only`: the history phase alone (bench/history.ts), on a fresh database; its table
+ * printed, its results in bench/results-history-<size>.json.
+ */
+async function historyOnly(args: ReturnType<typeof parseCli>, c: ReturnType<typeof buildCompetition>): Promise<void> {
+  const started = machine();
+  const { bodies, counts, total } = runBatches(c, BATCH);
+  log(
+    `history only: ${args.history} competitions of ${total} runs each (${c.miners.length} miners, ${c.tasks.length} tasks)`,
+  );
+  const tmp = tempDir('bench-history');
+  const storage = args.engine === 'postgres' ? await postgresStorage(tmp.dir) : sqliteStorage(tmp.dir);
+  try {
+    const env = {
+      SCORING_SIGNATURE_WINDOW_MS: String(BENCH_SIGNATURE_WINDOW_MS),
+      ...storage.serverEnv,
+    };
+    const nodeArgs = (process.env.BENCH_SERVER_NODE_ARGS ?? '').split(' ').filter(Boolean);
+    const history = await historyPhase({
+      start: () => launch({ dbPath: storage.dbPath, adminToken: ADMIN, build: args.server, env, nodeArgs }),
+      admin: ADMIN,
+      c,
+      bodies,
+      counts,
+      total,
+      n: args.history,
+      clients: CLIENTS,
+      log,
+    });
+    const rows = historyFigures(history);
+    console.log(`
+swe-scoring bench, history phase, size ${args.size}, server ${args.server}, ${new Date().toISOString()}`);
+    printFigures(rows);
+    console.log(
+      `  RSS after each competition: ${history.rssAfterEachMb.join(', ')} MB; peak ${history.peakMb} MB; after the restart ${history.restartedRssMb} MB`,
+    );
+    const json = `${JSON.stringify({ date: new Date().toISOString(), size: args.size, server: args.server, engine: args.engine, machine: started, history, figures: rows }, null, 2)}\n`;
+    const file = `results-history-${args.size}${args.engine === 'postgres' ? '-postgres' : ''}.json`;
+    writeFileSync(new URL(`./${file}`, import.meta.url), json);
+    console.log(`\n[bench] OK: every request succeeded; results in bench/${file}`);
+  } finally {
+    if (!process.env.BENCH_KEEP_DB) {
       tmp.remove();
       await storage.close();
     }

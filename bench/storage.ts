@@ -4,7 +4,7 @@
 // the insert and delete floors. The scratch databases are dropped by close().
 import { statSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Engine } from '../src/db/store.js';
+import type { Engine } from '../src/db/contract.js';
 import { createScratchDatabase, type ScratchDatabase } from '../test/support/postgres.js';
 import { dropDatabase, rawDelete, rawInsert, type DeleteFloor, type InsertFloor } from './floors.js';
 import { floorScan, type Floor } from './measure.js';

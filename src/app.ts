@@ -5,7 +5,7 @@ import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastif
 import { serializerCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { Db } from './db/client.js';
 import { createSqliteStore } from './db/sqlite/store.js';
-import type { Store } from './db/store.js';
+import type { Store } from './db/contract.js';
 import { createServices, type Services } from './services/index.js';
 import type { SignatureOptions } from './services/signatures.js';
 import type { ScoreSettings } from './services/scoreInWorker.js';
@@ -46,6 +46,8 @@ export interface AppOptions {
   signer?: Signer;
   /** SCORING_VALIDATOR_SILENT_AFTER_MS: no heartbeat for this long lists a validator as silent (default 1 h). */
   validatorSilentAfterMs?: number;
+  /** SCORING_MEMORY_BUDGET_MB: the competitions' in-memory scoring state (src/services/residency.ts); its default when not given. */
+  memoryBudgetMb?: number;
   logger?: FastifyServerOptions['logger'];
   /** POST /v1/score's limits (SCORING_SCORE_*); the defaults of src/services/scoreInWorker.ts when not given. */
   scoring?: ScoreSettings;
@@ -99,11 +101,13 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     signer: options.signer,
     scoring: options.scoring,
     validatorSilentAfterMs: options.validatorSilentAfterMs,
+    memoryBudgetMb: options.memoryBudgetMb,
   });
   app.decorate('services', services);
   app.addHook('onClose', async () => {
     services.changes.close();
     services.imports.close();
+    services.scores.close();
     // After the last request: the scores held now stand for the data, and the next start answers
     // from them (src/db/savedScores.ts). Through the write gate, so no import is committing.
     try {

@@ -6,6 +6,7 @@ import { DOOR_DEFAULTS, type DoorLimits } from './doorLimits.js';
 import { DEFAULT_HEAP_GROWTH_PERCENT } from './heap.js';
 import { makePrivateDir } from './privateFiles.js';
 import { DEFAULT_SILENT_AFTER_MS } from './services/liveness.js';
+import { DEFAULT_MEMORY_BUDGET_MB } from './services/residency.js';
 import { MAX_SIGNATURE_WINDOW_MS } from './signatures/epistula.js';
 import { DEFAULT_SCORE_SETTINGS, type ScoreSettings } from './services/scoreInWorker.js';
 import { decodeSs58 } from './signatures/ss58.js';
@@ -63,6 +64,11 @@ export interface Config {
   trustProxy: TrustProxy;
   /** SCORING_VALIDATOR_SILENT_AFTER_MS: a validator with no heartbeat for this long is listed as silent. */
   validatorSilentAfterMs: number;
+  /**
+   * SCORING_MEMORY_BUDGET_MB: what the competitions' in-memory scoring state may hold before the
+   * least recently used give theirs back (src/services/residency.ts).
+   */
+  memoryBudgetMb: number;
 }
 
 export type TrustProxy = boolean | number | string[];
@@ -139,6 +145,12 @@ export function loadConfig(env: Env = process.env): Config {
       'SCORING_VALIDATOR_SILENT_AFTER_MS',
       1000,
       30 * 24 * 3_600_000,
+    ),
+    memoryBudgetMb: parseInteger(
+      env.SCORING_MEMORY_BUDGET_MB ?? String(DEFAULT_MEMORY_BUDGET_MB),
+      'SCORING_MEMORY_BUDGET_MB',
+      0,
+      1_048_576,
     ),
   };
 }

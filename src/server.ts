@@ -45,6 +45,7 @@ async function main(): Promise<void> {
     },
     signer: key.signer,
     validatorSilentAfterMs: config.validatorSilentAfterMs,
+    memoryBudgetMb: config.memoryBudgetMb,
     logger: { level: config.logLevel },
     scoring: config.scoring,
     door: config.door,

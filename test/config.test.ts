@@ -19,7 +19,9 @@ describe('configuration from the environment', () => {
       readsRequireToken: false,
       heapGrowthPercent: 50,
       validatorSilentAfterMs: 3_600_000,
+      memoryBudgetMb: 16,
     });
+    expect(loadConfig({ SCORING_MEMORY_BUDGET_MB: '0', DATABASE_PATH: join(dir, 'db.sqlite') }).memoryBudgetMb).toBe(0);
     expect(loadConfig({ SCORING_ADMIN_TOKEN: 'x'.repeat(16) }).databasePath).toBe('./data/swe-scoring.db');
   });
 
@@ -48,6 +50,7 @@ describe('configuration from the environment', () => {
     [{ SCORING_HEAP_GROWTH_PERCENT: '1.5' }, /SCORING_HEAP_GROWTH_PERCENT/],
     [{ SCORING_VALIDATOR_SILENT_AFTER_MS: '1h' }, /SCORING_VALIDATOR_SILENT_AFTER_MS must be an integer from 1000/],
     [{ SCORING_VALIDATOR_SILENT_AFTER_MS: '999' }, /SCORING_VALIDATOR_SILENT_AFTER_MS/],
+    [{ SCORING_MEMORY_BUDGET_MB: '64MB' }, /SCORING_MEMORY_BUDGET_MB must be an integer from 0/],
     [{ SCORING_SHUTDOWN_GRACE_MS: '5s' }, /SCORING_SHUTDOWN_GRACE_MS must be an integer from 0 to 3600000/],
     [{ SCORING_SNAPSHOT_INTERVAL: '500ms' }, /SCORING_SNAPSHOT_INTERVAL must be a duration from 1s to 596h/],
     // Past Node's timer limit a setInterval fires every millisecond: 597h is refused, not obeyed so.

@@ -424,6 +424,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/competitions/{competitionId}/criteria/report": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * How steady each kind of criterion is
+         * @description The stability report (SPEC 12): for each kind of criterion change (unchanged, `stability`, `precision`, `scale-correction`) and polarity, the number of criteria in the chosen stages’ tasks and their verdicts (one per scored QnA run and criterion) with met and split rates, for the baseline, each miner and pooled. Runs under an earlier judge configuration (stale) and runs of excluded validators count nowhere. Reflects every write acknowledged before the request; ETag and 304 like every score read.
+         */
+        get: operations["getCriteriaReport"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/competitions/{competitionId}/metagraph": {
         parameters: {
             query?: never;
@@ -1412,6 +1432,46 @@ export interface components {
             outputSchema: {
                 [key: string]: unknown;
             };
+        };
+        /** @description Criterion verdicts (one per scored run and criterion) and how they fared (SPEC 7). */
+        VerdictStats: {
+            /** @description Criterion verdicts: one per scored QnA run and criterion of the group. */
+            verdicts: number;
+            /** @description Verdicts whose criterion was met (polarity applied after the vote). */
+            met: number;
+            /** @description Verdicts whose votes were not unanimous. */
+            split: number;
+            /** @description met / verdicts; null with no verdict. */
+            metRate: number | null;
+            /** @description split / verdicts; null with no verdict. */
+            splitRate: number | null;
+        };
+        /** @description How the criteria fare by kind of change and polarity, over a stage set (SPEC 12). */
+        StabilityReport: {
+            /** @description Competition identifier. */
+            competitionId: string;
+            /** @description Stages whose tasks’ criteria and runs enter the report. */
+            stages: string[];
+            /** @description One group per (change, polarity) present: unchanged first, then stability, precision and scale-correction; positive before negative. */
+            groups: {
+                /** @description The kind of change: null (unchanged), `stability`, `precision` or `scale-correction`. */
+                change: string | null;
+                /**
+                 * @description The criteria’s polarity.
+                 * @enum {string}
+                 */
+                polarity: "positive" | "negative";
+                /** @description Criteria of this kind in the chosen stages’ tasks. */
+                criteria: number;
+                /** @description Every scored run: the baseline’s and every miner’s. */
+                pooled: components["schemas"]["VerdictStats"];
+                /** @description The baseline’s scored runs. */
+                baseline: components["schemas"]["VerdictStats"];
+                /** @description Each miner’s scored runs, by hotkey: every miner with a verdict in the report, in each group. */
+                miners: {
+                    [key: string]: components["schemas"]["VerdictStats"];
+                };
+            }[];
         };
         /** @description A validator (never its key). */
         Validator: {
@@ -4472,6 +4532,89 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Coverage"];
+                };
+            };
+            /** @description Not Modified */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description URI Too Long */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too Many Requests */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getCriteriaReport: {
+        parameters: {
+            query?: {
+                /** @description Comma-separated stages to score, e.g. `screener_2,evaluation`. Default: the competition's `finalStages`. */
+                stages?: string;
+            };
+            header?: {
+                /** @description ETags of bodies the client holds: a 304 with no body when one is current. */
+                "If-None-Match"?: string;
+            };
+            path: {
+                /** @description Competition identifier. */
+                competitionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description ETag of this body: strong, with `-br` or `-gzip` appended when sent compressed; for a snapshot input, weak (`W/"<inputDigest>"`), one tag for every coding. */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StabilityReport"];
                 };
             };
             /** @description Not Modified */

@@ -2,54 +2,18 @@
 // Called inside the write transaction that inserts or deletes the runs.
 import type { Db } from './client.js';
 import { emitWrite, pairKey } from './events.js';
-import type { TokenWeights } from '../scoring/types.js';
-import { unprocessable } from '../errors.js';
-import { addRunTokens, emptyTokenSums, type TokenSums } from '../scoring/tokenSums.js';
+import type { CriterionGrade, TokenWeights } from '../scoring/types.js';
+import type { PairDelta } from './plan/aggregateDeltas.js';
+import { criterionSums } from './plan/criterionSums.js';
+import { MAX_EXACT, tooLarge, tooLargeToCount, type SumOwner } from './plan/tokenSums.js';
 import { sumsPassSql, tokenSumsSql, tokenWeightParams } from './tokenSql.js';
-
-/** What the aggregates read of a run (a RunRecord is one). */
-export interface AggregatedRun {
-  competitionId: string;
-  taskId: string;
-  kind: 'baseline' | 'miner';
-  minerHotkey: string | null;
-  resolved: boolean;
-  tokens: { input: number; cachedInput: number | null; output: number } | null;
-}
-
-interface Sum {
-  d: AggregatedRun;
-  runs: number;
-  resolved: number;
-  tokens: TokenSums;
-}
 
 /**
  * True (1) when a stored token sum passed 2^53 - 1: SQLite keeps it exactly, but it would be read
  * back rounded, and every score built on it would be off. Compared in SQL, where it is exact.
  */
-const OVERFLOW = `max(input_sum, cached_sum, output_sum) > ${Number.MAX_SAFE_INTEGER} AS overflow`;
+const OVERFLOW = `max(input_sum, cached_sum, output_sum) > ${MAX_EXACT} AS overflow`;
 const overflows = (row: unknown) => (row as { overflow: number } | undefined)?.overflow === 1;
-/** Whose token sums: the baseline's or a miner's, on a task. */
-type SumOwner = Pick<AggregatedRun, 'kind' | 'taskId' | 'minerHotkey'>;
-const sumsOf = (d: SumOwner) =>
-  `the token sums of ${d.kind === 'baseline' ? 'the baseline' : `miner ${d.minerHotkey}`} on task ${d.taskId}`;
-
-/** A batch that would pass the bound; both engines. Throwing inside the write transaction stores nothing of it. */
-export const tooLarge = (d: SumOwner) =>
-  unprocessable(
-    `${sumsOf(d)} would pass 2^53 - 1 and could no longer be added exactly; nothing was stored. Check the token counts sent`,
-  );
-
-/**
- * A rebuild (new token weights, a validator included again) whose counted runs would pass the
- * bound; both engines. Nothing changes: the caller's transaction rolls back.
- */
-export const tooLargeToCount = (d: SumOwner) =>
-  unprocessable(
-    `${sumsOf(d)} would pass 2^53 - 1 with these runs counted under these token weights, and ` +
-      'could no longer be added exactly; nothing was changed. Delete the runs with the oversized token counts first',
-  );
 
 export function aggregateWriter(db: Db) {
   const c = db.$client;
@@ -71,21 +35,9 @@ export function aggregateWriter(db: Db) {
     WHERE competition_id = @competitionId AND id = @taskId
     RETURNING ${OVERFLOW.replace(/(input|cached|output)_sum/g, 'baseline_$1_sum')}`);
 
-  /**
-   * Adds (sign 1) or removes (sign -1) the runs' contributions. Deltas are summed per
-   * (task, miner) first, so a batch of 1,000 runs costs one statement per pair, not per run.
-   */
-  function apply(runs: readonly AggregatedRun[], w: TokenWeights, sign: 1 | -1): void {
-    const sums = new Map<string, Sum>();
-    for (const d of runs) {
-      const key = `${d.kind}\u0000${d.taskId}\u0000${d.minerHotkey ?? ''}`;
-      let s = sums.get(key);
-      if (!s) sums.set(key, (s = { d, runs: 0, resolved: 0, tokens: emptyTokenSums() }));
-      s.runs += sign;
-      if (d.resolved) s.resolved += sign;
-      addRunTokens(s.tokens, d, w, sign);
-    }
-    for (const { d, tokens: t, ...s } of sums.values()) {
+  /** Applies a batch's per-pair deltas (src/db/plan/aggregateDeltas.ts): one statement per pair. */
+  function apply(pairs: ReadonlyMap<string, PairDelta>, sign: 1 | -1): void {
+    for (const { d, tokens: t, ...s } of pairs.values()) {
       const params = {
         ...s,
         tokenCount: t.count,
@@ -113,7 +65,7 @@ export function aggregateWriter(db: Db) {
  * Runs that count: not sent by a validator excluded from the competition (SPEC 10), and not graded
  * under a judge configuration other than the one in force (stale, SPEC 12).
  */
-const countedSql = `(validator_id IS NULL OR validator_id NOT IN (
+export const countedSql = `(validator_id IS NULL OR validator_id NOT IN (
     SELECT validator_id FROM competition_validators WHERE competition_id = @id AND excluded = 1))
   AND (judge_digest IS NULL OR judge_digest IS (
     SELECT digest FROM judges WHERE competition_id = @id ORDER BY version DESC LIMIT 1))`;
@@ -163,7 +115,7 @@ function refuseOversized(db: Db, params: Record<string, unknown>): void {
       ORDER BY kind, task_id, miner_hotkey LIMIT 1`,
     )
     .raw()
-    .get(params) as [AggregatedRun['kind'], string, string | null] | undefined;
+    .get(params) as [SumOwner['kind'], string, string | null] | undefined;
   if (row) throw tooLargeToCount({ kind: row[0], taskId: row[1], minerHotkey: row[2] });
 }
 
@@ -193,19 +145,13 @@ function rebuildCriterionStats(db: Db, competitionId: string): void {
     .prepare(`SELECT task_id, grading FROM runs WHERE competition_id = @id AND grading IS NOT NULL AND ${countedSql}`)
     .raw()
     .iterate({ id: competitionId }) as IterableIterator<[string, string]>;
-  const sums = new Map<string, { taskId: string; id: string; graded: number; met: number; split: number }>();
-  for (const [taskId, grading] of rows) {
-    for (const g of JSON.parse(grading) as { criterionId: string; met: boolean; split: boolean }[]) {
-      const key = `${taskId}\u0000${g.criterionId}`;
-      let s = sums.get(key);
-      if (!s) sums.set(key, (s = { taskId, id: g.criterionId, graded: 0, met: 0, split: 0 }));
-      s.graded++;
-      if (g.met) s.met++;
-      if (g.split) s.split++;
-    }
-  }
+  const sums = criterionSums(
+    (function* () {
+      for (const [taskId, grading] of rows) yield { taskId, criteria: JSON.parse(grading) as CriterionGrade[] };
+    })(),
+  );
   c.prepare('UPDATE task_criteria SET graded = 0, met = 0, split = 0 WHERE competition_id = ?').run(competitionId);
   const set = c.prepare(`UPDATE task_criteria SET graded = @graded, met = @met, split = @split
     WHERE competition_id = @competitionId AND task_id = @taskId AND id = @id`);
-  for (const s of sums.values()) set.run({ ...s, competitionId });
+  for (const s of sums) set.run({ ...s, competitionId });
 }

@@ -53,8 +53,14 @@ export const allowList = (input: CompetitionUpsert, before: CompetitionSettings 
 /** Runs planned per pair when neither the task nor the competition names a number (SPEC 13). */
 export const DEFAULT_PLANNED_RUNS = 5;
 
-type Row = typeof competitions.$inferSelect;
-const toSettings = (r: Row, excludedValidators: string[]): CompetitionSettings => ({
+/** A competition's row as both engines read it (PostgreSQL parses its JSON text columns first). */
+type CompetitionColumns = Omit<typeof competitions.$inferSelect, 'finalStages' | 'allowedValidators'> & {
+  finalStages: string[];
+  allowedValidators: string[] | null;
+};
+
+/** The settings of a competition's row and its excluded validators, on either engine. */
+export const toSettings = (r: CompetitionColumns, excludedValidators: string[]): CompetitionSettings => ({
   id: r.id,
   name: r.name,
   tokenWeights: { input: r.weightInput, cachedInput: r.weightCachedInput, output: r.weightOutput },

@@ -4,7 +4,8 @@ import type { Db } from './client.js';
 import { miners } from './schema.js';
 import { emitWrite } from './events.js';
 
-export type MinerRow = typeof miners.$inferSelect;
+import type { MinerRow } from './rows.js';
+export type { MinerRow };
 
 export function minersRepo(db: Db) {
   return {

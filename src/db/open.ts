@@ -4,7 +4,7 @@ import type { Config } from '../config.js';
 import { openDatabase } from './client.js';
 import type { PgLogger } from './pg/client.js';
 import { createSqliteStore } from './sqlite/store.js';
-import type { Store } from './store.js';
+import type { Store } from './contract.js';
 import { holdWriterLock, lockFiles, LockHeld, realDatabasePath } from './writerLock.js';
 
 /** Without a pool size or timeout (the command line), PostgreSQL's defaults apply (src/db/pg/client.ts). */

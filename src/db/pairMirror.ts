@@ -28,6 +28,11 @@ export class PairMirror {
     for (const row of rows) this.put(row);
   }
 
+  /** Pairs held. */
+  get size(): number {
+    return this.byPair.size;
+  }
+
   /** The entries, in order; shared between reads until the next change, never to be mutated. */
   entries(): MinerTaskSummary[] {
     return (this.list ??= [...this.byPair.values()]);

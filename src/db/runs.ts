@@ -2,48 +2,11 @@
 // a query builder's per-row cost.
 import type { Db } from './client.js';
 import { aggregateWriter } from './aggregates.js';
+import { planRunChange, type RunChangePlan } from './plan/runBatch.js';
 import type { CriterionGrade, TokenWeights } from '../scoring/types.js';
+import type { RunFilter, RunRecord, StoredRun, StoredVote } from './rows.js';
 
-export interface StoredVote {
-  criterionId: string;
-  votes: { verdict: 'YES' | 'NO'; reason?: string; evidence?: string }[];
-}
-
-export interface RunRecord {
-  competitionId: string;
-  runId: string;
-  taskId: string;
-  kind: 'baseline' | 'miner';
-  minerHotkey: string | null;
-  validatorId: string | null;
-  attemptNo: number | null;
-  resolved: boolean;
-  tokens: { input: number; cachedInput: number | null; output: number } | null;
-  timeTakenSeconds: number | null;
-  agentSteps: number | null;
-  rubricVotes: StoredVote[] | null;
-  criteria: CriterionGrade[] | null;
-  /** The judge configuration a QnA run was graded under (SPEC 12); null (or absent) when none was named. */
-  judgeDigest?: string | null;
-  /** The answer date the validator put into the judge's prompt (ISO 8601 date). */
-  answerDate?: string | null;
-}
-
-export interface StoredRun extends RunRecord {
-  /** Storage sequence: grows with every insert and deletion in the database, never reused. */
-  seq: number;
-  createdAt: string;
-}
-
-/** Filters of a run listing (API.md 1.1); `after` is the sequence to continue from. */
-export interface RunFilter {
-  validatorId?: string;
-  minerHotkey?: string;
-  taskId?: string;
-  kind?: 'baseline' | 'miner';
-  after?: number;
-  limit: number;
-}
+export type { RunFilter, RunRecord, StoredRun, StoredVote };
 
 /** A `runs` row as either engine reads it (SQLite's booleans are 0/1). */
 export interface RunRow {
@@ -92,17 +55,6 @@ export const fromRow = (r: RunRow): StoredRun => ({
   createdAt: r.created_at,
 });
 
-/**
- * True when the run enters no aggregate: its validator is excluded (SPEC 10), or it was graded
- * under a judge configuration other than `judge`, the one in force (stale, SPEC 12).
- */
-export const isExcludedRun = (r: RunRecord, excluded: ReadonlySet<string>, judge: string | null) =>
-  (r.validatorId !== null && excluded.has(r.validatorId)) || isStaleRun(r, judge);
-
-/** True when a QnA run was graded under a judge configuration other than `judge`, the one in force. */
-export const isStaleRun = (r: { judgeDigest?: string | null }, judge: string | null) =>
-  (r.judgeDigest ?? null) !== null && r.judgeDigest !== judge;
-
 export function runsRepo(db: Db) {
   const c = db.$client;
   const aggregates = aggregateWriter(db);
@@ -129,30 +81,15 @@ export function runsRepo(db: Db) {
       AND (@taskId IS NULL OR task_id = @taskId) AND (@kind IS NULL OR kind = @kind)
     ORDER BY seq LIMIT @limit`);
   const addMiner = c.prepare('INSERT OR IGNORE INTO miners (competition_id, hotkey) VALUES (?, ?)');
-  const criterionStats = c.prepare(`UPDATE task_criteria SET graded = graded + @sign, met = met + @met,
+  const criterionStats = c.prepare(`UPDATE task_criteria SET graded = graded + @graded, met = met + @met,
       split = split + @split WHERE competition_id = @competitionId AND task_id = @taskId AND id = @id`);
 
-  /** Adds or removes the runs' criterion grades, summed per criterion: one update each. */
-  function criteriaStats(records: RunRecord[], sign: 1 | -1): void {
-    const sums = new Map<
-      string,
-      { competitionId: string; taskId: string; id: string; sign: number; met: number; split: number }
-    >();
-    for (const r of records) {
-      for (const g of r.criteria ?? []) {
-        const key = `${r.taskId}\u0000${g.criterionId}`;
-        let s = sums.get(key);
-        if (!s)
-          sums.set(
-            key,
-            (s = { competitionId: r.competitionId, taskId: r.taskId, id: g.criterionId, sign: 0, met: 0, split: 0 }),
-          );
-        s.sign += sign;
-        if (g.met) s.met += sign;
-        if (g.split) s.split += sign;
-      }
-    }
-    for (const s of sums.values()) criterionStats.run(s);
+  /** Runs the statements a plan (src/db/plan/runBatch.ts) names, but the runs' own rows. */
+  function applyPlan(competitionId: string, plan: RunChangePlan, sign: 1 | -1): void {
+    for (const hotkey of plan.miners) addMiner.run(competitionId, hotkey);
+    for (const [taskId, n] of plan.perTask) taskRunCount.run(n, competitionId, taskId);
+    for (const s of plan.criteria) criterionStats.run({ ...s, competitionId });
+    aggregates.apply(plan.pairs, sign);
   }
 
   return {
@@ -215,15 +152,8 @@ export function runsRepo(db: Db) {
           r.answerDate ?? null,
         );
       }
-      const counted = records.filter((r) => !isExcludedRun(r, excluded, judge));
-      // Only counted runs make a miner known: an excluded validator's runs must not put a miner on the leaderboard.
-      const hotkeys = new Set(counted.flatMap((r) => (r.minerHotkey === null ? [] : [r.minerHotkey])));
-      for (const hotkey of hotkeys) addMiner.run(records[0]!.competitionId, hotkey);
-      const perTask = new Map<string, number>();
-      for (const r of records) perTask.set(r.taskId, (perTask.get(r.taskId) ?? 0) + 1);
-      for (const [taskId, n] of perTask) taskRunCount.run(n, records[0]!.competitionId, taskId);
-      criteriaStats(counted, 1);
-      aggregates.apply(counted, w, 1);
+      if (records.length === 0) return;
+      applyPlan(records[0]!.competitionId, planRunChange(records, 1, w, excluded, judge), 1);
     },
     /** Deletes one run (kept in deleted_runs for snapshot inputs) and takes it out of every aggregate. */
     delete(
@@ -234,10 +164,8 @@ export function runsRepo(db: Db) {
     ): void {
       keepDeleted.run(nextSeq.get(), run.competitionId, run.runId);
       remove.run(run.competitionId, run.runId);
-      taskRunCount.run(-1, run.competitionId, run.taskId);
-      if (isExcludedRun(run, excluded, judge)) return;
-      criteriaStats([run], -1);
-      aggregates.apply([run], w, -1);
+      // A deletion makes no miner known (its plan's counted run, if any, is known already).
+      applyPlan(run.competitionId, { ...planRunChange([run], -1, w, excluded, judge), miners: [] }, -1);
     },
   };
 }

@@ -14,25 +14,11 @@
 // version. Rows saved by other scoring code are ignored (`code`).
 import type { Db } from './client.js';
 import type { CompetitionScores, Stage } from '../scoring/types.js';
+import type { SavedScores } from './contract.js';
 
-export interface SavedScores {
-  competitionId: string;
-  /** The stage set scored. */
-  stages: Stage[];
-  scores: CompetitionScores;
-}
-
-/** What both engines' repositories answer (synchronously here; src/db/store.ts makes it a promise). */
-export interface SavedScoresRepo {
-  /**
-   * Saves the scores `collect` hands out, which the caller vouches stand for the data as this
-   * process has been told of it: every write event told to the store's listeners is reflected.
-   * `collect` is called once, and in the same turn the engine reads what it records with them
-   * (PostgreSQL: the version this process has been told up to), so no event told in between can
-   * make the two disagree. Answers how many were saved.
-   */
+/** The contract's SavedScoresRepo (src/db/contract.ts), synchronously: the SQLite store makes it a promise. */
+export interface SyncSavedScoresRepo {
   save(code: string, collect: () => SavedScores[]): number;
-  /** The saved scores of this scoring code that are still current. */
   load(code: string): SavedScores[];
 }
 
@@ -40,7 +26,7 @@ export interface SavedScoresRepo {
 export const stagesText = (stages: Stage[]) => stages.join(',');
 export const stagesOf = (text: string) => (text === '' ? [] : text.split(',')) as Stage[];
 
-export function savedScoresRepo(db: Db): SavedScoresRepo {
+export function savedScoresRepo(db: Db): SyncSavedScoresRepo {
   const c = db.$client;
   const upsert = c.prepare(
     `INSERT INTO saved_scores (competition_id, code, stages, scores, saved_at) VALUES (?, ?, ?, ?, ?)

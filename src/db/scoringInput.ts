@@ -161,6 +161,21 @@ export function scoringInputRepo(db: Db) {
       return { ...tasksAndMiners(competitionId, w), minerTasks };
     },
 
+    /** Pairs held in memory for the competition (its mirror, or the one being filled): what `release` gives back. */
+    held(competitionId: string): number {
+      return (mirrors.get(competitionId) ?? building.get(competitionId))?.pairs.size ?? 0;
+    },
+
+    /**
+     * Drops the competition's in-memory pairs (src/services/residency.ts); its next load reads
+     * every row, as the first one did. A fill under way (`prepare`) stops at its next step.
+     */
+    release(competitionId: string): void {
+      mirrors.delete(competitionId);
+      const filling = building.get(competitionId);
+      if (filling) filling.changed = null;
+    },
+
     /** The scoring input; the returned arrays are shared between reads and must not be mutated. */
     load(
       competitionId: string,

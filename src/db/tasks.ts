@@ -2,67 +2,16 @@
 import { and, asc, eq, sql } from 'drizzle-orm';
 import type { Db } from './client.js';
 import { taskCriteria, tasks } from './schema.js';
-import { DomainError, listSome } from '../errors.js';
 import { emitWrite } from './events.js';
-import type { Complexity, Criterion, Polarity, Stage } from '../scoring/types.js';
+import type { Polarity } from '../scoring/types.js';
+import type { CriterionRecord, CriterionRow, QnaMeta, Rubric, TaskRecord, TaskRow } from './rows.js';
+import { planTasksUpsert, TasksHaveRuns, type StoredTask } from './plan/tasksUpsert.js';
 
-export type TaskType = 'swebench_verified' | 'swe_atlas_qna';
-
-/** The 409 of a write that would change the type or rubric of tasks that already have runs. */
-export class TasksHaveRuns extends DomainError {
-  constructor(readonly ids: string[]) {
-    super(
-      'conflict',
-      `tasks ${listSome(ids)} already have runs; their type or rubric cannot change`,
-      ids.map((id) => ({ path: `tasks/${id}`, message: 'type or rubric change on a task with runs' })),
-    );
-  }
-}
-
-export interface CriterionRecord {
-  id: string;
-  title: string;
-  type: Polarity;
-  importance: string;
-  originalTitle: string;
-  change: string | null;
-}
-
-export interface QnaMeta {
-  prompt: string;
-  referenceAnswer: string;
-  repositoryUrl: string;
-  repositoryBaseCommit: string;
-  language: string;
-  category: string;
-  dockerImage: string;
-}
-
-export interface TaskRecord {
-  id: string;
-  type: TaskType;
-  stage: Stage;
-  complexity: Complexity | null;
-  plannedRuns: number | null;
-  qna: QnaMeta | null;
-  rubric: CriterionRecord[];
-  /** Sent without QnA content: an existing task of the same type keeps its stored content. */
-  keepContent?: boolean;
-}
-
-/** A stored task with the number of runs stored for it. */
-/** What run ingestion needs of a task. */
-export interface Rubric {
-  type: string;
-  criteria: Criterion[];
-}
-
-export type TaskRow = typeof tasks.$inferSelect & { runCount: number };
+export type { CriterionRecord, QnaMeta, Rubric, TaskRecord, TaskRow, TaskType } from './rows.js';
+export { TasksHaveRuns };
 
 /** A criterion from its row, on either engine (the columns are the same). */
-export const toCriterion = (
-  c: Omit<typeof taskCriteria.$inferSelect, 'graded' | 'met' | 'split'>,
-): CriterionRecord => ({
+export const toCriterion = (c: Omit<CriterionRow, 'graded' | 'met' | 'split'>): CriterionRecord => ({
   id: c.id,
   title: c.title,
   type: c.type as Polarity,
@@ -70,22 +19,6 @@ export const toCriterion = (
   originalTitle: c.originalTitle,
   change: c.change,
 });
-/** Equal for equal rubrics: an import compares what it sends with what is stored by these keys. */
-export const rubricKey = (r: CriterionRecord[]) =>
-  JSON.stringify(r.map((c) => [c.id, c.title, c.type, c.importance, c.originalTitle, c.change]));
-export const qnaKey = (q: QnaMeta | null) =>
-  q
-    ? JSON.stringify([
-        q.prompt,
-        q.referenceAnswer,
-        q.repositoryUrl,
-        q.repositoryBaseCommit,
-        q.language,
-        q.category,
-        q.dockerImage,
-      ])
-    : 'null';
-
 export function tasksRepo(db: Db) {
   // Prepared once: run ingestion looks up every task of a batch, and building and preparing the
   // query on each call would cost more than the rest of the ingest.
@@ -151,7 +84,7 @@ export function tasksRepo(db: Db) {
     return { ...row, runCount: (runCountOf.get(competitionId, taskId) as number | undefined) ?? 0 };
   }
 
-  function writeCriteria(competitionId: string, t: TaskRecord): void {
+  function writeCriteria(competitionId: string, t: { id: string; rubric: CriterionRecord[] }): void {
     deleteCriteria.run({ competitionId, taskId: t.id });
     t.rubric.forEach((c, position) => {
       insertCriterion.run({ competitionId, taskId: t.id, position, ...c });
@@ -199,15 +132,18 @@ export function tasksRepo(db: Db) {
      */
     upsertMany(competitionId: string, records: TaskRecord[]): { imported: number; updated: number; unchanged: number } {
       return db.transaction(() => {
-        const result = { imported: 0, updated: 0, unchanged: 0 };
-        const locked: string[] = [];
-        for (const sent of records) {
-          const before = get(competitionId, sent.id);
-          const oldRubric = before ? criteria(competitionId, sent.id).map(toCriterion) : [];
-          const t =
-            sent.keepContent && before?.type === sent.type
-              ? { ...sent, qna: before.qna as QnaMeta | null, rubric: oldRubric }
-              : sent;
+        const stored = new Map<string, StoredTask>();
+        for (const id of new Set(records.map((r) => r.id))) {
+          const row = get(competitionId, id);
+          if (row)
+            stored.set(id, {
+              ...row,
+              qna: row.qna as QnaMeta | null,
+              rubric: criteria(competitionId, id).map(toCriterion),
+            });
+        }
+        const { counts, writes } = planTasksUpsert(stored, records);
+        for (const t of writes) {
           const values = {
             type: t.type,
             stage: t.stage,
@@ -215,42 +151,19 @@ export function tasksRepo(db: Db) {
             plannedRuns: t.plannedRuns,
             qna: t.qna,
           };
-          if (!before) {
+          if (t.inserted)
             db.insert(tasks)
               .values({ competitionId, id: t.id, ...values })
               .run();
-            writeCriteria(competitionId, t);
-            result.imported++;
-            continue;
-          }
-          const rubricChanged = rubricKey(oldRubric) !== rubricKey(t.rubric);
-          if ((rubricChanged || before.type !== t.type) && before.runCount > 0) {
-            locked.push(t.id);
-            continue;
-          }
-          const same =
-            !rubricChanged &&
-            before.type === t.type &&
-            before.stage === t.stage &&
-            before.complexity === t.complexity &&
-            before.plannedRuns === t.plannedRuns &&
-            qnaKey(before.qna as QnaMeta | null) === qnaKey(t.qna);
-          if (same) {
-            result.unchanged++;
-            continue;
-          }
-          db.update(tasks)
-            .set(values)
-            .where(and(eq(tasks.competitionId, competitionId), eq(tasks.id, t.id)))
-            .run();
-          if (rubricChanged) writeCriteria(competitionId, t);
-          result.updated++;
+          else
+            db.update(tasks)
+              .set(values)
+              .where(and(eq(tasks.competitionId, competitionId), eq(tasks.id, t.id)))
+              .run();
+          if (t.rubricWritten) writeCriteria(competitionId, t);
         }
-        if (locked.length > 0) {
-          throw new TasksHaveRuns(locked);
-        }
-        if (result.imported + result.updated > 0) emitWrite(db, { competitionId, kind: 'tasks' });
-        return result;
+        if (counts.imported + counts.updated > 0) emitWrite(db, { competitionId, kind: 'tasks' });
+        return counts;
       });
     },
   };

@@ -7,11 +7,21 @@ import type { Db } from './client.js';
 import { competitionValidators, validators } from './schema.js';
 import type { ValidatorPairRuns } from '../scoring/agreement.js';
 
-export type ValidatorRow = typeof validators.$inferSelect;
-export type ValidatorStanding = typeof competitionValidators.$inferSelect;
+import type { ValidatorRow, ValidatorStanding } from './rows.js';
+export type { ValidatorRow, ValidatorStanding };
 
 const sha256 = (s: string) => createHash('sha256').update(s).digest();
 const KEY = /^swv_([0-9a-f]{32})_([A-Za-z0-9_-]{43})$/;
+
+/** A pairRuns row as both engines read it: task, miner (null for the baseline), validator, runs, resolved. */
+export type PairRunsRow = [string, string | null, string, number, number];
+export const toPairRuns = ([taskId, hotkey, validatorId, runs, resolved]: PairRunsRow): ValidatorPairRuns => ({
+  taskId,
+  hotkey,
+  validatorId,
+  runs,
+  resolved,
+});
 
 export function validatorsRepo(db: Db) {
   // Per (task, miner or baseline, validator) run counts over the tasks in some stages: a scan of
@@ -96,20 +106,7 @@ export function validatorsRepo(db: Db) {
     },
     /** Run counts per (task, miner; null for the baseline, validator) in the given stages. */
     pairRuns(competitionId: string, stages: readonly string[]): ValidatorPairRuns[] {
-      const rows = pairRunsStmt.all(competitionId, JSON.stringify(stages)) as [
-        string,
-        string | null,
-        string,
-        number,
-        number,
-      ][];
-      return rows.map(([taskId, hotkey, validatorId, runs, resolved]) => ({
-        taskId,
-        hotkey,
-        validatorId,
-        runs,
-        resolved,
-      }));
+      return (pairRunsStmt.all(competitionId, JSON.stringify(stages)) as PairRunsRow[]).map(toPairRuns);
     },
     /** Every validator's recorded standing in a competition (validators never excluded have none). */
     standings(competitionId: string): ValidatorStanding[] {

@@ -4,6 +4,7 @@ import { LeaderboardPageSchema, LeaderboardQuery, WeightsSchema } from '../schem
 import { ChainWeightsSchema } from '../schemas/metagraph.js';
 import { sendBody } from './sendBody.js';
 import { CoverageQuery, CoverageSchema } from '../schemas/coverage.js';
+import { StabilityReportSchema } from '../schemas/judge.js';
 
 /** The paths of the reads every dashboard and validator polls, under the API prefix (also answered by ./keptReads.ts). */
 export const SCORE_READ_PATHS = {
@@ -13,7 +14,7 @@ export const SCORE_READ_PATHS = {
 } as const;
 
 export const scoreRoutes: FastifyPluginAsyncZod = async (app) => {
-  const { scores, coverage } = app.services;
+  const { scores, coverage, stability } = app.services;
 
   app.get(
     SCORE_READ_PATHS.leaderboard,
@@ -103,5 +104,28 @@ export const scoreRoutes: FastifyPluginAsyncZod = async (app) => {
       const { stages, ...query } = request.query;
       return sendBody(request, reply, coverage.read(request.params.competitionId, stages, query));
     },
+  );
+
+  app.get(
+    '/competitions/:competitionId/criteria/report',
+    {
+      config: { access: 'public' },
+      compress: false,
+      schema: {
+        tags: ['scores'],
+        operationId: 'getCriteriaReport',
+        summary: 'How steady each kind of criterion is',
+        description:
+          'The stability report (SPEC 12): for each kind of criterion change (unchanged, `stability`, `precision`, ' +
+          '`scale-correction`) and polarity, the number of criteria in the chosen stages’ tasks and their verdicts ' +
+          '(one per scored QnA run and criterion) with met and split rates, for the baseline, each miner and pooled. ' +
+          'Runs under an earlier judge configuration (stale) and runs of excluded validators count nowhere. Reflects ' +
+          'every write acknowledged before the request; ETag and 304 like every score read.',
+        params: CompetitionParams,
+        querystring: StagesQuery,
+        response: { 200: StabilityReportSchema, ...problems(400, 401, 404) },
+      },
+    },
+    (request, reply) => sendBody(request, reply, stability.read(request.params.competitionId, request.query.stages)),
   );
 };

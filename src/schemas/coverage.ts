@@ -6,6 +6,13 @@ import { Id, LIMITS, StagesParam } from './common.js';
 /** Pairs per coverage page at most, and by default. */
 export const COVERAGE_PAGE = { max: 10_000, default: 1000 } as const;
 
+/**
+ * A count with thousands separators, as `toLocaleString('en')` writes it but without Intl: the
+ * first call of a locale's number format maps some 5.5 MB of ICU data into the process for good,
+ * and this text is made as the server loads.
+ */
+const thousands = (n: number) => String(n).replace(/\B(?=(\d{3})+(?!\d))/g, ',');
+
 const ID = '[A-Za-z0-9._:-]{1,128}';
 const CURSOR = new RegExp(`^(${ID})/(${ID})$`);
 
@@ -24,7 +31,7 @@ export const CoverageQuery = z.strictObject({
     .min(1)
     .max(COVERAGE_PAGE.max)
     .default(COVERAGE_PAGE.default)
-    .describe(`Pairs per page, 1 to ${COVERAGE_PAGE.max.toLocaleString('en')}; default ${COVERAGE_PAGE.default}.`),
+    .describe(`Pairs per page, 1 to ${thousands(COVERAGE_PAGE.max)}; default ${COVERAGE_PAGE.default}.`),
   cursor: z
     .string()
     .max(2 * LIMITS.idLength + 1)

@@ -48,3 +48,43 @@ export const JudgeRecordSchema = named(
 export const JudgeParams = CompetitionParams.extend({ digest: JudgeDigest });
 
 export type JudgeInput = z.infer<typeof JudgeInputSchema>;
+
+const VerdictStatsSchema = named(
+  'VerdictStats',
+  'Criterion verdicts (one per scored run and criterion) and how they fared (SPEC 7).',
+  z.object({
+    verdicts: z.number().int().describe('Criterion verdicts: one per scored QnA run and criterion of the group.'),
+    met: z.number().int().describe('Verdicts whose criterion was met (polarity applied after the vote).'),
+    split: z.number().int().describe('Verdicts whose votes were not unanimous.'),
+    metRate: z.number().nullable().describe('met / verdicts; null with no verdict.'),
+    splitRate: z.number().nullable().describe('split / verdicts; null with no verdict.'),
+  }),
+);
+
+export const StabilityReportSchema = named(
+  'StabilityReport',
+  'How the criteria fare by kind of change and polarity, over a stage set (SPEC 12).',
+  z.object({
+    competitionId: z.string().describe('Competition identifier.'),
+    stages: z.array(z.string()).describe('Stages whose tasks’ criteria and runs enter the report.'),
+    groups: z
+      .array(
+        z.object({
+          change: z
+            .string()
+            .nullable()
+            .describe('The kind of change: null (unchanged), `stability`, `precision` or `scale-correction`.'),
+          polarity: z.enum(['positive', 'negative']).describe('The criteria’s polarity.'),
+          criteria: z.number().int().describe('Criteria of this kind in the chosen stages’ tasks.'),
+          pooled: VerdictStatsSchema.describe('Every scored run: the baseline’s and every miner’s.'),
+          baseline: VerdictStatsSchema.describe('The baseline’s scored runs.'),
+          miners: z
+            .record(z.string(), VerdictStatsSchema)
+            .describe('Each miner’s scored runs, by hotkey: every miner with a verdict in the report, in each group.'),
+        }),
+      )
+      .describe(
+        'One group per (change, polarity) present: unchanged first, then stability, precision and scale-correction; positive before negative.',
+      ),
+  }),
+);

@@ -1,6 +1,6 @@
 // The audit log's writer and reader. Services record an entry inside the transaction of the write
 // it describes, so the two are stored together or not at all.
-import type { Store } from '../db/store.js';
+import type { Store } from '../db/contract.js';
 import type { AuditEntry } from '../db/audit.js';
 import { badRequest } from '../errors.js';
 import type { Principal } from './principal.js';

@@ -4,8 +4,7 @@
 // line) it copies everything in one step, a single read of one snapshot that writers do not wait on.
 // A copy is written to a temporary file beside its target and renamed into place once whole: a
 // failed backup deletes nothing, and never a file of the live database (src/services/backupTarget.ts).
-import type Database from 'better-sqlite3';
-import type { Store } from '../db/store.js';
+import type { OnlineBackup, Store } from '../db/contract.js';
 import { conflict } from '../errors.js';
 import { closeSync, fsyncSync, mkdtempSync, openSync, renameSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -26,27 +25,26 @@ const STEP_PAGES = 1000;
 const ALL_PAGES = 0x7fffffff;
 
 /**
- * Writes a consistent copy of `sqlite` to `path` (a new file). `shared`: the connection also serves
- * requests, so copy in small steps and let them run in between.
+ * Writes a consistent copy of the database `source` copies to `path` (a new file). `shared`: the
+ * connection also serves requests, so copy in small steps and let them run in between.
  */
-export async function backupDatabase(sqlite: Database.Database, path: string, shared = true): Promise<number> {
-  const rate = shared ? STEP_PAGES : ALL_PAGES;
+async function backupDatabase(source: OnlineBackup, path: string, shared = true): Promise<number> {
   // Created 0600 before SQLite writes it: a backup holds the answer keys as the database does.
   createPrivateFile(path);
-  await sqlite.backup(path, { progress: () => rate });
+  await source.copyTo(path, shared ? STEP_PAGES : ALL_PAGES);
   return statSync(path).size;
 }
 
 /**
- * Writes a consistent copy of `sqlite` to `out` (from another connection than the server's): into a
+ * Writes a consistent copy of `source` to `out` (from another connection than the server's): into a
  * temporary file in the same folder, renamed over `out` once whole. Nothing is deleted before the
  * copy is complete; then a -wal or -shm left beside `out` (which SQLite would replay into the new
  * file) goes, and the rename makes the copy appear at once, whole.
  */
-export async function backupToFile(sqlite: Database.Database, out: string): Promise<number> {
+export async function backupToFile(source: OnlineBackup, out: string): Promise<number> {
   const temporary = join(dirname(out), `.${basename(out)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
   try {
-    const bytes = await backupDatabase(sqlite, temporary, false);
+    const bytes = await backupDatabase(source, temporary, false);
     for (const suffix of ['-wal', '-shm']) rmSync(out + suffix, { force: true });
     renameSync(temporary, out);
     syncFolder(dirname(out));
@@ -76,13 +74,13 @@ export function backupService(store: Store) {
   return {
     /** A consistent copy in a fresh temporary folder; the caller removes it when done. */
     async toTempFile(): Promise<BackupFile> {
-      if (!store.sqlite) throw conflict(`${ON_POSTGRES}; this route copies the SQLite file`);
-      const sqlite = store.sqlite.$client;
+      const source = store.capabilities.onlineBackup;
+      if (!source) throw conflict(`${ON_POSTGRES}; this route copies the SQLite file`);
       const dir = mkdtempSync(join(tmpdir(), 'swe-scoring-backup-'));
       const remove = () => rmSync(dir, { recursive: true, force: true });
       try {
         const path = join(dir, 'backup.db');
-        return { path, bytes: await backupDatabase(sqlite, path), remove };
+        return { path, bytes: await backupDatabase(source, path), remove };
       } catch (e) {
         remove();
         throw e;

@@ -1,7 +1,7 @@
 // Change notices for live pages (GET …/events): a version per competition that moves with every
 // write the storage layer reports, and listeners told of it at most once per interval. Notices go
 // out on a later tick than the write, so never before its transaction has committed.
-import type { Store } from '../db/store.js';
+import type { Store } from '../db/contract.js';
 
 export type ChangeListener = (version: number) => void;
 

@@ -1,6 +1,6 @@
 // Competition settings. A competition read shows settings, counts and the baseline's resolve rate
 // straight from the aggregates: it never computes scores.
-import type { Store } from '../db/store.js';
+import type { Store } from '../db/contract.js';
 import type { CompetitionSettings, CompetitionUpsert } from '../db/competitions.js';
 import { listSome, notFound, unprocessable, type ErrorField } from '../errors.js';
 import { resolveRate } from '../scoring/index.js';

@@ -2,7 +2,7 @@
 // in memory (no scan of the runs). Each stage set's pairs are made once per input, that is until
 // a write; each page's body is kept with the scores.
 import type { CompetitionInput } from '../scoring/types.js';
-import type { Store } from '../db/store.js';
+import type { Store } from '../db/contract.js';
 import { coveragePairs, registeredMiners, type CoveragePair } from '../scoring/coverage.js';
 import type { Metagraph } from '../snapshots/metagraph.js';
 import { coverageBody, cursorOf, type CoverageQuery } from '../views/coverage.js';

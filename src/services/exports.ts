@@ -6,7 +6,7 @@
 // `runSeq`), whatever is written while it streams: runs stored later are left out, and runs
 // deleted later are still in it (read back from deleted_runs).
 import type { Readable } from 'node:stream';
-import type { Store } from '../db/store.js';
+import type { Store } from '../db/contract.js';
 import { notFound } from '../errors.js';
 import { byteStream, chunked } from '../exports/chunks.js';
 import type { RunExportFormat, TaskExportFormat } from '../exports/formats.js';

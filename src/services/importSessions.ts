@@ -6,7 +6,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import { appendFileSync, closeSync, ftruncateSync, openSync, rmSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { spoolDir } from './spool.js';
-import type { Store } from '../db/store.js';
+import type { Store } from '../db/contract.js';
 import type { Principal } from './principal.js';
 import { badRequest, conflict, noCompetitionToWrite, notFound } from '../errors.js';
 import type { ImportCounts, ImportFormat, ImportOptions } from './importJob.js';

@@ -10,8 +10,7 @@ import { createWriteStream, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { spoolDir } from './spool.js';
 import { pipeline } from 'node:stream/promises';
-import { emitWrite } from '../db/events.js';
-import type { Store } from '../db/store.js';
+import type { Store } from '../db/contract.js';
 import { TasksHaveRuns, type TaskRecord } from '../db/tasks.js';
 import { badRequest, DomainError, noCompetitionToWrite, unsupported } from '../errors.js';
 import type { QnaTask } from '../qna/index.js';
@@ -106,10 +105,10 @@ export async function importQnaFile(
 ): Promise<ImportCounts> {
   if (!(await store.competitions.get(competitionId))) throw noCompetitionToWrite(competitionId);
   const job: ImportJob = { competitionId, format, options, who: hooks.who ?? null };
-  const sqlite = store.sqlite;
-  // An in-memory database has no file for another connection; PostgreSQL commits without
-  // stopping the event loop, from any process.
-  if (!sqlite || sqlite.$client.memory) {
+  const own = store.capabilities.workerConnection;
+  // Without a file for another connection (PostgreSQL commits without stopping the event loop,
+  // from any process; an in-memory SQLite database has no file), this thread commits.
+  if (!own) {
     // The worker checks the file, then reads it again a batch at a time, staged to a spool file
     // (./stagedTasks.ts) that this thread's transaction then reads without waiting for the worker
     // (on PostgreSQL the competition's other writers wait for that transaction). No thread holds
@@ -127,18 +126,18 @@ export async function importQnaFile(
     return outcome.stored;
   }
   const gate = hooks.gate ?? writeGate();
-  const outcome = await importFileInWorker(path, { ...job, database: sqlite.$client.name }, (commit) =>
+  const outcome = await importFileInWorker(path, { ...job, database: own.database }, (commit) =>
     gate.exclusive(async () => {
       hooks.beforeWrite?.();
       try {
         const { counts, events } = await commit();
         // What the worker's transaction told its own connection, told to this one's listeners
         // (score cache, scoring input, live pages) before the answer goes out.
-        for (const e of events) emitWrite(sqlite, e);
+        for (const e of events) own.tell(e);
         return counts;
       } catch (e) {
         // A domain error rolled back; after anything else, re-reading costs little and is exact.
-        if (!(e instanceof DomainError)) emitWrite(sqlite, { competitionId, kind: 'tasks' });
+        if (!(e instanceof DomainError)) own.tell({ competitionId, kind: 'tasks' });
         throw e;
       }
     }),

@@ -1,6 +1,6 @@
 // Every service over one set of repositories. Services take plain dependencies and know nothing
 // of HTTP: routes call them, and so do the command-line tools.
-import type { Store } from '../db/store.js';
+import type { Store } from '../db/contract.js';
 import { auditService } from './audit.js';
 import { changesService } from './changes.js';
 import { competitionsService } from './competitions.js';
@@ -15,6 +15,7 @@ import { runsService } from './runs.js';
 import { scoresService } from './scores/index.js';
 import { signaturesService, type SignatureOptions } from './signatures.js';
 import { snapshotsService, type Signer } from './snapshots.js';
+import { stabilityService } from './stability.js';
 import { documentScorer, type ScoreSettings } from './scoreInWorker.js';
 import { ephemeralSigner } from '../signingKey.js';
 import { tasksService } from './tasks.js';
@@ -31,13 +32,19 @@ export interface ServiceOptions {
   scoring?: ScoreSettings;
   /** No heartbeat for this long lists a validator as silent (src/services/liveness.ts). */
   validatorSilentAfterMs?: number;
+  /** The competitions' in-memory scoring state, in MB (src/services/residency.ts has the default). */
+  memoryBudgetMb?: number;
 }
 
 export function createServices(store: Store, options: ServiceOptions = {}) {
   const audit = auditService(store);
   // Every main-connection write passes it; an import committing on its own connection holds it.
   const gate = writeGate();
-  const scores = scoresService(store, options.observeScoring);
+  const scores = scoresService(
+    store,
+    options.observeScoring,
+    options.memoryBudgetMb === undefined ? undefined : options.memoryBudgetMb * 1024 * 1024,
+  );
   return {
     audit,
     competitions: competitionsService(store, audit),
@@ -49,6 +56,7 @@ export function createServices(store: Store, options: ServiceOptions = {}) {
     validators: validatorsService(store, audit, options.validatorSilentAfterMs),
     scores,
     coverage: coverageService(scores, store),
+    stability: stabilityService(scores, store),
     snapshots: snapshotsService(store, scores, options.signer ?? ephemeralSigner(), audit),
     score: documentScorer(options.scoring),
     changes: changesService(store),

@@ -1,6 +1,6 @@
 // Turns a validated batch into stored runs: task checks, QnA grading, idempotency. Runs inside the
 // caller's transaction (services/runs.ts), which also holds the audit entry: one commit per batch.
-import type { Store } from '../db/store.js';
+import type { Store } from '../db/contract.js';
 import type { RunRecord } from '../db/runs.js';
 import type { RunInput } from '../schemas/runs.js';
 import { conflict, listSome, notFound, unprocessable, type ErrorField } from '../errors.js';

@@ -2,28 +2,20 @@
 // and audited, the latest is in force. Setting one recounts the competition's runs: only QnA runs
 // graded under the configuration in force are scored (src/db/aggregates.ts).
 import { createHash } from 'node:crypto';
-import type { Store } from '../db/store.js';
+import type { Store } from '../db/contract.js';
 import type { JudgeRow } from '../db/judges.js';
 import { badRequest, notFound } from '../errors.js';
 import { canonicalJson } from '../snapshots/canonicalJson.js';
 import type { JudgeInput } from '../schemas/judge.js';
 import type { AuditService } from './audit.js';
 import type { Principal } from './principal.js';
+import { noVersion, versionedView } from './versionedDocuments.js';
 
 /** SHA-256, lower-case hex, of the configuration's canonical JSON (RFC 8785). */
 export const judgeDigest = (judge: JudgeInput) =>
   createHash('sha256').update(canonicalJson(judge), 'utf8').digest('hex');
 
-/** A stored configuration as the API shows it. */
-export function judgeView(row: JudgeRow) {
-  return {
-    competitionId: row.competitionId,
-    version: row.version,
-    recordedAt: row.recordedAt,
-    digest: row.digest,
-    ...(JSON.parse(row.document) as JudgeInput),
-  };
-}
+const judgeView = (row: JudgeRow) => versionedView<JudgeInput>(row);
 
 export function judgesService(store: Store, audit: AuditService) {
   return {
@@ -66,9 +58,13 @@ export function judgesService(store: Store, audit: AuditService) {
       const row =
         digest === undefined ? await store.judges.latest(competitionId) : await store.judges.get(competitionId, digest);
       if (row) return judgeView(row);
-      if (!(await store.competitions.get(competitionId))) throw notFound(`competition ${competitionId} does not exist`);
-      if (digest !== undefined) throw notFound(`competition ${competitionId} never held judge configuration ${digest}`);
-      throw notFound(`competition ${competitionId} has no judge configuration; PUT one to …/judge`);
+      return noVersion(
+        store,
+        competitionId,
+        digest !== undefined
+          ? `competition ${competitionId} never held judge configuration ${digest}`
+          : `competition ${competitionId} has no judge configuration; PUT one to …/judge`,
+      );
     },
   };
 }

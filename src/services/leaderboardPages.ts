@@ -58,6 +58,14 @@ export function leaderboardPages(head: Record<string, unknown>, entries: readonl
   }
 
   return {
+    /** Bytes kept: the whole list, its entries' JSON and the recent pages. */
+    bytes(): number {
+      let n = whole?.bytes.length ?? 0;
+      for (const b of serialized?.json ?? []) n += b.length;
+      for (const b of kept.values()) n += b.bytes.length;
+      return n;
+    },
+
     read(p: LeaderboardPage): Body {
       const all = !p.hotkeys && p.offset === 0 && (p.limit ?? Infinity) >= entries.length;
       if (all) return (whole ??= jsonBody({ ...head, total: entries.length, miners: entries }));

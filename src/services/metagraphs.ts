@@ -1,7 +1,7 @@
 // Metagraphs (SPEC 11): the operator records one per competition; every version is kept and
 // audited, the latest is in force. Recording one drops the competition's cached weights on chain
 // (a write event of the repository), nothing else: scores do not depend on it.
-import type { Store } from '../db/store.js';
+import type { Store } from '../db/contract.js';
 import type { MetagraphRow } from '../db/metagraphs.js';
 import { badRequest, notFound } from '../errors.js';
 import { canonicalJson } from '../snapshots/canonicalJson.js';
@@ -14,17 +14,9 @@ import {
 } from '../snapshots/metagraph.js';
 import type { AuditService } from './audit.js';
 import type { Principal } from './principal.js';
+import { noVersion, versionedView } from './versionedDocuments.js';
 
-/** A stored metagraph as the API shows it. */
-export function metagraphView(row: MetagraphRow) {
-  return {
-    competitionId: row.competitionId,
-    version: row.version,
-    recordedAt: row.recordedAt,
-    digest: row.digest,
-    ...(JSON.parse(row.document) as Metagraph),
-  };
-}
+const metagraphView = (row: MetagraphRow) => versionedView<Metagraph>(row);
 
 export function metagraphsService(store: Store, audit: AuditService) {
   return {
@@ -59,8 +51,7 @@ export function metagraphsService(store: Store, audit: AuditService) {
     async get(competitionId: string) {
       const row = await store.metagraphs.latest(competitionId);
       if (row) return metagraphView(row);
-      if (!(await store.competitions.get(competitionId))) throw notFound(`competition ${competitionId} does not exist`);
-      throw notFound(`competition ${competitionId} has no metagraph; PUT one to …/metagraph`);
+      return noVersion(store, competitionId, `competition ${competitionId} has no metagraph; PUT one to …/metagraph`);
     },
   };
 }

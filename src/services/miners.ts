@@ -1,5 +1,5 @@
 // Miners' standing: the admin excludes or reinstates a miner.
-import type { Store } from '../db/store.js';
+import type { Store } from '../db/contract.js';
 import { notFound } from '../errors.js';
 import type { AuditService } from './audit.js';
 import type { Principal } from './principal.js';

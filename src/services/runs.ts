@@ -1,6 +1,7 @@
 // Runs: ingesting batches, reading and deleting single runs.
-import type { Store } from '../db/store.js';
-import { isStaleRun, type StoredRun } from '../db/runs.js';
+import type { Store } from '../db/contract.js';
+import { isStaleRun } from '../db/plan/runBatch.js';
+import type { StoredRun } from '../db/runs.js';
 import type { RunInput } from '../schemas/runs.js';
 import { forbidden, notFound } from '../errors.js';
 import { isValidTokens, weightedTokens } from '../scoring/index.js';

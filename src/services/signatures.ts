@@ -2,7 +2,7 @@
 // validator holding the key, and each (key, uuid) accepted once, durably. In two steps, so that
 // what costs nothing is refused before a byte of the body is read (API.md 1.2): `admit` takes the
 // headers alone; the check it returns takes the body, runs sr25519 and uses up the uuid.
-import type { Store } from '../db/store.js';
+import type { Store } from '../db/contract.js';
 import { unauthorized } from '../errors.js';
 import { ephemeralServerKey } from '../serverKey.js';
 import {

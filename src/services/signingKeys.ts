@@ -6,7 +6,7 @@
 // holds snapshots, is refused unless the operator says the change is meant; it is then audited.
 import { createHash, createPublicKey } from 'node:crypto';
 import type { SigningKeyRow } from '../db/snapshots.js';
-import type { Store } from '../db/store.js';
+import type { Store } from '../db/contract.js';
 import { verifySignature, type Signer } from '../snapshots/seal.js';
 
 /** SHA-256, lower-case hex, of the key's SPKI DER. */

@@ -4,7 +4,7 @@
 import { createHash } from 'node:crypto';
 import { Readable } from 'node:stream';
 import { setImmediate } from 'node:timers/promises';
-import type { Store } from '../db/store.js';
+import type { Store } from '../db/contract.js';
 import type { CompetitionSettings } from '../db/competitions.js';
 import { conflict, notFound } from '../errors.js';
 import { ascending, RULES_VERSION } from '../scoring/index.js';

@@ -1,6 +1,6 @@
 // Tasks: the JSON upsert, the SWE-Atlas QnA file import and the task list.
 import type { z } from 'zod';
-import type { Store } from '../db/store.js';
+import type { Store } from '../db/contract.js';
 import type { CriterionRecord, TaskRecord, TaskType } from '../db/tasks.js';
 import type { TaskInputSchema } from '../schemas/tasks.js';
 import { noCompetitionToWrite } from '../errors.js';

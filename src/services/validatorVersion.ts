@@ -2,7 +2,7 @@
 // named an older version, or that sent none, are refused with a 426 naming the version required.
 // The admin's writes are not a validator's and pass.
 import { lt } from 'semver';
-import type { Store } from '../db/store.js';
+import type { Store } from '../db/contract.js';
 import { upgradeRequired } from '../errors.js';
 import type { Principal } from './principal.js';
 

@@ -1,6 +1,6 @@
 // Validators: bearer-key or signing (hotkey) validators, their standing in each competition, and
 // their agreement with each other (SPEC 10).
-import type { Store } from '../db/store.js';
+import type { Store } from '../db/contract.js';
 import type { ValidatorRow } from '../db/validators.js';
 import { badRequest, conflict, forbidden, notFound } from '../errors.js';
 import { decodeSs58 } from '../signatures/ss58.js';

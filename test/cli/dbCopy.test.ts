@@ -12,7 +12,7 @@ import { is } from 'drizzle-orm';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signRequest } from '../../src/client/sign.js';
-import { copyDatabase, copyTables, type Endpoint } from '../../src/db/copy.js';
+import { copyDatabase, copyTables, type Endpoint } from '../../src/tools/copy/index.js';
 import { openDatabase } from '../../src/db/client.js';
 import { snapshotsRepo } from '../../src/db/snapshots.js';
 import { noncesRepo } from '../../src/db/nonces.js';

@@ -4,10 +4,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createHash } from 'node:crypto';
 import { ADMIN_TOKEN, seedCompetition, testApp } from '../support/app.js';
+import { canonicalJson } from '../../src/snapshots/canonicalJson.js';
 import { cli } from './cli.js';
 
 const JSONL = fileURLToPath(new URL('../../fixtures/swe-atlas-qna/tasks.jsonl', import.meta.url));
+const JUDGE = fileURLToPath(new URL('../../fixtures/swe-atlas-qna/judge.json', import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), 'swe-scoring-import-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -81,7 +84,17 @@ describe('swe-scoring import', () => {
         ),
       ).toBe(true);
 
+      // --judge through the server: PUT …/judge before the upload.
+      const judged = await cli('import', ['--competition', 'live', '--file', JSONL, '--url', url, '--judge', JUDGE], {
+        SCORING_ADMIN_TOKEN: ADMIN_TOKEN,
+      });
+      expect(judged.code, judged.stderr).toBe(0);
+      const inForce = (await t.call({ url: '/v1/competitions/live/judge' })).body;
+      expect(JSON.parse(judged.stdout).judge).toEqual({ digest: inForce.digest, version: 1, set: true });
+      expect(inForce.model).toBe('GPT-6 Luna');
+
       const wrong = join(dir, 'wrong-token');
+
       writeFileSync(wrong, 'wrong-token-0123456789');
       const denied = await cli(
         'import',
@@ -100,6 +113,59 @@ describe('swe-scoring import', () => {
       expect(onArgv.stderr).toContain('--token-file');
     } finally {
       await t.close();
+    }
+  }, 120_000);
+
+  it('--judge sets the shipped AA judge configuration before the tasks, once; a refused one stops the import', async () => {
+    const judgeDb = join(dir, 'judge.db');
+    const t = await testApp({ path: judgeDb });
+    await seedCompetition(t, 'aa', { name: 'AA', judgeVotes: 5 });
+    await seedCompetition(t, 'three', { name: 'Three votes', judgeVotes: 3 });
+    await t.close();
+    const env = { DATABASE_PATH: judgeDb };
+    const shipped = JSON.parse(readFileSync(JUDGE, 'utf8')) as Record<string, unknown>;
+    // The edition's judge as its dataset card documents it.
+    expect(shipped).toMatchObject({ model: 'GPT-6 Luna', reasoningEffort: 'xhigh', votes: 5 });
+    expect(shipped.promptTemplate).toContain('{answer_date}');
+    expect(shipped.outputSchema).toMatchObject({ required: ['reason', 'evidence', 'verdict'] });
+    const digest = createHash('sha256').update(canonicalJson(shipped), 'utf8').digest('hex');
+
+    const first = await cli('import', ['--competition', 'aa', '--file', JSONL, '--judge', JUDGE], env);
+    expect(first.code, first.stderr).toBe(0);
+    expect(JSON.parse(first.stdout)).toEqual({
+      imported: 124,
+      updated: 0,
+      unchanged: 0,
+      judge: { digest, version: 1, set: true },
+    });
+    const again = await cli('import', ['--competition', 'aa', '--file', JSONL, '--judge', JUDGE], env);
+    expect(JSON.parse(again.stdout).judge).toEqual({ digest, version: 1, set: false });
+
+    // Five votes a criterion against a competition of three: refused, and no task imported.
+    const refused = await cli('import', ['--competition', 'three', '--file', JSONL, '--judge', JUDGE], env);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain("votes 5 is not the competition's judgeVotes, 3");
+    const notJson = join(dir, 'judge.txt');
+    writeFileSync(notJson, '{"model": "x"}');
+    const bad = await cli('import', ['--competition', 'aa', '--file', JSONL, '--judge', notJson], env);
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toMatch(/promptTemplate/);
+
+    const check = await testApp({ path: judgeDb });
+    try {
+      const judge = await check.call({ url: '/v1/competitions/aa/judge' });
+      expect(judge.status).toBe(200);
+      expect(judge.body).toEqual({
+        ...shipped,
+        competitionId: 'aa',
+        version: 1,
+        digest,
+        recordedAt: judge.body.recordedAt,
+      });
+      expect((await check.call({ url: '/v1/competitions/three/judge' })).status).toBe(404);
+      expect((await check.call({ url: '/v1/competitions/three/tasks' })).body.tasks).toEqual([]);
+    } finally {
+      await check.close();
     }
   }, 120_000);
 });

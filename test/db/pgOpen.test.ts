@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { WriteEvent } from '../../src/db/events.js';
 import { migratePostgres } from '../../src/db/pg/migrate.js';
 import { openPostgresStore } from '../../src/db/pg/open.js';
-import type { Store } from '../../src/db/store.js';
+import type { Store } from '../../src/db/contract.js';
 import { createScratchDatabase, testPostgres, type ScratchDatabase } from '../support/postgres.js';
 
 const server = await testPostgres('test/db/pgOpen.test.ts');
@@ -47,8 +47,8 @@ describe.runIf(server.available)('two processes on one PostgreSQL database', () 
           .then(() => undefined),
       { competitionId: 'c' },
     );
-    await a.sync!('c');
-    await b.sync!('c');
+    await a.capabilities.freshness!.sync('c');
+    await b.capabilities.freshness!.sync('c');
   });
   afterAll(async () => {
     await a?.close();
@@ -79,12 +79,12 @@ describe.runIf(server.available)('two processes on one PostgreSQL database', () 
     for (let i = 0; i < 25; i++) {
       // Version reads racing the commit: some see the new version before the COMMIT's answer is back.
       const racing = Array.from({ length: 8 }, (_, k) =>
-        new Promise((r) => setTimeout(r, k / 2)).then(() => a.sync!('c')),
+        new Promise((r) => setTimeout(r, k / 2)).then(() => a.capabilities.freshness!.sync('c')),
       );
       await Promise.all([insert(a, `own${i}`), ...racing]);
     }
     await new Promise((r) => setTimeout(r, 300)); // every notification of those commits has arrived
-    await a.sync!('c');
+    await a.capabilities.freshness!.sync('c');
     expect(events.a.filter((e) => e.kind === 'pair')).toHaveLength(25);
     expect(rebuilds(events.a)).toBe(0);
   });
@@ -93,7 +93,7 @@ describe.runIf(server.available)('two processes on one PostgreSQL database', () 
     events.a.length = 0;
     events.b.length = 0;
     await insert(b, 'other1');
-    await a.sync!('c'); // right after b's acknowledgement
+    await a.capabilities.freshness!.sync('c'); // right after b's acknowledgement
     expect(rebuilds(events.a)).toBeGreaterThanOrEqual(1);
     expect(rebuilds(events.b)).toBe(0);
     const loaded = await a.scoringInput.load('c', W);
@@ -113,7 +113,7 @@ describe.runIf(server.available)('two processes on one PostgreSQL database', () 
     ).rejects.toThrow('changed my mind');
     // b now commits the very version number a's rolled-back transaction had taken.
     await insert(b, 'other2');
-    await a.sync!('c');
+    await a.capabilities.freshness!.sync('c');
     expect(rebuilds(events.a)).toBe(1);
     const loaded = await a.scoringInput.load('c', W);
     expect(loaded.minerTasks.find((e) => e.hotkey === 'm')?.runs).toBe(27);

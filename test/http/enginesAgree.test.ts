@@ -7,7 +7,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { join } from 'node:path';
 import { buildApp } from '../../src/app.js';
-import { copyDatabase } from '../../src/db/copy.js';
+import { copyDatabase } from '../../src/tools/copy/index.js';
 import { openPostgresStore } from '../../src/db/pg/open.js';
 import { admin, ADMIN_TOKEN, testApp, TEST_ENGINE, type TestApp } from '../support/app.js';
 import { tempDir } from '../support/tempDir.js';
@@ -36,6 +36,7 @@ async function reads(t: TestApp, id: string): Promise<Record<string, string>> {
     `${base}/leaderboard`,
     `${base}/leaderboard?limit=2&offset=1`,
     `${base}/weights`,
+    `${base}/criteria/report`,
     `${base}/tasks`,
     `${base}/validators`,
     `${base}/runs?limit=1000`,

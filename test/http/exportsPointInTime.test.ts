@@ -49,7 +49,7 @@ describe('runs export while the competition changes', () => {
   it('reads pages only as the client pulls, lets writes through mid-stream, and stands at its start', async () => {
     const before = await listedRuns(t, 'c');
     let pagesRead = 0;
-    const runPage = t.store.exports.runPage;
+    const runPage = t.store.exports.runPage.bind(t.store.exports);
     t.store.exports.runPage = (...args) => (pagesRead++, runPage(...args));
     const body = await exportsService(t.store, { runs: 10, parquet: 25, tasks: 2 }).runs('c', 'ndjson', null);
     const chunks = body.stream[Symbol.asyncIterator]() as AsyncIterator<Buffer>;

@@ -6,7 +6,7 @@
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
-import type { Store } from '../../src/db/store.js';
+import type { Store } from '../../src/db/contract.js';
 import { scoresService } from '../../src/services/scores/index.js';
 import { scoringCodeIdentity } from '../../src/services/scoringCode.js';
 import { verifySnapshot } from '../../src/snapshots/verifySnapshot.js';
@@ -163,20 +163,23 @@ it('computes a competition a write reaches between reading the saved scores and 
     // PostgreSQL it has a store of its own, as another replica would (the app's store counts both
     // competitions as told already: the next test), which hears of the write from the database.
     const store = TEST_ENGINE === 'sqlite' ? again.store : await again.freshStore();
-    const saved = store.savedScores!;
+    const saved = store.capabilities.savedScores!;
     const racing: Store = {
       ...store,
-      savedScores: {
-        ...saved,
-        async load(code) {
-          const rows = await saved.load(code);
-          const del = await again.call({
-            method: 'DELETE',
-            url: '/v1/competitions/alpha/runs/alice-T1-0',
-            headers: admin,
-          });
-          expect(del.status).toBe(200);
-          return rows;
+      capabilities: {
+        ...store.capabilities,
+        savedScores: {
+          ...saved,
+          async load(code) {
+            const rows = await saved.load(code);
+            const del = await again.call({
+              method: 'DELETE',
+              url: '/v1/competitions/alpha/runs/alice-T1-0',
+              headers: admin,
+            });
+            expect(del.status).toBe(200);
+            return rows;
+          },
         },
       },
     };
@@ -232,7 +235,7 @@ describe.runIf(TEST_ENGINE === 'postgres')('scores saved at shutdown (PostgreSQL
 
       const fresh = await b.freshStore();
       try {
-        const current = await fresh.savedScores!.load(scoringCodeIdentity());
+        const current = await fresh.capabilities.savedScores!.load(scoringCodeIdentity());
         expect(current.map((r) => r.competitionId)).toEqual(['alpha']);
       } finally {
         await fresh.close();
@@ -267,8 +270,8 @@ describe.runIf(TEST_ENGINE === 'postgres')('scores saved at shutdown (PostgreSQL
     try {
       // A fresh store that has caught up with alpha (as a notification or a read would) keeps its
       // own count of alpha: only beta is restored.
-      await fresh.sync!('alpha');
-      const rows = await fresh.savedScores!.load(scoringCodeIdentity());
+      await fresh.capabilities.freshness!.sync('alpha');
+      const rows = await fresh.capabilities.savedScores!.load(scoringCodeIdentity());
       expect(rows.map((r) => r.competitionId)).toEqual(['beta']);
     } finally {
       await fresh.close();

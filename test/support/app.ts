@@ -7,7 +7,7 @@ import { buildApp, type AppOptions } from '../../src/app.js';
 import { openDatabase, type Db } from '../../src/db/client.js';
 import { openPostgresStore } from '../../src/db/pg/open.js';
 import { createSqliteStore } from '../../src/db/sqlite/store.js';
-import type { Engine, Store } from '../../src/db/store.js';
+import type { Engine, Store } from '../../src/db/contract.js';
 import type { Json } from './json.js';
 import type { SignatureOptions } from '../../src/services/signatures.js';
 import { dumpAll, tableRows, type Rows } from './dbDump.js';
@@ -95,6 +95,8 @@ export async function testApp(
     door?: AppOptions['door'];
     trustProxy?: AppOptions['trustProxy'];
     validatorSilentAfterMs?: number;
+    /** SCORING_MEMORY_BUDGET_MB (src/services/residency.ts); its default when not given. */
+    memoryBudgetMb?: number;
   } = {},
 ): Promise<TestApp> {
   const engine = options.engine ?? TEST_ENGINE;
@@ -131,6 +133,7 @@ export async function testApp(
     door: options.door ?? { rateLimits: RATE_LIMITS_OFF },
     trustProxy: options.trustProxy,
     validatorSilentAfterMs: options.validatorSilentAfterMs,
+    memoryBudgetMb: options.memoryBudgetMb,
   });
   const t: TestApp = {
     app,

@@ -7,7 +7,7 @@ import { is } from 'drizzle-orm';
 import { PgTable } from 'drizzle-orm/pg-core';
 import pg from 'pg';
 import { inject } from 'vitest';
-import type { Engine } from '../../src/db/store.js';
+import type { Engine } from '../../src/db/contract.js';
 import { migratePostgres, PG_MIGRATIONS_FOLDER } from '../../src/db/pg/migrate.js';
 import * as pgSchema from '../../src/db/pg/schema.js';
 import { tableRows, withReadOnly, type Rows } from './dbDump.js';

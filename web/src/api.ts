@@ -22,6 +22,7 @@ export type Stage = S['Stage'];
 export type Coverage = S['Coverage'];
 export type CoveragePair = S['CoveragePair'];
 export type WeightsHistory = S['WeightsHistory'];
+export type StabilityReport = S['StabilityReport'];
 export type Problem = { type?: string; title?: string; status?: number; detail?: string };
 
 /** A non-2xx answer, with its problem+json body when it had one. */

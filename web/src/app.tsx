@@ -13,6 +13,7 @@ import { validatorAgreement } from './optionalApi.js';
 import { Competition } from './pages/Competition.js';
 import { Competitions } from './pages/Competitions.js';
 import { Coverage } from './pages/Coverage.js';
+import { CriteriaReport } from './pages/CriteriaReport.js';
 import { Miner } from './pages/Miner.js';
 import { Task } from './pages/Task.js';
 import { Validators } from './pages/Validators.js';
@@ -41,6 +42,7 @@ function page(route: Route, props: PageProps | null) {
   if (route.page === 'weights') return <Weights {...props} />;
   if (route.page === 'validators') return <Validators {...props} />;
   if (route.page === 'coverage') return <Coverage {...props} />;
+  if (route.page === 'criteria') return <CriteriaReport {...props} />;
   if (route.page === 'weightsHistory') return <WeightsHistory {...props} />;
   return <Competition {...props} />;
 }

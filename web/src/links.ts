@@ -23,6 +23,7 @@ export function links(id: string, stages: Stage[] | null) {
     weights: href(['c', id, 'weights'], q),
     validators: href(['c', id, 'validators'], q),
     coverage: href(['c', id, 'coverage'], q),
+    criteria: href(['c', id, 'criteria'], q),
     weightsHistory: href(['c', id, 'weights', 'history'], q),
     miner: (hotkey: string) => `${base}/miners/${encodeURIComponent(hotkey)}${tail}`,
     task: (taskId: string) => `${base}/tasks/${encodeURIComponent(taskId)}${tail}`,

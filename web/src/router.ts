@@ -7,11 +7,12 @@
 //   #/c/{id}/validators?stages=          validators
 //   #/c/{id}/coverage?stages=            coverage (task × miner heatmap)
 //   #/c/{id}/weights/history             weights over time
+//   #/c/{id}/criteria?stages=            criteria stability report
 import { useEffect, useState } from 'preact/hooks';
 
 export type Route =
   | { page: 'competitions' }
-  | { page: 'competition' | 'weights' | 'validators' | 'coverage' | 'weightsHistory'; id: string }
+  | { page: 'competition' | 'weights' | 'validators' | 'coverage' | 'weightsHistory' | 'criteria'; id: string }
   | { page: 'miner'; id: string; hotkey: string }
   | { page: 'task'; id: string; taskId: string }
   | { page: 'notFound'; path: string };
@@ -30,7 +31,10 @@ export function parse(hash: string): Location {
   if (parts.length === 0) route = { page: 'competitions' };
   else if (c === 'c' && id !== undefined) {
     if (parts.length === 2) route = { page: 'competition', id };
-    else if (parts.length === 3 && (kind === 'weights' || kind === 'validators' || kind === 'coverage'))
+    else if (
+      parts.length === 3 &&
+      (kind === 'weights' || kind === 'validators' || kind === 'coverage' || kind === 'criteria')
+    )
       route = { page: kind, id };
     else if (parts.length === 4 && kind === 'weights' && key === 'history') route = { page: 'weightsHistory', id };
     else if (parts.length === 4 && kind === 'miners') route = { page: 'miner', id, hotkey: key! };

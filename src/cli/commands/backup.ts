@@ -4,6 +4,7 @@ import { dirname, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import Database from 'better-sqlite3';
 import { DEFAULT_DATABASE_PATH } from '../../config.js';
+import { sqliteOnlineBackup } from '../../db/sqlite/backup.js';
 import { backupToFile, ON_POSTGRES } from '../../services/backup.js';
 import { liveFileAt } from '../../services/backupTarget.js';
 import { CliError, type Command } from '../command.js';
@@ -57,7 +58,7 @@ beside it), start the server.`,
     try {
       let bytes: number;
       try {
-        bytes = await backupToFile(db, out);
+        bytes = await backupToFile(sqliteOnlineBackup(db), out);
       } catch (err) {
         throw new CliError(`cannot write the copy to ${values.out}: ${(err as Error).message}`);
       }

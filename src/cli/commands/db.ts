@@ -1,7 +1,7 @@
 // `swe-scoring db copy --from A --to B`: a whole database from SQLite to PostgreSQL or back
-// (src/db/copy.ts does the work; this is its command line).
+// (src/tools/copy does the work; this is its command line).
 import { parseArgs } from 'node:util';
-import { CopyError, copyDatabase, describeEndpoint, parseEndpoint, type CopyProgress } from '../../db/copy.js';
+import { CopyError, copyDatabase, describeEndpoint, parseEndpoint, type CopyProgress } from '../../tools/copy/index.js';
 import { CliError, type Command } from '../command.js';
 
 const HELP = `Usage: swe-scoring db copy --from SOURCE --to TARGET

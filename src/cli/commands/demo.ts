@@ -17,11 +17,17 @@ import { BASELINE, MINERS, qnaTask, simulateRuns, sweTasks, type DemoTask } from
 import { portIsFree } from '../port.js';
 
 const QNA_FILE = fileURLToPath(new URL('../../../fixtures/swe-atlas-qna/test-00000-of-00001.parquet', import.meta.url));
+/** The AA edition's judge as its dataset card documents it (docs/OPERATING.md): QnA runs are graded under it. */
+const JUDGE_FILE = fileURLToPath(new URL('../../../fixtures/swe-atlas-qna/judge.json', import.meta.url));
+/** The date the demo's judge is told the answers were written. */
+const ANSWER_DATE = '2026-11-30';
 export const COMPETITION = 'demo';
 const SHOWCASE_TASK = '6905333b74f22949d97baa22'; // grafana/k6, the task with the two scale-corrected criteria
 
 /** Response bodies, typed from the generated client (the routes' own schemas). */
 type Schemas = components['schemas'];
+
+const readJson = (file: string): unknown => JSON.parse(readFileSync(file, 'utf8'));
 
 /** DATABASE_PATH may point at real data: wipe only a file that holds nothing but the demo. */
 function resetDemoDatabase(path: string): void {
@@ -76,6 +82,7 @@ export async function seed(app: FastifyInstance, adminToken: string, log: (line:
   const { apiKey } = await send<Schemas['ValidatorCreated']>('POST', '/v1/validators', { name: 'demo validator' });
 
   const tasks: DemoTask[] = [];
+  let judge: { digest: string } | null = null;
   if (existsSync(QNA_FILE)) {
     const file = readFileSync(QNA_FILE);
     const imported = await send<Schemas['TaskWriteResult']>(
@@ -96,6 +103,9 @@ export async function seed(app: FastifyInstance, adminToken: string, log: (line:
       qna,
     }));
     await send<Schemas['TaskWriteResult']>('PUT', `${base}/tasks`, { tasks: specs });
+    judge = {
+      digest: (await send<Schemas['JudgeConfiguration']>('PUT', `${base}/judge`, readJson(JUDGE_FILE))).digest,
+    };
     for (const s of specs) tasks.push(qnaTask(s.id, s.complexity!, s.qna.rubric));
     log(`QnA tasks: ${imported.imported} imported from ${QNA_FILE}, complexity by rubric size`);
   } else {
@@ -109,7 +119,9 @@ export async function seed(app: FastifyInstance, adminToken: string, log: (line:
 
   let runs = 0;
   for (const task of tasks) {
-    const batch = [BASELINE, ...MINERS].flatMap((runner) => simulateRuns(task, runner, 5));
+    const batch = [BASELINE, ...MINERS]
+      .flatMap((runner) => simulateRuns(task, runner, 5))
+      .map((r) => (r.rubricVotes && judge ? { ...r, judge, answerDate: ANSWER_DATE } : r));
     runs += (await send<Schemas['RunBatchResult']>('POST', `${base}/runs`, { runs: batch }, apiKey)).accepted;
   }
   log(

@@ -14,9 +14,11 @@ import { importQnaFile } from '../../services/importTasks.js';
 import { CliError, type Command } from '../command.js';
 import { Cancelled, uploadInSession, type Counts } from '../importSession.js';
 import { progress } from '../progress.js';
+import { readJudgeFile, setJudgeInStore, setJudgeViaServer, type JudgeSet } from '../judgeFile.js';
+import type { JudgeInput } from '../../schemas/judge.js';
 
 const HELP = `Usage: swe-scoring import --competition ID --file PATH [--stage S] [--complexity C]
-                          [--url URL [--token-file FILE]]       (npm run import -- …)
+                          [--judge FILE] [--url URL [--token-file FILE]]       (npm run import -- …)
 
 Imports SWE-Atlas-QnA rows (a .parquet file, JSON Lines otherwise) into an existing competition.
 Prints {imported, updated, unchanged}; a bad row rejects the whole file and nothing is stored.
@@ -26,6 +28,10 @@ Prints {imported, updated, unchanged}; a bad row rejects the whole file and noth
   --stage S          screener_1, screener_2 or evaluation for every task. Left out: tasks already
                      stored keep theirs, new ones get evaluation
   --complexity C     short, medium or long for every task. Left out: stored tasks keep theirs
+  --judge FILE       the judge configuration the set is graded under (SPEC 12), set on the
+                     competition first unless it is the one in force; e.g.
+                     fixtures/swe-atlas-qna/judge.json, the AA edition's judge. A bad file, or one
+                     the competition refuses, stops the command before any task is imported
   --url URL          go through a running server, e.g. http://127.0.0.1:3000: the file is sent in
                      chunks to an import session and stored at the end, all or nothing
   --token-file FILE  file holding the admin token, with --url. Otherwise SCORING_ADMIN_TOKEN, or
@@ -70,7 +76,13 @@ function adminToken(tokenFile: string | undefined): string {
   throw new CliError('--url needs the admin token: --token-file FILE, or SCORING_ADMIN_TOKEN in the environment');
 }
 
-async function direct(competitionId: string, file: string, format: Format, o: ImportOptions): Promise<Counts> {
+async function direct(
+  competitionId: string,
+  file: string,
+  format: Format,
+  o: ImportOptions,
+  judge: JudgeInput | null,
+): Promise<Counts & { judge?: JudgeSet }> {
   // Not loadConfig: that would create an admin token file, which an import does not need.
   const url = process.env.DATABASE_URL;
   const databasePath = process.env.DATABASE_PATH || DEFAULT_DATABASE_PATH;
@@ -86,7 +98,9 @@ async function direct(competitionId: string, file: string, format: Format, o: Im
         `competition ${competitionId} does not exist in ${where}; create it first (PUT /v1/competitions/${competitionId})`,
       );
     }
-    return await importQnaFile(store, competitionId, file, format, o);
+    const set = judge ? await setJudgeInStore(store, competitionId, judge) : null;
+    const counts = await importQnaFile(store, competitionId, file, format, o);
+    return set ? { ...counts, judge: set } : counts;
   } catch (e) {
     if (!(e instanceof DomainError)) throw e;
     const errors = e.errors ?? [];
@@ -167,6 +181,7 @@ export const importCommand: Command = {
         'token-file': { type: 'string' },
         token: { type: 'string' },
         'chunk-mib': { type: 'string' },
+        judge: { type: 'string' },
       },
     });
     if (values.token !== undefined) {
@@ -183,20 +198,17 @@ export const importCommand: Command = {
     const chunkMib = Number(values['chunk-mib'] ?? 8);
     if (!(chunkMib > 0 && chunkMib <= 32))
       throw new CliError(`--chunk-mib must be a number above 0, at most 32; got ${values['chunk-mib']}`);
+    const judge = values.judge === undefined ? null : readJudgeFile(values.judge);
     const started = performance.now();
-    const counts = values.url
-      ? await viaServer(
-          values.url,
-          adminToken(values['token-file']),
-          values.competition,
-          values.file,
-          format,
-          o,
-          chunkMib,
-        )
-      : await direct(values.competition, values.file, format, o);
+    let counts: Counts & { judge?: JudgeSet };
+    if (values.url) {
+      const token = adminToken(values['token-file']);
+      const set = judge ? await setJudgeViaServer(values.url, token, values.competition, judge) : null;
+      counts = await viaServer(values.url, token, values.competition, values.file, format, o, chunkMib);
+      if (set) counts = { ...counts, judge: set };
+    } else counts = await direct(values.competition, values.file, format, o, judge);
     const { imported, updated, unchanged } = counts;
-    console.log(JSON.stringify({ imported, updated, unchanged }));
+    console.log(JSON.stringify({ imported, updated, unchanged, ...(counts.judge ? { judge: counts.judge } : {}) }));
     console.error(
       `${values.file} (${format}) into competition ${values.competition} in ${Math.round(performance.now() - started)} ms`,
     );

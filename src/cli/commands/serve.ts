@@ -50,6 +50,8 @@ Settings come from the environment, each with its default (docs/OPERATING.md, "C
   SCORING_HEAP_GROWTH_PERCENT (50)            a full collection once the heap outgrows live data by this
   SCORING_SHUTDOWN_GRACE_MS (8000)            on SIGTERM, how long requests in flight may take
   SCORING_VALIDATOR_SILENT_AFTER_MS (3600000) a validator without a heartbeat this long is silent
+  SCORING_MEMORY_BUDGET_MB (16)               competitions' in-memory scoring state; beyond it the least
+                                              recently used give theirs back (read again when needed)
   LOG_LEVEL (info)                            fatal, error, warn, info, debug, trace, silent
 POST /v1/score's limits (413 past one; 503 past the concurrency):
   SCORING_SCORE_MAX_MINERS (4096), SCORING_SCORE_MAX_TASKS (4096), SCORING_SCORE_MAX_RUNS (1000000),

@@ -6,19 +6,12 @@
 // store nothing: the upserts skip (WHERE on DO UPDATE) the rows whose new sums would pass the
 // bound instead of letting the CHECK fail the statement, and a pair missing from what they return
 // is one that would have overflowed. The caller's transaction then rolls everything back.
-import { addRunTokens, emptyTokenSums, type TokenSums } from '../../scoring/tokenSums.js';
 import type { TokenWeights } from '../../scoring/types.js';
-import { tooLarge, tooLargeToCount, type AggregatedRun } from '../aggregates.js';
 import { pairKey } from '../events.js';
-import { MAX_EXACT, type PgContext } from './context.js';
+import type { PairDelta } from '../plan/aggregateDeltas.js';
+import { MAX_EXACT, passesBound, tooLarge, tooLargeToCount, type SumOwner } from '../plan/tokenSums.js';
+import type { PgContext } from './context.js';
 import { sumsPassSql, tokenSumsSql } from './tokenSql.js';
-
-interface Sum {
-  d: AggregatedRun;
-  runs: number;
-  resolved: number;
-  tokens: TokenSums;
-}
 
 /** SQL: each of the three stored sums plus its delta stays within 2^53 - 1 (`col(c)` names a delta). */
 const fits = (stored: (c: string) => string, delta: (c: string) => string) =>
@@ -65,35 +58,25 @@ const BASELINE_UPDATE = `
 const MINER_PRUNE = 'DELETE FROM miner_tasks WHERE competition_id = $1 AND task_id = $2 AND hotkey = $3 AND runs <= 0';
 
 /**
- * Adds (sign 1) or removes (sign -1) the runs' contributions, summed per (task, miner) first as
- * SQLite does; tells the same events in the same order. Runs of one competition.
+ * Applies a batch's per-pair deltas (src/db/plan/aggregateDeltas.ts), adding (sign 1) or removing
+ * (sign -1); tells the same events in the same order as SQLite. Pairs of one competition.
  */
 export async function applyAggregates(
   ctx: PgContext,
-  runs: readonly AggregatedRun[],
-  w: TokenWeights,
+  sums: ReadonlyMap<string, PairDelta>,
   sign: 1 | -1,
 ): Promise<void> {
-  if (runs.length === 0) return;
-  const sums = new Map<string, Sum>();
-  for (const d of runs) {
-    const key = `${d.kind}\u0000${d.taskId}\u0000${d.minerHotkey ?? ''}`;
-    let s = sums.get(key);
-    if (!s) sums.set(key, (s = { d, runs: 0, resolved: 0, tokens: emptyTokenSums() }));
-    s.runs += sign;
-    if (d.resolved) s.resolved += sign;
-    addRunTokens(s.tokens, d, w, sign);
-  }
-  const competitionId = runs[0]!.competitionId;
-  // A delta past the bound already overflows (stored sums are >= 0), and could not be sent exactly.
-  const tooBig = (t: TokenSums) => t.input > MAX_EXACT || t.cached > MAX_EXACT || t.output > MAX_EXACT;
-  const baseline: Sum[] = [];
-  const miner: Sum[] = [];
+  const first = sums.values().next();
+  if (first.done) return;
+  const competitionId = first.value.d.competitionId;
+  const baseline: PairDelta[] = [];
+  const miner: PairDelta[] = [];
   for (const s of sums.values()) {
-    if (tooBig(s.tokens)) continue;
+    // A delta past the bound already overflows (stored sums are >= 0), and could not be sent exactly.
+    if (passesBound(s.tokens)) continue;
     (s.d.kind === 'baseline' ? baseline : miner).push(s);
   }
-  const columns = (list: Sum[]) => [
+  const columns = (list: PairDelta[]) => [
     list.map((s) => s.runs),
     list.map((s) => s.resolved),
     list.map((s) => s.tokens.count),
@@ -139,7 +122,7 @@ export async function applyAggregates(
 }
 
 /** Runs that count: not sent by a validator excluded from the competition ($1), and not stale (SPEC 12). */
-const countedSql = `(validator_id IS NULL OR validator_id NOT IN (
+export const countedSql = `(validator_id IS NULL OR validator_id NOT IN (
     SELECT validator_id FROM competition_validators WHERE competition_id = $1 AND excluded))
   AND (judge_digest IS NULL OR judge_digest = (
     SELECT digest FROM judges WHERE competition_id = $1 ORDER BY version DESC LIMIT 1))`;
@@ -150,7 +133,7 @@ export async function rebuildAggregates(ctx: PgContext, competitionId: string, w
   const params = [competitionId, w.input, w.cachedInput, w.output];
   // src/db/aggregates.ts refuseOversized: the same first group, the same 422, before the CHECKs
   // would refuse the statement with no name.
-  const [oversized] = await ctx.query<{ kind: AggregatedRun['kind']; task_id: string; miner_hotkey: string | null }>(
+  const [oversized] = await ctx.query<{ kind: SumOwner['kind']; task_id: string; miner_hotkey: string | null }>(
     `SELECT kind, task_id, miner_hotkey FROM runs WHERE competition_id = $1 AND ${countedSql}
     GROUP BY kind, task_id, miner_hotkey HAVING ${sumsPassSql('$2', '$3', '$4', MAX_EXACT)}
     ORDER BY kind COLLATE "C", task_id COLLATE "C", miner_hotkey COLLATE "C" LIMIT 1`,

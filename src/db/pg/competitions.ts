@@ -2,43 +2,49 @@
 import { DEFAULT_FINAL_STAGES } from '../../scoring/stages.js';
 import type { Stage } from '../../scoring/types.js';
 import { DEFAULT_TOKEN_WEIGHTS } from '../../scoring/weightedTokens.js';
-import { allowList, DEFAULT_PLANNED_RUNS, type CompetitionSettings, type CompetitionUpsert } from '../competitions.js';
+import {
+  allowList,
+  DEFAULT_PLANNED_RUNS,
+  toSettings,
+  type CompetitionSettings,
+  type CompetitionUpsert,
+} from '../competitions.js';
 import { NOW_TEXT, type PgContext } from './context.js';
 import { rebuildAggregates } from './aggregates.js';
 
+/** The row in the keys of SQLite's (src/db/competitions.ts), its JSON columns still text. */
 interface Row {
   id: string;
   name: string;
-  weight_input: number;
-  weight_cached_input: number;
-  weight_output: number;
-  burn_ratio: number;
-  judge_votes: number;
-  final_stages: string;
-  reveal_answers: boolean;
-  allowed_validators: string | null;
-  created_at: string;
-  updated_at: string;
-  planned_runs: number;
-  min_validator_version: string | null;
+  weightInput: number;
+  weightCachedInput: number;
+  weightOutput: number;
+  burnRatio: number;
+  judgeVotes: number;
+  finalStages: string;
+  revealAnswers: boolean;
+  allowedValidators: string | null;
+  createdAt: string;
+  updatedAt: string;
+  plannedRuns: number;
+  minValidatorVersion: string | null;
 }
 
-/** src/db/competitions.ts toSettings: the same object, key for key. */
-const toSettings = (r: Row, excludedValidators: string[]): CompetitionSettings => ({
-  id: r.id,
-  name: r.name,
-  tokenWeights: { input: r.weight_input, cachedInput: r.weight_cached_input, output: r.weight_output },
-  burnRatio: r.burn_ratio,
-  judgeVotes: r.judge_votes,
-  finalStages: JSON.parse(r.final_stages) as Stage[],
-  revealAnswers: r.reveal_answers,
-  excludedValidators,
-  allowedValidators: r.allowed_validators === null ? null : (JSON.parse(r.allowed_validators) as string[]),
-  createdAt: r.created_at,
-  updatedAt: r.updated_at,
-  plannedRuns: r.planned_runs,
-  minValidatorVersion: r.min_validator_version,
-});
+const COLUMNS = `id, name, weight_input AS "weightInput", weight_cached_input AS "weightCachedInput",
+  weight_output AS "weightOutput", burn_ratio AS "burnRatio", judge_votes AS "judgeVotes",
+  final_stages AS "finalStages", reveal_answers AS "revealAnswers", allowed_validators AS "allowedValidators",
+  created_at AS "createdAt", updated_at AS "updatedAt", planned_runs AS "plannedRuns",
+  min_validator_version AS "minValidatorVersion"`;
+
+const settingsOf = (r: Row, excludedValidators: string[]): CompetitionSettings =>
+  toSettings(
+    {
+      ...r,
+      finalStages: JSON.parse(r.finalStages) as string[],
+      allowedValidators: r.allowedValidators === null ? null : (JSON.parse(r.allowedValidators) as string[]),
+    },
+    excludedValidators,
+  );
 
 // Ids compare in byte order (COLLATE "C"), as SQLite's BINARY does, whatever the database's collation.
 const EXCLUDED = `SELECT competition_id, validator_id FROM competition_validators
@@ -56,17 +62,17 @@ export function pgCompetitionsRepo(ctx: PgContext) {
   }
 
   async function get(c: PgContext, id: string): Promise<CompetitionSettings | null> {
-    const [row] = await c.query<Row>('SELECT * FROM competitions WHERE id = $1', [id]);
+    const [row] = await c.query<Row>(`SELECT ${COLUMNS} FROM competitions WHERE id = $1`, [id]);
     if (!row) return null;
-    return toSettings(row, (await excludedByCompetition(c, id)).get(id) ?? []);
+    return settingsOf(row, (await excludedByCompetition(c, id)).get(id) ?? []);
   }
 
   return {
     get: (id: string) => get(ctx, id),
     async list(): Promise<CompetitionSettings[]> {
-      const rows = await ctx.query<Row>('SELECT * FROM competitions ORDER BY id COLLATE "C"');
+      const rows = await ctx.query<Row>(`SELECT ${COLUMNS} FROM competitions ORDER BY id COLLATE "C"`);
       const excluded = await excludedByCompetition(ctx, null);
-      return rows.map((r) => toSettings(r, excluded.get(r.id) ?? []));
+      return rows.map((r) => settingsOf(r, excluded.get(r.id) ?? []));
     },
     async counts(id: string): Promise<{ tasks: number; miners: number; runs: number }> {
       const [row] = await ctx.query<{ tasks: number; miners: number; runs: number }>(

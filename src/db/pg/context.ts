@@ -27,9 +27,6 @@ export const PG_TYPES: pg.CustomTypesConfig = {
       : defaultParser(oid, format)) as pg.CustomTypesConfig['getTypeParser'],
 };
 
-/** The largest integer a JS number holds exactly; the CHECKs' bound. */
-export const MAX_EXACT = Number.MAX_SAFE_INTEGER;
-
 /** Now, in UTC, in the bytes SQLite's strftime('%Y-%m-%dT%H:%M:%fZ','now') writes. */
 export const NOW_TEXT = `to_char(statement_timestamp() AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
 

@@ -4,13 +4,13 @@
 // process's writes reach it as a version change of their competition, told to the listeners as
 // `rebuild` (re-read everything of that competition):
 // - early, by NOTIFY (src/db/pg/notifier.ts), sent by every write transaction as it commits;
-// - for certain, by `sync(competitionId)` before each score read: one small read of every
+// - for certain, by `capabilities.freshness.sync(competitionId)` before each score read: one small read of every
 //   competition's version, shared by the reads that arrive together (src/db/pg/freshness.ts). So
 //   a read that follows an acknowledged write on any process reflects it, notification or not.
 // After the notifier reconnects (notifications may have been lost) every competition is re-read.
 // The versions told are also what scores saved at shutdown stand for (src/db/pg/savedScores.ts).
 import { databaseUnavailable, DomainError } from '../../errors.js';
-import type { Store } from '../store.js';
+import type { Store } from '../contract.js';
 import { openPostgres, POSTGRES_DEFAULTS, type PgLogger, type PostgresOptions } from './client.js';
 import { isUnavailable } from './unavailable.js';
 import { createFreshness } from './freshness.js';
@@ -80,22 +80,26 @@ export async function openPostgresStore(url: string, options: PostgresStoreOptio
 
   const store: Store = {
     ...pgStore,
-    savedScores: pgSavedScoresRepo(pool, {
-      told: (competitionId) => known.get(competitionId),
-      restore(competitionId, version) {
-        if (known.has(competitionId)) return false;
-        known.set(competitionId, version);
-        return true;
+    capabilities: {
+      savedScores: pgSavedScoresRepo(pool, {
+        told: (competitionId) => known.get(competitionId),
+        restore(competitionId, version) {
+          if (known.has(competitionId)) return false;
+          known.set(competitionId, version);
+          return true;
+        },
+      }),
+      freshness: {
+        async sync(competitionId) {
+          let versions;
+          try {
+            versions = await freshness.versions();
+          } catch (e) {
+            throw asDomainError(e);
+          }
+          seen(competitionId, versions.get(competitionId) ?? 0);
+        },
       },
-    }),
-    async sync(competitionId) {
-      let versions;
-      try {
-        versions = await freshness.versions();
-      } catch (e) {
-        throw asDomainError(e);
-      }
-      seen(competitionId, versions.get(competitionId) ?? 0);
     },
     async close() {
       await notifier.close();

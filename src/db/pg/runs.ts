@@ -2,7 +2,8 @@
 // 1.5x the multi-row form, and no parameter cap), and each counter table takes one statement per
 // batch, not one per task or pair.
 import type { TokenWeights } from '../../scoring/types.js';
-import { fromRow, isExcludedRun, type RunFilter, type RunRecord, type RunRow, type StoredRun } from '../runs.js';
+import { fromRow, type RunFilter, type RunRecord, type RunRow, type StoredRun } from '../runs.js';
+import { planRunChange, type RunChangePlan } from '../plan/runBatch.js';
 import type { PgContext } from './context.js';
 import { RUN_SEQUENCE } from './context.js';
 import { applyAggregates } from './aggregates.js';
@@ -25,8 +26,8 @@ const TASK_RUN_COUNTS = `INSERT INTO task_run_counts AS n (runs, competition_id,
   SELECT u.runs, $1, u.task_id FROM unnest($2::int[], $3::text[]) AS u(runs, task_id)
   ON CONFLICT (competition_id, task_id) DO UPDATE SET runs = n.runs + excluded.runs`;
 
-const CRITERION_STATS = `UPDATE task_criteria t SET graded = t.graded + u.sign, met = t.met + u.met, split = t.split + u.split
-  FROM unnest($2::text[], $3::text[], $4::int[], $5::int[], $6::int[]) AS u(task_id, id, sign, met, split)
+const CRITERION_STATS = `UPDATE task_criteria t SET graded = t.graded + u.graded, met = t.met + u.met, split = t.split + u.split
+  FROM unnest($2::text[], $3::text[], $4::int[], $5::int[], $6::int[]) AS u(task_id, id, graded, met, split)
   WHERE t.competition_id = $1 AND t.task_id = u.task_id AND t.id = u.id`;
 
 const KEEP_DELETED = `WITH gone AS (DELETE FROM runs WHERE competition_id = $1 AND run_id = $2 RETURNING *)
@@ -34,39 +35,30 @@ const KEEP_DELETED = `WITH gone AS (DELETE FROM runs WHERE competition_id = $1 A
   SELECT seq, ${RUN_COLUMNS}, created_at, $3 FROM gone`;
 
 export function pgRunsRepo(ctx: PgContext) {
-  /** Adds or removes the runs' criterion grades, summed per criterion: one statement in all. */
-  async function criteriaStats(c: PgContext, records: RunRecord[], sign: 1 | -1): Promise<void> {
-    const sums = new Map<string, { taskId: string; id: string; sign: number; met: number; split: number }>();
-    for (const r of records) {
-      for (const g of r.criteria ?? []) {
-        const key = `${r.taskId}\u0000${g.criterionId}`;
-        let s = sums.get(key);
-        if (!s) sums.set(key, (s = { taskId: r.taskId, id: g.criterionId, sign: 0, met: 0, split: 0 }));
-        s.sign += sign;
-        if (g.met) s.met += sign;
-        if (g.split) s.split += sign;
-      }
-    }
-    if (sums.size === 0) return;
-    const list = [...sums.values()];
+  /**
+   * Runs the statements a plan (src/db/plan/runBatch.ts) names but the aggregates' (applied first,
+   * see insertMany) and the runs' own rows: one statement per table.
+   */
+  async function applyPlan(c: PgContext, competitionId: string, plan: RunChangePlan): Promise<void> {
+    if (plan.miners.length > 0)
+      await c.execute(ADD_MINERS, [competitionId, plan.miners], { name: 'pg_runs_add_miners' });
+    await c.execute(TASK_RUN_COUNTS, [competitionId, [...plan.perTask.values()], [...plan.perTask.keys()]], {
+      name: 'pg_runs_task_run_counts',
+    });
+    const list = plan.criteria;
+    if (list.length === 0) return;
     await c.execute(
       CRITERION_STATS,
       [
-        records[0]!.competitionId,
+        competitionId,
         list.map((s) => s.taskId),
         list.map((s) => s.id),
-        list.map((s) => s.sign),
+        list.map((s) => s.graded),
         list.map((s) => s.met),
         list.map((s) => s.split),
       ],
       { name: 'pg_runs_criterion_stats' },
     );
-  }
-
-  async function taskRunCounts(c: PgContext, competitionId: string, perTask: Map<string, number>): Promise<void> {
-    await c.execute(TASK_RUN_COUNTS, [competitionId, [...perTask.values()], [...perTask.keys()]], {
-      name: 'pg_runs_task_run_counts',
-    });
   }
 
   return {
@@ -131,11 +123,11 @@ export function pgRunsRepo(ctx: PgContext) {
       if (records.length === 0) return;
       const competitionId = records[0]!.competitionId;
       await ctx.write(competitionId, async (c) => {
-        const counted = records.filter((r) => !isExcludedRun(r, excluded, judge));
+        const plan = planRunChange(records, 1, w, excluded, judge);
         // The sums first: a batch they refuse (422, past 2^53 - 1) then takes no number from the
         // run sequence, which a rollback would not give back, and the next run's number is the one
         // SQLite gives it.
-        await applyAggregates(c, counted, w, 1);
+        await applyAggregates(c, plan.pairs, 1);
         const col = <T>(f: (r: RunRecord) => T) => records.map(f);
         await c.execute(
           INSERT_RUNS,
@@ -160,14 +152,7 @@ export function pgRunsRepo(ctx: PgContext) {
           ],
           { name: 'pg_runs_insert' },
         );
-        // Only counted runs make a miner known (src/db/runs.ts).
-        const hotkeys = new Set(counted.flatMap((r) => (r.minerHotkey === null ? [] : [r.minerHotkey])));
-        if (hotkeys.size > 0)
-          await c.execute(ADD_MINERS, [competitionId, [...hotkeys]], { name: 'pg_runs_add_miners' });
-        const perTask = new Map<string, number>();
-        for (const r of records) perTask.set(r.taskId, (perTask.get(r.taskId) ?? 0) + 1);
-        await taskRunCounts(c, competitionId, perTask);
-        await criteriaStats(c, counted, 1);
+        await applyPlan(c, competitionId, plan);
       });
     },
     /** Deletes one run (kept in deleted_runs for snapshot inputs) and takes it out of every aggregate. */
@@ -184,10 +169,10 @@ export function pgRunsRepo(ctx: PgContext) {
           [number],
         ];
         await c.execute(KEEP_DELETED, [run.competitionId, run.runId, seq]);
-        await taskRunCounts(c, run.competitionId, new Map([[run.taskId, -1]]));
-        if (isExcludedRun(run, excluded, judge)) return;
-        await criteriaStats(c, [run], -1);
-        await applyAggregates(c, [run], w, -1);
+        // A deletion makes no miner known (its plan's counted run, if any, is known already).
+        const plan = { ...planRunChange([run], -1, w, excluded, judge), miners: [] };
+        await applyPlan(c, run.competitionId, plan);
+        await applyAggregates(c, plan.pairs, -1);
       });
     },
   };

@@ -12,8 +12,8 @@
 // nothing new and keeps the restored scores, unless another process wrote since, which it sees as
 // usual. Should the process have been told of the competition already (a notification during the
 // start), its row is not restored.
-import type { AsyncRepo } from '../store.js';
-import { stagesOf, stagesText, type SavedScores, type SavedScoresRepo } from '../savedScores.js';
+import type { SavedScores, SavedScoresRepo } from '../contract.js';
+import { stagesOf, stagesText } from '../savedScores.js';
 import type { CompetitionScores } from '../../scoring/types.js';
 import type pg from 'pg';
 import { runQuery } from './context.js';
@@ -39,7 +39,7 @@ const CURRENT = `SELECT s.competition_id, s.stages, s.version, s.scores FROM sav
   JOIN competition_versions v ON v.competition_id = s.competition_id AND v.version = s.version
   WHERE s.code = $1`;
 
-export function pgSavedScoresRepo(pool: pg.Pool, versions: ToldVersions): AsyncRepo<SavedScoresRepo> {
+export function pgSavedScoresRepo(pool: pg.Pool, versions: ToldVersions): SavedScoresRepo {
   return {
     async save(code, collect) {
       // In this turn, before any await: the scores and the versions they stand for.

@@ -158,6 +158,22 @@ export function pgScoringInputRepo(ctx: PgContext, mirrors: ScoringMirrors) {
       return ctx.inTransaction ? read(txQuery) : snapshot(read);
     },
 
+    /** Pairs held in memory for the competition (src/db/scoringInput.ts). */
+    async held(competitionId: string): Promise<number> {
+      return mirrors.states.get(competitionId)?.mirror?.size ?? 0;
+    },
+
+    /**
+     * Drops the competition's in-memory pairs (src/db/scoringInput.ts); a load under way keeps
+     * them, and the next one after it reads every row.
+     */
+    async release(competitionId: string): Promise<void> {
+      const s = mirrors.states.get(competitionId);
+      if (!s) return;
+      if (s.inflight) s.changed = null;
+      else mirrors.states.delete(competitionId);
+    },
+
     /** The scoring input; the returned arrays are shared between reads and must not be mutated. */
     async load(competitionId: string, w: TokenWeights): Promise<ScoringInput> {
       // Inside a write transaction the rows may not be committed yet: read them, keep nothing.

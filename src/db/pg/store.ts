@@ -1,5 +1,5 @@
-// The Store (src/db/store.ts) over PostgreSQL: the repositories of src/db/pg/, each answering what
-// its SQLite twin in src/db/*.ts answers (test/db/pgStore.test.ts holds them together).
+// The Store (src/db/contract.ts) over PostgreSQL: the repositories of src/db/pg/, each answering what
+// its SQLite twin in src/db/*.ts answers (test/db/pgStore/ holds them together).
 //
 // A transaction takes a client of the pool. Scoped to a competition, it first bumps the
 // competition's row in competition_versions: the row lock makes the competition's writers take
@@ -15,7 +15,7 @@
 import { readFileSync } from 'node:fs';
 import pg from 'pg';
 import type { WriteEvent, WriteListener } from '../events.js';
-import type { Store, TxScope } from '../store.js';
+import type { Store, TxScope } from '../contract.js';
 import { ServiceUnavailable } from '../../errors.js';
 import { isUnavailable } from './unavailable.js';
 import { POSTGRES_DEFAULTS } from './client.js';
@@ -222,6 +222,7 @@ export function createPgStore(pool: pg.Pool, options: PgStoreOptions = {}): Stor
       ...repos(ctx, mirrors),
       engine: 'postgres',
       listeners,
+      capabilities: {},
       async transaction(fn, scope) {
         const name = `s${++state.savepoints}`;
         const events = state.events.length;
@@ -259,6 +260,7 @@ export function createPgStore(pool: pg.Pool, options: PgStoreOptions = {}): Stor
     ...repos(root, mirrors),
     engine: 'postgres',
     listeners,
+    capabilities: {},
     transaction: (fn, scope) => inTransaction((ctx, state) => fn(txStore(ctx, state)), scope),
     ready,
     close: () => pool.end(),

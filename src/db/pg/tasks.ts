@@ -1,35 +1,10 @@
 // src/db/tasks.ts on PostgreSQL. An import reads the stored tasks and rubrics it touches in two
-// statements, decides in memory exactly as SQLite's record-by-record loop does (a task sent
-// twice sees its first version), and writes in one statement per table.
+// statements, plans its writes (src/db/plan/tasksUpsert.ts), and writes in one statement per table.
 import type { Polarity } from '../../scoring/types.js';
-import {
-  qnaKey,
-  rubricKey,
-  toCriterion,
-  TasksHaveRuns,
-  type CriterionRecord,
-  type QnaMeta,
-  type Rubric,
-  type TaskRecord,
-  type TaskRow,
-} from '../tasks.js';
+import { planTasksUpsert, type StoredTask, type TaskWrite } from '../plan/tasksUpsert.js';
+import type { CriterionRow, QnaMeta, Rubric, TaskRecord, TaskRow } from '../rows.js';
+import { toCriterion } from '../tasks.js';
 import type { PgContext } from './context.js';
-
-/** The stored criterion as drizzle gives it on SQLite (typeof taskCriteria.$inferSelect). */
-export interface CriterionRow {
-  competitionId: string;
-  taskId: string;
-  id: string;
-  position: number;
-  title: string;
-  type: string;
-  importance: string;
-  originalTitle: string;
-  change: string | null;
-  graded: number;
-  met: number;
-  split: number;
-}
 
 const CRITERION_COLUMNS = `competition_id AS "competitionId", task_id AS "taskId", id, position, title, type,
   importance, original_title AS "originalTitle", change, graded, met, split`;
@@ -44,23 +19,6 @@ const TASK_FROM = `tasks t LEFT JOIN task_run_counts n ON n.competition_id = t.c
 
 /** The qna column is JSON text; drizzle's json mode on SQLite gives it parsed. */
 const toTaskRow = (r: TaskRow): TaskRow => ({ ...r, qna: r.qna === null ? null : JSON.parse(r.qna as string) });
-
-/** A task as the import loop sees it: stored, or as an earlier record of the same batch left it. */
-interface Current {
-  type: string;
-  stage: string;
-  complexity: string | null;
-  plannedRuns: number | null;
-  qna: QnaMeta | null;
-  rubric: CriterionRecord[];
-  runCount: number;
-  /** Not stored before this batch. */
-  inserted: boolean;
-  /** Columns to write (an update). */
-  changed: boolean;
-  /** Rubric to write again (delete and insert, as SQLite's writeCriteria). */
-  rubricWritten: boolean;
-}
 
 export function pgTasksRepo(ctx: PgContext) {
   async function criteria(c: PgContext, competitionId: string, taskId: string): Promise<CriterionRow[]> {
@@ -122,98 +80,36 @@ export function pgTasksRepo(ctx: PgContext) {
     ): Promise<{ imported: number; updated: number; unchanged: number }> {
       return ctx.write(competitionId, async (c) => {
         const ids = [...new Set(records.map((r) => r.id))];
-        const current = new Map<string, Current>();
+        const stored = new Map<string, StoredTask>();
         for (const row of await c.query<TaskRow>(
           `SELECT ${TASK_COLUMNS} FROM ${TASK_FROM} WHERE t.competition_id = $1 AND t.id = ANY($2::text[])`,
           [competitionId, ids],
         )) {
           const r = toTaskRow(row);
-          current.set(r.id, {
-            type: r.type,
-            stage: r.stage,
-            complexity: r.complexity,
-            plannedRuns: r.plannedRuns,
-            qna: r.qna as QnaMeta | null,
-            rubric: [],
-            runCount: r.runCount,
-            inserted: false,
-            changed: false,
-            rubricWritten: false,
-          });
+          stored.set(r.id, { ...r, qna: r.qna as QnaMeta | null, rubric: [] });
         }
-        if (current.size > 0) {
+        if (stored.size > 0) {
           for (const row of await c.query<CriterionRow>(
             `SELECT ${CRITERION_COLUMNS} FROM task_criteria WHERE competition_id = $1 AND task_id = ANY($2::text[])
             ORDER BY task_id, position`,
-            [competitionId, [...current.keys()]],
+            [competitionId, [...stored.keys()]],
           )) {
-            current.get(row.taskId)!.rubric.push(toCriterion(row));
+            stored.get(row.taskId)!.rubric.push(toCriterion(row));
           }
         }
+        const { counts, writes } = planTasksUpsert(stored, records);
 
-        // SQLite's loop (src/db/tasks.ts upsertMany), on the in-memory state.
-        const result = { imported: 0, updated: 0, unchanged: 0 };
-        const locked: string[] = [];
-        for (const sent of records) {
-          const before = current.get(sent.id);
-          const oldRubric = before ? before.rubric : [];
-          const t =
-            sent.keepContent && before?.type === sent.type ? { ...sent, qna: before.qna, rubric: oldRubric } : sent;
-          const values = {
-            type: t.type,
-            stage: t.stage,
-            complexity: t.complexity,
-            plannedRuns: t.plannedRuns,
-            qna: t.qna,
-          };
-          if (!before) {
-            current.set(t.id, {
-              ...values,
-              rubric: t.rubric,
-              runCount: 0,
-              inserted: true,
-              changed: true,
-              rubricWritten: true,
-            });
-            result.imported++;
-            continue;
-          }
-          const rubricChanged = rubricKey(oldRubric) !== rubricKey(t.rubric);
-          if ((rubricChanged || before.type !== t.type) && before.runCount > 0) {
-            locked.push(t.id);
-            continue;
-          }
-          const same =
-            !rubricChanged &&
-            before.type === t.type &&
-            before.stage === t.stage &&
-            before.complexity === t.complexity &&
-            before.plannedRuns === t.plannedRuns &&
-            qnaKey(before.qna) === qnaKey(t.qna);
-          if (same) {
-            result.unchanged++;
-            continue;
-          }
-          Object.assign(before, values, { changed: true });
-          if (rubricChanged) Object.assign(before, { rubric: t.rubric, rubricWritten: true });
-          result.updated++;
-        }
-        if (locked.length > 0) {
-          throw new TasksHaveRuns(locked);
-        }
-
-        const taskColumns = (list: [string, Current][]) => [
-          list.map(([id]) => id),
-          list.map(([, t]) => t.type),
-          list.map(([, t]) => t.stage),
-          list.map(([, t]) => t.complexity),
-          list.map(([, t]) => t.plannedRuns),
-          list.map(([, t]) => (t.qna === null ? null : JSON.stringify(t.qna))),
+        const taskColumns = (list: TaskWrite[]) => [
+          list.map((t) => t.id),
+          list.map((t) => t.type),
+          list.map((t) => t.stage),
+          list.map((t) => t.complexity),
+          list.map((t) => t.plannedRuns),
+          list.map((t) => (t.qna === null ? null : JSON.stringify(t.qna))),
         ];
-        const all = [...current];
-        const inserted = all.filter(([, t]) => t.inserted);
-        const updated = all.filter(([, t]) => !t.inserted && t.changed);
-        const rubrics = all.filter(([, t]) => t.rubricWritten);
+        const inserted = writes.filter((t) => t.inserted);
+        const updated = writes.filter((t) => !t.inserted);
+        const rubrics = writes.filter((t) => t.rubricWritten);
         if (inserted.length > 0) {
           await c.execute(
             `INSERT INTO tasks (competition_id, id, type, stage, complexity, planned_runs, qna)
@@ -234,9 +130,9 @@ export function pgTasksRepo(ctx: PgContext) {
         if (rubrics.length > 0) {
           await c.execute('DELETE FROM task_criteria WHERE competition_id = $1 AND task_id = ANY($2::text[])', [
             competitionId,
-            rubrics.map(([id]) => id),
+            rubrics.map((t) => t.id),
           ]);
-          const rows = rubrics.flatMap(([taskId, t]) => t.rubric.map((cr, position) => ({ taskId, position, ...cr })));
+          const rows = rubrics.flatMap((t) => t.rubric.map((cr, position) => ({ taskId: t.id, position, ...cr })));
           if (rows.length > 0) {
             await c.execute(
               `INSERT INTO task_criteria (competition_id, task_id, position, id, title, type, importance, original_title, change)
@@ -255,8 +151,8 @@ export function pgTasksRepo(ctx: PgContext) {
             );
           }
         }
-        if (result.imported + result.updated > 0) c.emit({ competitionId, kind: 'tasks' });
-        return result;
+        if (counts.imported + counts.updated > 0) c.emit({ competitionId, kind: 'tasks' });
+        return counts;
       });
     },
   };

@@ -3,7 +3,7 @@
 // competition.
 import { createHash, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
 import type { ValidatorPairRuns } from '../../scoring/agreement.js';
-import type { ValidatorRow, ValidatorStanding } from '../validators.js';
+import { toPairRuns, type PairRunsRow, type ValidatorRow, type ValidatorStanding } from '../validators.js';
 import { NOW_TEXT, type PgContext } from './context.js';
 
 const sha256 = (s: string) => createHash('sha256').update(s).digest();
@@ -82,7 +82,7 @@ export function pgValidatorsRepo(ctx: PgContext) {
     },
     /** Run counts per (task, miner; null for the baseline, validator) in the given stages. */
     async pairRuns(competitionId: string, stages: readonly string[]): Promise<ValidatorPairRuns[]> {
-      const rows = await ctx.query<[string, string | null, string, number, number]>(
+      const rows = await ctx.query<PairRunsRow>(
         `SELECT r.task_id, CASE WHEN r.kind = 'baseline' THEN NULL ELSE r.miner_hotkey END,
           r.validator_id, count(*), count(*) FILTER (WHERE r.resolved)
         FROM runs r JOIN tasks t ON t.competition_id = r.competition_id AND t.id = r.task_id
@@ -95,13 +95,7 @@ export function pgValidatorsRepo(ctx: PgContext) {
         [competitionId, stages],
         { array: true },
       );
-      return rows.map(([taskId, hotkey, validatorId, runs, resolved]) => ({
-        taskId,
-        hotkey,
-        validatorId,
-        runs,
-        resolved,
-      }));
+      return rows.map(toPairRuns);
     },
     /** Every validator's recorded standing in a competition, by validator id (SQLite's key order). */
     standings(competitionId: string): Promise<ValidatorStanding[]> {

@@ -1,5 +1,6 @@
-// The Store (src/db/store.ts) over the embedded SQLite file: the synchronous repositories of
-// src/db/*.ts behind promises.
+// The Store (src/db/contract.ts) over the embedded SQLite file: the synchronous repositories of
+// src/db/*.ts behind promises. Its capabilities: online backups, and on a file (not in memory) a
+// connection of its own for the import worker.
 //
 // One connection serves the whole process, so a transaction is the connection's state, not a
 // handle: while one is open, every other statement on the connection would run inside it and see
@@ -9,10 +10,20 @@
 // anything else (a worker, the network), which would stall every read for as long.
 import type { Db } from '../client.js';
 import { isReady } from '../client.js';
-import { writeListeners, type WriteEvent, type WriteListener } from '../events.js';
+import { emitWrite, writeListeners, type WriteEvent, type WriteListener } from '../events.js';
 import { createRepos } from '../repos.js';
+import { sqliteOnlineBackup } from './backup.js';
 import { savedScoresRepo } from '../savedScores.js';
-import type { AsyncRepo, Store, StoreRepos } from '../store.js';
+import type { Store, StoreCapabilities, StoreRepos } from '../contract.js';
+
+type AsyncMethod<F> = F extends (...args: infer A) => Generator<infer Y, unknown, unknown>
+  ? (...args: A) => AsyncIterable<Y>
+  : F extends (...args: infer A) => infer R
+    ? (...args: A) => Promise<R>
+    : never;
+
+/** A synchronous repository's methods as promises (generators as async iterables). */
+type AsyncRepo<R> = { [K in keyof R]: AsyncMethod<R[K]> };
 
 export function createSqliteStore(db: Db): Store {
   const repos = createRepos(db);
@@ -83,13 +94,19 @@ export function createSqliteStore(db: Db): Store {
     };
   }
 
+  const engineOnly: StoreCapabilities = {
+    onlineBackup: sqliteOnlineBackup(c),
+    // An in-memory database has no file for another connection.
+    workerConnection: c.memory ? undefined : { database: c.name, tell: (event) => emitWrite(db, event) },
+  };
+
   let savepoints = 0;
   /** The store a transaction's function is given: no waiting, nested transactions as savepoints. */
   const inside: Store = {
     ...reposOf(false),
     engine: 'sqlite',
     listeners,
-    sqlite: db,
+    capabilities: engineOnly,
     async transaction(fn) {
       const name = `s${++savepoints}`;
       c.exec(`SAVEPOINT ${name}`);
@@ -112,8 +129,7 @@ export function createSqliteStore(db: Db): Store {
     ...reposOf(true),
     engine: 'sqlite',
     listeners,
-    sqlite: db,
-    savedScores: asyncRepo(savedScoresRepo(db), true),
+    capabilities: { ...engineOnly, savedScores: asyncRepo(savedScoresRepo(db), true) },
     async transaction(fn) {
       await turn();
       let end!: () => void;

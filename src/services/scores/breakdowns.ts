@@ -1,7 +1,7 @@
 // Per-task scores, computed when a breakdown (a miner's, a task's) is asked for: the kept scores
 // hold per-miner sums only (./compute.ts). A miner's task scores depend on its runs and the tasks'
 // baselines alone, never on other miners, so a breakdown scores only the part of the input it shows.
-import type { Store } from '../../db/store.js';
+import type { Store } from '../../db/contract.js';
 import { scoreCompetition } from '../../scoring/index.js';
 import type { CompetitionInput, TaskScore } from '../../scoring/types.js';
 import type { Basis, Scored } from './cache.js';

@@ -4,7 +4,7 @@
 // path has to remember to invalidate anything. What is kept beside the scores (their bodies,
 // ./keptBodies.ts) is dropped with them through `onDrop`, the one path from a write to every cache.
 import type { CompetitionSettings } from '../../db/competitions.js';
-import type { Store } from '../../db/store.js';
+import type { Store } from '../../db/contract.js';
 import { notFound } from '../../errors.js';
 import type { CompetitionInput, CompetitionScores, Stage } from '../../scoring/types.js';
 import type { LeaderboardPages } from '../leaderboardPages.js';
@@ -55,8 +55,13 @@ export function scoreCache(store: Store, filling: PairFilling, observe: (seconds
     { competition: Settled<CompetitionSettings>; byStages: Map<string, Settled<Scored>> }
   >();
   const dropped: ((competitionId: string) => void)[] = [];
-  const computeScores = scoresComputer();
+  const scoring = scoresComputer();
+  const used: ((competitionId: string) => void)[] = [];
+  const use = (competitionId: string) => {
+    for (const f of used) f(competitionId);
+  };
   store.listeners.add((event) => {
+    use(event.competitionId);
     for (const s of cache.get(event.competitionId)?.byStages.values() ?? []) {
       const value = s.get();
       if (!(value instanceof Promise)) value.stale = true;
@@ -74,7 +79,7 @@ export function scoreCache(store: Store, filling: PairFilling, observe: (seconds
   async function compute(competition: CompetitionSettings, stages: Stage[]): Promise<Scored> {
     const started = process.hrtime.bigint();
     const input = await loadInput(competition, stages);
-    const scores = computeScores(competition.id, input);
+    const scores = scoring.compute(competition.id, input);
     observe(Number(process.hrtime.bigint() - started) / 1e9);
     const basis = { scores, input };
     return { competition, basis: () => basis, basisInHand: () => basis, scores, bodies: new Map() };
@@ -100,6 +105,7 @@ export function scoreCache(store: Store, filling: PairFilling, observe: (seconds
   }
 
   function scoredHere(competitionId: string, stages: Stage[] | undefined): Maybe<Scored> {
+    use(competitionId);
     return chain(settings(competitionId), ({ entry, competition }) => {
       const chosen = stages ?? competition.finalStages;
       const key = chosen.join(',');
@@ -114,16 +120,57 @@ export function scoreCache(store: Store, filling: PairFilling, observe: (seconds
     });
   }
 
-  return {
+  const api = {
     /** Registers what to drop when a write drops a competition's scores (after they are dropped). */
     onDrop(f: (competitionId: string) => void): void {
       dropped.push(f);
     },
 
+    /** Registers what to tell of every read and write of a competition (./release.ts). */
+    onUse(f: (competitionId: string) => void): void {
+      used.push(f);
+    },
+
+    /**
+     * Drops a competition's entry but its final scores, which stay as scores restored at a start
+     * do (`restore`), and what `onDrop` keeps beside them; false, leaving everything, while its
+     * settings or a computation of its scores is under way.
+     */
+    release(competitionId: string): boolean {
+      const entry = cache.get(competitionId);
+      if (!entry) return true;
+      const competition = entry.competition.get();
+      if (competition instanceof Promise) return false;
+      for (const s of entry.byStages.values()) if (s.get() instanceof Promise) return false;
+      const final = api.finalInHand(competitionId);
+      cache.delete(competitionId);
+      for (const f of dropped) f(competitionId);
+      // Its scoring states hold the in-memory pairs' entries: they go with them.
+      scoring.forget(competitionId);
+      if (final && !final.stale) api.restore(competition, final.scores);
+      return true;
+    },
+
+    /** Bytes of the bodies kept with a competition's scores. */
+    bodyBytes(competitionId: string): number {
+      let bytes = 0;
+      for (const s of cache.get(competitionId)?.byStages.values() ?? []) {
+        const scored = s.get();
+        if (scored instanceof Promise) continue;
+        for (const body of scored.bodies.values()) {
+          const b = body.get();
+          if (!(b instanceof Promise)) bytes += b.bytes.length;
+        }
+        if (scored.leaderboard) bytes += scored.leaderboard.bytes();
+      }
+      return bytes;
+    },
+
     /** The scores of a stage set (default the competition's final stages); not found for no competition. */
     scored(competitionId: string, stages: Stage[] | undefined): Maybe<Scored> {
-      // On PostgreSQL, first catch up with writes other processes acknowledged (src/db/store.ts).
-      if (store.sync) return store.sync(competitionId).then(() => scoredHere(competitionId, stages));
+      // On PostgreSQL, first catch up with writes other processes acknowledged (src/db/contract.ts, capability freshness).
+      const fresh = store.capabilities.freshness;
+      if (fresh) return fresh.sync(competitionId).then(() => scoredHere(competitionId, stages));
       return scoredHere(competitionId, stages);
     },
 
@@ -155,7 +202,7 @@ export function scoreCache(store: Store, filling: PairFilling, observe: (seconds
         basis: () => {
           const made = (basis ??= entryOf(
             loadInput(competition, scores.stages).then((input) => ({
-              scores: scored.stale ? computeScores(competition.id, input) : scores,
+              scores: scored.stale ? scoring.compute(competition.id, input) : scores,
               input,
             })),
             () => {
@@ -173,6 +220,7 @@ export function scoreCache(store: Store, filling: PairFilling, observe: (seconds
       cache.set(competition.id, { competition: new Settled(Promise.resolve(competition)), byStages });
     },
   };
+  return api;
 }
 
 export type ScoreCache = ReturnType<typeof scoreCache>;

@@ -24,12 +24,18 @@ export function computeScores(input: CompetitionInput): CompetitionScores {
  */
 export function scoresComputer() {
   const states = new Map<string, Map<string, ScoringState>>();
-  return function compute(competitionId: string, input: CompetitionInput): CompetitionScores {
-    let byStages = states.get(competitionId);
-    if (!byStages) states.set(competitionId, (byStages = new Map<string, ScoringState>()));
-    const key = input.stages.join(',');
-    const { scores, state } = scoreIncrementally(byStages.get(key), input);
-    byStages.set(key, state);
-    return scores;
+  return {
+    compute(competitionId: string, input: CompetitionInput): CompetitionScores {
+      let byStages = states.get(competitionId);
+      if (!byStages) states.set(competitionId, (byStages = new Map<string, ScoringState>()));
+      const key = input.stages.join(',');
+      const { scores, state } = scoreIncrementally(byStages.get(key), input);
+      byStages.set(key, state);
+      return scores;
+    },
+    /** Drops a competition's states (./release.ts): its next scores are computed whole. */
+    forget(competitionId: string): void {
+      states.delete(competitionId);
+    },
   };
 }

@@ -3,7 +3,7 @@
 // competition's input while its pairs are being filled waits for them rather than reading every
 // pair at once (./cache.ts `loadInput`).
 import type { CompetitionSettings } from '../../db/competitions.js';
-import type { Store } from '../../db/store.js';
+import type { Store } from '../../db/contract.js';
 
 export function pairFilling(store: Store) {
   const preparing = new Map<string, Promise<void>>();
@@ -23,10 +23,10 @@ export function pairFilling(store: Store) {
   }
 
   return {
-    /** Queues the competitions' fills, one competition at a time. */
-    start(competitions: CompetitionSettings[]): void {
+    /** Queues the competitions' fills, one competition at a time, each while `room` says there is memory for it. */
+    start(competitions: CompetitionSettings[], room: () => Promise<boolean> = async () => true): void {
       for (const c of competitions) {
-        const filling = prepared.then(() => (stopped ? undefined : fill(c)));
+        const filling = prepared.then(async () => (stopped || !(await room()) ? undefined : fill(c)));
         preparing.set(c.id, filling);
         void filling.then(() => {
           if (preparing.get(c.id) === filling) preparing.delete(c.id);

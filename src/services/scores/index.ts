@@ -7,18 +7,32 @@
 //   fresh.ts       scores of an input a snapshot read itself
 //   warmStart.ts   saved scores at shutdown, restored or computed at start
 //   filling.ts     the background fill of restored competitions' in-memory pairs
-import type { Store } from '../../db/store.js';
+//   release.ts     competitions not used for a while give their state back, beyond the memory budget
+import type { Store } from '../../db/contract.js';
 import { scoreCache } from './cache.js';
 import { pairFilling } from './filling.js';
 import { freshScores } from './fresh.js';
+import { memoryRelease } from './release.js';
+import { DEFAULT_MEMORY_BUDGET_MB } from '../residency.js';
 import { scoreReads } from './reads.js';
 import { warmStart } from './warmStart.js';
 
-export function scoresService(store: Store, observe: (seconds: number) => void = () => {}) {
+export function scoresService(
+  store: Store,
+  observe: (seconds: number) => void = () => {},
+  memoryBudgetBytes = DEFAULT_MEMORY_BUDGET_MB * 1024 * 1024,
+) {
   const filling = pairFilling(store);
   const cache = scoreCache(store, filling, observe);
   const reads = scoreReads(store, cache);
-  return { ...reads, ...warmStart(store, cache, reads, filling), fresh: freshScores(cache, observe) };
+  const memory = memoryRelease(store, cache, filling, memoryBudgetBytes);
+  return {
+    ...reads,
+    ...warmStart(store, cache, reads, filling, memory),
+    fresh: freshScores(cache, observe),
+    sweep: memory.sweep,
+    close: memory.close,
+  };
 }
 
 export type ScoresService = ReturnType<typeof scoresService>;

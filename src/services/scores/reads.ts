@@ -1,7 +1,7 @@
 // The score reads: leaderboard, weights, weights on chain, a miner's and a task's breakdowns,
 // validators and bodies made from the input (coverage), each from the kept scores (./cache.ts).
 import type { CompetitionSettings } from '../../db/competitions.js';
-import type { Store } from '../../db/store.js';
+import type { Store } from '../../db/contract.js';
 import { conflict, notFound } from '../../errors.js';
 import type { CompetitionInput, Stage } from '../../scoring/types.js';
 import type { Metagraph } from '../../snapshots/metagraph.js';
@@ -80,7 +80,7 @@ export function scoreReads(store: Store, cache: ScoreCache) {
       // is not done here as well: where the database does not answer, the router's read would then
       // wait a second time, and the 503 would come later than DATABASE_TIMEOUT_MS promises
       // (test/reliability/pgOutage.test.ts).
-      if (store.sync) return undefined;
+      if (store.capabilities.freshness) return undefined;
       if (!cache.finalInHand(competitionId)) return undefined;
       const body = reads[read](competitionId);
       return body instanceof Promise ? undefined : body;

@@ -2,14 +2,21 @@
 // the server listens, so the first reads after a deploy answer from memory.
 import type { WriteEvent } from '../../db/events.js';
 import type { CompetitionSettings } from '../../db/competitions.js';
-import type { SavedScores } from '../../db/savedScores.js';
-import type { Store } from '../../db/store.js';
+import type { SavedScores } from '../../db/contract.js';
+import type { Store } from '../../db/contract.js';
 import { scoringCodeIdentity } from '../scoringCode.js';
 import type { ScoreCache } from './cache.js';
 import type { PairFilling } from './filling.js';
+import type { MemoryRelease } from './release.js';
 import type { ScoreReads } from './reads.js';
 
-export function warmStart(store: Store, cache: ScoreCache, reads: ScoreReads, filling: PairFilling) {
+export function warmStart(
+  store: Store,
+  cache: ScoreCache,
+  reads: ScoreReads,
+  filling: PairFilling,
+  memory: MemoryRelease,
+) {
   return {
     /**
      * Makes every competition's scores for its final stages, and their leaderboard, weights and
@@ -28,7 +35,7 @@ export function warmStart(store: Store, cache: ScoreCache, reads: ScoreReads, fi
       const restored: CompetitionSettings[] = [];
       try {
         const saved = new Map(
-          ((await store.savedScores?.load(scoringCodeIdentity())) ?? []).map((e) => [e.competitionId, e]),
+          ((await store.capabilities.savedScores?.load(scoringCodeIdentity())) ?? []).map((e) => [e.competitionId, e]),
         );
         for (const c of all) {
           const kept = saved.get(c.id);
@@ -46,8 +53,9 @@ export function warmStart(store: Store, cache: ScoreCache, reads: ScoreReads, fi
         // A competition without a metagraph has no weights on chain (a 409 for whoever reads them).
         await Promise.resolve(reads.chain(c.id)).catch(() => {});
       }
-      // One competition at a time; a read of one still being filled waits for it (./cache.ts).
-      filling.start(restored);
+      // One competition at a time while they fit in the memory budget (./release.ts); a read of one
+      // still being filled waits for it (./cache.ts), one not filled reads its pairs itself.
+      filling.start(restored, memory.room);
       return { computed: all.length - restored.length, restored: restored.length };
     },
 
@@ -71,14 +79,15 @@ export function warmStart(store: Store, cache: ScoreCache, reads: ScoreReads, fi
      */
     async save(budgetMs = 3000): Promise<number> {
       await filling.stop();
-      if (!store.savedScores) return 0;
+      const saving = store.capabilities.savedScores;
+      if (!saving) return 0;
       const deadline = performance.now() + budgetMs;
       for (const c of await store.competitions.list()) {
         if (performance.now() > deadline) break;
         await cache.scored(c.id, undefined);
       }
       // Collected in the turn the store records what they stand for (src/db/savedScores.ts).
-      return store.savedScores.save(scoringCodeIdentity(), () => {
+      return saving.save(scoringCodeIdentity(), () => {
         const entries: SavedScores[] = [];
         for (const competitionId of cache.competitionIds()) {
           const s = cache.finalInHand(competitionId);

@@ -1,4 +1,4 @@
-// A competition's tabs (leaderboard, weights, weights over time, coverage, validators when the
+// A competition's tabs (leaderboard, weights, weights over time, coverage, criteria, validators when the
 // server has them) and its stage set, shown on every page of the competition.
 import type { Competition } from '../api.js';
 import { links, type PageProps } from '../links.js';
@@ -29,6 +29,7 @@ export function CompetitionNav({ route, props, competition, validators }: Props)
           {tab('weights', to.weights, 'Weights')}
           {tab('weightsHistory', to.weightsHistory, 'Weights over time')}
           {tab('coverage', to.coverage, 'Coverage')}
+          {tab('criteria', to.criteria, 'Criteria')}
           {validators ? tab('validators', to.validators, 'Validators') : null}
         </ul>
       </nav>

@@ -1,0 +1,38 @@
+// Competitions not used for a while give back their in-memory state beyond the memory budget
+// (../residency.ts, SCORING_MEMORY_BUDGET_MB): the store's (task, miner) pairs, the input and
+// coverage pairs made from them, their other stage sets and their bodies. Each keeps its final
+// scores, as scores restored at a start (./cache.ts `release`): the leaderboard and weights answer
+// from them as before, the rest reads the input again. Not while a computation of its scores or a
+// fill of its pairs (./filling.ts) is under way; a write meanwhile drops the entry as usual.
+import type { Store } from '../../db/contract.js';
+import { PAIR_BYTES, residency } from '../residency.js';
+import type { ScoreCache } from './cache.js';
+import type { PairFilling } from './filling.js';
+
+export function memoryRelease(store: Store, cache: ScoreCache, filling: PairFilling, budgetBytes: number) {
+  const resident = residency({
+    budgetBytes,
+    sizeOf: async (competitionId) =>
+      (await store.scoringInput.held(competitionId)) * PAIR_BYTES + cache.bodyBytes(competitionId),
+    async release(competitionId) {
+      if (filling.wait(competitionId) !== undefined) return false;
+      if (!cache.release(competitionId)) return false;
+      await store.scoringInput.release(competitionId);
+      return true;
+    },
+  });
+  cache.onUse((competitionId) => resident.touch(competitionId));
+  return {
+    /** Whether what the competitions hold is under the budget: a fill at the start goes on while it is. */
+    room: async () => (await resident.held()) < budgetBytes,
+    /**
+     * Has the least recently used competitions beyond the memory budget give back their state (also
+     * run every few seconds); answers how many did.
+     */
+    sweep: () => resident.sweep(),
+    /** Stops the sweeps (the server is closing). */
+    close: () => resident.close(),
+  };
+}
+
+export type MemoryRelease = ReturnType<typeof memoryRelease>;
