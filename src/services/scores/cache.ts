@@ -10,7 +10,7 @@ import type { CompetitionInput, CompetitionScores, Stage } from '../../scoring/t
 import type { LeaderboardPages } from '../leaderboardPages.js';
 import type { Body } from '../body.js';
 import { chain, Settled, type Maybe } from '../settled.js';
-import { computeScores } from './compute.js';
+import { scoresComputer } from './compute.js';
 import type { PairFilling } from './filling.js';
 
 export interface Basis {
@@ -55,6 +55,7 @@ export function scoreCache(store: Store, filling: PairFilling, observe: (seconds
     { competition: Settled<CompetitionSettings>; byStages: Map<string, Settled<Scored>> }
   >();
   const dropped: ((competitionId: string) => void)[] = [];
+  const scoring = scoresComputer();
   const used: ((competitionId: string) => void)[] = [];
   const use = (competitionId: string) => {
     for (const f of used) f(competitionId);
@@ -78,7 +79,7 @@ export function scoreCache(store: Store, filling: PairFilling, observe: (seconds
   async function compute(competition: CompetitionSettings, stages: Stage[]): Promise<Scored> {
     const started = process.hrtime.bigint();
     const input = await loadInput(competition, stages);
-    const scores = computeScores(input);
+    const scores = scoring.compute(competition.id, input);
     observe(Number(process.hrtime.bigint() - started) / 1e9);
     const basis = { scores, input };
     return { competition, basis: () => basis, basisInHand: () => basis, scores, bodies: new Map() };
@@ -144,6 +145,8 @@ export function scoreCache(store: Store, filling: PairFilling, observe: (seconds
       const final = api.finalInHand(competitionId);
       cache.delete(competitionId);
       for (const f of dropped) f(competitionId);
+      // Its scoring states hold the in-memory pairs' entries: they go with them.
+      scoring.forget(competitionId);
       if (final && !final.stale) api.restore(competition, final.scores);
       return true;
     },
@@ -199,7 +202,7 @@ export function scoreCache(store: Store, filling: PairFilling, observe: (seconds
         basis: () => {
           const made = (basis ??= entryOf(
             loadInput(competition, scores.stages).then((input) => ({
-              scores: scored.stale ? computeScores(input) : scores,
+              scores: scored.stale ? scoring.compute(competition.id, input) : scores,
               input,
             })),
             () => {
