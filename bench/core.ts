@@ -1,10 +1,11 @@
-// Core benchmark: scoreCompetition on the reference competition (256 miners × 300 tasks, five
-// runs each side), as the server would call it with pre-aggregated sums from storage.
+// Core benchmark: scoreCompetition, and scoreIncrementally after a write, on the reference
+// competition (256 miners × 300 tasks, five runs each side), as the server would call them with
+// pre-aggregated sums from storage.
 // Run: node --import tsx bench/core.ts [iterations] [seed]
 import { pathToFileURL } from 'node:url';
 import { mulberry32 } from '../test/support/prng.js';
 import { percentile } from './measure.js';
-import { scoreCompetition } from '../src/scoring/index.js';
+import { scoreCompetition, scoreIncrementally } from '../src/scoring/index.js';
 import type {
   CompetitionInput,
   CompetitionScores,
@@ -124,7 +125,30 @@ function main(): void {
   );
   // The same with every miner's per-task breakdown kept (about 77,000 task-score objects).
   const breakdowns = measure('with every breakdown kept', iterations, () => scoreCompetition(input));
-  console.log(JSON.stringify({ bench: 'core', entries, iterations, results: [leaderboard, breakdowns] }));
+  // A cold read after a write, scored incrementally from the state of the read before it (as
+  // src/services/scores/compute.ts does): a write of one run (one entry replaced in place), and a
+  // baseline run of one task.
+  let state = scoreIncrementally(undefined, input).state;
+  let round = 0;
+  const afterRun = measure('incrementally, after a one-run write', iterations, () => {
+    const k = (round++ * 7919) % entries;
+    const minerTasks = [...input.minerTasks];
+    minerTasks[k] = { ...minerTasks[k]!, runs: minerTasks[k]!.runs + (round % 2) };
+    const next = scoreIncrementally(state, { ...input, minerTasks });
+    state = next.state;
+    return next.scores;
+  });
+  const afterBaseline = measure('incrementally, after a baseline run of one task', iterations, () => {
+    const at = round++ % input.tasks.length;
+    const tasks = input.tasks.map((t, i) =>
+      i === at ? { ...t, baseline: { ...t.baseline, runs: t.baseline.runs + (round % 2) } } : t,
+    );
+    const next = scoreIncrementally(state, { ...input, tasks });
+    state = next.state;
+    return next.scores;
+  });
+  const results = [leaderboard, breakdowns, afterRun, afterBaseline];
+  console.log(JSON.stringify({ bench: 'core', entries, iterations, results }));
 }
 
 // Run only when executed directly, so other benchmarks can import the generator.

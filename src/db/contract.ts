@@ -196,11 +196,15 @@ export interface JudgesRepo {
   get(competitionId: string, digest: string): Promise<VersionedDocument | null>;
   /** Sets a new version, in force from now, and recounts the runs under it. */
   record(competitionId: string, document: string, digest: string, w: TokenWeights): Promise<VersionedDocument>;
-  /** The criteria of the tasks in `stages`, and the counted runs' verdicts on them (SPEC 12). */
-  stabilityInput(
-    competitionId: string,
-    stages: readonly string[],
-  ): Promise<{ criteria: ReportCriterion[]; tallies: CriterionTally[] }>;
+  /** The criteria of the tasks in `stages` (SPEC 12). */
+  stabilityCriteria(competitionId: string, stages: readonly string[]): Promise<ReportCriterion[]>;
+  /**
+   * The counted runs' verdicts on the criteria of the tasks in `stages` (SPEC 12), summed per
+   * (task, criterion, miner or baseline), in steps: the caller lets other work run between them.
+   * Tallies of one key may come in several steps and add up; never a mix of two sets of counted
+   * runs (a judge set or a validator excluded meanwhile).
+   */
+  stabilityTallies(competitionId: string, stages: readonly string[]): AsyncIterable<CriterionTally[]>;
 }
 
 export interface AggregatesRepo {

@@ -18,18 +18,62 @@ export function emptySums(): ScoreSums {
   return { main: 0, hardBoost: 0, excluded: 0, weightedSum: 0, weightSum: 0, boostSum: 0 };
 }
 
-export function addTask(sums: ScoreSums, task: ScoredTask): void {
-  const { score, weight } = task;
-  if (task.pool === 'main' && score !== null && weight !== null) {
+/** How a task score enters the sums: in pool main, in the hard boost, or counted as excluded. */
+const MAIN = 0;
+export const HARD = 1;
+const UNSCORED = 2;
+export type SumKind = typeof MAIN | typeof HARD | typeof UNSCORED;
+
+export function kindOf(task: ScoredTask): SumKind {
+  if (task.pool === 'main' && task.score !== null && task.weight !== null) return MAIN;
+  return task.pool === 'hard_boost' && task.score !== null ? HARD : UNSCORED;
+}
+
+/**
+ * Adds one task to the sums: `value` is the score in pool main (weighted by `weight`, x^(1/3)) and
+ * the hard-boost contribution in the hard boost; an excluded task is only counted.
+ */
+export function addScore(sums: ScoreSums, kind: SumKind, value: number, weight: number): void {
+  if (kind === MAIN) {
     sums.main += 1;
-    sums.weightedSum += score * weight;
+    sums.weightedSum += value * weight;
     sums.weightSum += weight;
-  } else if (task.pool === 'hard_boost' && score !== null) {
+  } else if (kind === HARD) {
     sums.hardBoost += 1;
-    sums.boostSum += task.hardBoostContribution ?? Math.max(0, score);
+    sums.boostSum += value;
   } else {
     sums.excluded += 1;
   }
+}
+
+/**
+ * Adds pairs in order, each to `sums` and to its task's group sums: pair k adds `values[k]` as
+ * `kinds[k]` with weight `weights[tasks[k]]`, to `groups[groupOf[tasks[k]]]` too unless that is -1.
+ */
+export function addScores(
+  sums: ScoreSums,
+  groups: readonly ScoreSums[],
+  pairs: { tasks: Int32Array; kinds: Uint8Array; values: Float64Array },
+  weights: Float64Array,
+  groupOf: Int8Array,
+): void {
+  const { tasks, kinds, values } = pairs;
+  for (let k = 0; k < tasks.length; k++) {
+    const task = tasks[k] as number;
+    const kind = kinds[k] as SumKind;
+    const value = values[k] as number;
+    const weight = weights[task] as number;
+    addScore(sums, kind, value, weight);
+    const group = groups[groupOf[task] as number];
+    if (group) addScore(group, kind, value, weight);
+  }
+}
+
+export function addTask(sums: ScoreSums, task: ScoredTask): void {
+  const kind = kindOf(task);
+  const score = task.score ?? 0;
+  const value = kind === HARD ? (task.hardBoostContribution ?? Math.max(0, score)) : score;
+  addScore(sums, kind, value, task.weight ?? 0);
 }
 
 /**

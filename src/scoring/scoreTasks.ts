@@ -24,7 +24,8 @@ interface State extends MinerTasks {
   pending: TaskScore | null;
 }
 
-function merge(a: MinerTaskSummary, b: MinerTaskSummary): MinerTaskSummary {
+/** Two entries of one (task, miner) as one: their runs and token sums added, in this order. */
+export function mergeEntries(a: MinerTaskSummary, b: MinerTaskSummary): MinerTaskSummary {
   return {
     taskId: a.taskId,
     hotkey: a.hotkey,
@@ -102,7 +103,7 @@ export function scoreTasks(
       miner.runs += entry.runs;
       miner.resolved += entry.resolved;
       if (miner.last && miner.last.taskId === task.id) {
-        miner.last = merge(miner.last, entry);
+        miner.last = mergeEntries(miner.last, entry);
       } else {
         flush(miner, keepTasks);
         miner.last = entry;

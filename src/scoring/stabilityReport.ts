@@ -78,6 +78,16 @@ function changeOrder(a: string | null, b: string | null): number {
  * hotkeys in byte order.
  */
 export function stabilityReport(criteria: readonly ReportCriterion[], tallies: readonly CriterionTally[]) {
+  const sums = stabilitySums(criteria);
+  sums.add(tallies);
+  return sums.groups();
+}
+
+/**
+ * `stabilityReport` in parts: the tallies added a slice at a time (tallies of one key add up), so
+ * a caller can let other work run between slices; `groups()` is the report of those added so far.
+ */
+export function stabilitySums(criteria: readonly ReportCriterion[]) {
   const key = (change: string | null, polarity: Polarity) => `${change ?? ''}\u0000${polarity}`;
   const groups = new Map<string, { change: string | null; polarity: Polarity; criteria: number }>();
   const groupOf = new Map<string, string>();
@@ -90,33 +100,39 @@ export function stabilityReport(criteria: readonly ReportCriterion[], tallies: r
   }
   const sums = new Map<string, { pooled: Counts; baseline: Counts; miners: Map<string, Counts> }>();
   const hotkeys = new Set<string>();
-  for (const t of tallies) {
-    const k = groupOf.get(`${t.taskId}\u0000${t.criterionId}`);
-    if (k === undefined) continue;
-    let s = sums.get(k);
-    if (!s) sums.set(k, (s = { pooled: zero(), baseline: zero(), miners: new Map() }));
-    add(s.pooled, t);
-    if (t.hotkey === null) add(s.baseline, t);
-    else {
-      hotkeys.add(t.hotkey);
-      let m = s.miners.get(t.hotkey);
-      if (!m) s.miners.set(t.hotkey, (m = zero()));
-      add(m, t);
-    }
-  }
-  const miners = [...hotkeys].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
-  return [...groups.entries()]
-    .sort(
-      ([, a], [, b]) =>
-        changeOrder(a.change, b.change) || POLARITIES.indexOf(a.polarity) - POLARITIES.indexOf(b.polarity),
-    )
-    .map(([k, g]): StabilityGroup => {
-      const s = sums.get(k);
-      return {
-        ...g,
-        pooled: stats(s?.pooled ?? zero()),
-        baseline: stats(s?.baseline ?? zero()),
-        miners: Object.fromEntries(miners.map((h) => [h, stats(s?.miners.get(h) ?? zero())])),
-      };
-    });
+  return {
+    add(tallies: readonly CriterionTally[]): void {
+      for (const t of tallies) {
+        const k = groupOf.get(`${t.taskId}\u0000${t.criterionId}`);
+        if (k === undefined) continue;
+        let s = sums.get(k);
+        if (!s) sums.set(k, (s = { pooled: zero(), baseline: zero(), miners: new Map() }));
+        add(s.pooled, t);
+        if (t.hotkey === null) add(s.baseline, t);
+        else {
+          hotkeys.add(t.hotkey);
+          let m = s.miners.get(t.hotkey);
+          if (!m) s.miners.set(t.hotkey, (m = zero()));
+          add(m, t);
+        }
+      }
+    },
+    groups(): StabilityGroup[] {
+      const miners = [...hotkeys].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+      return [...groups.entries()]
+        .sort(
+          ([, a], [, b]) =>
+            changeOrder(a.change, b.change) || POLARITIES.indexOf(a.polarity) - POLARITIES.indexOf(b.polarity),
+        )
+        .map(([k, g]): StabilityGroup => {
+          const s = sums.get(k);
+          return {
+            ...g,
+            pooled: stats(s?.pooled ?? zero()),
+            baseline: stats(s?.baseline ?? zero()),
+            miners: Object.fromEntries(miners.map((h) => [h, stats(s?.miners.get(h) ?? zero())])),
+          };
+        });
+    },
+  };
 }

@@ -1,8 +1,14 @@
 // The stability report's core (SPEC 12) on hand-made input: groups in change then polarity order,
 // counts and rates per party, tallies on criteria outside the stages left out, null rates with no
-// verdict, and every miner in every group.
+// verdict, and every miner in every group; the same tallies added a slice at a time, a key split
+// over slices, give the same report.
 import { describe, expect, it } from 'vitest';
-import { stabilityReport, type CriterionTally, type ReportCriterion } from '../../src/scoring/stabilityReport.js';
+import {
+  stabilityReport,
+  stabilitySums,
+  type CriterionTally,
+  type ReportCriterion,
+} from '../../src/scoring/stabilityReport.js';
 
 const crit = (taskId: string, id: string, type: 'positive' | 'negative', change: string | null): ReportCriterion => ({
   taskId,
@@ -70,5 +76,16 @@ describe('stabilityReport', () => {
     const groups = stabilityReport([crit('t', 'x', 'positive', 'other'), crit('t', 'y', 'positive', 'precision')], []);
     expect(groups.map((g) => g.change)).toEqual(['precision', 'other']);
     expect(stabilityReport([], [tally('t', 'x', null, 1, 1, 0)])).toEqual([]);
+  });
+
+  it('gives the same report from tallies added in slices, one key split over several', () => {
+    const criteria = [crit('t1', 'a', 'positive', null), crit('t1', 'b', 'negative', 'precision')];
+    const whole = [tally('t1', 'a', 'm1', 6, 4, 2), tally('t1', 'b', null, 3, 1, 1), tally('t1', 'a', null, 2, 2, 0)];
+    const sums = stabilitySums(criteria);
+    sums.add([tally('t1', 'a', 'm1', 1, 1, 0), tally('t1', 'b', null, 3, 1, 1)]);
+    sums.add([]);
+    sums.add([tally('t1', 'a', 'm1', 5, 3, 2), tally('t1', 'a', null, 2, 2, 0)]);
+    expect(sums.groups()).toEqual(stabilityReport(criteria, whole));
+    expect(sums.groups()[0]!.miners.m1!.verdicts).toBe(6);
   });
 });

@@ -22,31 +22,30 @@ export function pgJudgesRepo(ctx: PgContext) {
   return {
     latest: docs.latest,
     get: docs.byDigest,
-    /** src/db/judges.ts stabilityInput. */
-    async stabilityInput(
-      competitionId: string,
-      stages: readonly string[],
-    ): Promise<{ criteria: ReportCriterion[]; tallies: CriterionTally[] }> {
-      const params = [competitionId, stages];
-      const criteria = await ctx.query<[string, string, ReportCriterion['type'], string | null]>(
+    /** src/db/judges.ts stabilityCriteria. */
+    async stabilityCriteria(competitionId: string, stages: readonly string[]): Promise<ReportCriterion[]> {
+      const rows = await ctx.query<[string, string, ReportCriterion['type'], string | null]>(
         REPORT_CRITERIA,
-        params,
+        [competitionId, stages],
         { array: true },
       );
-      const tallies = await ctx.query<[string, string | null, string, number, number, number]>(REPORT_TALLIES, params, {
-        array: true,
-      });
-      return {
-        criteria: criteria.map(([taskId, id, type, change]) => ({ taskId, id, type, change })),
-        tallies: tallies.map(([taskId, hotkey, criterionId, verdicts, met, split]) => ({
-          taskId,
-          criterionId,
-          hotkey,
-          verdicts,
-          met,
-          split,
-        })),
-      };
+      return rows.map(([taskId, id, type, change]) => ({ taskId, id, type, change }));
+    },
+    /** src/db/judges.ts stabilityTallies: summed by the server in one statement, yielded in one step. */
+    async *stabilityTallies(competitionId: string, stages: readonly string[]): AsyncGenerator<CriterionTally[]> {
+      const rows = await ctx.query<[string, string | null, string, number, number, number]>(
+        REPORT_TALLIES,
+        [competitionId, stages],
+        { array: true },
+      );
+      yield rows.map(([taskId, hotkey, criterionId, verdicts, met, split]) => ({
+        taskId,
+        criterionId,
+        hotkey,
+        verdicts,
+        met,
+        split,
+      }));
     },
     record: (competitionId: string, document: string, digest: string, w: TokenWeights): Promise<JudgeRow> =>
       docs.record(competitionId, document, digest, (c) => rebuildAggregates(c, competitionId, w)),

@@ -9,7 +9,7 @@ import type { Store } from '../../db/contract.js';
 import { notFound } from '../../errors.js';
 import type { CompetitionInput, CompetitionScores, Stage } from '../../scoring/types.js';
 import { chain, Settled, type Maybe } from '../settled.js';
-import { computeScores } from './compute.js';
+import { scoresComputer } from './compute.js';
 import type { PairFilling } from './filling.js';
 
 export interface Basis {
@@ -50,6 +50,7 @@ export function scoreCache(store: Store, filling: PairFilling, observe: (seconds
     { competition: Settled<CompetitionSettings>; byStages: Map<string, Settled<Scored>> }
   >();
   const dropped: ((competitionId: string) => void)[] = [];
+  const scoring = scoresComputer();
   const used: ((competitionId: string) => void)[] = [];
   const use = (competitionId: string) => {
     for (const f of used) f(competitionId);
@@ -73,7 +74,7 @@ export function scoreCache(store: Store, filling: PairFilling, observe: (seconds
   async function compute(competition: CompetitionSettings, stages: Stage[]): Promise<Scored> {
     const started = process.hrtime.bigint();
     const input = await loadInput(competition, stages);
-    const scores = computeScores(input);
+    const scores = scoring.compute(competition.id, input);
     observe(Number(process.hrtime.bigint() - started) / 1e9);
     const basis = { scores, input };
     return { competition, basis: () => basis, basisInHand: () => basis, scores };
@@ -139,6 +140,8 @@ export function scoreCache(store: Store, filling: PairFilling, observe: (seconds
       const final = api.finalInHand(competitionId);
       cache.delete(competitionId);
       for (const f of dropped) f(competitionId);
+      // Its scoring states hold the in-memory pairs' entries: they go with them.
+      scoring.forget(competitionId);
       if (final && !final.stale) api.restore(competition, final.scores);
       return true;
     },
@@ -178,7 +181,7 @@ export function scoreCache(store: Store, filling: PairFilling, observe: (seconds
         basis: () => {
           const made = (basis ??= entryOf(
             loadInput(competition, scores.stages).then((input) => ({
-              scores: scored.stale ? computeScores(input) : scores,
+              scores: scored.stale ? scoring.compute(competition.id, input) : scores,
               input,
             })),
             () => {
