@@ -16,6 +16,8 @@ const UNIT = [
   'test/signatures/**/*.test.ts',
   'test/snapshots/**/*.test.ts',
   'test/services/**/*.test.ts',
+  // Services over a real store, no HTTP: on both engines (below).
+  'test/services/store/**/*.test.ts',
   'test/support/**/*.test.ts',
   // The reliability suites that stay in-process (app.inject); the rest spawn the server.
   'test/reliability/access.test.ts',
@@ -23,10 +25,15 @@ const UNIT = [
   'test/reliability/hostile-*.test.ts',
 ];
 
-// The suites that run on both engines (issue 15): every HTTP suite, the in-process reliability
-// suites, and the suites that start server processes. On PostgreSQL they run again as the
+// The suites that run on both engines (issue 15): every HTTP suite, the service suites over a
+// real store, the in-process reliability suites, and the suites that start server processes. On PostgreSQL they run again as the
 // projects below with SCORING_TEST_ENGINE=postgres.
-const BOTH_ENGINES = ['test/http/**/*.test.ts', 'test/reliability/**/*.test.ts', 'test/e2e/**/*.test.ts'];
+const BOTH_ENGINES = [
+  'test/http/**/*.test.ts',
+  'test/services/store/**/*.test.ts',
+  'test/reliability/**/*.test.ts',
+  'test/e2e/**/*.test.ts',
+];
 /** Suites in those folders that never open a store: once is enough. */
 const ENGINE_FREE = ['test/reliability/heapGrowth.test.ts', 'test/reliability/benchLoad.test.ts'];
 /** End-to-end suites whose subject is not the store (the generated clients): once, on SQLite. */

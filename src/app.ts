@@ -22,7 +22,8 @@ import { shutdownPlugin } from './plugins/shutdown.js';
 import { cachingValidatorCompiler } from './plugins/validation.js';
 import { strictQueryPlugin } from './plugins/strictQuery.js';
 import { routes } from './routes/index.js';
-import { keptReadsPlugin } from './routes/keptReads.js';
+import { fastReadsPlugin } from './http/fastReads.js';
+import { viewBodies, type ViewBodies } from './http/viewBodies.js';
 import { writeGatePlugin } from './plugins/writeGate.js';
 import { bodyGuardPlugin } from './plugins/bodyGuard.js';
 import { connectionsPlugin } from './plugins/connections.js';
@@ -60,6 +61,8 @@ export interface AppOptions {
 declare module 'fastify' {
   interface FastifyInstance {
     services: Services;
+    /** The bytes of the views services return (src/http/viewBodies.ts). */
+    views: ViewBodies;
   }
 }
 
@@ -95,6 +98,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
 
   const metrics = createMetrics();
   const store = options.store ?? createSqliteStore(options.db ?? missingStorage());
+  // The bytes of the score reads: counted toward the memory budget, dropped with their scores.
+  const views = viewBodies();
   const services = createServices(store, {
     observeScoring: (s) => metrics.scoreComputation.observe(s),
     signatures: options.signatures,
@@ -102,8 +107,12 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     scoring: options.scoring,
     validatorSilentAfterMs: options.validatorSilentAfterMs,
     memoryBudgetMb: options.memoryBudgetMb,
+    bodyBytes: (competitionId) => views.bytes(competitionId),
   });
   app.decorate('services', services);
+  // A write or a release drops a competition's scores (src/services/scores/cache.ts), then the bytes made from them.
+  services.scores.onDrop((competitionId) => views.drop(competitionId));
+  app.decorate('views', views);
   app.addHook('onClose', async () => {
     services.changes.close();
     services.imports.close();
@@ -146,8 +155,9 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   // trusted proxy with per-address limits, the client's address is Fastify's to find: the router
   // answers every read.
   if (!options.readsRequireToken && !(trustProxy !== false && app.anonymousRateLimit))
-    await app.register(keptReadsPlugin, {
+    await app.register(fastReadsPlugin, {
       kept: (read, competitionId) => services.scores.kept(read, competitionId),
+      bodyNow: (view) => views.bodyNow(view),
       metrics,
       admit: app.anonymousRateLimit,
     });
@@ -155,7 +165,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.ready();
   // Before the server listens (and /readyz answers): the first score reads after a start answer from memory.
   const warming = performance.now();
-  const { computed, restored } = await services.scores.warm();
+  const { computed, restored } = await services.scores.warm(views.body);
   app.log.info(
     { computed, restored, ms: Math.round(performance.now() - warming) },
     'scores computed, or restored from the last shutdown',

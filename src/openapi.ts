@@ -57,7 +57,7 @@ function addCommonProblems(path: string, method: string, op: Json): void {
 export const CONDITIONAL = 'x-conditional';
 
 /**
- * A conditional read (src/routes/sendBody.ts: a GET route that sends a kept body) takes
+ * A conditional read (src/http/representation.ts: a GET route that sends a kept body) takes
  * If-None-Match, answers 304, and names its body's ETag.
  */
 function addConditional(op: Json): void {

@@ -1,6 +1,6 @@
 // Write events: every repository write tells what it changed, inside its transaction. This is the
 // one signal readers of derived state follow: the in-memory scoring input re-reads the (task,
-// miner) rows named, and the score cache drops the competition (src/services/scores.ts). A write
+// miner) rows named, and the score cache drops the competition (src/services/scores/cache.ts). A write
 // that rolls back has told of a change that did not happen, which costs only a re-read.
 import type { Db } from './client.js';
 

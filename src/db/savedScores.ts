@@ -5,7 +5,7 @@
 // reading 332k (task, miner) rows into memory and scoring them: most of a start. The scores
 // themselves (per-miner sums, the weights) are a few
 // hundred kB, so the server saves them as it shuts down and the next start answers from them while
-// the (task, miner) rows are read in the background (src/services/scores.ts).
+// the (task, miner) rows are read in the background (src/services/scores/warmStart.ts and filling.ts).
 //
 // A row is used only while it is current. On SQLite a saved row is only ever current: the
 // migration's triggers delete a competition's row in any transaction that changes what its scores

@@ -99,7 +99,7 @@ export function scoringInputRepo(db: Db) {
     // writes are in the changed set already): read them, and leave the mirror as it is, since the
     // transaction may roll back. Without a mirror, read every row and keep nothing. A snapshot
     // reads its scores so, which is why it takes the kept scores when they come from its very
-    // input (src/services/scores.ts, `fresh`): a whole read holds the event loop.
+    // input (src/services/scores/fresh.ts): a whole read holds the event loop.
     if (c.inTransaction)
       return current && changed
         ? current.pairs.withChanges(reread(competitionId, changed))

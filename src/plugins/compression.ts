@@ -1,6 +1,6 @@
 // Responses compressed when the request asks (API.md 1.1): br before gzip, bodies of 1 KiB or more.
 // Two ways, one setting. Score reads and snapshots keep their serialized body and compress it once
-// per body (src/routes/sendBody.ts): those routes say `compress: false` and get no hook at all, so
+// per body (src/http/representation.ts): those routes say `compress: false` and get no hook at all, so
 // a warm read pays nothing here. Every other route, lists, problems, exports and the dashboard's
 // files without a precompressed copy, is compressed as it is sent by @fastify/compress: small
 // bodies at once, large ones and streams (exports, a snapshot's input document) through zlib

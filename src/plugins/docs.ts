@@ -103,7 +103,7 @@ export const docsPlugin = fp(
           },
         },
       },
-      // A GET route that sends a kept body (src/routes/sendBody.ts; it says `compress: false`), or
+      // A GET route that sends a kept body (src/http/representation.ts; it says `compress: false`), or
       // says `config.conditional` (a snapshot's input), is a conditional read: marked here,
       // documented as one by transformObject.
       transform: (input) => {

@@ -101,7 +101,7 @@ export function createMetrics() {
   const keptReads = { answered: 0 };
   new Counter({
     name: 'scoring_kept_reads_total',
-    help: 'Score reads answered from their kept bodies ahead of the router (src/routes/keptReads.ts); also in http_request_duration_seconds.',
+    help: 'Score reads answered from their kept bodies ahead of the router (src/http/fastReads.ts); also in http_request_duration_seconds.',
     registers: [registry],
     collect() {
       this.reset();

@@ -59,7 +59,7 @@ declare module 'fastify' {
   interface FastifyInstance {
     /**
      * The anonymous limit by client address, for answers given outside Fastify's hooks (the kept
-     * reads, src/routes/keptReads.ts); null when that limit is off.
+     * reads, src/http/fastReads.ts); null when that limit is off.
      */
     anonymousRateLimit: ((address: string) => Promise<Verdict>) | null;
   }

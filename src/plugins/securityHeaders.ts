@@ -5,7 +5,7 @@
 // `staticCSP`). Strict-Transport-Security is the TLS proxy's to send (docs/SECURITY.md).
 //
 // Two kinds of answer do not pass Fastify's hooks and carry the same headers by other means: the
-// kept reads (src/routes/keptReads.ts: SECURITY_HEADERS, which test/http/keptReads.test.ts holds to
+// kept reads (src/http/fastReads.ts: SECURITY_HEADERS, which test/http/fastReads.test.ts holds to
 // what this plugin sends) and the answers made before routing (./errors.ts: nosniff).
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';

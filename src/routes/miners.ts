@@ -2,7 +2,6 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { CompetitionParams, Id, StagesQuery, problems } from '../schemas/common.js';
 import { MinerInputSchema, MinerSchema } from '../schemas/admin.js';
 import { MinerDetailSchema } from '../schemas/scores.js';
-import { sendBody } from './sendBody.js';
 
 const MinerParams = CompetitionParams.extend({ hotkey: Id.describe('Miner hotkey.') });
 
@@ -47,7 +46,7 @@ export const minerRoutes: FastifyPluginAsyncZod = async (app) => {
     },
     (request, reply) => {
       const { competitionId, hotkey } = request.params;
-      return sendBody(request, reply, scores.miner(competitionId, hotkey, request.query.stages));
+      return app.views.send(request, reply, scores.miner(competitionId, hotkey, request.query.stages));
     },
   );
 };

@@ -2,11 +2,10 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { CompetitionParams, StagesQuery, problems } from '../schemas/common.js';
 import { LeaderboardPageSchema, LeaderboardQuery, WeightsSchema } from '../schemas/scores.js';
 import { ChainWeightsSchema } from '../schemas/metagraph.js';
-import { sendBody } from './sendBody.js';
 import { CoverageQuery, CoverageSchema } from '../schemas/coverage.js';
 import { StabilityReportSchema } from '../schemas/judge.js';
 
-/** The paths of the reads every dashboard and validator polls, under the API prefix (also answered by ./keptReads.ts). */
+/** The paths of the reads every dashboard and validator polls, under the API prefix (also answered early by src/http/fastReads.ts). */
 export const SCORE_READ_PATHS = {
   leaderboard: '/competitions/:competitionId/leaderboard',
   weights: '/competitions/:competitionId/weights',
@@ -36,7 +35,7 @@ export const scoreRoutes: FastifyPluginAsyncZod = async (app) => {
     },
     (request, reply) => {
       const { stages, ...page } = request.query;
-      return sendBody(request, reply, scores.leaderboard(request.params.competitionId, stages, page));
+      return app.views.send(request, reply, scores.leaderboard(request.params.competitionId, stages, page));
     },
   );
 
@@ -55,7 +54,8 @@ export const scoreRoutes: FastifyPluginAsyncZod = async (app) => {
         response: { 200: WeightsSchema, ...problems(400, 401, 404) },
       },
     },
-    (request, reply) => sendBody(request, reply, scores.weights(request.params.competitionId, request.query.stages)),
+    (request, reply) =>
+      app.views.send(request, reply, scores.weights(request.params.competitionId, request.query.stages)),
   );
 
   app.get(
@@ -76,7 +76,8 @@ export const scoreRoutes: FastifyPluginAsyncZod = async (app) => {
         response: { 200: ChainWeightsSchema, ...problems(400, 401, 404, 409) },
       },
     },
-    (request, reply) => sendBody(request, reply, scores.chain(request.params.competitionId, request.query.stages)),
+    (request, reply) =>
+      app.views.send(request, reply, scores.chain(request.params.competitionId, request.query.stages)),
   );
 
   app.get(
@@ -102,7 +103,7 @@ export const scoreRoutes: FastifyPluginAsyncZod = async (app) => {
     },
     (request, reply) => {
       const { stages, ...query } = request.query;
-      return sendBody(request, reply, coverage.read(request.params.competitionId, stages, query));
+      return app.views.send(request, reply, coverage.read(request.params.competitionId, stages, query));
     },
   );
 
@@ -126,6 +127,7 @@ export const scoreRoutes: FastifyPluginAsyncZod = async (app) => {
         response: { 200: StabilityReportSchema, ...problems(400, 401, 404) },
       },
     },
-    (request, reply) => sendBody(request, reply, stability.read(request.params.competitionId, request.query.stages)),
+    (request, reply) =>
+      app.views.send(request, reply, stability.read(request.params.competitionId, request.query.stages)),
   );
 };

@@ -15,8 +15,8 @@ import {
   WeightsHistorySchema,
 } from '../schemas/snapshots.js';
 import { RULES_VERSION } from '../scoring/index.js';
-import { jsonBody, textBody } from '../services/body.js';
-import { matchesETag, notModified, sendBody } from './sendBody.js';
+import { jsonBody, textBody } from '../http/body.js';
+import { matchesETag, notModified, sendBody } from '../http/representation.js';
 
 /** JSON already serialized, as its bytes (compressed on the way out like any other answer). */
 function sendJson(reply: FastifyReply, bytes: Uint8Array): FastifyReply {

@@ -4,7 +4,6 @@ import { CompetitionParams, Id, LIMITS, StagesQuery, problems } from '../schemas
 import { trimLowerCase, TaskListSchema, TaskUpsertSchema, TaskWriteResultSchema } from '../schemas/tasks.js';
 import { TaskDetailSchema } from '../schemas/scores.js';
 import { COMPLEXITIES, STAGES } from '../scoring/types.js';
-import { sendBody } from './sendBody.js';
 import { streamedBody, uploadPieces } from './streamBody.js';
 import { FILE_TYPES } from '../plugins/contentTypes.js';
 
@@ -66,7 +65,11 @@ export const taskRoutes: FastifyPluginAsyncZod = async (app) => {
     },
     (request, reply) => {
       const { competitionId, taskId } = request.params;
-      return sendBody(request, reply, scores.task(competitionId, taskId, request.query.stages, request.principal));
+      return app.views.send(
+        request,
+        reply,
+        scores.task(competitionId, taskId, request.query.stages, request.principal),
+      );
     },
   );
 };

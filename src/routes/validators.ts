@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { CompetitionParams, Id, StagesQuery, problems } from '../schemas/common.js';
-import { sendBody } from './sendBody.js';
-import { jsonBody } from '../services/body.js';
+import { sendBody } from '../http/representation.js';
+import { jsonBody } from '../http/body.js';
 import { withLiveness } from '../views/validators.js';
 import { HeartbeatInputSchema, HeartbeatSchema } from '../schemas/heartbeat.js';
 import {

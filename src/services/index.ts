@@ -34,6 +34,8 @@ export interface ServiceOptions {
   validatorSilentAfterMs?: number;
   /** The competitions' in-memory scoring state, in MB (src/services/residency.ts has the default). */
   memoryBudgetMb?: number;
+  /** Bytes kept beside a competition's scores outside the services (src/http/viewBodies.ts), counted toward that budget. */
+  bodyBytes?: (competitionId: string) => number;
 }
 
 export function createServices(store: Store, options: ServiceOptions = {}) {
@@ -44,6 +46,7 @@ export function createServices(store: Store, options: ServiceOptions = {}) {
     store,
     options.observeScoring,
     options.memoryBudgetMb === undefined ? undefined : options.memoryBudgetMb * 1024 * 1024,
+    options.bodyBytes,
   );
   return {
     audit,

@@ -1,5 +1,5 @@
-// Which competitions keep their in-memory state (src/services/scores.ts): the scoring input's
-// (task, miner) pairs, the input and coverage pairs made from them, the kept response bodies.
+// Which competitions keep their in-memory state (src/services/scores/release.ts): the scoring input's
+// (task, miner) pairs, the input and coverage pairs made from them, the response bytes made from its scores (src/http/viewBodies.ts).
 // Every competition read or written since the start would otherwise keep them for the life of the
 // process, although a server that has run many competitions reads only a few of them at a time.
 //

@@ -1,24 +1,19 @@
 // Snapshots (API.md 1.1): the scores as they are, frozen with their exact input, sealed into a
 // hash chain per competition and signed with the server's Ed25519 key. Anyone can recompute a
 // snapshot's leaderboard and weights from its input with `swe-scoring verify`.
-import { createHash } from 'node:crypto';
 import { Readable } from 'node:stream';
-import { setImmediate } from 'node:timers/promises';
 import type { Store } from '../db/contract.js';
-import type { CompetitionSettings } from '../db/competitions.js';
 import { conflict, notFound } from '../errors.js';
-import { ascending, RULES_VERSION } from '../scoring/index.js';
-import type { CompetitionInput, Stage } from '../scoring/types.js';
-import { competitionLine, runLine, taskLine } from '../snapshots/inputDocument.js';
-import type { Metagraph } from '../snapshots/metagraph.js';
+import { RULES_VERSION } from '../scoring/index.js';
+import type { Stage } from '../scoring/types.js';
+import { scoreBodies } from '../snapshots/bodies.js';
 import { sealSnapshot, type Signer } from '../snapshots/seal.js';
-import { chainBody } from '../views/chain.js';
 import type { AuditService } from './audit.js';
 import { parseCursor } from './audit.js';
 import type { Principal } from './principal.js';
 import type { ScoresService } from './scores/index.js';
 import { signingKeyHistory } from './signingKeys.js';
-import type { JudgeInput } from '../schemas/judge.js';
+import { countedRuns, headJudge, snapshotInput } from './snapshotInput.js';
 
 export type { Signer };
 
@@ -30,120 +25,8 @@ type Snapshot = Record<string, unknown> & {
   stages: Stage[];
 };
 
-/** Run lines go out in chunks of about this many bytes. */
-const CHUNK_BYTES = 64 * 1024;
-
-/**
- * How many runs a snapshot taken now holds: the runs that count (those of excluded validators left
- * out, as the input leaves them out), which the aggregates sum exactly. Read from the scoring input
- * kept in memory instead of counting the runs table, which on a large competition would hold every
- * other request inside the snapshot's transaction; the digest checks it against the runs it reads.
- */
-function countedRuns({ tasks, minerTasks }: Pick<CompetitionInput, 'tasks' | 'minerTasks'>): number {
-  let runs = 0;
-  for (const t of tasks) runs += t.baseline.runs;
-  for (const e of minerTasks) runs += e.runs;
-  return runs;
-}
-
-/** The judge digest the input head's competition line names (SPEC 12), null when none. */
-function headJudge(head: string): string | null {
-  const line = JSON.parse(head.slice(0, head.indexOf('\n'))) as { competition: { judge?: { digest: string } } };
-  return line.competition.judge?.digest ?? null;
-}
-
 export function snapshotsService(store: Store, scores: ScoresService, signer: Signer, audit: AuditService) {
-  /**
-   * The competition and task lines of the input as the competition stands now (with the metagraph
-   * in force, if any), and its run sequence.
-   */
-  async function inputHead(tx: Store, c: CompetitionSettings, runs: number) {
-    const runSeq = await tx.snapshots.runSeq();
-    const recorded = await tx.metagraphs.latest(c.id);
-    const judgeRow = await tx.judges.latest(c.id);
-    const judge = judgeRow && { digest: judgeRow.digest, ...(JSON.parse(judgeRow.document) as JudgeInput) };
-    const metagraph = recorded && { value: JSON.parse(recorded.document) as Metagraph, digest: recorded.digest };
-    const miners = await tx.miners.list(c.id);
-    const tasks = (await tx.tasks.list(c.id)).sort((a, b) => ascending(a.id, b.id));
-    const excluded = {
-      miners: miners.filter((m) => m.excluded).map((m) => m.hotkey),
-      validators: c.excludedValidators,
-    };
-    const competition = {
-      id: c.id,
-      tokenWeights: c.tokenWeights,
-      burnRatio: c.burnRatio,
-      judgeVotes: c.judgeVotes,
-      finalStages: c.finalStages,
-      miners: miners.map((m) => m.hotkey),
-      excluded,
-      ...(metagraph ? { metagraph: metagraph.value } : {}),
-      ...(judge ? { judge } : {}),
-    };
-    const lines = [competitionLine(competition, { tasks: tasks.length, runs })];
-    for (const t of tasks) {
-      lines.push(
-        taskLine({
-          id: t.id,
-          type: t.type as 'swebench_verified' | 'swe_atlas_qna',
-          stage: t.stage as Stage,
-          complexity: t.complexity as 'short' | 'medium' | 'long' | null,
-          plannedRuns: t.plannedRuns,
-        }),
-      );
-    }
-    return { runSeq, excluded, runs, metagraph, judge: judge?.digest ?? null, head: `${lines.join('\n')}\n` };
-  }
-
-  /**
-   * The input document's bytes, chunk by chunk: the stored head, then the run lines read back.
-   * `read.runs` counts the run lines as they go.
-   */
-  async function* inputChunks(
-    competitionId: string,
-    head: string,
-    runSeq: number,
-    excludedValidators: readonly string[],
-    judge: string | null,
-    read = { runs: 0 },
-  ) {
-    yield Buffer.from(head, 'utf8');
-    let chunk = '';
-    for await (const run of store.snapshots.inputRuns(competitionId, runSeq, excludedValidators, judge)) {
-      read.runs++;
-      chunk += `${runLine(run)}\n`;
-      if (chunk.length >= CHUNK_BYTES) {
-        yield Buffer.from(chunk, 'utf8');
-        chunk = '';
-      }
-    }
-    if (chunk) yield Buffer.from(chunk, 'utf8');
-  }
-
-  /** The input document's digest; throws if its head's run count is not the runs it holds. */
-  async function digest(
-    competitionId: string,
-    head: { text: string; runs: number },
-    runSeq: number,
-    excludedValidators: readonly string[],
-    judge: string | null,
-  ): Promise<string> {
-    const hash = createHash('sha256');
-    const read = { runs: 0 };
-    for await (const chunk of inputChunks(competitionId, head.text, runSeq, excludedValidators, judge, read)) {
-      hash.update(chunk);
-      // SQLite's reads answer at once, so without a turn of the event loop here the whole digest
-      // (seconds at the reference size) would run before any other request.
-      await setImmediate();
-    }
-    // The count came from the aggregates (countedRuns): a difference is a broken invariant, and a
-    // snapshot sealed over it would never verify.
-    if (read.runs !== head.runs)
-      throw new Error(
-        `snapshot input of ${competitionId}: the aggregates count ${head.runs} runs, the input holds ${read.runs}; nothing was stored`,
-      );
-    return hash.digest('hex');
-  }
+  const { inputHead, inputChunks, digest } = snapshotInput(store);
 
   async function row(competitionId: string, seq: number) {
     const found = await store.snapshots.get(competitionId, seq);
@@ -172,31 +55,17 @@ export function snapshotsService(store: Store, scores: ScoresService, signer: Si
         // Read once: the head's run count and the scores come from the same input.
         const input = await tx.scoringInput.load(c.id, c.tokenWeights);
         const head = await inputHead(tx, c, countedRuns(input));
-        const bodies = scores.fresh(c, input, options.stages);
-        return { c, ...head, ...bodies, previous: await tx.snapshots.latest(c.id) };
+        const computed = scores.fresh(c, input, options.stages);
+        return { c, ...head, scores: computed, previous: await tx.snapshots.latest(c.id) };
       },
       { competitionId },
     );
     const { c, runSeq, excluded, runs, head, previous, metagraph, judge } = frozen;
     const inputDigest = await digest(c.id, { text: head, runs }, runSeq, excluded.validators, judge);
-    // The snapshot keeps the leaderboard as offline scoring builds it: the live read's `total` (a
-    // paging aid, API 1.1) stays out, so `verify` rescores every snapshot, old and new, to the same JSON.
-    const { total: _total, ...leaderboard } = frozen.leaderboard as { stages: Stage[]; total?: number };
-    const weights = frozen.weights as { finalWeights: Record<string, number>; burnWeight: number };
-    // With a metagraph: the weights on chain as the live read gives them, and the metagraph's digest.
-    const onChain = metagraph && {
-      metagraphDigest: metagraph.digest,
-      chain: chainBody(
-        {
-          competitionId: c.id,
-          stages: leaderboard.stages,
-          weights,
-          miners: (leaderboard as unknown as { miners: { hotkey: string }[] }).miners.map((m) => m.hotkey),
-        },
-        metagraph.value,
-        metagraph.digest,
-      ),
-    };
+    // The bodies offline scoring builds from the same input (src/snapshots/bodies.ts), so `verify`
+    // rescores every snapshot to the same JSON; with a metagraph, the weights on chain and its digest.
+    const { leaderboard, weights, chain } = scoreBodies(c.id, frozen.scores, metagraph);
+    const onChain = chain && { metagraphDigest: metagraph!.digest, chain };
     const settings = {
       name: c.name,
       tokenWeights: c.tokenWeights,

@@ -1,11 +1,10 @@
-// Scores an input document with the scoring core and builds the same response bodies as the
-// live reads: `swe-scoring score`, `verify` and POST /v1/score all come through here.
+// Scores an input document with the scoring core and builds the bodies snapshots and the live
+// reads publish (./bodies.ts): `swe-scoring score`, `verify` and POST /v1/score come through here.
 import { aggregateRuns, EMPTY_BASELINE } from '../scoring/aggregateRuns.js';
 import { scoreCompetition } from '../scoring/scoreCompetition.js';
 import { normalizeStages } from '../scoring/stages.js';
 import type { CompetitionInput, Stage } from '../scoring/types.js';
-import { chainBody } from '../views/chain.js';
-import { leaderboardBody, weightsBody } from '../views/scores.js';
+import { scoreBodies } from './bodies.js';
 import { metagraphDigest } from './metagraph.js';
 import type { InputDocument } from './inputSchemas.js';
 
@@ -37,17 +36,6 @@ export function documentInput(doc: InputDocument, stages: readonly Stage[]): Com
 export function scoreDocument(doc: InputDocument, stages?: readonly Stage[]) {
   const chosen = normalizeStages(stages ?? doc.competition.finalStages) ?? [];
   const scores = scoreCompetition(documentInput(doc, chosen), { keepTasks: false });
-  const id = doc.competition.id;
   const { metagraph } = doc.competition;
-  const source = {
-    competitionId: id,
-    stages: scores.stages,
-    weights: scores.weights,
-    miners: scores.miners.map((m) => m.hotkey),
-  };
-  return {
-    leaderboard: leaderboardBody(id, scores),
-    weights: weightsBody(id, scores),
-    ...(metagraph ? { chain: chainBody(source, metagraph, metagraphDigest(metagraph)) } : {}),
-  };
+  return scoreBodies(doc.competition.id, scores, metagraph && { value: metagraph, digest: metagraphDigest(metagraph) });
 }

@@ -3,6 +3,7 @@
 // ETags, as before it; a write that comes while one is released, or while the release is under
 // way, is in the next read. On both engines (the store's in-memory pairs are per engine).
 import { afterEach, beforeEach, expect, it } from 'vitest';
+import { viewBodies } from '../../src/http/viewBodies.js';
 import { scoresService } from '../../src/services/scores/index.js';
 import { encodeSs58 } from '../../src/signatures/ss58.js';
 import { admin, seedCompetition, testApp, type TestApp } from '../support/app.js';
@@ -114,7 +115,7 @@ async function fromScratch(id: string): Promise<string> {
   const store = await t.freshStore();
   const fresh = scoresService(store);
   try {
-    const body = await fresh.leaderboard(id);
+    const body = await viewBodies().body(await fresh.leaderboard(id));
     return body.bytes.toString('utf8');
   } finally {
     fresh.close();
@@ -140,6 +141,25 @@ it('releases the least recently used competition, whose reads then answer the sa
   expect(await t.store.scoringInput.held('beta')).toBe(0);
   expect(await reads('beta')).toEqual(beta);
   expect(await reads('alpha')).toEqual(alpha);
+});
+
+it("counts the bytes made from a competition's scores, and lets them go with its release", async () => {
+  const before = await reads('alpha');
+  await reads('beta');
+  expect(t.app.views.bytes('alpha')).toBeGreaterThan(before['/v1/competitions/alpha/leaderboard']!.body.length);
+  await sweep('beta');
+  expect(t.app.views.bytes('alpha')).toBe(0);
+  expect(t.app.views.bytes('beta')).toBeGreaterThan(0);
+  // Its leaderboard made again from the final scores it kept, with no pairs held: those bytes
+  // alone count, and the next sweep releases it for them.
+  const url = '/v1/competitions/alpha/leaderboard';
+  expect((await t.app.inject({ method: 'GET', url })).body).toBe(before[url]!.body);
+  expect(await t.store.scoringInput.held('alpha')).toBe(0);
+  expect(t.app.views.bytes('alpha')).toBeGreaterThan(0);
+  await sweep('beta');
+  expect(t.app.views.bytes('alpha')).toBe(0);
+  expect(await reads('alpha')).toEqual(before);
+  expect(t.app.views.bytes('alpha')).toBeGreaterThan(0);
 });
 
 it('keeps the leaderboard and weights of a released competition: no computation to answer them', async () => {

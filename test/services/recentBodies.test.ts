@@ -1,8 +1,8 @@
 // Miner and task bodies kept within a byte budget, least recently read first out
 // (src/services/recentBodies.ts).
 import { expect, it } from 'vitest';
-import { bytesBody, type Body } from '../../src/services/body.js';
-import { recentBodies } from '../../src/services/recentBodies.js';
+import { bytesBody, type Body } from '../../src/http/body.js';
+import { recentBodies } from '../../src/http/recentBodies.js';
 
 /** Caches a body of `size` bytes under `key` in `owner`, as the score cache does. */
 function put(

@@ -1,6 +1,8 @@
-// Values that may still be computing (src/services/settled.ts), and the score cache that reads
-// through them: a warm read is answered without a promise, a first read by one.
+// Values that may still be computing (src/services/settled.ts), and the score cache and view bodies
+// that read through them: a warm read is answered without a promise, a first read by one.
 import { afterEach, expect, it } from 'vitest';
+import type { Body } from '../../src/http/body.js';
+import type { View } from '../../src/services/scores/views.js';
 import { chain, Settled } from '../../src/services/settled.js';
 import { admin, seedCompetition, testApp, type TestApp } from '../support/app.js';
 
@@ -65,19 +67,23 @@ it('answers a warm score read without a promise, and a read after a write by one
   expect((await post('b1', 'baseline')).status).toBe(200);
   expect((await post('r1', 'miner')).status).toBe(200);
   const scores = t.app.services.scores;
+  const { views } = t.app;
   const first = scores.leaderboard('c');
   expect(first).toBeInstanceOf(Promise);
-  const body = await first;
-  // The computed scores are kept by the time the first read settles.
+  const body = views.body(await first);
+  expect(body).not.toBeInstanceOf(Promise);
+  // The computed scores are kept by the time the first read settles, and so are the bytes made from them.
   const warm = scores.leaderboard('c');
   expect(warm).not.toBeInstanceOf(Promise);
-  expect(warm).toBe(body);
-  expect(scores.weights('c')).toBeInstanceOf(Promise);
-  await scores.weights('c');
-  expect(scores.weights('c')).not.toBeInstanceOf(Promise);
+  expect(views.body(warm as View)).toBe(body);
+  const weights = scores.weights('c');
+  expect(weights).not.toBeInstanceOf(Promise);
+  expect(views.body(weights as View)).toBeInstanceOf(Promise);
+  await views.body(weights as View);
+  expect(views.body(scores.weights('c') as View)).not.toBeInstanceOf(Promise);
 
   expect((await post('r2', 'miner')).status).toBe(200);
   const after = scores.leaderboard('c');
   expect(after).toBeInstanceOf(Promise);
-  expect((await after).etag).not.toBe(body.etag);
+  expect((views.body(await after) as Body).etag).not.toBe((body as Body).etag);
 });

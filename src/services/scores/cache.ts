@@ -1,14 +1,13 @@
 // The score cache. A competition's scores are computed from its aggregates on the first read of a
 // stage set and kept until the storage layer reports a write to that competition
 // (src/db/events.ts): a read after an acknowledged write never sees the old scores, and no write
-// path has to remember to invalidate anything. What is kept beside the scores (their bodies,
-// ./keptBodies.ts) is dropped with them through `onDrop`, the one path from a write to every cache.
+// path has to remember to invalidate anything. What is kept beside the scores elsewhere (their
+// response bytes, src/http/viewBodies.ts) is dropped with them through `onDrop`: the one path
+// from a write to every cache is the store's write event, then this cache, then its listeners.
 import type { CompetitionSettings } from '../../db/competitions.js';
 import type { Store } from '../../db/contract.js';
 import { notFound } from '../../errors.js';
 import type { CompetitionInput, CompetitionScores, Stage } from '../../scoring/types.js';
-import type { LeaderboardPages } from '../leaderboardPages.js';
-import type { Body } from '../body.js';
 import { chain, Settled, type Maybe } from '../settled.js';
 import { scoresComputer } from './compute.js';
 import type { PairFilling } from './filling.js';
@@ -33,10 +32,6 @@ export interface Scored {
   stale?: boolean;
   /** Leaderboard and weights; every miner's `tasks` is empty (breakdowns are computed on demand). */
   scores: CompetitionScores;
-  /** Serialized bodies by read and argument; dropped with the entry. */
-  bodies: Map<string, Settled<Body>>;
-  /** The leaderboard and its pages, made on the first leaderboard read. */
-  leaderboard?: LeaderboardPages;
 }
 
 /** A cache entry: keeps its value once computed; `forget` drops it if it fails (unless a write replaced it meanwhile). */
@@ -82,7 +77,7 @@ export function scoreCache(store: Store, filling: PairFilling, observe: (seconds
     const scores = scoring.compute(competition.id, input);
     observe(Number(process.hrtime.bigint() - started) / 1e9);
     const basis = { scores, input };
-    return { competition, basis: () => basis, basisInHand: () => basis, scores, bodies: new Map() };
+    return { competition, basis: () => basis, basisInHand: () => basis, scores };
   }
 
   function settings(competitionId: string) {
@@ -121,7 +116,7 @@ export function scoreCache(store: Store, filling: PairFilling, observe: (seconds
   }
 
   const api = {
-    /** Registers what to drop when a write drops a competition's scores (after they are dropped). */
+    /** Registers what to drop when a write or a release (`release`) drops a competition's scores (after they are dropped). */
     onDrop(f: (competitionId: string) => void): void {
       dropped.push(f);
     },
@@ -149,21 +144,6 @@ export function scoreCache(store: Store, filling: PairFilling, observe: (seconds
       scoring.forget(competitionId);
       if (final && !final.stale) api.restore(competition, final.scores);
       return true;
-    },
-
-    /** Bytes of the bodies kept with a competition's scores. */
-    bodyBytes(competitionId: string): number {
-      let bytes = 0;
-      for (const s of cache.get(competitionId)?.byStages.values() ?? []) {
-        const scored = s.get();
-        if (scored instanceof Promise) continue;
-        for (const body of scored.bodies.values()) {
-          const b = body.get();
-          if (!(b instanceof Promise)) bytes += b.bytes.length;
-        }
-        if (scored.leaderboard) bytes += scored.leaderboard.bytes();
-      }
-      return bytes;
     },
 
     /** The scores of a stage set (default the competition's final stages); not found for no competition. */
@@ -198,7 +178,6 @@ export function scoreCache(store: Store, filling: PairFilling, observe: (seconds
       const scored: Scored = {
         competition,
         scores,
-        bodies: new Map(),
         basis: () => {
           const made = (basis ??= entryOf(
             loadInput(competition, scores.stages).then((input) => ({

@@ -3,7 +3,6 @@
 import { isDeepStrictEqual } from 'node:util';
 import type { CompetitionSettings } from '../../db/competitions.js';
 import type { CompetitionInput, CompetitionScores, Stage } from '../../scoring/types.js';
-import { leaderboardBody, weightsBody } from '../../views/scores.js';
 import type { ScoreCache } from './cache.js';
 import { computeScores } from './compute.js';
 
@@ -26,7 +25,7 @@ export function freshScores(cache: ScoreCache, observe: (seconds: number) => voi
   }
 
   /**
-   * The leaderboard and weights of a scoring input read by the caller. The kept scores when they
+   * The scores of a scoring input read by the caller. The kept scores when they
    * were computed from that very input (the same (task, miner) list, which the in-memory pairs
    * hand out unchanged until a write changes one, and equal tasks, miners and settings); else
    * computed here and kept nowhere. Kept scores spare the snapshot's transaction, which holds
@@ -40,10 +39,6 @@ export function freshScores(cache: ScoreCache, observe: (seconds: number) => voi
       scores = computeScores({ ...loaded, stages: chosen, burnRatio: competition.burnRatio });
       observe(Number(process.hrtime.bigint() - started) / 1e9);
     }
-    // As parsed from the bodies a read sends, so a snapshot holds exactly what a read would show.
-    return {
-      leaderboard: JSON.parse(JSON.stringify(leaderboardBody(competition.id, scores))) as unknown,
-      weights: JSON.parse(JSON.stringify(weightsBody(competition.id, scores))) as unknown,
-    };
+    return scores;
   };
 }

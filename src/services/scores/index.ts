@@ -1,8 +1,8 @@
 // Score reads over a cache of computed scores. One job per file:
 //   cache.ts       computed scores per (competition, stage set), dropped by the store's write events
 //   compute.ts     the one place scores are computed from an input
-//   reads.ts       leaderboard, weights, weights on chain, breakdowns, validators, coverage bodies
-//   keptBodies.ts  the bodies serialized from kept scores, and their byte budget
+//   reads.ts       leaderboard, weights, weights on chain, breakdowns, validators, coverage views
+//   views.ts       what a read returns: a view of the kept scores (src/http makes its bytes)
 //   breakdowns.ts  per-task scores for a miner's or a task's breakdown
 //   fresh.ts       scores of an input a snapshot read itself
 //   warmStart.ts   saved scores at shutdown, restored or computed at start
@@ -21,15 +21,19 @@ export function scoresService(
   store: Store,
   observe: (seconds: number) => void = () => {},
   memoryBudgetBytes = DEFAULT_MEMORY_BUDGET_MB * 1024 * 1024,
+  /** Bytes kept beside a competition's scores where its reads are made into bytes (src/http/viewBodies.ts `bytes`). */
+  bodyBytes: (competitionId: string) => number = () => 0,
 ) {
   const filling = pairFilling(store);
   const cache = scoreCache(store, filling, observe);
   const reads = scoreReads(store, cache);
-  const memory = memoryRelease(store, cache, filling, memoryBudgetBytes);
+  const memory = memoryRelease(store, cache, filling, memoryBudgetBytes, bodyBytes);
   return {
     ...reads,
     ...warmStart(store, cache, reads, filling, memory),
     fresh: freshScores(cache, observe),
+    /** Tells `f` of each competition whose scores a write or a release dropped, after they are dropped. */
+    onDrop: (f: (competitionId: string) => void) => cache.onDrop(f),
     sweep: memory.sweep,
     close: memory.close,
   };

@@ -1,42 +1,73 @@
 // The score reads: leaderboard, weights, weights on chain, a miner's and a task's breakdowns,
-// validators and bodies made from the input (coverage), each from the kept scores (./cache.ts).
+// validators and views made from the input (coverage), each from the kept scores (./cache.ts).
+// Each returns a view (./views.ts); the HTTP layer makes and keeps its bytes.
 import type { CompetitionSettings } from '../../db/competitions.js';
 import type { Store } from '../../db/contract.js';
 import { conflict, notFound } from '../../errors.js';
 import type { CompetitionInput, Stage } from '../../scoring/types.js';
 import type { Metagraph } from '../../snapshots/metagraph.js';
-import { chainBody } from '../../views/chain.js';
+import { chainOf } from '../../snapshots/bodies.js';
 import { leaderboardEntry, leaderboardHead, minerTaskView, weightsBody } from '../../views/scores.js';
 import { taskDetailBody } from '../../views/task.js';
 import { validatorsBody, type ValidatorsTable } from '../../views/validators.js';
-import type { Body } from '../body.js';
-import { leaderboardPages, type LeaderboardPage } from '../leaderboardPages.js';
 import { revealsAnswers, type Principal } from '../principal.js';
 import { chain, type Maybe, type Settled } from '../settled.js';
 import { minerBasis, minerTaskScores, taskScores } from './breakdowns.js';
 import { entryOf, type ScoreCache, type Scored } from './cache.js';
-import { keptBodies } from './keptBodies.js';
+import type { ListPage, RankedList, View } from './views.js';
+
+/** The whole list (the default page): its view is made once per scores. */
+const WHOLE: ListPage = Object.freeze({ offset: 0 });
 
 export function scoreReads(store: Store, cache: ScoreCache) {
-  const cached = keptBodies(cache);
+  /** The view of `key` of these scores. */
+  const view = (s: Scored, key: string, value: () => unknown, kept: View['kept'] = 'recent'): View => ({
+    competitionId: s.competition.id,
+    version: s,
+    key,
+    kept,
+    value,
+  });
+  /** Each scores' leaderboard entries, made on the first leaderboard read. */
+  const lists = new WeakMap<Scored, RankedList>();
+  const listView = (s: Scored, page: ListPage): View => ({
+    competitionId: s.competition.id,
+    version: s,
+    key: 'leaderboard',
+    kept: 'always',
+    page,
+    value: () => {
+      let list = lists.get(s);
+      if (!list) {
+        list = { head: leaderboardHead(s.competition.id, s.scores), entries: s.scores.miners.map(leaderboardEntry) };
+        lists.set(s, list);
+      }
+      return list;
+    },
+  });
+  /** Each scores' views of the reads without arguments, made once: a warm read allocates none. */
+  const plain = new WeakMap<Scored, Map<string, View>>();
+  const once = (s: Scored, key: string, make: () => View): View => {
+    let made = plain.get(s);
+    if (!made) plain.set(s, (made = new Map<string, View>()));
+    let v = made.get(key);
+    if (!v) made.set(key, (v = make()));
+    return v;
+  };
   /** Each scores' validators table (`validators`), dropped with them. */
   const tables = new WeakMap<Scored, Settled<ValidatorsTable>>();
 
   const reads = {
     /** The ranked list with its `total`, or a page of it, or the chosen miners (ranks of the full list). */
-    leaderboard(competitionId: string, stages?: Stage[], page: LeaderboardPage = { offset: 0 }): Maybe<Body> {
-      return chain(cache.scored(competitionId, stages), (s) => {
-        s.leaderboard ??= leaderboardPages(
-          leaderboardHead(competitionId, s.scores),
-          s.scores.miners.map(leaderboardEntry),
-        );
-        return s.leaderboard.read(page);
-      });
+    leaderboard(competitionId: string, stages?: Stage[], page: ListPage = WHOLE): Maybe<View> {
+      return chain(cache.scored(competitionId, stages), (s) =>
+        page === WHOLE ? once(s, 'leaderboard', () => listView(s, page)) : listView(s, page),
+      );
     },
 
-    weights(competitionId: string, stages?: Stage[]): Maybe<Body> {
+    weights(competitionId: string, stages?: Stage[]): Maybe<View> {
       return chain(cache.scored(competitionId, stages), (s) =>
-        cached(s, 'weights', () => weightsBody(competitionId, s.scores), 'always'),
+        once(s, 'weights', () => view(s, 'weights', () => weightsBody(competitionId, s.scores), 'always')),
       );
     },
 
@@ -44,54 +75,51 @@ export function scoreReads(store: Store, cache: ScoreCache) {
      * The weights on chain (SPEC 11) under the metagraph in force; a conflict when none is
      * recorded. Kept like the weights: recording a metagraph is a write event, which drops them.
      */
-    chain(competitionId: string, stages?: Stage[]): Maybe<Body> {
+    chain(competitionId: string, stages?: Stage[]): Maybe<View> {
       return chain(cache.scored(competitionId, stages), (s) =>
-        cached(
-          s,
-          'chain',
-          async () => {
-            const row = await store.metagraphs.latest(competitionId);
-            if (!row)
-              throw conflict(
-                `competition ${competitionId} has no metagraph: the weights on chain need one (PUT …/metagraph)`,
-              );
-            const { scores } = s;
-            const source = {
-              competitionId,
-              stages: scores.stages,
-              weights: scores.weights,
-              miners: scores.miners.map((m) => m.hotkey),
-            };
-            return chainBody(source, JSON.parse(row.document) as Metagraph, row.digest);
-          },
-          'always',
+        once(s, 'chain', () =>
+          view(
+            s,
+            'chain',
+            async () => {
+              const row = await store.metagraphs.latest(competitionId);
+              if (!row)
+                throw conflict(
+                  `competition ${competitionId} has no metagraph: the weights on chain need one (PUT …/metagraph)`,
+                );
+              return chainOf(competitionId, s.scores, {
+                value: JSON.parse(row.document) as Metagraph,
+                digest: row.digest,
+              });
+            },
+            'always',
+          ),
         ),
       );
     },
 
     /**
-     * The whole leaderboard, the weights or the weights on chain of the final stages, when a read
-     * would answer them at once: the scores computed and current, on storage no other process
-     * writes. Undefined otherwise; starts nothing. For answering warm reads ahead of the router
-     * (src/routes/keptReads.ts).
+     * The whole leaderboard, the weights or the weights on chain of the final stages, when their
+     * scores are computed and current, on storage no other process writes. Undefined otherwise;
+     * starts nothing. For answering warm reads ahead of the router (src/http/fastReads.ts).
      */
-    kept(read: 'leaderboard' | 'weights' | 'chain', competitionId: string): Body | undefined {
+    kept(read: 'leaderboard' | 'weights' | 'chain', competitionId: string): View | undefined {
       // On PostgreSQL every read first catches up with other processes' writes, in the router. It
       // is not done here as well: where the database does not answer, the router's read would then
       // wait a second time, and the 503 would come later than DATABASE_TIMEOUT_MS promises
       // (test/reliability/pgOutage.test.ts).
       if (store.capabilities.freshness) return undefined;
       if (!cache.finalInHand(competitionId)) return undefined;
-      const body = reads[read](competitionId);
-      return body instanceof Promise ? undefined : body;
+      const found = reads[read](competitionId);
+      return found instanceof Promise ? undefined : found;
     },
 
     /** A miner's leaderboard entry and per-task breakdown; not found when it has no standing. */
-    miner(competitionId: string, hotkey: string, stages?: Stage[]): Maybe<Body> {
+    miner(competitionId: string, hotkey: string, stages?: Stage[]): Maybe<View> {
       const missing = () => notFound(`miner ${hotkey} has no runs and no standing in competition ${competitionId}`);
       return chain(cache.scored(competitionId, stages), (s) => {
         if (!s.scores.miners.some((m) => m.hotkey === hotkey)) throw missing();
-        return cached(s, `miner:${hotkey}`, async () => {
+        return view(s, `miner:${hotkey}`, async () => {
           const { scores, input } = await minerBasis(store, s, hotkey);
           const miner = scores.miners.find((m) => m.hotkey === hotkey);
           if (!miner) throw missing();
@@ -106,7 +134,7 @@ export function scoreReads(store: Store, cache: ScoreCache) {
     },
 
     /**
-     * A body made from the scores' input (coverage), once per key, kept with the scores within the
+     * A view made from the scores' input (coverage), its body kept with the scores within the
      * byte budget: a write drops it with them, and it reflects every write acknowledged before.
      */
     fromInput(
@@ -114,9 +142,9 @@ export function scoreReads(store: Store, cache: ScoreCache) {
       stages: Stage[] | undefined,
       key: string,
       build: (input: CompetitionInput, competition: CompetitionSettings) => unknown,
-    ): Maybe<Body> {
+    ): Maybe<View> {
       return chain(cache.scored(competitionId, stages), (s) =>
-        cached(s, key, async () => build((await s.basis()).input, s.competition)),
+        view(s, key, async () => build((await s.basis()).input, s.competition)),
       );
     },
 
@@ -150,10 +178,10 @@ export function scoreReads(store: Store, cache: ScoreCache) {
      * answer key (reference answer, criterion ids and titles) is shown to the admin, or to
      * everyone when the competition reveals answers.
      */
-    task(competitionId: string, taskId: string, stages: Stage[] | undefined, who: Principal | null): Maybe<Body> {
+    task(competitionId: string, taskId: string, stages: Stage[] | undefined, who: Principal | null): Maybe<View> {
       return chain(cache.scored(competitionId, stages), (s) => {
         const reveal = revealsAnswers(s.competition, who);
-        return cached(s, `task:${reveal ? 'full' : 'public'}:${taskId}`, async () => {
+        return view(s, `task:${reveal ? 'full' : 'public'}:${taskId}`, async () => {
           const task = await store.tasks.get(competitionId, taskId);
           if (!task) throw notFound(`task ${taskId} does not exist in competition ${competitionId}`);
           const criteria = await store.tasks.criteria(competitionId, taskId);

@@ -1,6 +1,7 @@
 // Competitions not used for a while give back their in-memory state beyond the memory budget
 // (../residency.ts, SCORING_MEMORY_BUDGET_MB): the store's (task, miner) pairs, the input and
-// coverage pairs made from them, their other stage sets and their bodies. Each keeps its final
+// coverage pairs made from them, their other stage sets and the bytes made from them (dropped
+// through ./cache.ts `onDrop`, counted by the function passed in, src/http/viewBodies.ts `bytes`). Each keeps its final
 // scores, as scores restored at a start (./cache.ts `release`): the leaderboard and weights answer
 // from them as before, the rest reads the input again. Not while a computation of its scores or a
 // fill of its pairs (./filling.ts) is under way; a write meanwhile drops the entry as usual.
@@ -9,11 +10,18 @@ import { PAIR_BYTES, residency } from '../residency.js';
 import type { ScoreCache } from './cache.js';
 import type { PairFilling } from './filling.js';
 
-export function memoryRelease(store: Store, cache: ScoreCache, filling: PairFilling, budgetBytes: number) {
+export function memoryRelease(
+  store: Store,
+  cache: ScoreCache,
+  filling: PairFilling,
+  budgetBytes: number,
+  /** Bytes of the bodies made from a competition's scores (src/http/viewBodies.ts, passed in by src/app.ts). */
+  bodyBytes: (competitionId: string) => number,
+) {
   const resident = residency({
     budgetBytes,
     sizeOf: async (competitionId) =>
-      (await store.scoringInput.held(competitionId)) * PAIR_BYTES + cache.bodyBytes(competitionId),
+      (await store.scoringInput.held(competitionId)) * PAIR_BYTES + bodyBytes(competitionId),
     async release(competitionId) {
       if (filling.wait(competitionId) !== undefined) return false;
       if (!cache.release(competitionId)) return false;

@@ -9,6 +9,7 @@ import type { ScoreCache } from './cache.js';
 import type { PairFilling } from './filling.js';
 import type { MemoryRelease } from './release.js';
 import type { ScoreReads } from './reads.js';
+import type { View } from './views.js';
 
 export function warmStart(
   store: Store,
@@ -19,13 +20,16 @@ export function warmStart(
 ) {
   return {
     /**
-     * Makes every competition's scores for its final stages, and their leaderboard, weights and
-     * weights on chain bodies, so the first reads after a start (a deploy, a restart) answer from
-     * memory: from the scores saved at the last shutdown where they are current, else computed.
+     * Makes every competition's scores for its final stages, and hands their leaderboard, weights
+     * and weights on chain views to `visit` (the HTTP layer makes their bytes), so the first reads
+     * after a start (a deploy, a restart) answer from memory: from the scores saved at the last
+     * shutdown where they are current, else computed.
      * Called once before the server listens. The in-memory pairs of the restored competitions are
      * then read in the background (./filling.ts), a page per turn of the event loop.
      */
-    async warm(): Promise<{ computed: number; restored: number }> {
+    async warm(
+      visit: (view: View) => unknown = (view) => view.value(),
+    ): Promise<{ computed: number; restored: number }> {
       const all = await store.competitions.list();
       // A competition a write event names once its saved scores are read may have moved past them
       // (on PostgreSQL another process can write meanwhile): it is computed instead.
@@ -48,10 +52,12 @@ export function warmStart(
         store.listeners.delete(note);
       }
       for (const c of all) {
-        await reads.leaderboard(c.id);
-        await reads.weights(c.id);
+        await visit(await reads.leaderboard(c.id));
+        await visit(await reads.weights(c.id));
         // A competition without a metagraph has no weights on chain (a 409 for whoever reads them).
-        await Promise.resolve(reads.chain(c.id)).catch(() => {});
+        await Promise.resolve(reads.chain(c.id))
+          .then(visit)
+          .catch(() => {});
       }
       // One competition at a time while they fit in the memory budget (./release.ts); a read of one
       // still being filled waits for it (./cache.ts), one not filled reads its pairs itself.

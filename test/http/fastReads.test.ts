@@ -1,4 +1,4 @@
-// Warm whole leaderboards, weights and weights on chain answered ahead of the router (src/routes/keptReads.ts): over
+// Warm whole leaderboards, weights and weights on chain answered ahead of the router (src/http/fastReads.ts): over
 // a real socket, each answer is byte for byte what the router gives the same request (`inject`
 // always goes through the router), `scoring_kept_reads_total` shows which way it went, and
 // everything the router must see still reaches it.

@@ -1,12 +1,14 @@
 // The warm whole leaderboard and weights, answered ahead of Fastify's router.
 //
 // Every dashboard polls these two reads, and once a competition's scores are computed each is a
-// kept body (src/services/body.ts) whose answer depends only on three request headers. Through
+// kept body (./viewBodies.ts) whose answer depends only on three request headers. Through
 // Fastify such a read costs about 10 µs of CPU more than plain `node:http` sending the same bytes
 // (a request object, a child logger, the route's hooks and the reply's own pipeline), which takes a
 // quarter to a third off the rate on a 124 kB leaderboard (docs/PERFORMANCE.md). Here it is answered by the
 // server's request listener itself, with what Fastify would have sent: the same rules
-// (`represent`, ./sendBody.ts), the same metrics series, counted in `scoring_kept_reads_total`.
+// (`represent`, ./representation.ts), the same metrics series, counted in `scoring_kept_reads_total`.
+// Answering them from the routes' onRequest hook instead (Fastify's request, reply and hooks) was
+// measured at about twice this path's CPU a read (docs/PERFORMANCE.md).
 //
 // Anything else goes to the router unchanged: another method, a query string, a body, a signature, a
 // competition whose scores are not computed or not current, storage that other processes write
@@ -27,11 +29,12 @@ import type { Metrics } from '../plugins/metrics.js';
 import type { Verdict } from '../plugins/rateLimits.js';
 import { SECURITY_HEADERS } from '../plugins/securityHeaders.js';
 import { logsReads } from '../plugins/requestLog.js';
-import type { Body } from '../services/body.js';
-import { API_PREFIX } from './index.js';
-import { SCORE_READ_PATHS } from './scores.js';
+import type { View } from '../services/scores/views.js';
+import { API_PREFIX } from '../routes/index.js';
+import { SCORE_READ_PATHS } from '../routes/scores.js';
 import { hasEpistulaHeaders } from '../signatures/headers.js';
-import { represent } from './sendBody.js';
+import type { Body } from './body.js';
+import { represent } from './representation.js';
 
 const PARAM = ':competitionId';
 /** What comes before the competition id in each path: the same for both reads. */
@@ -49,16 +52,18 @@ const READS = new Map(
 
 type Observer = (status: number, seconds: number) => void;
 
-export interface KeptReadsOptions {
-  /** The body a read would answer at once, or undefined (src/services/scores/reads.ts `kept`). */
-  kept: (read: Read, competitionId: string) => Body | undefined;
+export interface FastReadsOptions {
+  /** The view a read of the final stages would answer, when its scores are current (src/services/scores/reads.ts `kept`). */
+  kept: (read: Read, competitionId: string) => View | undefined;
+  /** The body of a view if it is made already (./viewBodies.ts `bodyNow`). */
+  bodyNow: (view: View) => Body | undefined;
   metrics: Metrics;
   /** The anonymous rate limit by address (src/plugins/rateLimits.ts), or null when it is off. */
   admit: ((address: string) => Promise<Verdict>) | null;
 }
 
-export const keptReadsPlugin = fp(
-  async (app: FastifyInstance, { kept, metrics, admit }: KeptReadsOptions) => {
+export const fastReadsPlugin = fp(
+  async (app: FastifyInstance, { kept, bodyNow, metrics, admit }: FastReadsOptions) => {
     let open = true;
     app.addHook('preClose', (done) => {
       open = false;
@@ -84,7 +89,8 @@ export const keptReadsPlugin = fp(
       // ids have no character a URL escapes. Anything unknown or not computed is the router's, and
       // a read that fails here fails again there, which answers the error as it should.
       try {
-        return kept(what, competitionId);
+        const view = kept(what, competitionId);
+        return view && bodyNow(view);
       } catch {
         return undefined;
       }
@@ -114,7 +120,7 @@ export const keptReadsPlugin = fp(
     // eslint-disable-next-line @typescript-eslint/unbound-method -- a plain function: Node calls it as the listener
     const { routing, server } = app;
     if (!server.listeners('request').includes(routing))
-      throw new Error('kept reads: the server does not route through app.routing (a Fastify change?)');
+      throw new Error('fast reads: the server does not route through app.routing (a Fastify change?)');
     server.removeListener('request', routing);
     server.on('request', (req: IncomingMessage, res: ServerResponse) => {
       const url = req.url ?? '';
@@ -137,5 +143,5 @@ export const keptReadsPlugin = fp(
       );
     });
   },
-  { name: 'kept-reads' },
+  { name: 'fast-reads' },
 );

@@ -1,20 +1,12 @@
 // The leaderboard read and its pages (API.md 1.1: `?limit=&offset=&hotkeys=`). One instance per
-// cached scores (src/services/scores/cache.ts), so it is dropped with them on the next write.
+// view version (./viewBodies.ts), so it is dropped with its scores on the next write.
 //
 // The whole list is serialized once, as before. A page is put together from each entry's JSON,
 // serialized once on the first partial read: a page costs a copy of its entries' bytes and a
 // digest, never a JSON.stringify of the list. The most recent pages are kept whole (bytes, ETag,
 // compressed forms), so a page read again is as cheap as the whole list.
+import type { ListPage } from '../services/scores/views.js';
 import { bytesBody, jsonBody, type Body } from './body.js';
-
-export interface LeaderboardPage {
-  /** Entries to skip, from the start of the (chosen) list. */
-  offset: number;
-  /** Entries at most; absent: every entry from `offset` on. */
-  limit?: number;
-  /** Only these miners, in rank order; hotkeys with no entry are left out. */
-  hotkeys?: readonly string[];
-}
 
 /** Pages kept per scores; a page read after these many others is put together again. */
 const KEPT_PAGES = 32;
@@ -46,7 +38,7 @@ export function leaderboardPages(head: Record<string, unknown>, entries: readonl
     return bytesBody(Buffer.concat(pieces));
   }
 
-  function page({ offset, limit, hotkeys }: LeaderboardPage): Body {
+  function page({ offset, limit, hotkeys }: ListPage): Body {
     // Positions in the full list of the entries asked for, in rank order.
     const { index } = parts();
     const found = hotkeys ? [...new Set(hotkeys)].flatMap((h) => index.get(h) ?? []).sort((a, b) => a - b) : null;
@@ -66,7 +58,7 @@ export function leaderboardPages(head: Record<string, unknown>, entries: readonl
       return n;
     },
 
-    read(p: LeaderboardPage): Body {
+    read(p: ListPage): Body {
       const all = !p.hotkeys && p.offset === 0 && (p.limit ?? Infinity) >= entries.length;
       if (all) return (whole ??= jsonBody({ ...head, total: entries.length, miners: entries }));
       const key = `${p.offset}:${p.limit ?? ''}:${p.hotkeys ? [...new Set(p.hotkeys)].sort().join(',') : '*'}`;

@@ -1,4 +1,4 @@
-// Sends a serialized body (src/services/body.ts) as HTTP wants it: with its strong ETag, a 304 when
+// Sends a serialized body (./body.ts) as HTTP wants it: with its strong ETag, a 304 when
 // the client already holds it, and br or gzip when the client asks. Each form of a body (plain,
 // br, gzip: its bytes, ETag and headers) is made once, on first demand, and kept as long as the
 // body: a warm read allocates nothing to be answered.
@@ -7,7 +7,7 @@
 import { brotliCompressSync, gzipSync } from 'node:zlib';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { BROTLI_OPTIONS, GZIP_OPTIONS, MIN_COMPRESSED } from '../plugins/compression.js';
-import type { Body } from '../services/body.js';
+import type { Body } from './body.js';
 import type { Maybe } from '../services/settled.js';
 
 /** True when an If-None-Match header names this ETag (or `*`). Weak comparison, as RFC 9110 asks for GET. */
@@ -131,7 +131,7 @@ function formOf(body: Body, kind: Coding | null): Form {
 /**
  * The answer to a request for `body`: the coding the request accepts, the ETag of those bytes, and
  * a 304 when the request holds them already. The one home of these rules for both ways a body
- * leaves: through Fastify (`sendBody`) and ahead of it (./keptReads.ts).
+ * leaves: from the route's handler (`sendBody`) and from its onRequest hook (./fastReads.ts).
  */
 export function represent(
   body: Body,

@@ -1,6 +1,7 @@
-// A serialized response body: UTF-8 bytes made once per cache entry and its strong ETag (the HTTP
-// layer keeps its compressed forms beside it: src/routes/sendBody.ts). A string would be encoded again on every send; for a
-// 120 kB leaderboard that encoding would be the largest cost of a warm read.
+// A serialized response body: UTF-8 bytes made once per view version (./viewBodies.ts) and its
+// strong ETag (its compressed forms are kept beside it: ./representation.ts). A string would be
+// encoded again on every send; for a 120 kB leaderboard that encoding would be the largest cost of
+// a warm read.
 import { createHash } from 'node:crypto';
 
 export interface Body {

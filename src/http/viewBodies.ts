@@ -1,0 +1,125 @@
+// The bytes of the views services return (src/services/scores/views.ts): each view serialized once
+// per version and key, with its strong ETag (./body.ts; its compressed forms: ./representation.ts).
+// A version's bodies live as long as the version (its scores' cache entry); the reads every
+// dashboard polls (`kept: 'always'`) are held by it alone, the others (a miner's, a task's,
+// coverage pages) within a byte budget over every competition (./recentBodies.ts), least recently
+// read going first. Unbounded, a dashboard walking every miner's breakdown would keep them all
+// until the next write: 256 bodies of about 100 kB at the reference size, 1,024 at 4x.
+//
+// How a write reaches these bytes: the store's write event drops the competition's scores
+// (src/services/scores/cache.ts), which then calls `drop` here (`onDrop`); the dropped version's
+// bodies go with it. Nothing else invalidates them. A competition that gives its state back
+// (src/services/scores/release.ts, which counts these bytes through `bytes`) drops them the same way.
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { RankedList, View } from '../services/scores/views.js';
+import { Settled, chain, type Maybe } from '../services/settled.js';
+import { jsonBody, type Body } from './body.js';
+import { leaderboardPages, type LeaderboardPages } from './leaderboardPages.js';
+import { recentBodies } from './recentBodies.js';
+import { sendBody } from './representation.js';
+
+/** Bytes of the budgeted bodies kept over every competition. */
+const KEPT_BODY_BYTES = 8 * 1024 * 1024;
+
+export function viewBodies(budgetBytes = KEPT_BODY_BYTES) {
+  const recent = recentBodies<Settled<Body>>(budgetBytes);
+  const byVersion = new WeakMap<object, Map<string, Settled<Body>>>();
+  /** A ranked list's whole body and pages, per version. */
+  const lists = new WeakMap<object, Maybe<LeaderboardPages>>();
+  /** The versions with bodies made, per competition, until its `drop`: what `bytes` counts. */
+  const versions = new Map<string, Set<object>>();
+  function made(view: View): void {
+    let held = versions.get(view.competitionId);
+    if (!held) versions.set(view.competitionId, (held = new Set()));
+    held.add(view.version);
+  }
+
+  function list(view: View & { page: NonNullable<View['page']> }): Maybe<Body> {
+    let pages = lists.get(view.version);
+    if (!pages) {
+      pages = chain(view.value() as Maybe<RankedList>, ({ head, entries }) => leaderboardPages(head, entries));
+      lists.set(view.version, pages);
+      made(view);
+      if (pages instanceof Promise) {
+        const made = pages;
+        made.then(
+          (p) => lists.get(view.version) === made && lists.set(view.version, p),
+          () => lists.get(view.version) === made && lists.delete(view.version),
+        );
+      }
+    }
+    return chain(pages, (p) => p.read(view.page));
+  }
+
+  /** The body of a view: the kept one, else made now (and kept). */
+  function body(view: View): Maybe<Body> {
+    if (view.page) return list(view as View & { page: NonNullable<View['page']> });
+    let bodies = byVersion.get(view.version);
+    if (!bodies) {
+      byVersion.set(view.version, (bodies = new Map<string, Settled<Body>>()));
+      made(view);
+    }
+    const owner = bodies;
+    const { key } = view;
+    let kept = owner.get(key);
+    if (kept) recent.touch(kept);
+    else {
+      const made = new Settled(Promise.resolve().then(view.value).then(jsonBody));
+      made.promise.catch(() => {
+        if (owner.get(key) === made) owner.delete(key);
+      });
+      owner.set(key, (kept = made));
+      if (view.kept === 'recent')
+        void made.promise.then(
+          (b) => recent.add(view.competitionId, owner, key, made, b),
+          () => {},
+        );
+    }
+    return kept.get();
+  }
+
+  return {
+    body,
+    /** The body of a view if it is made already; makes nothing. */
+    bodyNow(view: View): Body | undefined {
+      if (view.page) {
+        const pages = lists.get(view.version);
+        return pages === undefined || pages instanceof Promise ? undefined : pages.read(view.page);
+      }
+      const made = byVersion.get(view.version)?.get(view.key)?.get();
+      return made instanceof Promise ? undefined : made;
+    },
+    /** Sends a view's body (./representation.ts `sendBody`): at once when it is kept, else once it is made. */
+    send(request: FastifyRequest, reply: FastifyReply, pending: Maybe<View>): Promise<void> | undefined {
+      const made = chain(pending, body);
+      return sendBody(request, reply, made);
+    },
+    /**
+     * Bytes of the bodies made from a competition's scores and kept: each body, the leaderboard's
+     * entries and pages (./leaderboardPages.ts `bytes`); 0 after its `drop` until the next read.
+     */
+    bytes(competitionId: string): number {
+      let n = 0;
+      for (const version of versions.get(competitionId) ?? []) {
+        for (const kept of byVersion.get(version)?.values() ?? []) {
+          const b = kept.get();
+          if (!(b instanceof Promise)) n += b.bytes.length;
+        }
+        const pages = lists.get(version);
+        if (pages !== undefined && !(pages instanceof Promise)) n += pages.bytes();
+      }
+      return n;
+    },
+    /** Drops a competition's bodies: a write or a release dropped the scores they are made from. */
+    drop(competitionId: string): void {
+      recent.drop(competitionId);
+      for (const version of versions.get(competitionId) ?? []) {
+        byVersion.delete(version);
+        lists.delete(version);
+      }
+      versions.delete(competitionId);
+    },
+  };
+}
+
+export type ViewBodies = ReturnType<typeof viewBodies>;
