@@ -178,14 +178,23 @@ export function verifySnapshot(args: VerifyArgs): { ok: boolean; checks: Check[]
       `input SHA-256 is ${digest}, inputDigest ${expected}`,
     ),
   );
-  const own = hashSnapshot(snapshot);
+  // A number the parser read as ±Infinity (an exponent past a double's range) has no canonical
+  // form: the snapshot cannot be the one hashed, and the hash check says where.
+  let own: string | Error;
+  try {
+    own = hashSnapshot(snapshot);
+  } catch (err) {
+    own = err instanceof Error ? err : new Error(String(err));
+  }
   checks.push(
-    check(
-      'hash',
-      own === hash,
-      `canonical JSON hashes to hash ${hash}`,
-      `canonical JSON hashes to ${own}, not to hash ${hash}`,
-    ),
+    own instanceof Error
+      ? failure('hash', own)
+      : check(
+          'hash',
+          own === hash,
+          `canonical JSON hashes to hash ${hash}`,
+          `canonical JSON hashes to ${own}, not to hash ${hash}`,
+        ),
   );
   checks.push(chain(snapshot, args.previousSnapshot), signature(snapshot, args.publicKeyPem));
 

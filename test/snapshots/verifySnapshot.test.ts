@@ -158,6 +158,17 @@ describe('verifySnapshot', () => {
     });
   });
 
+  it('fails the hash, named, for a number past a double (read as Infinity), rather than throwing', () => {
+    const score = /"normalizedScore":(0\.\d+)/.exec(text)![1]!;
+    const huge = text.replace(
+      `"normalizedScore":${score}`,
+      `"normalizedScore":${score.slice(0, 4)}e5${score.slice(5)}`,
+    );
+    const r = verifySnapshot({ snapshot: huge, input, publicKeyPem });
+    expect(r.ok).toBe(false);
+    expect(r.checks.find((c) => c.name === 'hash')?.message).toMatch(/normalizedScore is Infinity, not a JSON number/);
+  });
+
   it('catches a one-byte change at every position of the snapshot and of the input', () => {
     const bytes = { snapshot: Buffer.from(text), input: Buffer.from(input) };
     for (const which of ['snapshot', 'input'] as const) {
