@@ -1,5 +1,5 @@
 // Miner and task bodies kept within a byte budget, least recently read first out
-// (src/services/recentBodies.ts).
+// (src/http/recentBodies.ts).
 import { expect, it } from 'vitest';
 import { bytesBody, type Body } from '../../src/http/body.js';
 import { recentBodies } from '../../src/http/recentBodies.js';
