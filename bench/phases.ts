@@ -62,6 +62,15 @@ export async function setup(url: string, admin: string, c: Competition, id = COM
   return v.apiKey;
 }
 
+/**
+ * Called after a floor that ran on this thread: while a synchronous floor holds the event loop
+ * (a minute at 4x), the server may close the idle keep-alive connections of fetch's pool (its
+ * keep-alive timeout is 72 s), and fetch learns of a close only when the loop polls its sockets. A
+ * request sent before that goes out on a closed connection and fails (UND_ERR_SOCKET). A timer lets
+ * one poll run first.
+ */
+export const socketsSettled = () => new Promise<void>((resolve) => setTimeout(resolve, 20));
+
 /** Sends every batch, `clients` requests at a time; seconds taken. */
 export async function ingest(
   url: string,

@@ -34,7 +34,7 @@ import {
 } from './load.js';
 import { importUnderReads } from './importPhase.js';
 import { deleteThroughApi, runsToDelete, snapshotCost } from './runSequence.js';
-import { COMPETITION, WEIGHTS, coldReads, ingest, setup, shape } from './phases.js';
+import { COMPETITION, WEIGHTS, coldReads, ingest, setup, shape, socketsSettled } from './phases.js';
 import { figures, printAll, printFigures } from './report.js';
 import { historyFigures, historyPhase, type HistoryResult } from './history.js';
 
@@ -90,6 +90,7 @@ async function main(): Promise<void> {
     const insertFloors = async (keep: boolean) => {
       log(`floor: the same runs into ${storage.floorSchema}, 1,000-row transactions...`);
       const f = await storage.insertFloor(COMPETITION, bodies, keep);
+      await socketsSettled();
       log(
         `floor: insert ${f.sequence.runsPerSecond} runs/s${f.rowid ? ` (plain rowid ${f.rowid.runsPerSecond})` : ''}`,
       );
@@ -143,6 +144,7 @@ async function main(): Promise<void> {
     log(`cold reads (median): leaderboard ${cold.leaderboard.medianMs} ms, weights ${cold.weights.medianMs} ms`);
     phase('floor-scan', rss);
     const scan = await storage.scanFloor(COMPETITION, WEIGHTS);
+    await socketsSettled();
     log(`floor: GROUP BY scan ${scan.medianMs} ms (${scan.rows} runs, ${scan.groups} groups)`);
     phase('shape', rss);
     const sh = await shape(url, c);
@@ -258,6 +260,7 @@ async function main(): Promise<void> {
       deleteIds.slice(0, size.deletes),
       deleteIds.slice(size.deletes),
     );
+    await socketsSettled();
     log(`floor: delete ${deleteFloor.keptPerSecond}/s kept, ${deleteFloor.plainPerSecond}/s plain`);
     phase('snapshot-after-deletes', rss);
     const afterDeletes = await snapshotCost(
