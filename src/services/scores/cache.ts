@@ -6,6 +6,7 @@
 // from a write to every cache is the store's write event, then this cache, then its listeners.
 import type { CompetitionSettings } from '../../db/competitions.js';
 import type { Store } from '../../db/contract.js';
+import type { WriteEvent } from '../../db/events.js';
 import { notFound } from '../../errors.js';
 import type { CompetitionInput, CompetitionScores, Stage } from '../../scoring/types.js';
 import { chain, Settled, type Maybe } from '../settled.js';
@@ -40,6 +41,9 @@ export function entryOf<T>(p: Promise<T>, forget: () => void): Settled<T> {
   return new Settled(p);
 }
 
+/** Write events after which a competition's settings (its row, its excluded validators) are as before. */
+const KEEPS_SETTINGS: ReadonlySet<WriteEvent['kind']> = new Set(['pair', 'tasks', 'miners', 'metagraph']);
+
 export function scoreCache(store: Store, filling: PairFilling, observe: (seconds: number) => void) {
   // Per competition: its settings, read once, and the scores of each stage set asked for. Entries
   // are promises that keep their values (../settled.ts): concurrent first reads share one
@@ -57,11 +61,16 @@ export function scoreCache(store: Store, filling: PairFilling, observe: (seconds
   };
   store.listeners.add((event) => {
     use(event.competitionId);
-    for (const s of cache.get(event.competitionId)?.byStages.values() ?? []) {
+    const entry = cache.get(event.competitionId);
+    for (const s of entry?.byStages.values() ?? []) {
       const value = s.get();
       if (!(value instanceof Promise)) value.stale = true;
     }
-    cache.delete(event.competitionId);
+    // Runs, tasks, miners and metagraphs leave the settings as they are: only the scores go. Settings
+    // still being read (or failing) are read again.
+    if (entry && KEEPS_SETTINGS.has(event.kind) && !(entry.competition.get() instanceof Promise))
+      cache.set(event.competitionId, { competition: entry.competition, byStages: new Map() });
+    else cache.delete(event.competitionId);
     for (const f of dropped) f(event.competitionId);
   });
 
