@@ -5,7 +5,9 @@
 // The (task, miner) entries are kept in memory per competition once read, and a later read
 // re-reads only the rows that writes reported as changed (src/db/events.ts): materializing every
 // row of miner_tasks again after each write, and collecting it, would be most of a cold score read.
-// Tasks and miners are few and are read whole every time.
+// Tasks and miners are kept too: a baseline run's write reads its task's row again, and the
+// miners are read again after a write to them or a run of a hotkey not among them (its first run
+// adds its row).
 import type { Db } from './client.js';
 import { writeListeners, type WriteEvent } from './events.js';
 import { PairMirror } from './pairMirror.js';
@@ -14,6 +16,17 @@ import type { MinerTaskSummary, ScoringMiner, ScoringTask, TokenWeights } from '
 
 /** Rows per step of `prepare`: a step holds the event loop a few milliseconds, so requests go on between steps. */
 const PAGE_ROWS = 1024;
+
+/** A competition's tasks and miners as last read, and what changed since. */
+interface Lists {
+  weights: TokenWeights;
+  tasks: ScoringTask[];
+  /** Ids of the tasks changed since `tasks` was read; null: read them all again. */
+  changedTasks: Set<string> | null;
+  /** Null: read them again. */
+  miners: ScoringMiner[] | null;
+  hotkeys: ReadonlySet<string>;
+}
 
 interface Mirror {
   pairs: PairMirror;
@@ -49,7 +62,15 @@ export function scoringInputRepo(db: Db) {
   const ownPairs = c
     .prepare(`SELECT ${columns} FROM miner_tasks WHERE competition_id = ? AND hotkey = ? ORDER BY task_id`)
     .raw();
+  const taskRow = c
+    .prepare(
+      `SELECT id, stage, complexity, planned_runs, baseline_runs, baseline_resolved,
+      baseline_token_count, baseline_input_sum, baseline_cached_sum, baseline_output_sum
+    FROM tasks WHERE competition_id = ? AND id = ?`,
+    )
+    .raw();
   const minerRows = c.prepare('SELECT hotkey, excluded FROM miners WHERE competition_id = ?').raw();
+  const lists = new Map<string, Lists>();
   const mirrors = new Map<string, Mirror>();
   /** Mirrors being filled by `prepare`, not yet read from. */
   const building = new Map<string, Mirror>();
@@ -58,9 +79,21 @@ export function scoringInputRepo(db: Db) {
     if (event.kind === 'rebuild') mirror.changed = null;
     else if (event.kind === 'pair') mirror.changed?.add(event.pair);
   };
+  const tellLists = (event: WriteEvent) => {
+    const kept = lists.get(event.competitionId);
+    if (!kept) return;
+    if (event.kind === 'tasks') {
+      if (event.taskId === undefined) kept.changedTasks = null;
+      else kept.changedTasks?.add(event.taskId);
+    } else if (event.kind === 'miners') kept.miners = null;
+    else if (event.kind === 'pair') {
+      if (!kept.hotkeys.has(event.pair.slice(event.pair.indexOf('\u0000') + 1))) kept.miners = null;
+    } else if (event.kind !== 'metagraph') lists.delete(event.competitionId);
+  };
   writeListeners(db).add((event) => {
     tell(mirrors.get(event.competitionId), event);
     tell(building.get(event.competitionId), event);
+    tellLists(event);
   });
 
   const sameWeights = (a: TokenWeights, b: TokenWeights) =>
@@ -83,11 +116,53 @@ export function scoringInputRepo(db: Db) {
     changed.clear();
   }
 
-  /** Tasks and miners: few, read whole every time. */
+  const readTasks = (competitionId: string, w: TokenWeights) =>
+    (taskRows.all(competitionId) as unknown[][]).map((r) => taskEntry(r, w));
+  const readMiners = (competitionId: string) => (minerRows.all(competitionId) as unknown[][]).map(minerEntry);
+
+  /** The tasks after the rows of `changed` are read again: changed ones replaced, gone ones left out, new ones last. */
+  function tasksAfter(
+    competitionId: string,
+    w: TokenWeights,
+    tasks: ScoringTask[],
+    changed: Set<string>,
+  ): ScoringTask[] {
+    const next = tasks.slice();
+    for (const id of changed) {
+      const row = taskRow.get(competitionId, id) as unknown[] | undefined;
+      const at = next.findIndex((t) => t.id === id);
+      if (!row) {
+        if (at >= 0) next.splice(at, 1);
+      } else if (at >= 0) next[at] = taskEntry(row, w);
+      else next.push(taskEntry(row, w));
+    }
+    return next;
+  }
+
+  /**
+   * Tasks and miners: kept per competition and brought up to date (`tellLists`). Inside a write
+   * transaction, read whole and not kept: its changes may not be committed yet.
+   */
   function tasksAndMiners(competitionId: string, w: TokenWeights): { tasks: ScoringTask[]; miners: ScoringMiner[] } {
-    const tasks = (taskRows.all(competitionId) as unknown[][]).map((r) => taskEntry(r, w));
-    const miners = (minerRows.all(competitionId) as unknown[][]).map(minerEntry);
-    return { tasks, miners };
+    if (c.inTransaction) return { tasks: readTasks(competitionId, w), miners: readMiners(competitionId) };
+    let kept = lists.get(competitionId);
+    if (!kept || !sameWeights(kept.weights, w)) {
+      kept = {
+        weights: { ...w },
+        tasks: readTasks(competitionId, w),
+        changedTasks: new Set(),
+        miners: null,
+        hotkeys: new Set(),
+      };
+      lists.set(competitionId, kept);
+    } else if (!kept.changedTasks) kept.tasks = readTasks(competitionId, w);
+    else if (kept.changedTasks.size > 0) kept.tasks = tasksAfter(competitionId, w, kept.tasks, kept.changedTasks);
+    kept.changedTasks = new Set();
+    if (!kept.miners) {
+      kept.miners = readMiners(competitionId);
+      kept.hotkeys = new Set(kept.miners.map((m) => m.hotkey));
+    }
+    return { tasks: kept.tasks, miners: kept.miners };
   }
 
   function minerTasks(competitionId: string, w: TokenWeights): MinerTaskSummary[] {
@@ -172,6 +247,7 @@ export function scoringInputRepo(db: Db) {
      */
     release(competitionId: string): void {
       mirrors.delete(competitionId);
+      lists.delete(competitionId);
       const filling = building.get(competitionId);
       if (filling) filling.changed = null;
     },
