@@ -15,6 +15,7 @@
 // interface of its own, never the engine's handle.
 import type { ValidatorPairRuns } from '../scoring/agreement.js';
 import type { CriterionTally, ReportCriterion } from '../scoring/stabilityReport.js';
+import type { EntryChanges } from '../scoring/scoreIncrementally.js';
 import type {
   CompetitionScores,
   MinerTaskSummary,
@@ -122,6 +123,8 @@ export interface ScoringInput {
   tasks: ScoringTask[];
   miners: ScoringMiner[];
   minerTasks: MinerTaskSummary[];
+  /** From `load`, where the store knows it: how `minerTasks` differs from the list it gave before (src/scoring/scoreIncrementally.ts). */
+  minerTaskChanges?: EntryChanges;
 }
 
 export interface ScoringInputRepo {

@@ -12,7 +12,9 @@ import type { Db } from './client.js';
 import { writeListeners, type WriteEvent } from './events.js';
 import { PairMirror } from './pairMirror.js';
 import { minerEntry, minerTaskEntry, taskEntry } from './scoringRows.js';
+import type { EntryChanges } from '../scoring/scoreIncrementally.js';
 import type { MinerTaskSummary, ScoringMiner, ScoringTask, TokenWeights } from '../scoring/types.js';
+import type { ScoringInput } from './contract.js';
 
 /** Rows per step of `prepare`: a step holds the event loop a few milliseconds, so requests go on between steps. */
 const PAGE_ROWS = 1024;
@@ -165,7 +167,10 @@ export function scoringInputRepo(db: Db) {
     return { tasks: kept.tasks, miners: kept.miners };
   }
 
-  function minerTasks(competitionId: string, w: TokenWeights): MinerTaskSummary[] {
+  function minerTasks(
+    competitionId: string,
+    w: TokenWeights,
+  ): { minerTasks: MinerTaskSummary[]; minerTaskChanges?: EntryChanges } {
     const mirror = mirrors.get(competitionId);
     const current = mirror?.changed && sameWeights(mirror.pairs.weights, w) ? mirror : null;
     const changed = current?.changed;
@@ -176,18 +181,21 @@ export function scoringInputRepo(db: Db) {
     // reads its scores so, which is why it takes the kept scores when they come from its very
     // input (src/services/scores/fresh.ts): a whole read holds the event loop.
     if (c.inTransaction)
-      return current && changed
-        ? current.pairs.withChanges(reread(competitionId, changed))
-        : new PairMirror(w, minerTaskRows.iterate(competitionId) as IterableIterator<unknown[]>).entries();
+      return {
+        minerTasks:
+          current && changed
+            ? current.pairs.withChanges(reread(competitionId, changed))
+            : new PairMirror(w, minerTaskRows.iterate(competitionId) as IterableIterator<unknown[]>).entries(),
+      };
 
     if (current && changed) {
       catchUp(competitionId, current.pairs, changed);
-      return current.pairs.entries();
+      return { minerTasks: current.pairs.entries(), minerTaskChanges: current.pairs.changes() };
     }
     // Read every row, and listen for changes from here on (synchronous: no write in between).
     const pairs = new PairMirror({ ...w }, minerTaskRows.iterate(competitionId) as IterableIterator<unknown[]>);
     mirrors.set(competitionId, { pairs, changed: new Set() });
-    return pairs.entries();
+    return { minerTasks: pairs.entries() };
   }
 
   return {
@@ -253,11 +261,8 @@ export function scoringInputRepo(db: Db) {
     },
 
     /** The scoring input; the returned arrays are shared between reads and must not be mutated. */
-    load(
-      competitionId: string,
-      w: TokenWeights,
-    ): { tasks: ScoringTask[]; miners: ScoringMiner[]; minerTasks: MinerTaskSummary[] } {
-      return { ...tasksAndMiners(competitionId, w), minerTasks: minerTasks(competitionId, w) };
+    load(competitionId: string, w: TokenWeights): ScoringInput {
+      return { ...tasksAndMiners(competitionId, w), ...minerTasks(competitionId, w) };
     },
   };
 }

@@ -8,6 +8,7 @@ import type { CompetitionSettings } from '../../db/competitions.js';
 import type { Store } from '../../db/contract.js';
 import type { WriteEvent } from '../../db/events.js';
 import { notFound } from '../../errors.js';
+import type { EntryChanges } from '../../scoring/index.js';
 import type { CompetitionInput, CompetitionScores, Stage } from '../../scoring/types.js';
 import { chain, Settled, type Maybe } from '../settled.js';
 import { scoresComputer } from './compute.js';
@@ -74,16 +75,23 @@ export function scoreCache(store: Store, filling: PairFilling, observe: (seconds
     for (const f of dropped) f(event.competitionId);
   });
 
-  async function loadInput(competition: CompetitionSettings, stages: Stage[]): Promise<CompetitionInput> {
+  /** The scoring input, and how its pairs differ from the list the store gave before, if it knows. */
+  async function loadChanged(
+    competition: CompetitionSettings,
+    stages: Stage[],
+  ): Promise<{ input: CompetitionInput; changes: EntryChanges | undefined }> {
     await filling.wait(competition.id);
-    const loaded = await store.scoringInput.load(competition.id, competition.tokenWeights);
-    return { ...loaded, stages, burnRatio: competition.burnRatio };
+    const { minerTaskChanges, ...loaded } = await store.scoringInput.load(competition.id, competition.tokenWeights);
+    return { input: { ...loaded, stages, burnRatio: competition.burnRatio }, changes: minerTaskChanges };
   }
+
+  const loadInput = async (competition: CompetitionSettings, stages: Stage[]) =>
+    (await loadChanged(competition, stages)).input;
 
   async function compute(competition: CompetitionSettings, stages: Stage[]): Promise<Scored> {
     const started = process.hrtime.bigint();
-    const input = await loadInput(competition, stages);
-    const scores = scoring.compute(competition.id, input);
+    const { input, changes } = await loadChanged(competition, stages);
+    const scores = scoring.compute(competition.id, input, changes);
     observe(Number(process.hrtime.bigint() - started) / 1e9);
     const basis = { scores, input };
     return { competition, basis: () => basis, basisInHand: () => basis, scores };
