@@ -54,7 +54,7 @@ export function scoreCache(store: Store, filling: PairFilling, observe: (seconds
     string,
     { competition: Settled<CompetitionSettings>; byStages: Map<string, Settled<Scored>> }
   >();
-  const dropped: ((competitionId: string) => void)[] = [];
+  const dropped: ((competitionId: string, released: boolean) => void)[] = [];
   const scoring = scoresComputer();
   const used: ((competitionId: string) => void)[] = [];
   const use = (competitionId: string) => {
@@ -72,7 +72,7 @@ export function scoreCache(store: Store, filling: PairFilling, observe: (seconds
     if (entry && KEEPS_SETTINGS.has(event.kind) && !(entry.competition.get() instanceof Promise))
       cache.set(event.competitionId, { competition: entry.competition, byStages: new Map() });
     else cache.delete(event.competitionId);
-    for (const f of dropped) f(event.competitionId);
+    for (const f of dropped) f(event.competitionId, false);
   });
 
   /** The scoring input, and how its pairs differ from the list the store gave before, if it knows. */
@@ -133,8 +133,11 @@ export function scoreCache(store: Store, filling: PairFilling, observe: (seconds
   }
 
   const api = {
-    /** Registers what to drop when a write or a release (`release`) drops a competition's scores (after they are dropped). */
-    onDrop(f: (competitionId: string) => void): void {
+    /**
+     * Registers what to drop when a write or a release (`release`, then `released` is true) drops a
+     * competition's scores (after they are dropped).
+     */
+    onDrop(f: (competitionId: string, released: boolean) => void): void {
       dropped.push(f);
     },
 
@@ -156,7 +159,7 @@ export function scoreCache(store: Store, filling: PairFilling, observe: (seconds
       for (const s of entry.byStages.values()) if (s.get() instanceof Promise) return false;
       const final = api.finalInHand(competitionId);
       cache.delete(competitionId);
-      for (const f of dropped) f(competitionId);
+      for (const f of dropped) f(competitionId, true);
       // Its scoring states hold the in-memory pairs' entries: they go with them.
       scoring.forget(competitionId);
       if (final && !final.stale) api.restore(competition, final.scores);
