@@ -1,12 +1,13 @@
 // Cold reads after a write, on the real server, with the server's own CPU per read: the bench's
 // cold phase (bench/phases.ts `coldReads`) in a loop long enough to profile.
 //   node --import tsx bench/coldLoop.ts --size reference|large [--db PATH] [--rounds N] [--prof DIR]
+//     [--accept ACCEPT_ENCODING] [--node-args 'FLAGS'] [--output FILE (the server's output)]
 // The first call at a size ingests the bench's competition into --db (kept; later calls copy it);
 // then, on a fresh copy, a dist server (`npm run build` first) answers `rounds` rounds of one
 // miner run then one leaderboard read, and as many of one baseline run then one read. Per read:
 // the wall time seen by this process and the CPU time of every thread of the server between the
 // write's answer and the read's (/proc/<pid>/task/*/schedstat, in ns), median of the rounds.
-import { copyFileSync, existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { copyFileSync, existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { SIZES, buildCompetition, extraRun, runBatches, type SizeName } from './generate.js';
 import { launch } from './launch.js';
@@ -21,6 +22,8 @@ const { values } = parseArgs({
     rounds: { type: 'string', default: '40' },
     prof: { type: 'string' },
     accept: { type: 'string' },
+    'node-args': { type: 'string' },
+    output: { type: 'string' },
   },
 });
 const sizeName = values.size as SizeName;
@@ -56,9 +59,9 @@ async function prepare(): Promise<void> {
     const { bodies, counts } = runBatches(c, 1000);
     const s = await ingest(server.baseUrl, key, bodies, counts, 4);
     log(`ingested in ${s.toFixed(1)} s`);
-    const { writeFileSync } = await import('node:fs');
     writeFileSync(keyFile, key);
   } finally {
+    if (values.output) writeFileSync(values.output, server.output());
     await server.stop();
   }
 }
@@ -69,7 +72,10 @@ async function main(): Promise<void> {
   const copy = `${db}.run`;
   for (const f of [copy, `${copy}-wal`, `${copy}-shm`]) rmSync(f, { force: true });
   copyFileSync(db, copy);
-  const nodeArgs = values.prof ? ['--cpu-prof', '--cpu-prof-interval=200', `--cpu-prof-dir=${values.prof}`] : [];
+  const extra = (values['node-args'] ?? '').split(' ').filter(Boolean);
+  const nodeArgs = values.prof
+    ? ['--cpu-prof', '--cpu-prof-interval=200', `--cpu-prof-dir=${values.prof}`, ...extra]
+    : extra;
   const server = await launch({ dbPath: copy, adminToken: ADMIN, build: 'dist', nodeArgs });
   const url = server.baseUrl;
   const path = `/v1/competitions/${COMPETITION}/leaderboard`;
@@ -115,6 +121,7 @@ async function main(): Promise<void> {
     await loop('one run', true, 5000);
     await loop('baseline', false, 9000);
   } finally {
+    if (values.output) writeFileSync(values.output, server.output());
     await server.stop();
     for (const f of [copy, `${copy}-wal`, `${copy}-shm`]) rmSync(f, { force: true });
   }
