@@ -53,10 +53,14 @@ function* taking(records: ReadonlyMap<string, MinerRecord>): Generator<MinerTask
   }
 }
 
+/** The records in hotkey order: `competitionScores` then gets its miners in the order the contests take them. */
+const byHotkey = (records: ReadonlyMap<string, MinerRecord>) =>
+  new Map([...records].sort((a, b) => ascending(a[0], b[0])));
+
 function build(stages: string, tasks: ScoringTask[], input: CompetitionInput): ScoringState {
   const table = taskTable(tasks);
   const { records, repeated } = buildRecords(table, listedOf(input), input.minerTasks);
-  return { stages, table, records, entries: input.minerTasks, repeated };
+  return { stages, table, records: byHotkey(records), entries: input.minerTasks, repeated };
 }
 
 /** The tasks of `prev` with `dirty` ones replaced, or undefined when the set of task ids changed. */
@@ -144,7 +148,10 @@ function update(
   }
   for (const hotkey of listed.keys())
     if (!records.has(hotkey)) records.set(hotkey, rebuildRecord(table, whoIs(hotkey), undefined, undefined, []));
-  return { stages: prev.stages, table, records, entries, repeated: false };
+  // A new miner went last: the records in hotkey order again.
+  let ordered = true;
+  for (const hotkey of records.keys()) if (!prev.records.has(hotkey)) ordered = false;
+  return { stages: prev.stages, table, records: ordered ? records : byHotkey(records), entries, repeated: false };
 }
 
 /**
