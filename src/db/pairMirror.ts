@@ -67,11 +67,14 @@ export class PairMirror {
 
   /**
    * What changed from the list handed out before the current one to the current one, when every
-   * change since went through this mirror and there were few; undefined otherwise.
+   * change since went through this mirror and there were few; undefined otherwise, and once told
+   * (the mirror then holds no list but its current one).
    */
   changes(): EntryChanges | undefined {
     const list = this.entries();
-    return this.last?.to === list ? this.last : undefined;
+    const last = this.last;
+    this.last = undefined;
+    return last?.to === list ? last : undefined;
   }
 
   /** The list to change: a copy when the current one was handed out. */
