@@ -49,7 +49,7 @@ export function aggregateWriter(db: Db) {
       };
       if (d.kind === 'baseline') {
         if (overflows(baselineUpdate.get(params))) throw tooLarge(d);
-        emitWrite(db, { competitionId: d.competitionId, kind: 'tasks', taskId: d.taskId });
+        emitWrite(db, { competitionId: d.competitionId, kind: 'tasks' });
       } else {
         if (overflows(minerUpsert.get({ ...params, hotkey: d.minerHotkey }))) throw tooLarge(d);
         if (sign < 0) minerPrune.run(d.competitionId, d.taskId, d.minerHotkey);

@@ -10,9 +10,7 @@ export type WriteEvent =
   /** Every aggregate of the competition was rebuilt (e.g. new token weights). */
   | { competitionId: string; kind: 'rebuild' }
   /** Settings, tasks or miners changed; the aggregates did not. */
-  | { competitionId: string; kind: 'settings' | 'miners' }
-  /** Tasks changed (a baseline aggregate among them): the one named by `taskId`, or any. */
-  | { competitionId: string; kind: 'tasks'; taskId?: string }
+  | { competitionId: string; kind: 'settings' | 'tasks' | 'miners' }
   /** A metagraph was recorded (SPEC 11): the weights on chain change, the scores do not. */
   | { competitionId: string; kind: 'metagraph' };
 

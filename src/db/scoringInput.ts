@@ -5,9 +5,9 @@
 // The (task, miner) entries are kept in memory per competition once read, and a later read
 // re-reads only the rows that writes reported as changed (src/db/events.ts): materializing every
 // row of miner_tasks again after each write, and collecting it, would be most of a cold score read.
-// Tasks and miners are kept too: a baseline run's write reads its task's row again, and the
-// miners are read again after a write to them or a run of a hotkey not among them (its first run
-// adds its row).
+// Tasks and miners are kept too: the tasks are read again after a write to them (a baseline run's
+// among them: a few hundred rows, whatever the number of miners), the miners after a write to them
+// or a run of a hotkey not among them (its first run adds its row).
 import type { Db } from './client.js';
 import { writeListeners, type WriteEvent } from './events.js';
 import { PairMirror } from './pairMirror.js';
@@ -22,10 +22,8 @@ const PAGE_ROWS = 1024;
 /** A competition's tasks and miners as last read, and what changed since. */
 interface Lists {
   weights: TokenWeights;
-  tasks: ScoringTask[];
-  /** Ids of the tasks changed since `tasks` was read; null: read them all again. */
-  changedTasks: Set<string> | null;
   /** Null: read them again. */
+  tasks: ScoringTask[] | null;
   miners: ScoringMiner[] | null;
   hotkeys: ReadonlySet<string>;
 }
@@ -64,13 +62,6 @@ export function scoringInputRepo(db: Db) {
   const ownPairs = c
     .prepare(`SELECT ${columns} FROM miner_tasks WHERE competition_id = ? AND hotkey = ? ORDER BY task_id`)
     .raw();
-  const taskRow = c
-    .prepare(
-      `SELECT id, stage, complexity, planned_runs, baseline_runs, baseline_resolved,
-      baseline_token_count, baseline_input_sum, baseline_cached_sum, baseline_output_sum
-    FROM tasks WHERE competition_id = ? AND id = ?`,
-    )
-    .raw();
   const minerRows = c.prepare('SELECT hotkey, excluded FROM miners WHERE competition_id = ?').raw();
   const lists = new Map<string, Lists>();
   const mirrors = new Map<string, Mirror>();
@@ -84,10 +75,8 @@ export function scoringInputRepo(db: Db) {
   const tellLists = (event: WriteEvent) => {
     const kept = lists.get(event.competitionId);
     if (!kept) return;
-    if (event.kind === 'tasks') {
-      if (event.taskId === undefined) kept.changedTasks = null;
-      else kept.changedTasks?.add(event.taskId);
-    } else if (event.kind === 'miners') kept.miners = null;
+    if (event.kind === 'tasks') kept.tasks = null;
+    else if (event.kind === 'miners') kept.miners = null;
     else if (event.kind === 'pair') {
       if (!kept.hotkeys.has(event.pair.slice(event.pair.indexOf('\u0000') + 1))) kept.miners = null;
     } else if (event.kind !== 'metagraph') lists.delete(event.competitionId);
@@ -122,25 +111,6 @@ export function scoringInputRepo(db: Db) {
     (taskRows.all(competitionId) as unknown[][]).map((r) => taskEntry(r, w));
   const readMiners = (competitionId: string) => (minerRows.all(competitionId) as unknown[][]).map(minerEntry);
 
-  /** The tasks after the rows of `changed` are read again: changed ones replaced, gone ones left out, new ones last. */
-  function tasksAfter(
-    competitionId: string,
-    w: TokenWeights,
-    tasks: ScoringTask[],
-    changed: Set<string>,
-  ): ScoringTask[] {
-    const next = tasks.slice();
-    for (const id of changed) {
-      const row = taskRow.get(competitionId, id) as unknown[] | undefined;
-      const at = next.findIndex((t) => t.id === id);
-      if (!row) {
-        if (at >= 0) next.splice(at, 1);
-      } else if (at >= 0) next[at] = taskEntry(row, w);
-      else next.push(taskEntry(row, w));
-    }
-    return next;
-  }
-
   /**
    * Tasks and miners: kept per competition and brought up to date (`tellLists`). Inside a write
    * transaction, read whole and not kept: its changes may not be committed yet.
@@ -149,17 +119,10 @@ export function scoringInputRepo(db: Db) {
     if (c.inTransaction) return { tasks: readTasks(competitionId, w), miners: readMiners(competitionId) };
     let kept = lists.get(competitionId);
     if (!kept || !sameWeights(kept.weights, w)) {
-      kept = {
-        weights: { ...w },
-        tasks: readTasks(competitionId, w),
-        changedTasks: new Set(),
-        miners: null,
-        hotkeys: new Set(),
-      };
+      kept = { weights: { ...w }, tasks: null, miners: null, hotkeys: new Set() };
       lists.set(competitionId, kept);
-    } else if (!kept.changedTasks) kept.tasks = readTasks(competitionId, w);
-    else if (kept.changedTasks.size > 0) kept.tasks = tasksAfter(competitionId, w, kept.tasks, kept.changedTasks);
-    kept.changedTasks = new Set();
+    }
+    kept.tasks ??= readTasks(competitionId, w);
     if (!kept.miners) {
       kept.miners = readMiners(competitionId);
       kept.hotkeys = new Set(kept.miners.map((m) => m.hotkey));
@@ -167,10 +130,7 @@ export function scoringInputRepo(db: Db) {
     return { tasks: kept.tasks, miners: kept.miners };
   }
 
-  function minerTasks(
-    competitionId: string,
-    w: TokenWeights,
-  ): { minerTasks: MinerTaskSummary[]; minerTaskChanges?: EntryChanges } {
+  function minerTasks(competitionId: string, w: TokenWeights): MinerTaskSummary[] {
     const mirror = mirrors.get(competitionId);
     const current = mirror?.changed && sameWeights(mirror.pairs.weights, w) ? mirror : null;
     const changed = current?.changed;
@@ -181,21 +141,18 @@ export function scoringInputRepo(db: Db) {
     // reads its scores so, which is why it takes the kept scores when they come from its very
     // input (src/services/scores/fresh.ts): a whole read holds the event loop.
     if (c.inTransaction)
-      return {
-        minerTasks:
-          current && changed
-            ? current.pairs.withChanges(reread(competitionId, changed))
-            : new PairMirror(w, minerTaskRows.iterate(competitionId) as IterableIterator<unknown[]>).entries(),
-      };
+      return current && changed
+        ? current.pairs.withChanges(reread(competitionId, changed))
+        : new PairMirror(w, minerTaskRows.iterate(competitionId) as IterableIterator<unknown[]>).entries();
 
     if (current && changed) {
       catchUp(competitionId, current.pairs, changed);
-      return { minerTasks: current.pairs.entries(), minerTaskChanges: current.pairs.changes() };
+      return current.pairs.entries();
     }
     // Read every row, and listen for changes from here on (synchronous: no write in between).
     const pairs = new PairMirror({ ...w }, minerTaskRows.iterate(competitionId) as IterableIterator<unknown[]>);
     mirrors.set(competitionId, { pairs, changed: new Set() });
-    return { minerTasks: pairs.entries() };
+    return pairs.entries();
   }
 
   return {
@@ -262,7 +219,12 @@ export function scoringInputRepo(db: Db) {
 
     /** The scoring input; the returned arrays are shared between reads and must not be mutated. */
     load(competitionId: string, w: TokenWeights): ScoringInput {
-      return { ...tasksAndMiners(competitionId, w), ...minerTasks(competitionId, w) };
+      return { ...tasksAndMiners(competitionId, w), minerTasks: minerTasks(competitionId, w) };
+    },
+
+    /** How the pairs `load` gave last differ from those it gave before, once (src/db/pairMirror.ts `changes`). */
+    pairChanges(competitionId: string): EntryChanges | undefined {
+      return mirrors.get(competitionId)?.pairs.changes();
     },
   };
 }

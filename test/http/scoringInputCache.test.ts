@@ -152,3 +152,31 @@ it('inside a transaction, shows its own writes and keeps none of them once it ro
   expect(counts((await t.store.scoringInput.load('comp', W)).minerTasks)).toEqual(before);
   expect(await committed()).toEqual(before);
 });
+
+it('tells the pairs changed since the list it gave before, once (where the store keeps them: SQLite)', async () => {
+  const pairChanges = t.store.scoringInput.pairChanges?.bind(t.store.scoringInput);
+  if (!pairChanges) return;
+  const W = { input: 1, cachedInput: 0.1, output: 3 };
+  const run = (runId: string, hotkey: string) => ({
+    runId,
+    taskId: 'T1',
+    kind: 'miner',
+    minerHotkey: hotkey,
+    resolved: true,
+    tokens: { input: 10, cachedInput: 0, output: 1 },
+  });
+  const post = async (runs: object[]) =>
+    expect(
+      (await t.call({ method: 'POST', url: '/v1/competitions/comp/runs', headers: v, payload: { runs } })).status,
+    ).toBe(200);
+  await post([run('r1', 'alice'), run('r2', 'bob')]);
+  const before = (await t.store.scoringInput.load('comp', W)).minerTasks;
+  await post([run('r3', 'alice')]);
+  const after = (await t.store.scoringInput.load('comp', W)).minerTasks;
+  const told = await pairChanges('comp');
+  expect(told?.from).toBe(before);
+  expect(told?.to).toBe(after);
+  expect(told?.added.map((e) => `${e.hotkey}:${e.runs}`)).toEqual(['alice:2']);
+  expect(told?.gone.map((e) => `${e.hotkey}:${e.runs}`)).toEqual(['alice:1']);
+  expect(await pairChanges('comp')).toBeUndefined();
+});

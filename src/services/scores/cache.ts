@@ -81,8 +81,9 @@ export function scoreCache(store: Store, filling: PairFilling, observe: (seconds
     stages: Stage[],
   ): Promise<{ input: CompetitionInput; changes: EntryChanges | undefined }> {
     await filling.wait(competition.id);
-    const { minerTaskChanges, ...loaded } = await store.scoringInput.load(competition.id, competition.tokenWeights);
-    return { input: { ...loaded, stages, burnRatio: competition.burnRatio }, changes: minerTaskChanges };
+    const loaded = await store.scoringInput.load(competition.id, competition.tokenWeights);
+    const changes = await store.scoringInput.pairChanges?.(competition.id);
+    return { input: { ...loaded, stages, burnRatio: competition.burnRatio }, changes };
   }
 
   const loadInput = async (competition: CompetitionSettings, stages: Stage[]) =>
