@@ -111,7 +111,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   });
   app.decorate('services', services);
   // A write or a release drops a competition's scores (src/services/scores/cache.ts), then the bytes made from them.
-  services.scores.onDrop((competitionId) => views.drop(competitionId));
+  services.scores.onDrop((competitionId, released) => views.drop(competitionId, released));
   app.decorate('views', views);
   app.addHook('onClose', async () => {
     services.changes.close();

@@ -15,6 +15,7 @@
 // interface of its own, never the engine's handle.
 import type { ValidatorPairRuns } from '../scoring/agreement.js';
 import type { CriterionTally, ReportCriterion } from '../scoring/stabilityReport.js';
+import type { EntryChanges } from '../scoring/scoreIncrementally.js';
 import type {
   CompetitionScores,
   MinerTaskSummary,
@@ -131,6 +132,11 @@ export interface ScoringInputRepo {
   minerInput(competitionId: string, hotkey: string, w: TokenWeights): Promise<ScoringInput>;
   /** The scoring input; the returned arrays are shared between reads and must not be mutated. */
   load(competitionId: string, w: TokenWeights): Promise<ScoringInput>;
+  /**
+   * Where the store keeps the pairs in memory and knows it: how the pair list `load` gave last
+   * differs from the one it gave before (src/scoring/scoreIncrementally.ts `EntryChanges`), told once.
+   */
+  pairChanges?(competitionId: string): Promise<EntryChanges | undefined>;
   /** Pairs held in memory for the competition (its mirror, or the one being filled): what `release` gives back. */
   held(competitionId: string): Promise<number>;
   /** Gives back the competition's in-memory pairs; the next load reads them again. */

@@ -8,17 +8,28 @@
 // (1,024 miners x 300 tasks) those copies would be most of the live heap. Here each
 // distinct name is kept once (later rows point to the first copy) and a pair's key is a number
 // made of the two names' indexes.
+import type { EntryChanges } from '../scoring/scoreIncrementally.js';
 import type { MinerTaskSummary, TokenWeights } from '../scoring/types.js';
 import { minerTaskEntry } from './scoringRows.js';
 
 /** Names per mirror before the numeric keys could collide: far beyond any competition. */
 const NAMES = 2 ** 26;
+/** Changes `changes` tells at most: beyond them comparing the two lists is as cheap. */
+const LOGGED = 512;
 
 export class PairMirror {
   private readonly index = new Map<string, number>();
   private readonly names: string[] = [];
-  private readonly byPair = new Map<number, MinerTaskSummary>();
-  private list: MinerTaskSummary[] | null = null;
+  /** Pair key to its entry's place in `list`, in the order of the list. */
+  private readonly at = new Map<number, number>();
+  /** The entries in order; places of removed pairs are holes until `entries` closes them. */
+  private list: (MinerTaskSummary | undefined)[] = [];
+  /** `list` was handed out: copy it before changing it. */
+  private shared = false;
+  private holes = false;
+  /** The changes since the list last handed out, while they are few; null otherwise. */
+  private log: { from: MinerTaskSummary[]; added: Set<MinerTaskSummary>; gone: MinerTaskSummary[] } | null = null;
+  private last: EntryChanges | undefined;
 
   /** `rows` as scoringInput's PAIRS query reads them (task_id, hotkey, runs, resolved, token sums). */
   constructor(
@@ -30,19 +41,75 @@ export class PairMirror {
 
   /** Pairs held. */
   get size(): number {
-    return this.byPair.size;
+    return this.at.size;
   }
 
   /** The entries, in order; shared between reads until the next change, never to be mutated. */
   entries(): MinerTaskSummary[] {
-    return (this.list ??= [...this.byPair.values()]);
+    if (this.holes) {
+      const list: MinerTaskSummary[] = [];
+      for (const [key, i] of this.at) {
+        this.at.set(key, list.length);
+        list.push(this.list[i]!);
+      }
+      this.list = list;
+      this.holes = false;
+    }
+    const list = this.list as MinerTaskSummary[];
+    if (!this.shared) {
+      const log = this.log;
+      this.last = log ? { from: log.from, to: list, added: [...log.added], gone: log.gone } : undefined;
+      this.log = { from: list, added: new Set(), gone: [] };
+      this.shared = true;
+    }
+    return list;
+  }
+
+  /**
+   * What changed from the list handed out before the current one to the current one, when every
+   * change since went through this mirror and there were few; undefined otherwise, and once told
+   * (the mirror then holds no list but its current one).
+   */
+  changes(): EntryChanges | undefined {
+    const list = this.entries();
+    const last = this.last;
+    this.last = undefined;
+    return last?.to === list ? last : undefined;
+  }
+
+  /** The list to change: a copy when the current one was handed out. */
+  private own(): (MinerTaskSummary | undefined)[] {
+    if (this.shared) {
+      this.list = this.list.slice();
+      this.shared = false;
+    }
+    return this.list;
+  }
+
+  /** Notes a change for `changes`; past a few hundred the log is dropped (the caller compares the lists). */
+  private note(added: MinerTaskSummary | undefined, gone: MinerTaskSummary | undefined): void {
+    const log = this.log;
+    if (!log) return;
+    // An entry added since and replaced or removed again was never in the list handed out.
+    if (gone && !log.added.delete(gone)) log.gone.push(gone);
+    if (added) log.added.add(added);
+    if (log.added.size + log.gone.length > LOGGED) this.log = null;
   }
 
   /** Sets a pair from its row: in place when known, last when new. */
   put(row: unknown[]): void {
     const entry = this.entry(row);
-    this.byPair.set(this.key(entry.taskId, entry.hotkey), entry);
-    this.list = null;
+    const key = this.key(entry.taskId, entry.hotkey);
+    const list = this.own();
+    const i = this.at.get(key);
+    if (i === undefined) {
+      this.at.set(key, list.length);
+      list.push(entry);
+      this.note(entry, undefined);
+    } else {
+      this.note(entry, list[i]);
+      list[i] = entry;
+    }
   }
 
   /**
@@ -56,15 +123,15 @@ export class PairMirror {
     for (const { taskId, hotkey, row } of changes) {
       const key = this.key(taskId, hotkey);
       const entry = row ? this.entry(row) : null;
-      if (this.byPair.has(key)) replaced.set(key, entry);
+      if (this.at.has(key)) replaced.set(key, entry);
       else if (entry) added.set(key, entry);
       else added.delete(key);
     }
     if (replaced.size === 0 && added.size === 0) return this.entries();
     const out: MinerTaskSummary[] = [];
-    for (const [key, entry] of this.byPair) {
+    for (const [key, i] of this.at) {
       const now = replaced.get(key);
-      if (now === undefined) out.push(entry);
+      if (now === undefined) out.push(this.list[i]!);
       else if (now) out.push(now);
     }
     for (const entry of added.values()) out.push(entry);
@@ -79,7 +146,14 @@ export class PairMirror {
   }
 
   remove(taskId: string, hotkey: string): void {
-    if (this.byPair.delete(this.key(taskId, hotkey))) this.list = null;
+    const key = this.key(taskId, hotkey);
+    const i = this.at.get(key);
+    if (i === undefined) return;
+    const list = this.own();
+    this.note(undefined, list[i]);
+    list[i] = undefined;
+    this.at.delete(key);
+    this.holes = true;
   }
 
   private name(s: string): string {

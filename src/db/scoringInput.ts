@@ -5,15 +5,28 @@
 // The (task, miner) entries are kept in memory per competition once read, and a later read
 // re-reads only the rows that writes reported as changed (src/db/events.ts): materializing every
 // row of miner_tasks again after each write, and collecting it, would be most of a cold score read.
-// Tasks and miners are few and are read whole every time.
+// Tasks and miners are kept too: the tasks are read again after a write to them (a baseline run's
+// among them: a few hundred rows, whatever the number of miners), the miners after a write to them
+// or a run of a hotkey not among them (its first run adds its row).
 import type { Db } from './client.js';
 import { writeListeners, type WriteEvent } from './events.js';
 import { PairMirror } from './pairMirror.js';
 import { minerEntry, minerTaskEntry, taskEntry } from './scoringRows.js';
+import type { EntryChanges } from '../scoring/scoreIncrementally.js';
 import type { MinerTaskSummary, ScoringMiner, ScoringTask, TokenWeights } from '../scoring/types.js';
+import type { ScoringInput } from './contract.js';
 
 /** Rows per step of `prepare`: a step holds the event loop a few milliseconds, so requests go on between steps. */
 const PAGE_ROWS = 1024;
+
+/** A competition's tasks and miners as last read, and what changed since. */
+interface Lists {
+  weights: TokenWeights;
+  /** Null: read them again. */
+  tasks: ScoringTask[] | null;
+  miners: ScoringMiner[] | null;
+  hotkeys: ReadonlySet<string>;
+}
 
 interface Mirror {
   pairs: PairMirror;
@@ -50,6 +63,7 @@ export function scoringInputRepo(db: Db) {
     .prepare(`SELECT ${columns} FROM miner_tasks WHERE competition_id = ? AND hotkey = ? ORDER BY task_id`)
     .raw();
   const minerRows = c.prepare('SELECT hotkey, excluded FROM miners WHERE competition_id = ?').raw();
+  const lists = new Map<string, Lists>();
   const mirrors = new Map<string, Mirror>();
   /** Mirrors being filled by `prepare`, not yet read from. */
   const building = new Map<string, Mirror>();
@@ -58,9 +72,19 @@ export function scoringInputRepo(db: Db) {
     if (event.kind === 'rebuild') mirror.changed = null;
     else if (event.kind === 'pair') mirror.changed?.add(event.pair);
   };
+  const tellLists = (event: WriteEvent) => {
+    const kept = lists.get(event.competitionId);
+    if (!kept) return;
+    if (event.kind === 'tasks') kept.tasks = null;
+    else if (event.kind === 'miners') kept.miners = null;
+    else if (event.kind === 'pair') {
+      if (!kept.hotkeys.has(event.pair.slice(event.pair.indexOf('\u0000') + 1))) kept.miners = null;
+    } else if (event.kind !== 'metagraph') lists.delete(event.competitionId);
+  };
   writeListeners(db).add((event) => {
     tell(mirrors.get(event.competitionId), event);
     tell(building.get(event.competitionId), event);
+    tellLists(event);
   });
 
   const sameWeights = (a: TokenWeights, b: TokenWeights) =>
@@ -83,11 +107,27 @@ export function scoringInputRepo(db: Db) {
     changed.clear();
   }
 
-  /** Tasks and miners: few, read whole every time. */
+  const readTasks = (competitionId: string, w: TokenWeights) =>
+    (taskRows.all(competitionId) as unknown[][]).map((r) => taskEntry(r, w));
+  const readMiners = (competitionId: string) => (minerRows.all(competitionId) as unknown[][]).map(minerEntry);
+
+  /**
+   * Tasks and miners: kept per competition and brought up to date (`tellLists`). Inside a write
+   * transaction, read whole and not kept: its changes may not be committed yet.
+   */
   function tasksAndMiners(competitionId: string, w: TokenWeights): { tasks: ScoringTask[]; miners: ScoringMiner[] } {
-    const tasks = (taskRows.all(competitionId) as unknown[][]).map((r) => taskEntry(r, w));
-    const miners = (minerRows.all(competitionId) as unknown[][]).map(minerEntry);
-    return { tasks, miners };
+    if (c.inTransaction) return { tasks: readTasks(competitionId, w), miners: readMiners(competitionId) };
+    let kept = lists.get(competitionId);
+    if (!kept || !sameWeights(kept.weights, w)) {
+      kept = { weights: { ...w }, tasks: null, miners: null, hotkeys: new Set() };
+      lists.set(competitionId, kept);
+    }
+    kept.tasks ??= readTasks(competitionId, w);
+    if (!kept.miners) {
+      kept.miners = readMiners(competitionId);
+      kept.hotkeys = new Set(kept.miners.map((m) => m.hotkey));
+    }
+    return { tasks: kept.tasks, miners: kept.miners };
   }
 
   function minerTasks(competitionId: string, w: TokenWeights): MinerTaskSummary[] {
@@ -172,16 +212,19 @@ export function scoringInputRepo(db: Db) {
      */
     release(competitionId: string): void {
       mirrors.delete(competitionId);
+      lists.delete(competitionId);
       const filling = building.get(competitionId);
       if (filling) filling.changed = null;
     },
 
     /** The scoring input; the returned arrays are shared between reads and must not be mutated. */
-    load(
-      competitionId: string,
-      w: TokenWeights,
-    ): { tasks: ScoringTask[]; miners: ScoringMiner[]; minerTasks: MinerTaskSummary[] } {
+    load(competitionId: string, w: TokenWeights): ScoringInput {
       return { ...tasksAndMiners(competitionId, w), minerTasks: minerTasks(competitionId, w) };
+    },
+
+    /** How the pairs `load` gave last differ from those it gave before, once (src/db/pairMirror.ts `changes`). */
+    pairChanges(competitionId: string): EntryChanges | undefined {
+      return mirrors.get(competitionId)?.pairs.changes();
     },
   };
 }

@@ -1,39 +1,80 @@
 // The leaderboard read and its pages (API.md 1.1: `?limit=&offset=&hotkeys=`). One instance per
 // view version (./viewBodies.ts), so it is dropped with its scores on the next write.
 //
-// The whole list is serialized once, as before. A page is put together from each entry's JSON,
-// serialized once on the first partial read: a page costs a copy of its entries' bytes and a
-// digest, never a JSON.stringify of the list. The most recent pages are kept whole (bytes, ETag,
+// The whole list and every page are put together from each entry's JSON, serialized once (or taken
+// from the list a write replaced, where the entry is the same): a page costs a copy of its
+// entries' bytes and a digest, never a JSON.stringify of the list. The most recent pages are kept whole (bytes, ETag,
 // compressed forms), so a page read again is as cheap as the whole list.
 import type { ListPage } from '../services/scores/views.js';
-import { bytesBody, jsonBody, type Body } from './body.js';
+import { bytesBody, type Body } from './body.js';
 
 /** Pages kept per scores; a page read after these many others is put together again. */
 const KEPT_PAGES = 32;
 const COMMA = Buffer.from(',');
 const END = Buffer.from(']}');
 
-export function leaderboardPages(head: Record<string, unknown>, entries: readonly { hotkey: string }[]) {
+/** Each entry of a list serialized, and where each hotkey is: what the next list made may reuse. */
+export interface Fragments {
+  readonly entries: readonly Entry[];
+  readonly json: readonly Buffer[];
+  readonly index: ReadonlyMap<string, number>;
+}
+
+type Entry = { hotkey: string };
+
+/** True when two JSON values serialize alike: the same keys in the same order, the same primitives. */
+export function sameJson(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
+  if (Array.isArray(a) !== Array.isArray(b)) return false;
+  const [ka, kb] = [Object.keys(a), Object.keys(b)];
+  if (ka.length !== kb.length) return false;
+  for (let i = 0; i < ka.length; i++) {
+    const k = ka[i]!;
+    if (k !== kb[i] || !sameJson((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k])) return false;
+  }
+  return true;
+}
+
+/**
+ * `entries`' list and pages. `before`: the fragments of an earlier list of the same competition
+ * (the one a write replaced); an entry equal to its miner's entry there reuses its bytes, so after a
+ * write only the entries that changed are serialized. `made` is told of this list's fragments once
+ * they are made.
+ */
+export function leaderboardPages(
+  head: Record<string, unknown>,
+  entries: readonly Entry[],
+  before?: Fragments,
+  made?: (fragments: Fragments) => void,
+) {
   let whole: Body | undefined;
-  let serialized: { json: Buffer[]; index: Map<string, number> } | undefined;
+  let serialized: Fragments | undefined;
   const kept = new Map<string, Body>();
 
-  function parts() {
-    return (serialized ??= {
-      json: entries.map((e) => Buffer.from(JSON.stringify(e), 'utf8')),
-      index: new Map(entries.map((e, i) => [e.hotkey, i])),
-    });
+  function fragment(e: Entry): Buffer {
+    const at = before?.index.get(e.hotkey);
+    if (at !== undefined && sameJson(before!.entries[at], e)) return before!.json[at]!;
+    return Buffer.from(JSON.stringify(e), 'utf8');
+  }
+
+  function parts(): Fragments {
+    if (!serialized) {
+      serialized = { entries, json: entries.map(fragment), index: new Map(entries.map((e, i) => [e.hotkey, i])) };
+      made?.(serialized);
+    }
+    return serialized;
   }
 
   /** The body with `total` before `miners`, key for key as the whole list's. */
-  function assemble(total: number, chosen: readonly number[]): Body {
+  function assemble(total: number, chosen: Iterable<number>): Body {
     const { json } = parts();
     const start = JSON.stringify({ ...head, total });
     const pieces: Buffer[] = [Buffer.from(`${start.slice(0, -1)},"miners":[`, 'utf8')];
-    chosen.forEach((i, n) => {
-      if (n > 0) pieces.push(COMMA);
+    for (const i of chosen) {
+      if (pieces.length > 1) pieces.push(COMMA);
       pieces.push(json[i]!);
-    });
+    }
     pieces.push(END);
     return bytesBody(Buffer.concat(pieces));
   }
@@ -60,7 +101,7 @@ export function leaderboardPages(head: Record<string, unknown>, entries: readonl
 
     read(p: ListPage): Body {
       const all = !p.hotkeys && p.offset === 0 && (p.limit ?? Infinity) >= entries.length;
-      if (all) return (whole ??= jsonBody({ ...head, total: entries.length, miners: entries }));
+      if (all) return (whole ??= assemble(entries.length, entries.keys()));
       const key = `${p.offset}:${p.limit ?? ''}:${p.hotkeys ? [...new Set(p.hotkeys)].sort().join(',') : '*'}`;
       let body = kept.get(key);
       if (body) kept.delete(key);

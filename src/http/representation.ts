@@ -1,10 +1,11 @@
 // Sends a serialized body (./body.ts) as HTTP wants it: with its strong ETag, a 304 when
 // the client already holds it, and br or gzip when the client asks. Each form of a body (plain,
-// br, gzip: its bytes, ETag and headers) is made once, on first demand, and kept as long as the
-// body: a warm read allocates nothing to be answered.
+// br, gzip: its bytes, ETag and headers) is made once and kept as long as the body: a warm read
+// allocates nothing to be answered. A large body's compressed forms are made off the request path
+// once it is read again (`coded`): a cold read sends the fresh body plain.
 // A route handler using it is not `async`: a warm read is answered before the handler returns.
 // Its route says `compress: false` (src/plugins/compression.ts): the body is compressed here.
-import { brotliCompressSync, gzipSync } from 'node:zlib';
+import { brotliCompress, brotliCompressSync, gzip, gzipSync } from 'node:zlib';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { BROTLI_OPTIONS, GZIP_OPTIONS, MIN_COMPRESSED } from '../plugins/compression.js';
 import type { Body } from './body.js';
@@ -59,8 +60,22 @@ function coding(header: string | undefined): Coding | null {
   return kind;
 }
 
-function compress(kind: Coding, bytes: Buffer): Buffer {
+/**
+ * Bodies from this size on have their compressed forms made off the request path (`coded`):
+ * compressing one on the request (gzip level 6 of a 124 kB leaderboard) would cost more than
+ * everything else a cold read does.
+ */
+export const LAZY_FORM_BYTES = 32 * 1024;
+
+function compressSync(kind: Coding, bytes: Buffer): Buffer {
   return kind === 'br' ? brotliCompressSync(bytes, BROTLI_OPTIONS) : gzipSync(bytes, GZIP_OPTIONS);
+}
+
+function compressed(kind: Coding, bytes: Buffer, done: (payload: Buffer) => void): void {
+  // zlib does not fail on a buffer in memory; should it, the form is just never made.
+  const back = (err: Error | null, payload: Buffer) => err || done(payload);
+  if (kind === 'br') brotliCompress(bytes, BROTLI_OPTIONS, back);
+  else gzip(bytes, GZIP_OPTIONS, back);
 }
 
 /**
@@ -101,37 +116,62 @@ interface Form {
   notModified: Representation;
 }
 
-/** Each body's forms by coding, made on first demand; they go with the body. */
-const formsOf = new WeakMap<Body, Partial<Record<Coding | 'identity', Form>>>();
+/**
+ * Each body's forms by coding, made on first demand; they go with the body. `pending`: the coded
+ * forms of a large body asked for once (`asked`) or being made (`making`).
+ */
+interface Forms extends Partial<Record<Coding | 'identity', Form>> {
+  pending?: Partial<Record<Coding, 'asked' | 'making'>>;
+}
+const formsOf = new WeakMap<Body, Forms>();
 
-function formOf(body: Body, kind: Coding | null): Form {
-  let forms = formsOf.get(body);
-  if (!forms) formsOf.set(body, (forms = {}));
-  const key = kind ?? 'identity';
-  let form = forms[key];
-  if (!form) {
-    const etag = etagOf(body, kind);
-    const common = { etag, vary: 'accept-encoding, authorization', 'cache-control': 'no-cache' };
-    const payload = kind ? compress(kind, body.bytes) : body.bytes;
-    const headers = {
-      ...common,
-      'content-type': 'application/json; charset=utf-8',
-      ...(kind ? { 'content-encoding': kind } : {}),
-      'content-length': String(payload.length),
-    };
-    forms[key] = form = {
-      etag,
-      ok: { status: 200, headers: Object.freeze(headers), payload },
-      notModified: { status: 304, headers: Object.freeze(common), payload: undefined },
-    };
+function makeForm(body: Body, kind: Coding | null, payload: Buffer): Form {
+  const etag = etagOf(body, kind);
+  const common = { etag, vary: 'accept-encoding, authorization', 'cache-control': 'no-cache' };
+  const headers = {
+    ...common,
+    'content-type': 'application/json; charset=utf-8',
+    ...(kind ? { 'content-encoding': kind } : {}),
+    'content-length': String(payload.length),
+  };
+  return {
+    etag,
+    ok: { status: 200, headers: Object.freeze(headers), payload },
+    notModified: { status: 304, headers: Object.freeze(common), payload: undefined },
+  };
+}
+
+/**
+ * The `kind` form of a body, made now when the body is small. A large body's is made off the
+ * request path (zlib on libuv's threads) once a second request asks for it, and undefined until it
+ * is there: a body read once (a write drops it before the next read) is never compressed, and
+ * one read again and again is compressed once.
+ */
+function coded(body: Body, forms: Forms, kind: Coding): Form | undefined {
+  const made = forms[kind];
+  if (made || body.bytes.length < LAZY_FORM_BYTES)
+    return (forms[kind] ??= makeForm(body, kind, compressSync(kind, body.bytes)));
+  const pending = (forms.pending ??= {});
+  if (pending[kind] === undefined) pending[kind] = 'asked';
+  else if (pending[kind] === 'asked') {
+    pending[kind] = 'making';
+    compressed(kind, body.bytes, (payload) => {
+      forms[kind] = makeForm(body, kind, payload);
+      delete pending[kind];
+    });
   }
-  return form;
+  return undefined;
 }
 
 /**
  * The answer to a request for `body`: the coding the request accepts, the ETag of those bytes, and
  * a 304 when the request holds them already. The one home of these rules for both ways a body
  * leaves: from the route's handler (`sendBody`) and from its onRequest hook (./fastReads.ts).
+ *
+ * A request that accepts a coding whose form is not made yet (a large body, `coded`) gets the
+ * plain form, with the plain ETag: which coding to send is the server's choice (RFC 9110 8.4.1),
+ * and the ETag names the bytes sent. A read holding the plain form gets a 304 for it whatever it
+ * accepts, so a client that got a fresh body plain is not sent it again once it is compressed.
  */
 export function represent(
   body: Body,
@@ -139,12 +179,18 @@ export function represent(
   acceptEncoding: string | undefined,
   ifNoneMatch: string | undefined,
 ): Representation {
-  const form = formOf(body, body.bytes.length >= MIN_COMPRESSED ? coding(acceptEncoding) : null);
+  let forms = formsOf.get(body);
+  if (!forms) formsOf.set(body, (forms = {}));
+  const plain = (forms.identity ??= makeForm(body, null, body.bytes));
+  const kind = body.bytes.length >= MIN_COMPRESSED ? coding(acceptEncoding) : null;
+  const made = kind ? forms[kind] : plain;
   // A 304 answers a read (RFC 9110 13.1.2); a POST that sends a kept body (a new snapshot) is not one.
-  const read = method === 'GET' || method === 'HEAD';
-  return read && matchesETag(ifNoneMatch, form.etag) ? form.notModified : form.ok;
+  if (ifNoneMatch && (method === 'GET' || method === 'HEAD')) {
+    if (made && matchesETag(ifNoneMatch, made.etag)) return made.notModified;
+    if (made !== plain && matchesETag(ifNoneMatch, plain.etag)) return plain.notModified;
+  }
+  return (made ?? coded(body, forms, kind!) ?? plain).ok;
 }
-
 function send(request: FastifyRequest, reply: FastifyReply, body: Body): FastifyReply {
   const { method, headers } = request;
   const r = represent(body, method, headers['accept-encoding'], headers['if-none-match']);

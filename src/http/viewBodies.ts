@@ -14,7 +14,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { RankedList, View } from '../services/scores/views.js';
 import { Settled, chain, type Maybe } from '../services/settled.js';
 import { jsonBody, type Body } from './body.js';
-import { leaderboardPages, type LeaderboardPages } from './leaderboardPages.js';
+import { leaderboardPages, type Fragments, type LeaderboardPages } from './leaderboardPages.js';
 import { recentBodies } from './recentBodies.js';
 import { sendBody } from './representation.js';
 
@@ -28,6 +28,12 @@ export function viewBodies(budgetBytes = KEPT_BODY_BYTES) {
   const lists = new WeakMap<object, Maybe<LeaderboardPages>>();
   /** The versions with bodies made, per competition, until its `drop`: what `bytes` counts. */
   const versions = new Map<string, Set<object>>();
+  /**
+   * Per competition, the serialized entries of the leaderboard made last, and its version: the
+   * next one, after a write, reuses the entries that did not change. Kept across a write's `drop`,
+   * given back with a release.
+   */
+  const carried = new Map<string, { fragments: Fragments; version: object }>();
   function made(view: View): void {
     let held = versions.get(view.competitionId);
     if (!held) versions.set(view.competitionId, (held = new Set()));
@@ -37,7 +43,13 @@ export function viewBodies(budgetBytes = KEPT_BODY_BYTES) {
   function list(view: View & { page: NonNullable<View['page']> }): Maybe<Body> {
     let pages = lists.get(view.version);
     if (!pages) {
-      pages = chain(view.value() as Maybe<RankedList>, ({ head, entries }) => leaderboardPages(head, entries));
+      const { competitionId, version } = view;
+      const keep = (fragments: Fragments) => {
+        if (versions.get(competitionId)?.has(version)) carried.set(competitionId, { fragments, version });
+      };
+      pages = chain(view.value() as Maybe<RankedList>, ({ head, entries }) =>
+        leaderboardPages(head, entries, carried.get(competitionId)?.fragments, keep),
+      );
       lists.set(view.version, pages);
       made(view);
       if (pages instanceof Promise) {
@@ -99,7 +111,9 @@ export function viewBodies(budgetBytes = KEPT_BODY_BYTES) {
      * entries and pages (./leaderboardPages.ts `bytes`); 0 after its `drop` until the next read.
      */
     bytes(competitionId: string): number {
+      const held = carried.get(competitionId);
       let n = 0;
+      if (held && !versions.get(competitionId)?.has(held.version)) for (const b of held.fragments.json) n += b.length;
       for (const version of versions.get(competitionId) ?? []) {
         for (const kept of byVersion.get(version)?.values() ?? []) {
           const b = kept.get();
@@ -110,8 +124,12 @@ export function viewBodies(budgetBytes = KEPT_BODY_BYTES) {
       }
       return n;
     },
-    /** Drops a competition's bodies: a write or a release dropped the scores they are made from. */
-    drop(competitionId: string): void {
+    /**
+     * Drops a competition's bodies: a write or a release dropped the scores they are made from. A
+     * release (`released`) also drops the leaderboard entries kept for the next leaderboard.
+     */
+    drop(competitionId: string, released = false): void {
+      if (released) carried.delete(competitionId);
       recent.drop(competitionId);
       for (const version of versions.get(competitionId) ?? []) {
         byVersion.delete(version);

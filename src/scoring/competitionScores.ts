@@ -42,8 +42,10 @@ export function competitionScores(
   const scored: MinerScore[] = [];
   for (const m of scoredMiners) scored.push(minerScore(m));
   const miners = rank(scored).map(({ item, rank: r }) => ((item.rank = r), item));
+  // In the order given: incentives orders them by hotkey, a single pass when they come so (the
+  // incremental scorer's records do).
   const weights = incentives(
-    miners.filter((m) => !m.excluded),
+    scored.filter((m) => !m.excluded),
     burnRatio,
   );
   for (const m of miners) {

@@ -28,7 +28,7 @@ export { gradeRubric } from './gradeRubric.js';
 export { resolveRate } from './resolveRate.js';
 export { DEFAULT_FINAL_STAGES, isStage, normalizeStages, parseStages, tasksInStages } from './stages.js';
 export { scoreCompetition } from './scoreCompetition.js';
-export { scoreIncrementally, type ScoringState } from './scoreIncrementally.js';
+export { scoreIncrementally, type EntryChanges, type ScoringState } from './scoreIncrementally.js';
 export {
   agreement,
   AGREEMENT_MIN_DELTA,

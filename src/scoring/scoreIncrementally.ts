@@ -25,6 +25,17 @@ export interface ScoringState {
   readonly repeated: boolean;
 }
 
+/**
+ * What changed from one entry list to the next, as whoever made the lists knows it: the entries of
+ * `to` that are not in `from`, and those of `from` not in `to`, by identity, each once.
+ */
+export interface EntryChanges {
+  readonly from: readonly MinerTaskSummary[];
+  readonly to: readonly MinerTaskSummary[];
+  readonly added: readonly MinerTaskSummary[];
+  readonly gone: readonly MinerTaskSummary[];
+}
+
 /** The input's miners: hotkey to excluded (by any of its entries), as scoreTasks reads them. */
 function listedOf(input: CompetitionInput): Map<string, boolean> {
   const listed = new Map<string, boolean>();
@@ -42,10 +53,14 @@ function* taking(records: ReadonlyMap<string, MinerRecord>): Generator<MinerTask
   }
 }
 
+/** The records in hotkey order: `competitionScores` then gets its miners in the order the contests take them. */
+const byHotkey = (records: ReadonlyMap<string, MinerRecord>) =>
+  new Map([...records].sort((a, b) => ascending(a[0], b[0])));
+
 function build(stages: string, tasks: ScoringTask[], input: CompetitionInput): ScoringState {
   const table = taskTable(tasks);
   const { records, repeated } = buildRecords(table, listedOf(input), input.minerTasks);
-  return { stages, table, records, entries: input.minerTasks, repeated };
+  return { stages, table, records: byHotkey(records), entries: input.minerTasks, repeated };
 }
 
 /** The tasks of `prev` with `dirty` ones replaced, or undefined when the set of task ids changed. */
@@ -71,14 +86,24 @@ function tableAfter(prev: TaskTable, tasks: ScoringTask[], dirty: Uint8Array): T
  * as cheap or is needed: the task ids in the stages changed, many tasks or entries changed, or
  * some pair has more than one entry.
  */
-function update(prev: ScoringState, tasks: ScoringTask[], input: CompetitionInput): ScoringState | undefined {
+function update(
+  prev: ScoringState,
+  tasks: ScoringTask[],
+  input: CompetitionInput,
+  changes: EntryChanges | undefined,
+): ScoringState | undefined {
   if (prev.repeated) return undefined;
   const dirty = new Uint8Array(tasks.length);
   const table = tableAfter(prev.table, tasks, dirty);
   const dirtyTasks = dirty.reduce<number[]>((list, d, i) => (d ? [...list, i] : list), []);
   if (!table || dirtyTasks.length > Math.max(8, tasks.length / 4)) return undefined;
   const entries = input.minerTasks;
-  const { added, gone } = alignEntries(prev.entries, entries);
+  const { added, gone } =
+    changes?.from === prev.entries && changes.to === entries
+      ? changes
+      : prev.entries === entries
+        ? { added: [], gone: [] }
+        : alignEntries(prev.entries, entries);
   if (added.length > Math.max(64, entries.length / 2)) return undefined;
 
   // Per miner, task index to its new entry (null: the pair is gone).
@@ -123,7 +148,10 @@ function update(prev: ScoringState, tasks: ScoringTask[], input: CompetitionInpu
   }
   for (const hotkey of listed.keys())
     if (!records.has(hotkey)) records.set(hotkey, rebuildRecord(table, whoIs(hotkey), undefined, undefined, []));
-  return { stages: prev.stages, table, records, entries, repeated: false };
+  // A new miner went last: the records in hotkey order again.
+  let ordered = true;
+  for (const hotkey of records.keys()) if (!prev.records.has(hotkey)) ordered = false;
+  return { stages: prev.stages, table, records: ordered ? records : byHotkey(records), entries, repeated: false };
 }
 
 /**
@@ -137,15 +165,18 @@ function update(prev: ScoringState, tasks: ScoringTask[], input: CompetitionInpu
  * Entries are told apart by identity first: an entry at the same place in the list as in
  * `prev.entries` is taken as unchanged, so an entry object must never change once scored (the
  * storage layer's in-memory pairs make a new object for every change). Entries not at their place
- * are compared by value with the entry the state holds for their pair.
+ * are compared by value with the entry the state holds for their pair. `changes`, when it goes from
+ * `prev.entries` to `input.minerTasks`, says which entries are not at their place, and the lists
+ * are not compared.
  */
 export function scoreIncrementally(
   prev: ScoringState | undefined,
   input: CompetitionInput,
+  changes?: EntryChanges,
 ): { scores: CompetitionScores; state: ScoringState } {
   const stages = STAGES.filter((s) => input.stages.includes(s));
   const key = stages.join(',');
   const tasks = tasksInStages(input.tasks, stages).sort((a, b) => ascending(a.id, b.id));
-  const state = (prev?.stages === key ? update(prev, tasks, input) : undefined) ?? build(key, tasks, input);
+  const state = (prev?.stages === key ? update(prev, tasks, input, changes) : undefined) ?? build(key, tasks, input);
   return { scores: competitionScores(stages, tasks, taking(state.records), input.burnRatio), state };
 }

@@ -2,6 +2,7 @@
 // read and later changes made them, so an updated mirror and a fresh read agree.
 import { expect, it } from 'vitest';
 import { PairMirror } from '../../src/db/pairMirror.js';
+import { prng } from '../support/prng.js';
 
 const W = { input: 1, cachedInput: 0.5, output: 2 };
 /** task_id, hotkey, runs, resolved, token_count, input_sum, cached_sum, output_sum */
@@ -71,4 +72,36 @@ it('shows changes without making them: the list put and remove would give, the m
   expect(pairs(m)).toEqual(['T1/a:1', 'T1/b:2', 'T2/a:3']);
   // No change: the mirror's own list.
   expect(m.withChanges([])).toBe(before);
+});
+
+it('tells what changed between the last two lists handed out, exactly, or nothing', () => {
+  const rand = prng(11).below;
+  const m = new PairMirror(W, [row('T1', 'a', 1), row('T1', 'b', 2), row('T2', 'a', 3)]);
+  let before = m.entries();
+  expect(m.changes()).toBeUndefined(); // nothing handed out before the first list
+  let told = 0;
+  for (let step = 0; step < 300; step++) {
+    // A few changes, some to the same pair twice, some removed and put again.
+    for (let k = rand(4); k >= 0; k--) {
+      const [task, hotkey] = [`T${rand(3)}`, 'abcd'[rand(4)]!];
+      if (rand(4) === 0) m.remove(task, hotkey);
+      else m.put(row(task, hotkey, step * 10 + k));
+    }
+    if (rand(5) === 0) for (let k = 0; k < 600; k++) m.put(row(`T${rand(3)}`, 'abcd'[rand(4)]!, k));
+    const after = m.entries();
+    const changes = m.changes();
+    // No change: the same list again, and what it came from.
+    if (after === before) expect(changes === undefined || changes.to === after).toBe(true);
+    else if (changes) {
+      told++;
+      expect(changes.from).toBe(before);
+      expect(changes.to).toBe(after);
+      const [was, now] = [new Set(before), new Set(after)];
+      expect(new Set(changes.added)).toEqual(new Set(after.filter((e) => !was.has(e))));
+      expect(new Set(changes.gone)).toEqual(new Set(before.filter((e) => !now.has(e))));
+      expect(changes.added.length).toBe(new Set(changes.added).size);
+    }
+    before = after;
+  }
+  expect(told).toBeGreaterThan(200);
 });

@@ -5,6 +5,7 @@ import { readFileSync } from 'node:fs';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { admin, seedCompetition, testApp, swebenchRun as run, type TestApp } from '../support/app.js';
+import { LAZY_FORM_BYTES } from '../../src/http/representation.js';
 
 let t: TestApp;
 const post = (competition: string, runs: object[]) =>
@@ -302,5 +303,59 @@ describe('the OpenAPI document says which reads are conditional, and they are th
       });
       expect(again.statusCode, path).toBe(304);
     }
+  });
+});
+
+describe('a large body (LAZY_FORM_BYTES and over)', () => {
+  const url = '/v1/competitions/c/leaderboard';
+  const large = async () => {
+    const runs = Array.from({ length: 200 }, (_, i) =>
+      run(`x${i}`, `miner-${String(i).padStart(3, '0')}`, i % 2 === 0),
+    );
+    expect((await post('c', runs)).status).toBe(200);
+  };
+  /** Reads until the gzip form is sent (it is made on libuv's threads), at most a second. */
+  const untilCompressed = async (headers: Record<string, string>) => {
+    for (let i = 0; i < 200; i++) {
+      const res = await t.app.inject({ method: 'GET', url, headers });
+      if (res.headers['content-encoding']) return res;
+      await new Promise((r) => setTimeout(r, 5));
+    }
+    throw new Error('never compressed');
+  };
+
+  it('goes out plain while its compressed form is made off the request path, then compressed', async () => {
+    await large();
+    const headers = { 'accept-encoding': 'gzip' };
+    const first = await t.app.inject({ method: 'GET', url, headers });
+    expect(first.rawPayload.length).toBeGreaterThanOrEqual(LAZY_FORM_BYTES);
+    // Plain, under the plain bytes' own ETag.
+    expect(first.headers['content-encoding']).toBeUndefined();
+    expect(first.headers.vary).toContain('accept-encoding');
+    const plain = await t.app.inject({ method: 'GET', url });
+    expect(first.headers.etag).toBe(plain.headers.etag);
+    expect(first.body).toBe(plain.body);
+
+    const gz = await untilCompressed(headers);
+    expect(gz.headers['content-encoding']).toBe('gzip');
+    expect(gz.headers.etag).toBe(`${(plain.headers.etag as string).slice(0, -1)}-gzip"`);
+    expect(gunzipSync(gz.rawPayload).toString('utf8')).toBe(plain.body);
+    // A client holding either form is told it is current.
+    for (const held of [plain.headers.etag, gz.headers.etag] as string[]) {
+      const again = await t.app.inject({ method: 'GET', url, headers: { ...headers, 'if-none-match': held } });
+      expect(again.statusCode).toBe(304);
+      expect(again.headers.etag).toBe(held);
+    }
+  });
+
+  it('one read makes no compressed form: a second read starts it', async () => {
+    await large();
+    const headers = { 'accept-encoding': 'br' };
+    expect((await t.app.inject({ method: 'GET', url, headers })).headers['content-encoding']).toBeUndefined();
+    await new Promise((r) => setTimeout(r, 50));
+    // Still plain: one read asks for nothing to be made.
+    expect((await t.app.inject({ method: 'GET', url, headers })).headers['content-encoding']).toBeUndefined();
+    const br = await untilCompressed(headers);
+    expect(JSON.parse(brotliDecompressSync(br.rawPayload).toString('utf8')).miners.length).toBeGreaterThan(200);
   });
 });

@@ -1,6 +1,6 @@
 // The scoring input kept in memory between score reads (src/db/scoringInput.ts) must equal a
-// fresh read of the database after any sequence of writes: runs sent and deleted, rejected
-// batches, token weights changed, miners excluded.
+// fresh read of the database after any sequence of writes: runs sent and deleted (a miner's first
+// run among them), rejected batches, token weights changed, miners excluded, tasks added or changed.
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { admin, seedCompetition, testApp, type TestApp } from '../support/app.js';
 import { prng } from '../support/prng.js';
@@ -23,20 +23,23 @@ afterEach(async () => t.close());
 const sorted = <T extends { taskId: string; hotkey: string }>(xs: T[]) =>
   [...xs].sort((a, b) => (a.taskId + a.hotkey < b.taskId + b.hotkey ? -1 : 1));
 
+/** Miners: each new one comes with its first run (or its exclusion), and may lose every run again. */
+const HOTKEYS = ['alice', 'bob', 'carol', 'dave', 'erin', 'frank'];
+
 it('equals a fresh read after every write', async () => {
   const pick = prng(7).below;
   const stored: string[] = [];
   let weights = { input: 1, cachedInput: 0.1, output: 3 };
-  for (let step = 0; step < 80; step++) {
-    const op = pick(10);
+  for (let step = 0; step < 120; step++) {
+    const op = pick(11);
     if (op < 5) {
       const runs = Array.from({ length: 1 + pick(4) }, (_, i) => {
         const baseline = pick(4) === 0;
         return {
           runId: `r${step}-${i}`,
-          taskId: `T${1 + pick(3)}`,
+          taskId: `T${1 + pick(4)}`,
           kind: baseline ? 'baseline' : 'miner',
-          ...(baseline ? {} : { minerHotkey: ['alice', 'bob', 'carol'][pick(3)] }),
+          ...(baseline ? {} : { minerHotkey: HOTKEYS[pick(HOTKEYS.length)] }),
           resolved: pick(2) === 0,
           tokens: { input: pick(1000), cachedInput: pick(500), output: pick(100) },
         };
@@ -59,8 +62,18 @@ it('equals a fresh read after every write', async () => {
         payload: { name: 'Test', tokenWeights: weights },
       });
       expect(res.status).toBe(200);
+    } else if (op === 10) {
+      // A task added (T4: until then its runs are rejected) or one changed.
+      const task = { id: `T${2 + pick(3)}`, type: 'swebench_verified', complexity: ['short', 'long'][pick(2)] };
+      const res = await t.call({
+        method: 'PUT',
+        url: '/v1/competitions/comp/tasks',
+        headers: admin,
+        payload: { tasks: [task] },
+      });
+      expect(res.status).toBe(200);
     } else {
-      const hotkey = ['alice', 'bob', 'carol'][pick(3)];
+      const hotkey = HOTKEYS[pick(HOTKEYS.length)];
       await t.call({
         method: 'PUT',
         url: `/v1/competitions/comp/miners/${hotkey}`,
@@ -138,4 +151,32 @@ it('inside a transaction, shows its own writes and keeps none of them once it ro
   // Rolled back: the copy kept in memory shows the committed pairs, as a fresh reader does.
   expect(counts((await t.store.scoringInput.load('comp', W)).minerTasks)).toEqual(before);
   expect(await committed()).toEqual(before);
+});
+
+it('tells the pairs changed since the list it gave before, once (where the store keeps them: SQLite)', async () => {
+  const pairChanges = t.store.scoringInput.pairChanges?.bind(t.store.scoringInput);
+  if (!pairChanges) return;
+  const W = { input: 1, cachedInput: 0.1, output: 3 };
+  const run = (runId: string, hotkey: string) => ({
+    runId,
+    taskId: 'T1',
+    kind: 'miner',
+    minerHotkey: hotkey,
+    resolved: true,
+    tokens: { input: 10, cachedInput: 0, output: 1 },
+  });
+  const post = async (runs: object[]) =>
+    expect(
+      (await t.call({ method: 'POST', url: '/v1/competitions/comp/runs', headers: v, payload: { runs } })).status,
+    ).toBe(200);
+  await post([run('r1', 'alice'), run('r2', 'bob')]);
+  const before = (await t.store.scoringInput.load('comp', W)).minerTasks;
+  await post([run('r3', 'alice')]);
+  const after = (await t.store.scoringInput.load('comp', W)).minerTasks;
+  const told = await pairChanges('comp');
+  expect(told?.from).toBe(before);
+  expect(told?.to).toBe(after);
+  expect(told?.added.map((e) => `${e.hotkey}:${e.runs}`)).toEqual(['alice:2']);
+  expect(told?.gone.map((e) => `${e.hotkey}:${e.runs}`)).toEqual(['alice:1']);
+  expect(await pairChanges('comp')).toBeUndefined();
 });

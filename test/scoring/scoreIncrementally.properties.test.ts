@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { scoreCompetition } from '../../src/scoring/scoreCompetition.js';
-import { scoreIncrementally, type ScoringState } from '../../src/scoring/scoreIncrementally.js';
+import { scoreIncrementally, type EntryChanges, type ScoringState } from '../../src/scoring/scoreIncrementally.js';
 import { STAGES } from '../../src/scoring/types.js';
 import type {
   CompetitionInput,
@@ -177,6 +177,12 @@ function apply(w: World, o: Op): World {
   }
 }
 
+/** What changed from one list to the next, by identity, as src/db/pairMirror.ts `changes` tells it. */
+function changesOf(from: MinerTaskSummary[], to: MinerTaskSummary[]): EntryChanges {
+  const [was, now] = [new Set(from), new Set(to)];
+  return { from, to, added: to.filter((e) => !was.has(e)), gone: from.filter((e) => !now.has(e)) };
+}
+
 const inputOf = (w: World): CompetitionInput => ({
   tasks: w.tasks,
   miners: w.miners,
@@ -193,12 +199,16 @@ describe('scoreIncrementally properties (SPEC 3–8)', () => {
         const states: ScoringState[] = [];
         let state: ScoringState | undefined;
         for (const o of ops) {
+          const before = w.entries;
           w = apply(w, o);
           const input = inputOf(w);
           const expected = scoreCompetition(input, { keepTasks: false });
           const next = scoreIncrementally(state, input);
           expect(next.scores).toEqual(expected);
           expect(JSON.stringify(next.scores)).toBe(JSON.stringify(expected));
+          // Told what changed in the list (as the store's in-memory pairs tell it), the same again.
+          const told = scoreIncrementally(state, input, changesOf(before, w.entries));
+          expect(JSON.stringify(told.scores)).toBe(JSON.stringify(expected));
           // An earlier state stays valid: scoring from it gives the same again.
           const older = states[pick % Math.max(1, states.length)];
           if (older) expect(JSON.stringify(scoreIncrementally(older, input).scores)).toBe(JSON.stringify(expected));

@@ -59,6 +59,17 @@ describe('scoreIncrementally', () => {
     expect(next.state.records.get('b')).not.toBe(first.state.records.get('b'));
   });
 
+  it('keeps its records in hotkey order, a new miner among them (the contests take them so)', () => {
+    const input = base();
+    const reversed = { ...input, miners: [...input.miners].reverse() };
+    const first = scoreIncrementally(undefined, reversed);
+    expect([...first.state.records.keys()]).toEqual(['a', 'b', 'c']);
+    const entry = { ...input.minerTasks[0]!, hotkey: 'ab' };
+    const next = scoreIncrementally(first.state, { ...reversed, minerTasks: [...reversed.minerTasks, entry] });
+    expect([...next.state.records.keys()]).toEqual(['a', 'ab', 'b', 'c']);
+    expect(next.scores).toEqual(full({ ...reversed, minerTasks: [...reversed.minerTasks, entry] }));
+  });
+
   it('after a baseline change rescores the miners on that task only', () => {
     const input = base();
     const first = scoreIncrementally(undefined, input);

@@ -6,7 +6,9 @@
 // from a write to every cache is the store's write event, then this cache, then its listeners.
 import type { CompetitionSettings } from '../../db/competitions.js';
 import type { Store } from '../../db/contract.js';
+import type { WriteEvent } from '../../db/events.js';
 import { notFound } from '../../errors.js';
+import type { EntryChanges } from '../../scoring/index.js';
 import type { CompetitionInput, CompetitionScores, Stage } from '../../scoring/types.js';
 import { chain, Settled, type Maybe } from '../settled.js';
 import { scoresComputer } from './compute.js';
@@ -40,6 +42,9 @@ export function entryOf<T>(p: Promise<T>, forget: () => void): Settled<T> {
   return new Settled(p);
 }
 
+/** Write events after which a competition's settings (its row, its excluded validators) are as before. */
+const KEEPS_SETTINGS: ReadonlySet<WriteEvent['kind']> = new Set(['pair', 'tasks', 'miners', 'metagraph']);
+
 export function scoreCache(store: Store, filling: PairFilling, observe: (seconds: number) => void) {
   // Per competition: its settings, read once, and the scores of each stage set asked for. Entries
   // are promises that keep their values (../settled.ts): concurrent first reads share one
@@ -49,7 +54,7 @@ export function scoreCache(store: Store, filling: PairFilling, observe: (seconds
     string,
     { competition: Settled<CompetitionSettings>; byStages: Map<string, Settled<Scored>> }
   >();
-  const dropped: ((competitionId: string) => void)[] = [];
+  const dropped: ((competitionId: string, released: boolean) => void)[] = [];
   const scoring = scoresComputer();
   const used: ((competitionId: string) => void)[] = [];
   const use = (competitionId: string) => {
@@ -57,24 +62,37 @@ export function scoreCache(store: Store, filling: PairFilling, observe: (seconds
   };
   store.listeners.add((event) => {
     use(event.competitionId);
-    for (const s of cache.get(event.competitionId)?.byStages.values() ?? []) {
+    const entry = cache.get(event.competitionId);
+    for (const s of entry?.byStages.values() ?? []) {
       const value = s.get();
       if (!(value instanceof Promise)) value.stale = true;
     }
-    cache.delete(event.competitionId);
-    for (const f of dropped) f(event.competitionId);
+    // Runs, tasks, miners and metagraphs leave the settings as they are: only the scores go. Settings
+    // still being read (or failing) are read again.
+    if (entry && KEEPS_SETTINGS.has(event.kind) && !(entry.competition.get() instanceof Promise))
+      cache.set(event.competitionId, { competition: entry.competition, byStages: new Map() });
+    else cache.delete(event.competitionId);
+    for (const f of dropped) f(event.competitionId, false);
   });
 
-  async function loadInput(competition: CompetitionSettings, stages: Stage[]): Promise<CompetitionInput> {
+  /** The scoring input, and how its pairs differ from the list the store gave before, if it knows. */
+  async function loadChanged(
+    competition: CompetitionSettings,
+    stages: Stage[],
+  ): Promise<{ input: CompetitionInput; changes: EntryChanges | undefined }> {
     await filling.wait(competition.id);
     const loaded = await store.scoringInput.load(competition.id, competition.tokenWeights);
-    return { ...loaded, stages, burnRatio: competition.burnRatio };
+    const changes = await store.scoringInput.pairChanges?.(competition.id);
+    return { input: { ...loaded, stages, burnRatio: competition.burnRatio }, changes };
   }
+
+  const loadInput = async (competition: CompetitionSettings, stages: Stage[]) =>
+    (await loadChanged(competition, stages)).input;
 
   async function compute(competition: CompetitionSettings, stages: Stage[]): Promise<Scored> {
     const started = process.hrtime.bigint();
-    const input = await loadInput(competition, stages);
-    const scores = scoring.compute(competition.id, input);
+    const { input, changes } = await loadChanged(competition, stages);
+    const scores = scoring.compute(competition.id, input, changes);
     observe(Number(process.hrtime.bigint() - started) / 1e9);
     const basis = { scores, input };
     return { competition, basis: () => basis, basisInHand: () => basis, scores };
@@ -116,8 +134,11 @@ export function scoreCache(store: Store, filling: PairFilling, observe: (seconds
   }
 
   const api = {
-    /** Registers what to drop when a write or a release (`release`) drops a competition's scores (after they are dropped). */
-    onDrop(f: (competitionId: string) => void): void {
+    /**
+     * Registers what to drop when a write or a release (`release`, then `released` is true) drops a
+     * competition's scores (after they are dropped).
+     */
+    onDrop(f: (competitionId: string, released: boolean) => void): void {
       dropped.push(f);
     },
 
@@ -139,7 +160,7 @@ export function scoreCache(store: Store, filling: PairFilling, observe: (seconds
       for (const s of entry.byStages.values()) if (s.get() instanceof Promise) return false;
       const final = api.finalInHand(competitionId);
       cache.delete(competitionId);
-      for (const f of dropped) f(competitionId);
+      for (const f of dropped) f(competitionId, true);
       // Its scoring states hold the in-memory pairs' entries: they go with them.
       scoring.forget(competitionId);
       if (final && !final.stale) api.restore(competition, final.scores);

@@ -5,7 +5,7 @@
 // here across the write that dropped those scores: a cold read after a write costs what the write
 // changed (its pairs; every pair of a task whose baseline changed), not the whole competition.
 // A snapshot whose input the cache does not hold is scored whole (`computeScores`), keeping nothing.
-import { scoreCompetition, scoreIncrementally, type ScoringState } from '../../scoring/index.js';
+import { scoreCompetition, scoreIncrementally, type EntryChanges, type ScoringState } from '../../scoring/index.js';
 import type { CompetitionInput, CompetitionScores } from '../../scoring/types.js';
 
 // Per-task scores are computed when a breakdown is asked for (./breakdowns.ts), from the same
@@ -25,11 +25,12 @@ export function computeScores(input: CompetitionInput): CompetitionScores {
 export function scoresComputer() {
   const states = new Map<string, Map<string, ScoringState>>();
   return {
-    compute(competitionId: string, input: CompetitionInput): CompetitionScores {
+    /** The scores of `input`; `changes` (the store's, src/db/pairMirror.ts) spares comparing the pair lists. */
+    compute(competitionId: string, input: CompetitionInput, changes?: EntryChanges): CompetitionScores {
       let byStages = states.get(competitionId);
       if (!byStages) states.set(competitionId, (byStages = new Map<string, ScoringState>()));
       const key = input.stages.join(',');
-      const { scores, state } = scoreIncrementally(byStages.get(key), input);
+      const { scores, state } = scoreIncrementally(byStages.get(key), input, changes);
       byStages.set(key, state);
       return scores;
     },

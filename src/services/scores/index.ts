@@ -33,7 +33,7 @@ export function scoresService(
     ...warmStart(store, cache, reads, filling, memory),
     fresh: freshScores(cache, observe),
     /** Tells `f` of each competition whose scores a write or a release dropped, after they are dropped. */
-    onDrop: (f: (competitionId: string) => void) => cache.onDrop(f),
+    onDrop: (f: (competitionId: string, released: boolean) => void) => cache.onDrop(f),
     sweep: memory.sweep,
     close: memory.close,
   };

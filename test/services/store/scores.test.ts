@@ -2,7 +2,9 @@
 // the one path from a write to every cache (the store's write event, the score cache, `onDrop`).
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import type { RankedList, View } from '../../../src/services/scores/views.js';
+import { CompetitionInputSchema } from '../../../src/schemas/competitions.js';
 import { TaskInputSchema } from '../../../src/schemas/tasks.js';
+import type { Scored } from '../../../src/services/scores/cache.js';
 import { ADMIN, serviceKit, type ServiceKit } from '../../support/services.js';
 
 let kit: ServiceKit;
@@ -64,4 +66,21 @@ it('drops the scores on every kind of write to the competition: a task change, a
   const alice = ((await excluded.value()) as RankedList).entries.find((e) => e.hotkey === 'alice') as
     { excluded: boolean } | undefined;
   expect(alice?.excluded).toBe(true);
+});
+
+it('keeps the settings across a run, a task or a miner written; a settings write reads them again', async () => {
+  const { scores, competitions, tasks, miners } = kit.services;
+  const settingsOf = async () => ((await scores.leaderboard('c')).version as Scored).competition;
+  const first = await settingsOf();
+  await kit.ingest('c', [['r3', 'dave', true, 10]]);
+  await tasks.upsert('c', [TaskInputSchema.parse({ id: 'a', type: 'swebench_verified', complexity: 'long' })], ADMIN);
+  await miners.setExclusion('c', 'bob', { excluded: true }, ADMIN);
+  // The scores are new, read from the same settings.
+  expect(await hotkeys(await scores.leaderboard('c'))).toEqual(['dave', 'alice', 'bob']);
+  expect(await settingsOf()).toBe(first);
+
+  await competitions.put('c', CompetitionInputSchema.parse({ name: 'c', burnRatio: 0.5 }), ADMIN);
+  const changed = await settingsOf();
+  expect(changed.burnRatio).toBe(0.5);
+  expect(((await scores.weights('c')).value() as { burnWeight: number }).burnWeight).toBe(0.5);
 });

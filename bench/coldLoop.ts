@@ -1,0 +1,131 @@
+// Cold reads after a write, on the real server, with the server's own CPU per read: the bench's
+// cold phase (bench/phases.ts `coldReads`) in a loop long enough to profile.
+//   node --import tsx bench/coldLoop.ts --size reference|large [--db PATH] [--rounds N] [--prof DIR]
+//     [--accept ACCEPT_ENCODING] [--node-args 'FLAGS'] [--output FILE (the server's output)]
+// The first call at a size ingests the bench's competition into --db (kept; later calls copy it);
+// then, on a fresh copy, a dist server (`npm run build` first) answers `rounds` rounds of one
+// miner run then one leaderboard read, and as many of one baseline run then one read. Per read:
+// the wall time seen by this process and the CPU time of every thread of the server between the
+// write's answer and the read's (/proc/<pid>/task/*/schedstat, in ns), median of the rounds.
+import { copyFileSync, existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+import { SIZES, buildCompetition, extraRun, runBatches, type SizeName } from './generate.js';
+import { launch } from './launch.js';
+import { call, percentile } from './measure.js';
+import { COMPETITION, ingest, setup } from './phases.js';
+
+const ADMIN = 'bench-admin-token-coldloop-0123';
+const { values } = parseArgs({
+  options: {
+    size: { type: 'string', default: 'reference' },
+    db: { type: 'string' },
+    rounds: { type: 'string', default: '40' },
+    prof: { type: 'string' },
+    accept: { type: 'string' },
+    'node-args': { type: 'string' },
+    output: { type: 'string' },
+  },
+});
+const sizeName = values.size as SizeName;
+const size = SIZES[sizeName];
+const c = buildCompetition(size, 1);
+const db = values.db ?? `/tmp/coldloop-${sizeName}.db`;
+const rounds = Number(values.rounds);
+const log = (m: string) => console.log(`[coldloop] ${m}`);
+
+/** CPU ns of every thread of a process so far. */
+function cpuNs(pid: number): number {
+  let n = 0;
+  for (const tid of readdirSync(`/proc/${pid}/task`)) {
+    try {
+      n += Number(readFileSync(`/proc/${pid}/task/${tid}/schedstat`, 'utf8').split(' ')[0]);
+    } catch {
+      // a thread gone meanwhile
+    }
+  }
+  return n;
+}
+
+/** The key file: the validator key made at ingest, kept beside the database. */
+const keyFile = `${db}.key`;
+
+async function prepare(): Promise<void> {
+  if (existsSync(db) && existsSync(keyFile)) return;
+  log(`ingesting ${sizeName} into ${db}...`);
+  for (const f of [db, `${db}-wal`, `${db}-shm`]) rmSync(f, { force: true });
+  const server = await launch({ dbPath: db, adminToken: ADMIN, build: 'dist' });
+  try {
+    const key = await setup(server.baseUrl, ADMIN, c);
+    const { bodies, counts } = runBatches(c, 1000);
+    const s = await ingest(server.baseUrl, key, bodies, counts, 4);
+    log(`ingested in ${s.toFixed(1)} s`);
+    writeFileSync(keyFile, key);
+  } finally {
+    if (values.output) writeFileSync(values.output, server.output());
+    await server.stop();
+  }
+}
+
+async function main(): Promise<void> {
+  await prepare();
+  const key = readFileSync(keyFile, 'utf8');
+  const copy = `${db}.run`;
+  for (const f of [copy, `${copy}-wal`, `${copy}-shm`]) rmSync(f, { force: true });
+  copyFileSync(db, copy);
+  const extra = (values['node-args'] ?? '').split(' ').filter(Boolean);
+  const nodeArgs = values.prof
+    ? ['--cpu-prof', '--cpu-prof-interval=200', `--cpu-prof-dir=${values.prof}`, ...extra]
+    : extra;
+  const server = await launch({ dbPath: copy, adminToken: ADMIN, build: 'dist', nodeArgs });
+  const url = server.baseUrl;
+  const path = `/v1/competitions/${COMPETITION}/leaderboard`;
+  const headers: Record<string, string> = values.accept ? { 'accept-encoding': values.accept } : {};
+  const get = async () => {
+    const res = await fetch(`${url}${path}`, { headers });
+    await res.arrayBuffer();
+    if (res.status !== 200) throw new Error(`GET ${res.status}`);
+  };
+  try {
+    await get();
+    const loop = async (label: string, miner: boolean, salt: number) => {
+      const wall: number[] = [];
+      const cpu: number[] = [];
+      for (let i = 0; i < rounds + 5; i++) {
+        const task = c.tasks[(i * 37 + salt) % c.tasks.length]!;
+        const run = miner
+          ? extraRun(c, task, c.miners[0]!, salt + i)
+          : {
+              ...extraRun(c, task, c.miners[0]!, salt + i),
+              kind: 'baseline',
+              minerHotkey: undefined,
+              runId: `b:x:${salt + i}`,
+            };
+        await call(url, `/v1/competitions/${COMPETITION}/runs`, { token: key, body: JSON.stringify({ runs: [run] }) });
+        const before = cpuNs(server.pid);
+        const t = performance.now();
+        await get();
+        const ms = performance.now() - t;
+        const used = (cpuNs(server.pid) - before) / 1e6;
+        if (i >= 5) {
+          wall.push(ms);
+          cpu.push(used);
+        }
+      }
+      const med = (xs: number[]) =>
+        percentile(
+          [...xs].sort((a, b) => a - b),
+          0.5,
+        ).toFixed(2);
+      log(`${sizeName} ${label}: wall median ${med(wall)} ms, server CPU median ${med(cpu)} ms (${rounds} rounds)`);
+    };
+    await loop('one run', true, 5000);
+    await loop('baseline', false, 9000);
+  } finally {
+    if (values.output) writeFileSync(values.output, server.output());
+    await server.stop();
+    for (const f of [copy, `${copy}-wal`, `${copy}-shm`]) rmSync(f, { force: true });
+  }
+  log(`load ${readFileSync('/proc/loadavg', 'utf8').trim()}`);
+}
+
+await main();

@@ -1,0 +1,68 @@
+// The whole leaderboard's bytes put together from each entry's JSON, reusing the entries of the
+// list a write replaced where they did not change (src/http/leaderboardPages.ts, kept across writes
+// by src/http/viewBodies.ts): after any write, byte for byte the JSON.stringify of the view.
+import { afterEach, beforeEach, expect, it } from 'vitest';
+import { leaderboardPages, sameJson, type Fragments } from '../../../src/http/leaderboardPages.js';
+import { viewBodies } from '../../../src/http/viewBodies.js';
+import type { RankedList } from '../../../src/services/scores/views.js';
+import { prng } from '../../support/prng.js';
+import { serviceKit, type ServiceKit } from '../../support/services.js';
+
+let kit: ServiceKit;
+beforeEach(async () => {
+  kit = await serviceKit();
+});
+afterEach(async () => kit.close());
+
+it('equals JSON.stringify of the view after every write', async () => {
+  const pick = prng(5).below;
+  await kit.seed('c', [['b0', null, true]]);
+  const views = viewBodies();
+  kit.services.scores.onDrop((id, released) => views.drop(id, released));
+  for (let step = 0; step < 60; step++) {
+    // One run of one of 12 miners (a new one now and then), or a baseline run: ranks and weights move.
+    const miner = pick(5) === 0 ? null : `m${pick(12)}`;
+    await kit.ingest('c', [[`r${step}`, miner, pick(3) > 0, 20 + pick(200)]]);
+    const view = await kit.services.scores.leaderboard('c');
+    const { head, entries } = (await view.value()) as RankedList;
+    const expected = JSON.stringify({ ...head, total: entries.length, miners: entries });
+    expect((await views.body(view)).bytes.toString('utf8')).toBe(expected);
+  }
+});
+
+const entry = (hotkey: string, rank: number, score: number) => ({
+  hotkey,
+  rank,
+  normalizedScore: score,
+  incentive: { rawWeight: score, finalWeight: score / 2 },
+});
+
+it('reuses the bytes of an unchanged entry only: another value, rank or key order is serialized again', () => {
+  const head = { competitionId: 'c', stages: ['evaluation'] };
+  let before: Fragments | undefined;
+  const first = [entry('a', 1, 0.9), entry('b', 2, 0.5), entry('c', 3, 0.1), entry('e', 4, 0.05)];
+  leaderboardPages(head, first, undefined, (f) => (before = f)).read({ offset: 0 });
+  const { hotkey, rank, normalizedScore, incentive } = first[3]!;
+  const next = [
+    entry('b', 1, 0.95), // another score
+    first[0]!, // the same object, at another place: another rank in a real list, here the same
+    { ...first[2]!, incentive: { ...first[2]!.incentive } }, // equal values in new objects
+    { rank, hotkey, normalizedScore, incentive }, // equal values in another key order
+    entry('d', 5, 0.1), // new
+  ];
+  let after: Fragments | undefined;
+  const body = leaderboardPages(head, next, before, (f) => (after = f)).read({ offset: 0 });
+  expect(body.bytes.toString('utf8')).toBe(JSON.stringify({ ...head, total: next.length, miners: next }));
+  const reused = after!.json.map((b) => before!.json.includes(b));
+  expect(reused).toEqual([false, true, true, false, false]);
+});
+
+it('sameJson: equal when JSON.stringify is, key order included', () => {
+  expect(sameJson({ a: 1, b: { c: [1, 2] } }, { a: 1, b: { c: [1, 2] } })).toBe(true);
+  expect(sameJson({ a: 1, b: 2 }, { b: 2, a: 1 })).toBe(false);
+  expect(sameJson({ a: 1 }, { a: 1, b: 2 })).toBe(false);
+  expect(sameJson({ a: [1, 2] }, { a: [1, 3] })).toBe(false);
+  expect(sameJson({ a: [1] }, { a: { 0: 1 } })).toBe(false);
+  expect(sameJson({ a: null }, { a: 0 })).toBe(false);
+  expect(sameJson({ a: 0.1 + 0.2 }, { a: 0.3 })).toBe(false);
+});
