@@ -29,6 +29,18 @@ function field<T>(bad: boolean, good: fc.Arbitrary<T>, ...wrong: unknown[]): fc.
 const rarely = <T>(arb: fc.Arbitrary<T>) =>
   fc.oneof({ weight: 15, arbitrary: fc.constant(null) }, { weight: 1, arbitrary: arb });
 
+/** `o`, or (when `bad`) now and then with its keys in another order, one of them perhaps left out. */
+function maybeShuffled<T extends object>(bad: boolean, o: fc.Arbitrary<T>): fc.Arbitrary<T> {
+  if (!bad) return o;
+  return fc.tuple(o, rarely(fc.constant(true))).chain(([v, shuffle]) => {
+    const entries = Object.entries(v);
+    if (!shuffle || entries.length === 0) return fc.constant(v);
+    return fc
+      .shuffledSubarray(entries, { minLength: entries.length - 1, maxLength: entries.length })
+      .map((e) => Object.fromEntries(e) as T);
+  });
+}
+
 /** `o`, or (when `bad`) now and then with a key the schema does not name. */
 function maybeExtra<T extends object>(bad: boolean, o: fc.Arbitrary<T>): fc.Arbitrary<T> {
   if (!bad) return o;
@@ -79,15 +91,18 @@ const tokens = (bad: boolean) =>
   );
 
 const vote = (bad: boolean) =>
-  maybeExtra(
+  maybeShuffled(
     bad,
-    fc.record(
-      {
-        verdict: field(bad, fc.constantFrom('YES', 'NO'), 'yes', 'MAYBE'),
-        reason: text(bad, 0, 8000),
-        evidence: text(bad, 0, 8000),
-      },
-      { requiredKeys: ['verdict'] },
+    maybeExtra(
+      bad,
+      fc.record(
+        {
+          verdict: field(bad, fc.constantFrom('YES', 'NO'), 'yes', 'MAYBE'),
+          reason: text(bad, 0, 8000),
+          evidence: text(bad, 0, 8000),
+        },
+        { requiredKeys: ['verdict'] },
+      ),
     ),
   );
 
@@ -107,11 +122,14 @@ const sized = <T>(bad: boolean, item: fc.Arbitrary<T>, max: number, filler: unkn
   );
 
 const criterionVotes = (bad: boolean) =>
-  maybeExtra(
+  maybeShuffled(
     bad,
-    fc.record(
-      { criterionId: text(bad, 1, 128), votes: sized(bad, vote(bad), 15, { verdict: 'NO' }) },
-      { requiredKeys: ['criterionId', 'votes'] },
+    maybeExtra(
+      bad,
+      fc.record(
+        { criterionId: text(bad, 1, 128), votes: sized(bad, vote(bad), 15, { verdict: 'NO' }) },
+        { requiredKeys: ['criterionId', 'votes'] },
+      ),
     ),
   );
 
@@ -187,6 +205,13 @@ const batch = (bad: boolean) =>
 /** Run ids made distinct, as a well-formed batch's are. */
 const unique = (runs: Record<string, unknown>[]) => runs.map((r, i) => ({ ...r, runId: `${String(r.runId)}-${i}` }));
 
+/**
+ * Each run's votes as stored and compared on a resend: JSON text, in which key order counts (the
+ * rest of a run is read field by field).
+ */
+const votesText = (body: unknown) =>
+  JSON.stringify((body as { runs: { rubricVotes?: unknown }[] }).runs.map((r) => r.rubricVotes));
+
 /** As the server receives a body: through JSON (no undefined, -0 as 0, plain objects). */
 const asSent = (v: unknown): unknown => JSON.parse(JSON.stringify(v));
 
@@ -201,6 +226,7 @@ describe('the fast check of a run batch', () => {
         const parsed = RunBatchSchema.safeParse(body);
         expect(parsed.error?.issues).toBeUndefined();
         expect(isDeepStrictEqual(parsed.data, body)).toBe(true);
+        expect(votesText(parsed.data)).toBe(votesText(body));
       }),
       { numRuns: 3000 },
     );
@@ -216,6 +242,7 @@ describe('the fast check of a run batch', () => {
         expect(parsed.error?.issues).toBeUndefined();
         expect(isWellFormedRunBatch(body)).toBe(true);
         expect(isDeepStrictEqual(parsed.data, body)).toBe(true);
+        expect(votesText(parsed.data)).toBe(votesText(body));
       }),
       { numRuns: 300 },
     );

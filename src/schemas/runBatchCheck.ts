@@ -1,5 +1,6 @@
 // The fast check of RunBatchSchema (./runs.ts, ./fastCheck.ts): a batch of runs of exactly the
-// shape the schema accepts and returns unchanged. It walks the parsed body once and allocates
+// shape the schema accepts and returns unchanged (its votes even in the schema's key order; the
+// rest is read field by field, services/ingestRuns.ts). It walks the parsed body once and allocates
 // nothing but the set of run ids. Anything it is not sure of (an unknown or repeated key, a value
 // out of range, a `judge` with more keys than its digest, which the schema would strip) is a
 // no, and the schema decides.
@@ -40,19 +41,25 @@ function isTokens(v: unknown): boolean {
   return required === 2;
 }
 
+/** A vote's key's position in the schema's shape, -1 for a key it does not name. */
+const voteKeyAt = (k: string) => (k === 'verdict' ? 0 : k === 'reason' ? 1 : k === 'evidence' ? 2 : -1);
+
+/**
+ * Votes are stored as JSON text, and a resend is compared as such: taken as sent, they must be
+ * in the order the schema returns their keys (verdict, reason, evidence; criterionId, votes).
+ */
 function isVote(v: unknown): boolean {
   if (!isRecord(v)) return false;
-  let verdict = false;
+  let last = -1;
   for (const key in v) {
+    const at = voteKeyAt(key);
+    // The verdict, which is required, can only come first.
+    if (at < 0 || at <= last || (last < 0 && at !== 0)) return false;
+    last = at;
     const x = v[key];
-    if (key === 'verdict') {
-      if (x !== 'YES' && x !== 'NO') return false;
-      verdict = true;
-    } else if (key === 'reason' || key === 'evidence') {
-      if (!isText(x, 0, LIMITS.voteTextLength)) return false;
-    } else return false;
+    if (at === 0 ? x !== 'YES' && x !== 'NO' : !isText(x, 0, LIMITS.voteTextLength)) return false;
   }
-  return verdict;
+  return last >= 0;
 }
 
 function isCriterionVotes(v: unknown): boolean {
@@ -60,9 +67,9 @@ function isCriterionVotes(v: unknown): boolean {
   let n = 0;
   for (const key in v) {
     const x = v[key];
-    if (key === 'criterionId') {
+    if (n === 0 && key === 'criterionId') {
       if (!isText(x, 1, LIMITS.idLength)) return false;
-    } else if (key === 'votes') {
+    } else if (n === 1 && key === 'votes') {
       if (!Array.isArray(x) || x.length < 1 || x.length > LIMITS.maxJudgeVotes) return false;
       for (let i = 0; i < x.length; i++) if (!isVote(x[i])) return false;
     } else return false;
