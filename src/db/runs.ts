@@ -85,14 +85,14 @@ export function runsRepo(db: Db) {
       AND (@taskId IS NULL OR task_id = @taskId) AND (@kind IS NULL OR kind = @kind)
     ORDER BY seq LIMIT @limit`);
   const addMiner = c.prepare('INSERT OR IGNORE INTO miners (competition_id, hotkey) VALUES (?, ?)');
-  const criterionStats = c.prepare(`UPDATE task_criteria SET graded = graded + @graded, met = met + @met,
-      split = split + @split WHERE competition_id = @competitionId AND task_id = @taskId AND id = @id`);
+  const criterionStats = c.prepare(`UPDATE task_criteria SET graded = graded + ?, met = met + ?,
+      split = split + ? WHERE competition_id = ? AND task_id = ? AND id = ?`);
 
   /** Runs the statements a plan (src/db/plan/runBatch.ts) names, but the runs' own rows. */
   function applyPlan(competitionId: string, plan: RunChangePlan, sign: 1 | -1): void {
     for (const hotkey of plan.miners) addMiner.run(competitionId, hotkey);
     for (const [taskId, n] of plan.perTask) taskRunCount.run(n, competitionId, taskId);
-    for (const s of plan.criteria) criterionStats.run({ ...s, competitionId });
+    for (const s of plan.criteria) criterionStats.run(s.graded, s.met, s.split, competitionId, s.taskId, s.id);
     aggregates.apply(plan.pairs, sign);
   }
 
