@@ -13,45 +13,67 @@ import { sumsPassSql, tokenSumsSql, tokenWeightParams } from './tokenSql.js';
  * back rounded, and every score built on it would be off. Compared in SQL, where it is exact.
  */
 const OVERFLOW = `max(input_sum, cached_sum, output_sum) > ${MAX_EXACT} AS overflow`;
-const overflows = (row: unknown) => (row as { overflow: number } | undefined)?.overflow === 1;
+/** The RETURNING column alone: 1 when a sum passed the bound. */
+const overflows = (flag: unknown) => flag === 1;
 
 export function aggregateWriter(db: Db) {
   const c = db.$client;
-  const minerUpsert = c.prepare(`
+  // Positional parameters and the one RETURNING value plucked: a batch runs these once per pair.
+  const minerUpsert = c
+    .prepare(
+      `
     INSERT INTO miner_tasks (competition_id, task_id, hotkey, runs, resolved, token_count, input_sum, cached_sum, output_sum)
-    VALUES (@competitionId, @taskId, @hotkey, @runs, @resolved, @tokenCount, @input, @cached, @output)
+    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
     ON CONFLICT (competition_id, task_id, hotkey) DO UPDATE SET
       runs = runs + excluded.runs, resolved = resolved + excluded.resolved,
       token_count = token_count + excluded.token_count, input_sum = input_sum + excluded.input_sum,
       cached_sum = cached_sum + excluded.cached_sum, output_sum = output_sum + excluded.output_sum
-    RETURNING ${OVERFLOW}`);
+    RETURNING ${OVERFLOW}`,
+    )
+    .pluck();
   const minerPrune = c.prepare(
     'DELETE FROM miner_tasks WHERE competition_id = ? AND task_id = ? AND hotkey = ? AND runs <= 0',
   );
-  const baselineUpdate = c.prepare(`
-    UPDATE tasks SET baseline_runs = baseline_runs + @runs, baseline_resolved = baseline_resolved + @resolved,
-      baseline_token_count = baseline_token_count + @tokenCount, baseline_input_sum = baseline_input_sum + @input,
-      baseline_cached_sum = baseline_cached_sum + @cached, baseline_output_sum = baseline_output_sum + @output
-    WHERE competition_id = @competitionId AND id = @taskId
-    RETURNING ${OVERFLOW.replace(/(input|cached|output)_sum/g, 'baseline_$1_sum')}`);
+  const baselineUpdate = c
+    .prepare(
+      `
+    UPDATE tasks SET baseline_runs = baseline_runs + ?, baseline_resolved = baseline_resolved + ?,
+      baseline_token_count = baseline_token_count + ?, baseline_input_sum = baseline_input_sum + ?,
+      baseline_cached_sum = baseline_cached_sum + ?, baseline_output_sum = baseline_output_sum + ?
+    WHERE competition_id = ? AND id = ?
+    RETURNING ${OVERFLOW.replace(/(input|cached|output)_sum/g, 'baseline_$1_sum')}`,
+    )
+    .pluck();
 
   /** Applies a batch's per-pair deltas (src/db/plan/aggregateDeltas.ts): one statement per pair. */
   function apply(pairs: ReadonlyMap<string, PairDelta>, sign: 1 | -1): void {
-    for (const { d, tokens: t, ...s } of pairs.values()) {
-      const params = {
-        ...s,
-        tokenCount: t.count,
-        input: t.input,
-        cached: t.cached,
-        output: t.output,
-        competitionId: d.competitionId,
-        taskId: d.taskId,
-      };
+    for (const { d, runs, resolved, tokens: t } of pairs.values()) {
       if (d.kind === 'baseline') {
-        if (overflows(baselineUpdate.get(params))) throw tooLarge(d);
+        const flag = baselineUpdate.get(
+          runs,
+          resolved,
+          t.count,
+          t.input,
+          t.cached,
+          t.output,
+          d.competitionId,
+          d.taskId,
+        );
+        if (overflows(flag)) throw tooLarge(d);
         emitWrite(db, { competitionId: d.competitionId, kind: 'tasks' });
       } else {
-        if (overflows(minerUpsert.get({ ...params, hotkey: d.minerHotkey }))) throw tooLarge(d);
+        const flag = minerUpsert.get(
+          d.competitionId,
+          d.taskId,
+          d.minerHotkey,
+          runs,
+          resolved,
+          t.count,
+          t.input,
+          t.cached,
+          t.output,
+        );
+        if (overflows(flag)) throw tooLarge(d);
         if (sign < 0) minerPrune.run(d.competitionId, d.taskId, d.minerHotkey);
         emitWrite(db, { competitionId: d.competitionId, kind: 'pair', pair: pairKey(d.taskId, d.minerHotkey ?? '') });
       }

@@ -92,8 +92,16 @@ export function competitionsRepo(db: Db) {
     .pluck();
   const excludedValidators = (id: string) => excludedStmt.all(id) as string[];
 
+  // Prepared once: every run batch reads its competition, and building the query each time cost
+  // more than running it.
+  const getQuery = db
+    .select()
+    .from(competitions)
+    .where(eq(competitions.id, sql.placeholder('id')))
+    .prepare();
+
   function get(id: string): CompetitionSettings | null {
-    const row = db.select().from(competitions).where(eq(competitions.id, id)).get();
+    const row = getQuery.get({ id });
     return row ? toSettings(row, excludedValidators(id)) : null;
   }
 

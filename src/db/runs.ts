@@ -59,6 +59,10 @@ export function runsRepo(db: Db) {
   const c = db.$client;
   const aggregates = aggregateWriter(db);
   const getRun = c.prepare('SELECT * FROM runs WHERE competition_id = ? AND run_id = ?');
+  // The stored runs among a batch's ids (a JSON array) in one statement, not one per run.
+  const getRuns = c.prepare(
+    'SELECT * FROM runs WHERE competition_id = ? AND run_id IN (SELECT value FROM json_each(?))',
+  );
   const insert = c.prepare(`INSERT INTO runs (competition_id, run_id, task_id, kind, miner_hotkey, validator_id,
       attempt_no, resolved, tokens_input, tokens_cached_input, tokens_output, time_taken_seconds, agent_steps,
       rubric_votes, grading, judge_digest, answer_date)
@@ -81,14 +85,14 @@ export function runsRepo(db: Db) {
       AND (@taskId IS NULL OR task_id = @taskId) AND (@kind IS NULL OR kind = @kind)
     ORDER BY seq LIMIT @limit`);
   const addMiner = c.prepare('INSERT OR IGNORE INTO miners (competition_id, hotkey) VALUES (?, ?)');
-  const criterionStats = c.prepare(`UPDATE task_criteria SET graded = graded + @graded, met = met + @met,
-      split = split + @split WHERE competition_id = @competitionId AND task_id = @taskId AND id = @id`);
+  const criterionStats = c.prepare(`UPDATE task_criteria SET graded = graded + ?, met = met + ?,
+      split = split + ? WHERE competition_id = ? AND task_id = ? AND id = ?`);
 
   /** Runs the statements a plan (src/db/plan/runBatch.ts) names, but the runs' own rows. */
   function applyPlan(competitionId: string, plan: RunChangePlan, sign: 1 | -1): void {
     for (const hotkey of plan.miners) addMiner.run(competitionId, hotkey);
     for (const [taskId, n] of plan.perTask) taskRunCount.run(n, competitionId, taskId);
-    for (const s of plan.criteria) criterionStats.run({ ...s, competitionId });
+    for (const s of plan.criteria) criterionStats.run(s.graded, s.met, s.split, competitionId, s.taskId, s.id);
     aggregates.apply(plan.pairs, sign);
   }
 
@@ -96,10 +100,8 @@ export function runsRepo(db: Db) {
     /** The stored runs among the given ids. */
     existing(competitionId: string, runIds: string[]): Map<string, StoredRun> {
       const found = new Map<string, StoredRun>();
-      for (const id of runIds) {
-        const row = getRun.get(competitionId, id) as RunRow | undefined;
-        if (row) found.set(id, fromRow(row));
-      }
+      for (const row of getRuns.iterate(competitionId, JSON.stringify(runIds)) as IterableIterator<RunRow>)
+        found.set(row.run_id, fromRow(row));
       return found;
     },
     get(competitionId: string, runId: string): StoredRun | null {

@@ -73,9 +73,15 @@ export function tasksRepo(db: Db) {
     .pluck();
   const runCounts = db.$client.prepare('SELECT task_id, runs FROM task_run_counts WHERE competition_id = ?').raw();
   // What ingestion needs of a task, without the QnA text: its type and its rubric's ids and polarities.
-  const typeOf = db.$client.prepare('SELECT type FROM tasks WHERE competition_id = ? AND id = ?').pluck();
-  const rubricOf = db.$client
-    .prepare('SELECT id, type FROM task_criteria WHERE competition_id = ? AND task_id = ? ORDER BY position')
+  // One statement each for all the tasks a batch names (a JSON array of ids), not two per task.
+  const typesOf = db.$client
+    .prepare('SELECT id, type FROM tasks WHERE competition_id = ? AND id IN (SELECT value FROM json_each(?))')
+    .raw();
+  const rubricsOf = db.$client
+    .prepare(
+      `SELECT task_id, id, type FROM task_criteria
+      WHERE competition_id = ? AND task_id IN (SELECT value FROM json_each(?)) ORDER BY task_id, position`,
+    )
     .raw();
 
   function get(competitionId: string, taskId: string): TaskRow | null {
@@ -109,14 +115,18 @@ export function tasksRepo(db: Db) {
      * with; null for an unknown task. Keyed by the ids asked for, in their order.
      */
     rubrics(competitionId: string, taskIds: readonly string[]): Map<string, Rubric | null> {
+      const ids = JSON.stringify(taskIds);
+      const types = new Map(typesOf.all(competitionId, ids) as [string, string][]);
+      const criteria = new Map<string, Rubric['criteria']>();
+      for (const [taskId, id, polarity] of rubricsOf.all(competitionId, ids) as [string, string, Polarity][]) {
+        let list = criteria.get(taskId);
+        if (!list) criteria.set(taskId, (list = []));
+        list.push({ id, type: polarity });
+      }
       const found = new Map<string, Rubric | null>();
       for (const taskId of taskIds) {
-        const type = typeOf.get(competitionId, taskId) as string | undefined;
-        const rows = type === undefined ? [] : (rubricOf.all(competitionId, taskId) as [string, Polarity][]);
-        found.set(
-          taskId,
-          type === undefined ? null : { type, criteria: rows.map(([id, polarity]) => ({ id, type: polarity })) },
-        );
+        const type = types.get(taskId);
+        found.set(taskId, type === undefined ? null : { type, criteria: criteria.get(taskId) ?? [] });
       }
       return found;
     },

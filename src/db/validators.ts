@@ -44,8 +44,13 @@ export function validatorsRepo(db: Db) {
     .from(validators)
     .where(eq(validators.publicKey, sql.placeholder('publicKey')))
     .prepare();
-  const get = (id: string): ValidatorRow | null =>
-    db.select().from(validators).where(eq(validators.id, id)).get() ?? null;
+  // Read on every request of a validator (its key, its version): built once.
+  const byIdStmt = db
+    .select()
+    .from(validators)
+    .where(eq(validators.id, sql.placeholder('id')))
+    .prepare();
+  const get = (id: string): ValidatorRow | null => byIdStmt.get({ id }) ?? null;
 
   return {
     get,

@@ -5,10 +5,12 @@
 //
 // Only successful results are kept, deep-frozen, so a handler cannot change what the next request
 // gets; failures are validated afresh every time (their messages name what was sent). Bodies and
-// headers are never kept.
+// headers are never kept. A body schema with a fast check (src/schemas/fastCheck.ts) takes a body
+// that passes it as sent, without zod's copy of it.
 import type { FastifySchemaCompiler } from 'fastify';
 import { validatorCompiler } from 'fastify-type-provider-zod';
 import type { ZodType } from 'zod';
+import { fastCheckOf } from '../schemas/fastCheck.js';
 
 /** Distinct inputs kept per route and part; the oldest goes first. */
 const KEPT = 256;
@@ -41,6 +43,12 @@ function keyOf(data: unknown): string {
 
 export const cachingValidatorCompiler: FastifySchemaCompiler<ZodType> = (route) => {
   const validate = validatorCompiler(route);
+  if (route.httpPart === 'body') {
+    // A body its schema's fast check (src/schemas/fastCheck.ts) passes is taken as sent: the
+    // schema would return it deep-equal, after copying every object in it.
+    const fast = fastCheckOf(route.schema);
+    return fast ? (data: unknown) => (fast(data) ? { value: data } : validate(data)) : validate;
+  }
   if (route.httpPart !== 'params' && route.httpPart !== 'querystring') return validate;
   const kept = new Map<string, ReturnType<typeof validate>>();
   return (data: unknown) => {

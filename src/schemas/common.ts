@@ -29,6 +29,12 @@ const ID_CHARACTERS = '[A-Za-z0-9._:-]+';
 const ID_MESSAGE =
   "must be 1 to 128 characters from A-Z a-z 0-9 . _ : -, and not '.' or '..' (URL path segments clients resolve away)";
 
+/** The one pattern of an identifier other than `.`, `..` and the `reserved` words. */
+export function identifierPattern(reserved: readonly string[]): RegExp {
+  const excluded = ['\\.\\.?', ...reserved].map((word) => `(?!${word}$)`).join('');
+  return new RegExp(`^${excluded}${ID_CHARACTERS}$`);
+}
+
 /**
  * An identifier other than `.`, `..` and the words in `reserved` (each with the message that says
  * why), checked by ONE pattern with a lookahead per excluded word. Two `.regex` checks would
@@ -36,12 +42,11 @@ const ID_MESSAGE =
  * empty type and swagger-typescript-api as `any` (docs/clients.md).
  */
 function identifier(reserved: Record<string, string>) {
-  const excluded = ['\\.\\.?', ...Object.keys(reserved)].map((word) => `(?!${word}$)`).join('');
   return z
     .string()
     .min(1)
     .max(LIMITS.idLength)
-    .regex(new RegExp(`^${excluded}${ID_CHARACTERS}$`), {
+    .regex(identifierPattern(Object.keys(reserved)), {
       error: (issue) => (typeof issue.input === 'string' && reserved[issue.input]) || ID_MESSAGE,
     });
 }

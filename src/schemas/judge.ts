@@ -4,11 +4,14 @@ import { named } from './named.js';
 import { JudgeVotes } from './competitions.js';
 import { CompetitionParams, LIMITS } from './common.js';
 
+/** A judge digest: SHA-256, 64 lower-case hex digits. */
+export const JUDGE_DIGEST_PATTERN = /^[0-9a-f]{64}$/;
+
 export const JudgeDigest = z
   .string()
   .min(1)
   .max(LIMITS.idLength)
-  .regex(/^[0-9a-f]{64}$/, 'a SHA-256 digest: 64 lower-case hex digits')
+  .regex(JUDGE_DIGEST_PATTERN, 'a SHA-256 digest: 64 lower-case hex digits')
   .describe('SHA-256, lower-case hex, of the judge configuration’s canonical JSON (RFC 8785).');
 
 const JudgeFields = {

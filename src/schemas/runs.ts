@@ -2,6 +2,8 @@ import { z } from 'zod';
 import { named } from './named.js';
 import { JudgeDigest } from './judge.js';
 import { Id, ItemId, LIMITS, TokenCount } from './common.js';
+import { withFastCheck } from './fastCheck.js';
+import { ISO_DATE, dateExists, isWellFormedRunBatch } from './runBatchCheck.js';
 
 const VoteText = z.string().max(LIMITS.voteTextLength);
 
@@ -35,10 +37,7 @@ export const TokensSchema = named(
 );
 
 /** An ISO 8601 calendar date that exists. */
-const IsoDate = z
-  .string()
-  .regex(/^\d{4}-\d{2}-\d{2}$/, 'an ISO 8601 date, YYYY-MM-DD')
-  .refine((d) => !Number.isNaN(Date.parse(d)) && new Date(d).toISOString().startsWith(d), 'a date that exists');
+const IsoDate = z.string().regex(ISO_DATE, 'an ISO 8601 date, YYYY-MM-DD').refine(dateExists, 'a date that exists');
 
 /** Fields every run carries, whatever its kind. */
 const runFields = {
@@ -132,25 +131,29 @@ export const RunInputSchema = named(
 );
 export type RunInput = z.infer<typeof RunInputSchema>;
 
-export const RunBatchSchema = named(
-  'RunBatch',
-  'A batch of run results.',
-  z
-    .strictObject({
-      runs: z.array(RunInputSchema).min(1).max(LIMITS.runsPerBatch).describe('Up to 5,000 runs, stored atomically.'),
-    })
-    .superRefine((b, ctx) => {
-      const seen = new Set<string>();
-      b.runs.forEach((r, i) => {
-        if (seen.has(r.runId))
-          ctx.addIssue({
-            code: 'custom',
-            path: ['runs', i, 'runId'],
-            message: `runId ${r.runId} repeated in the batch`,
-          });
-        seen.add(r.runId);
-      });
-    }),
+/** A batch of runs; a well-formed one is taken as sent (./runBatchCheck.ts), without zod's copy. */
+export const RunBatchSchema = withFastCheck(
+  named(
+    'RunBatch',
+    'A batch of run results.',
+    z
+      .strictObject({
+        runs: z.array(RunInputSchema).min(1).max(LIMITS.runsPerBatch).describe('Up to 5,000 runs, stored atomically.'),
+      })
+      .superRefine((b, ctx) => {
+        const seen = new Set<string>();
+        b.runs.forEach((r, i) => {
+          if (seen.has(r.runId))
+            ctx.addIssue({
+              code: 'custom',
+              path: ['runs', i, 'runId'],
+              message: `runId ${r.runId} repeated in the batch`,
+            });
+          seen.add(r.runId);
+        });
+      }),
+  ),
+  isWellFormedRunBatch,
 );
 
 export const RunBatchResultSchema = named(

@@ -60,7 +60,9 @@ async function storedBy(tx: Store, id: string | null, sender: string | null): Pr
 /** The digests the batch names that the competition held: current or earlier configurations. */
 async function heldDigests(tx: Store, competitionId: string, judge: string | null, runs: RunInput[]) {
   const held = new Set<string>(judge === null ? [] : [judge]);
-  for (const digest of new Set(runs.flatMap((r) => (r.judge ? [r.judge.digest] : [])))) {
+  const named = new Set<string>();
+  for (const r of runs) if (r.judge) named.add(r.judge.digest);
+  for (const digest of named) {
     if (!held.has(digest) && (await tx.judges.get(competitionId, digest))) held.add(digest);
   }
   return held;

@@ -129,6 +129,24 @@ describe('QnA grading (SPEC 7)', () => {
     expect(run.rubricVotes[0].votes[4]).toEqual({ verdict: 'YES', reason: 'reason 4', evidence: '"quote 4"' });
   });
 
+  it('takes votes whatever the order of their keys: stored alike, and a resend in another order is a duplicate', async () => {
+    const ordered = PASS.map((c) => ({
+      ...c,
+      votes: c.votes.map((v, j) => ({ ...v, reason: `r${j}`, evidence: `e${j}` })),
+    }));
+    // The same votes with every object's keys reversed: {evidence, reason, verdict}, {votes, criterionId}.
+    const reversed = ordered.map((c) => ({
+      votes: c.votes.map((v) => ({ evidence: v.evidence, reason: v.reason, verdict: v.verdict })),
+      criterionId: c.criterionId,
+    }));
+    expect((await post([miner('a', reversed), miner('b', ordered)])).body).toEqual({ accepted: 2, duplicates: 0 });
+    const [a, b] = [(await getRun('a')).body, (await getRun('b')).body];
+    expect(JSON.stringify(a.rubricVotes)).toBe(JSON.stringify(b.rubricVotes));
+    expect(Object.keys(a.rubricVotes[0].votes[0])).toEqual(['verdict', 'reason', 'evidence']);
+    // Each resent in the other order: the same content.
+    expect((await post([miner('a', ordered), miner('b', reversed)])).body).toEqual({ accepted: 0, duplicates: 2 });
+  });
+
   const rejected: [string, () => object, RegExp][] = [
     [
       'votes on a non-QnA task',

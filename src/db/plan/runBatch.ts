@@ -37,9 +37,21 @@ export function planRunChange(
   excluded: ReadonlySet<string>,
   judge: string | null,
 ): RunChangePlan {
-  const counted = records.filter((r) => !isExcludedRun(r, excluded, judge));
-  const miners = [...new Set(counted.flatMap((r) => (r.minerHotkey === null ? [] : [r.minerHotkey])))];
+  // Loops, not filter and flatMap: a batch plans a thousand runs or more.
+  const counted: RunRecord[] = [];
+  const miners = new Set<string>();
   const perTask = new Map<string, number>();
-  for (const r of records) perTask.set(r.taskId, (perTask.get(r.taskId) ?? 0) + sign);
-  return { counted, miners, perTask, criteria: criterionSums(counted, sign), pairs: aggregateDeltas(counted, w, sign) };
+  for (const r of records) {
+    perTask.set(r.taskId, (perTask.get(r.taskId) ?? 0) + sign);
+    if (isExcludedRun(r, excluded, judge)) continue;
+    counted.push(r);
+    if (r.minerHotkey !== null) miners.add(r.minerHotkey);
+  }
+  return {
+    counted,
+    miners: [...miners],
+    perTask,
+    criteria: criterionSums(counted, sign),
+    pairs: aggregateDeltas(counted, w, sign),
+  };
 }
