@@ -1,12 +1,16 @@
-// src/db/runs.ts on PostgreSQL. A batch is one INSERT ... SELECT FROM unnest (docs/POSTGRES.md:
-// 1.5x the multi-row form, and no parameter cap), and each counter table takes one statement per
-// batch, not one per task or pair.
+// src/db/runs.ts on PostgreSQL. A batch's runs go in as one INSERT ... SELECT FROM unnest
+// (docs/POSTGRES.md: 1.5x the multi-row form, and no parameter cap), and each counter table takes
+// one statement per batch, not one per task or pair. An insert sends all of them as one statement
+// (INSERT_BATCH): it runs inside its competition's turn, where each round trip delays the next
+// writer.
 import type { TokenWeights } from '../../scoring/types.js';
 import { fromRow, type RunFilter, type RunRecord, type RunRow, type StoredRun } from '../runs.js';
 import { planRunChange, type RunChangePlan } from '../plan/runBatch.js';
+import { deltaKey } from '../plan/aggregateDeltas.js';
+import type { SumOwner } from '../plan/tokenSums.js';
 import type { PgContext } from './context.js';
 import { RUN_SEQUENCE } from './context.js';
-import { applyAggregates } from './aggregates.js';
+import { applyAggregates, deltaColumns, fits, settleAggregates, splitDeltas } from './aggregates.js';
 
 /** The columns a batch writes, in the order of its arrays. */
 export const RUN_COLUMNS = `competition_id, run_id, task_id, kind, miner_hotkey, validator_id, attempt_no, resolved,
@@ -29,6 +33,60 @@ const TASK_RUN_COUNTS = `INSERT INTO task_run_counts AS n (runs, competition_id,
 const CRITERION_STATS = `UPDATE task_criteria t SET graded = t.graded + u.graded, met = t.met + u.met, split = t.split + u.split
   FROM unnest($2::text[], $3::text[], $4::int[], $5::int[], $6::int[]) AS u(task_id, id, graded, met, split)
   WHERE t.competition_id = $1 AND t.task_id = u.task_id AND t.id = u.id`;
+
+/**
+ * A batch inserted in one statement: the aggregates first (the upsert and the baseline update of
+ * src/db/pg/aggregates.ts, which skip a pair whose sums would pass 2^53 - 1), then the runs only if
+ * every pair was written ($17: none was held back before sending), so a refused batch takes no
+ * number from the run sequence; then the miners, the task counts and the criterion counts. Each
+ * data-modifying part writes a table of its own, so none needs to see another's rows. Returns the
+ * pairs written, as aggregates.ts's statements do.
+ */
+const INSERT_BATCH = `WITH
+  m AS (
+    INSERT INTO miner_tasks AS m (competition_id, task_id, hotkey, runs, resolved, token_count, input_sum, cached_sum, output_sum)
+    SELECT $1, u.task_id, u.hotkey, u.runs, u.resolved, u.token_count, u.input, u.cached, u.output
+    FROM unnest($2::text[], $3::text[], $4::int[], $5::int[], $6::int[], $7::int8[], $8::int8[], $9::int8[])
+      AS u(task_id, hotkey, runs, resolved, token_count, input, cached, output)
+    ON CONFLICT (competition_id, hotkey, task_id) DO UPDATE SET
+      runs = m.runs + excluded.runs, resolved = m.resolved + excluded.resolved,
+      token_count = m.token_count + excluded.token_count, input_sum = m.input_sum + excluded.input_sum,
+      cached_sum = m.cached_sum + excluded.cached_sum, output_sum = m.output_sum + excluded.output_sum
+    WHERE ${fits(
+      (c) => `m.${c}_sum`,
+      (c) => `excluded.${c}_sum`,
+    )}
+    RETURNING task_id, hotkey),
+  b AS (
+    UPDATE tasks t SET baseline_runs = t.baseline_runs + u.runs, baseline_resolved = t.baseline_resolved + u.resolved,
+      baseline_token_count = t.baseline_token_count + u.token_count, baseline_input_sum = t.baseline_input_sum + u.input,
+      baseline_cached_sum = t.baseline_cached_sum + u.cached, baseline_output_sum = t.baseline_output_sum + u.output
+    FROM unnest($10::text[], $11::int[], $12::int[], $13::int[], $14::int8[], $15::int8[], $16::int8[])
+      AS u(task_id, runs, resolved, token_count, input, cached, output)
+    WHERE t.competition_id = $1 AND t.id = u.task_id AND ${fits(
+      (c) => `t.baseline_${c}_sum`,
+      (c) => `u.${c}`,
+    )}
+    RETURNING t.id),
+  written AS (
+    SELECT $17::bool AND (SELECT count(*) FROM m) = cardinality($2::text[])
+      AND (SELECT count(*) FROM b) = cardinality($10::text[]) AS all_pairs),
+  r AS (
+    INSERT INTO runs (${RUN_COLUMNS})
+    SELECT * FROM unnest($18::text[], $19::text[], $20::text[], $21::text[], $22::text[], $23::text[], $24::int[],
+      $25::bool[], $26::int8[], $27::int8[], $28::int8[], $29::float8[], $30::int[], $31::text[], $32::text[],
+      $33::text[], $34::text[])
+    WHERE (SELECT all_pairs FROM written)),
+  n AS (INSERT INTO miners (competition_id, hotkey) SELECT $1, unnest($35::text[]) ON CONFLICT DO NOTHING),
+  k AS (
+    INSERT INTO task_run_counts AS n (runs, competition_id, task_id)
+    SELECT u.runs, $1, u.task_id FROM unnest($36::int[], $37::text[]) AS u(runs, task_id)
+    ON CONFLICT (competition_id, task_id) DO UPDATE SET runs = n.runs + excluded.runs),
+  s AS (
+    UPDATE task_criteria t SET graded = t.graded + u.graded, met = t.met + u.met, split = t.split + u.split
+    FROM unnest($38::text[], $39::text[], $40::int[], $41::int[], $42::int[]) AS u(task_id, id, graded, met, split)
+    WHERE t.competition_id = $1 AND t.task_id = u.task_id AND t.id = u.id)
+  SELECT 'miner', task_id, hotkey FROM m UNION ALL SELECT 'baseline', id, NULL FROM b`;
 
 const KEEP_DELETED = `WITH gone AS (DELETE FROM runs WHERE competition_id = $1 AND run_id = $2 RETURNING *)
   INSERT INTO deleted_runs (seq, ${RUN_COLUMNS}, created_at, deleted_seq)
@@ -124,14 +182,19 @@ export function pgRunsRepo(ctx: PgContext) {
       const competitionId = records[0]!.competitionId;
       await ctx.write(competitionId, async (c) => {
         const plan = planRunChange(records, 1, w, excluded, judge);
-        // The sums first: a batch they refuse (422, past 2^53 - 1) then takes no number from the
-        // run sequence, which a rollback would not give back, and the next run's number is the one
-        // SQLite gives it.
-        await applyAggregates(c, plan.pairs, 1);
+        const { miner, baseline, skipped } = splitDeltas(plan.pairs);
         const col = <T>(f: (r: RunRecord) => T) => records.map(f);
-        await c.execute(
-          INSERT_RUNS,
+        const criteria = plan.criteria;
+        const rows = await c.query<[SumOwner['kind'], string, string | null]>(
+          INSERT_BATCH,
           [
+            competitionId,
+            miner.map((s) => s.d.taskId),
+            miner.map((s) => s.d.minerHotkey),
+            ...deltaColumns(miner),
+            baseline.map((s) => s.d.taskId),
+            ...deltaColumns(baseline),
+            !skipped,
             col((r) => r.competitionId),
             col((r) => r.runId),
             col((r) => r.taskId),
@@ -149,10 +212,20 @@ export function pgRunsRepo(ctx: PgContext) {
             col((r) => (r.criteria ? JSON.stringify(r.criteria) : null)),
             col((r) => r.judgeDigest ?? null),
             col((r) => r.answerDate ?? null),
+            plan.miners,
+            [...plan.perTask.values()],
+            [...plan.perTask.keys()],
+            criteria.map((s) => s.taskId),
+            criteria.map((s) => s.id),
+            criteria.map((s) => s.graded),
+            criteria.map((s) => s.met),
+            criteria.map((s) => s.split),
           ],
-          { name: 'pg_runs_insert' },
+          { array: true, name: 'pg_runs_insert_batch' },
         );
-        await applyPlan(c, competitionId, plan);
+        // A pair missing here was refused (its sums would pass 2^53 - 1): the 422, and no run was inserted.
+        const written = new Set(rows.map(([kind, taskId, hotkey]) => deltaKey({ kind, taskId, minerHotkey: hotkey })));
+        await settleAggregates(c, plan.pairs, written, 1);
       });
     },
     /** Deletes one run (kept in deleted_runs for snapshot inputs) and takes it out of every aggregate. */
