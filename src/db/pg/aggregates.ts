@@ -14,10 +14,10 @@ import type { PgContext } from './context.js';
 import { sumsPassSql, tokenSumsSql } from './tokenSql.js';
 
 /** SQL: each of the three stored sums plus its delta stays within 2^53 - 1 (`col(c)` names a delta). */
-export const fits = (stored: (c: string) => string, delta: (c: string) => string) =>
+const fits = (stored: (c: string) => string, delta: (c: string) => string) =>
   ['input', 'cached', 'output'].map((c) => `${stored(c)} + ${delta(c)} <= ${MAX_EXACT}`).join(' AND ');
 
-const MINER_UPSERT = `
+export const MINER_UPSERT = `
   INSERT INTO miner_tasks AS m (competition_id, task_id, hotkey, runs, resolved, token_count, input_sum, cached_sum, output_sum)
   SELECT $1, u.task_id, u.hotkey, u.runs, u.resolved, u.token_count, u.input, u.cached, u.output
   FROM unnest($2::text[], $3::text[], $4::int[], $5::int[], $6::int[], $7::int8[], $8::int8[], $9::int8[])
@@ -43,7 +43,7 @@ const MINER_SUBTRACT = `
     AS u(task_id, hotkey, runs, resolved, token_count, input, cached, output)
   WHERE m.competition_id = $1 AND m.task_id = u.task_id AND m.hotkey = u.hotkey`;
 
-const BASELINE_UPDATE = `
+export const BASELINE_UPDATE = `
   UPDATE tasks t SET baseline_runs = t.baseline_runs + u.runs, baseline_resolved = t.baseline_resolved + u.resolved,
     baseline_token_count = t.baseline_token_count + u.token_count, baseline_input_sum = t.baseline_input_sum + u.input,
     baseline_cached_sum = t.baseline_cached_sum + u.cached, baseline_output_sum = t.baseline_output_sum + u.output

@@ -10,7 +10,14 @@ import { deltaKey } from '../plan/aggregateDeltas.js';
 import type { SumOwner } from '../plan/tokenSums.js';
 import type { PgContext } from './context.js';
 import { RUN_SEQUENCE } from './context.js';
-import { applyAggregates, deltaColumns, fits, settleAggregates, splitDeltas } from './aggregates.js';
+import {
+  applyAggregates,
+  BASELINE_UPDATE,
+  deltaColumns,
+  MINER_UPSERT,
+  settleAggregates,
+  splitDeltas,
+} from './aggregates.js';
 
 /** The columns a batch writes, in the order of its arrays. */
 export const RUN_COLUMNS = `competition_id, run_id, task_id, kind, miner_hotkey, validator_id, attempt_no, resolved,
@@ -35,57 +42,33 @@ const CRITERION_STATS = `UPDATE task_criteria t SET graded = t.graded + u.graded
   WHERE t.competition_id = $1 AND t.task_id = u.task_id AND t.id = u.id`;
 
 /**
- * A batch inserted in one statement: the aggregates first (the upsert and the baseline update of
- * src/db/pg/aggregates.ts, which skip a pair whose sums would pass 2^53 - 1), then the runs only if
- * every pair was written ($17: none was held back before sending), so a refused batch takes no
- * number from the run sequence; then the miners, the task counts and the criterion counts. Each
- * data-modifying part writes a table of its own, so none needs to see another's rows. Returns the
- * pairs written, as aggregates.ts's statements do.
+ * A statement's parameters moved up by `by` to sit inside a larger one: all of them, or (`sharesFirst`)
+ * all but $1, the competition id every part shares.
+ */
+const shifted = (sql: string, by: number, sharesFirst: boolean) =>
+  sql.replace(/\$(\d+)/g, (_, n: string) => (sharesFirst && n === '1' ? '$1' : `$${Number(n) + by}`));
+
+/**
+ * A batch inserted in one statement, of the statements above and aggregates.ts's: the aggregates
+ * first (the upsert and the baseline update, which skip a pair whose sums would pass 2^53 - 1),
+ * then the runs only if every pair was written ($17: none was held back before sending), so a
+ * refused batch takes no number from the run sequence; then the miners, the task counts and the
+ * criterion counts. Each part writes a table of its own, so none needs to see another's rows.
+ * Returns the pairs written, as aggregates.ts's statements do. Parameters: $1 the competition,
+ * $2-$9 the upsert's, $10-$16 the baseline's, $17, $18-$34 the runs', $35 the miners, $36-$37 the
+ * task counts, $38-$42 the criterion counts.
  */
 const INSERT_BATCH = `WITH
-  m AS (
-    INSERT INTO miner_tasks AS m (competition_id, task_id, hotkey, runs, resolved, token_count, input_sum, cached_sum, output_sum)
-    SELECT $1, u.task_id, u.hotkey, u.runs, u.resolved, u.token_count, u.input, u.cached, u.output
-    FROM unnest($2::text[], $3::text[], $4::int[], $5::int[], $6::int[], $7::int8[], $8::int8[], $9::int8[])
-      AS u(task_id, hotkey, runs, resolved, token_count, input, cached, output)
-    ON CONFLICT (competition_id, hotkey, task_id) DO UPDATE SET
-      runs = m.runs + excluded.runs, resolved = m.resolved + excluded.resolved,
-      token_count = m.token_count + excluded.token_count, input_sum = m.input_sum + excluded.input_sum,
-      cached_sum = m.cached_sum + excluded.cached_sum, output_sum = m.output_sum + excluded.output_sum
-    WHERE ${fits(
-      (c) => `m.${c}_sum`,
-      (c) => `excluded.${c}_sum`,
-    )}
-    RETURNING task_id, hotkey),
-  b AS (
-    UPDATE tasks t SET baseline_runs = t.baseline_runs + u.runs, baseline_resolved = t.baseline_resolved + u.resolved,
-      baseline_token_count = t.baseline_token_count + u.token_count, baseline_input_sum = t.baseline_input_sum + u.input,
-      baseline_cached_sum = t.baseline_cached_sum + u.cached, baseline_output_sum = t.baseline_output_sum + u.output
-    FROM unnest($10::text[], $11::int[], $12::int[], $13::int[], $14::int8[], $15::int8[], $16::int8[])
-      AS u(task_id, runs, resolved, token_count, input, cached, output)
-    WHERE t.competition_id = $1 AND t.id = u.task_id AND ${fits(
-      (c) => `t.baseline_${c}_sum`,
-      (c) => `u.${c}`,
-    )}
-    RETURNING t.id),
+  m AS (${MINER_UPSERT}),
+  b AS (${shifted(BASELINE_UPDATE, 8, true)}),
   written AS (
     SELECT $17::bool AND (SELECT count(*) FROM m) = cardinality($2::text[])
       AND (SELECT count(*) FROM b) = cardinality($10::text[]) AS all_pairs),
-  r AS (
-    INSERT INTO runs (${RUN_COLUMNS})
-    SELECT * FROM unnest($18::text[], $19::text[], $20::text[], $21::text[], $22::text[], $23::text[], $24::int[],
-      $25::bool[], $26::int8[], $27::int8[], $28::int8[], $29::float8[], $30::int[], $31::text[], $32::text[],
-      $33::text[], $34::text[])
+  r AS (${shifted(INSERT_RUNS, 17, false)}
     WHERE (SELECT all_pairs FROM written)),
-  n AS (INSERT INTO miners (competition_id, hotkey) SELECT $1, unnest($35::text[]) ON CONFLICT DO NOTHING),
-  k AS (
-    INSERT INTO task_run_counts AS n (runs, competition_id, task_id)
-    SELECT u.runs, $1, u.task_id FROM unnest($36::int[], $37::text[]) AS u(runs, task_id)
-    ON CONFLICT (competition_id, task_id) DO UPDATE SET runs = n.runs + excluded.runs),
-  s AS (
-    UPDATE task_criteria t SET graded = t.graded + u.graded, met = t.met + u.met, split = t.split + u.split
-    FROM unnest($38::text[], $39::text[], $40::int[], $41::int[], $42::int[]) AS u(task_id, id, graded, met, split)
-    WHERE t.competition_id = $1 AND t.task_id = u.task_id AND t.id = u.id)
+  n AS (${shifted(ADD_MINERS, 33, true)}),
+  k AS (${shifted(TASK_RUN_COUNTS, 34, true)}),
+  s AS (${shifted(CRITERION_STATS, 36, true)})
   SELECT 'miner', task_id, hotkey FROM m UNION ALL SELECT 'baseline', id, NULL FROM b`;
 
 const KEEP_DELETED = `WITH gone AS (DELETE FROM runs WHERE competition_id = $1 AND run_id = $2 RETURNING *)
