@@ -160,6 +160,9 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       bodyNow: (view) => views.bodyNow(view),
       metrics,
       admit: app.anonymousRateLimit,
+      catchUp: store.capabilities.freshness
+        ? (competitionId) => store.capabilities.freshness!.sync(competitionId)
+        : null,
     });
   await app.register(import('./plugins/dashboard.js'));
   await app.ready();

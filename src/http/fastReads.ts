@@ -10,12 +10,19 @@
 // Answering them from the routes' onRequest hook instead (Fastify's request, reply and hooks) was
 // measured at about twice this path's CPU a read (docs/PERFORMANCE.md).
 //
+// Where other processes write the same storage (PostgreSQL), a kept body answers only once the read
+// has caught up with them (`catchUp`: src/db/contract.ts Freshness, one version read shared by the
+// reads that arrive together, sent after this one arrived), exactly as the router's read would. A
+// read whose body is not kept goes to the router at once, without waiting. A catch-up that fails
+// (the database does not answer) is not waited for a second time: the router is handed the request
+// with the failure, which its onRequest hook here answers through the error handler (the 503 the
+// router's own read gives), so the answer comes within the bound one catch-up has.
+//
 // Anything else goes to the router unchanged: another method, a query string, a body, a signature, a
-// competition whose scores are not computed or not current, storage that other processes write
-// (PostgreSQL: a read first catches up with them), a log level that writes a line for each read,
-// and every request once the server is closing. With `SCORING_READS_REQUIRE_TOKEN` the plugin is
-// not registered: every read is authenticated by the router's hooks. `inject` (the tests') always
-// goes through the router.
+// competition whose scores are not computed or not current (before or after catching up), a log
+// level that writes a line for each read, and every request once the server is closing. With
+// `SCORING_READS_REQUIRE_TOKEN` the plugin is not registered: every read is authenticated by the
+// router's hooks. `inject` (the tests') always goes through the router.
 //
 // What Fastify's hooks add to every answer is added here too: the security headers
 // (src/plugins/securityHeaders.ts), and, with the anonymous rate limit on, its count by the
@@ -60,15 +67,29 @@ export interface FastReadsOptions {
   metrics: Metrics;
   /** The anonymous rate limit by address (src/plugins/rateLimits.ts), or null when it is off. */
   admit: ((address: string) => Promise<Verdict>) | null;
+  /**
+   * Catches up with the writes other processes acknowledged before the call, or null where no other
+   * process writes the storage (src/db/contract.ts Freshness `sync`).
+   */
+  catchUp: ((competitionId: string) => Promise<void>) | null;
 }
 
 export const fastReadsPlugin = fp(
-  async (app: FastifyInstance, { kept, bodyNow, metrics, admit }: FastReadsOptions) => {
+  async (app: FastifyInstance, { kept, bodyNow, metrics, admit, catchUp }: FastReadsOptions) => {
     let open = true;
     app.addHook('preClose', (done) => {
       open = false;
       done();
     });
+    /** Requests handed to the router after their catch-up failed, with the failure: answered as the router's read would fail. */
+    const failedCatchUps = new WeakMap<IncomingMessage, Error>();
+    if (catchUp)
+      app.addHook('onRequest', (request, _reply, done) => {
+        const failure = failedCatchUps.get(request.raw);
+        if (failure === undefined) return done();
+        failedCatchUps.delete(request.raw);
+        done(failure);
+      });
     /** Each read with the observer of its route's duration series (the one its Fastify route has). */
     const reads = new Map(
       [...READS].map(([rest, { read, route }]) => [
@@ -131,11 +152,17 @@ export const fastReadsPlugin = fp(
       const competitionId = url.slice(PREFIX.length, slash);
       const body = keptFor(req, read.read, competitionId);
       if (!body) return routing(req, res);
-      if (!admit) return answer(req, res, body, read.observe, started);
-      // Counted, then answered from the body kept at that moment (a write may have come between).
-      admit(req.socket.remoteAddress ?? '').then(
-        (verdict) => {
-          const now = verdict.exceeded ? undefined : keptFor(req, read.read, competitionId);
+      if (!admit && !catchUp) return answer(req, res, body, read.observe, started);
+      // Counted and caught up, then answered from the body kept at that moment (a write, here or
+      // in another process, may have come between).
+      const caughtUp = catchUp?.(competitionId).then(
+        () => undefined,
+        (err: unknown) => (err instanceof Error ? err : new Error('catching up failed', { cause: err })),
+      );
+      Promise.all([caughtUp, admit?.(req.socket.remoteAddress ?? '')]).then(
+        ([failure, verdict]) => {
+          if (failure !== undefined) failedCatchUps.set(req, failure);
+          const now = failure !== undefined || verdict?.exceeded ? undefined : keptFor(req, read.read, competitionId);
           if (now) answer(req, res, now, read.observe, started, verdict);
           else routing(req, res);
         },

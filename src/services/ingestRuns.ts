@@ -1,5 +1,6 @@
 // Turns a validated batch into stored runs: task checks, QnA grading, idempotency. Runs inside the
 // caller's transaction (services/runs.ts), which also holds the audit entry: one commit per batch.
+import type { CompetitionSettings } from '../db/competitions.js';
 import type { Store } from '../db/contract.js';
 import type { RunRecord } from '../db/runs.js';
 import type { RunInput } from '../schemas/runs.js';
@@ -96,13 +97,15 @@ function judgeProblem(
   return null;
 }
 
+/** `known`: the competition's settings when the caller read them already in this transaction (null: none). */
 export async function ingestRuns(
   tx: Store,
   competitionId: string,
   runs: RunInput[],
   validatorId: string | null,
+  known?: CompetitionSettings | null,
 ): Promise<IngestResult> {
-  const competition = await tx.competitions.get(competitionId);
+  const competition = known === undefined ? await tx.competitions.get(competitionId) : known;
   if (!competition) throw notFound(`competition ${competitionId} does not exist`);
   refuseUnlisted(competition, validatorId);
 

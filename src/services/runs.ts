@@ -92,8 +92,10 @@ export function runsService(store: Store, audit: AuditService) {
     ingest(competitionId: string, runs: RunInput[], who: Principal) {
       return store.transaction(
         async (tx) => {
-          await requireValidatorVersion(tx, competitionId, who);
-          const result = await ingestRuns(tx, competitionId, runs, writerId(who));
+          // Read once for both: each statement inside the competition's turn delays its next writer.
+          const competition = await tx.competitions.get(competitionId);
+          await requireValidatorVersion(tx, competitionId, who, competition);
+          const result = await ingestRuns(tx, competitionId, runs, writerId(who), competition);
           if (who.kind === 'admin' && result.accepted > 0) {
             await audit.record(tx, who, 'runs.post', competitionId, `${runs.length} runs`, {
               ...result,

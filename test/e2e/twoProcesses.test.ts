@@ -22,6 +22,12 @@ async function send(server: ServerProcess, method: string, path: string, body?: 
   return JSON.parse(text) as Record<string, unknown>;
 }
 
+/** Reads answered ahead of the router by a process (src/http/fastReads.ts). */
+async function keptReads(server: ServerProcess): Promise<number> {
+  const text = await (await fetch(`${server.baseUrl}/metrics`, { headers: admin })).text();
+  return Number(/^scoring_kept_reads_total (\d+)$/m.exec(text)![1]);
+}
+
 /** A batch from miner `hotkey`: one run on each task. */
 const batch = (hotkey: string) => ({
   runs: Array.from({ length: TASKS }, (_, i) => ({
@@ -77,6 +83,12 @@ describe.runIf(TEST_ENGINE === 'postgres')('two server processes on one PostgreS
             board.miners.map((m) => m.hotkey),
             `${hotkey} written to :${writeTo.port}`,
           ).toEqual([hotkey]);
+          // The whole leaderboard, answered ahead of the router when kept (src/http/fastReads.ts): after the catch-up.
+          const whole = (await send(readFrom, 'GET', `${C}/leaderboard`)) as { miners: { hotkey: string }[] };
+          expect(
+            whole.miners.some((m) => m.hotkey === hotkey),
+            `${hotkey} written to :${writeTo.port}`,
+          ).toBe(true);
           const miner = (await send(readFrom, 'GET', `${C}/miners/${hotkey}`)) as { tasks: unknown[] };
           expect(miner.tasks).toHaveLength(TASKS);
         }
@@ -89,6 +101,8 @@ describe.runIf(TEST_ENGINE === 'postgres')('two server processes on one PostgreS
     const [la, lb] = await Promise.all([send(a, 'GET', `${C}/leaderboard`), send(b, 'GET', `${C}/leaderboard`)]);
     expect(lb).toEqual(la);
     expect((la as { total: number }).total).toBe(writers * perWriter);
+    // Kept on both by now: some of the whole reads above were answered ahead of the router.
+    for (const s of [a, b]) expect(await keptReads(s)).toBeGreaterThan(0);
   }, 120_000);
 
   it('the same batch sent to both at once is stored once: no run lost or counted twice', async () => {

@@ -8,7 +8,7 @@
 // is one that would have overflowed. The caller's transaction then rolls everything back.
 import type { TokenWeights } from '../../scoring/types.js';
 import { pairKey } from '../events.js';
-import type { PairDelta } from '../plan/aggregateDeltas.js';
+import { deltaKey, type PairDelta } from '../plan/aggregateDeltas.js';
 import { MAX_EXACT, passesBound, tooLarge, tooLargeToCount, type SumOwner } from '../plan/tokenSums.js';
 import type { PgContext } from './context.js';
 import { sumsPassSql, tokenSumsSql } from './tokenSql.js';
@@ -17,7 +17,7 @@ import { sumsPassSql, tokenSumsSql } from './tokenSql.js';
 const fits = (stored: (c: string) => string, delta: (c: string) => string) =>
   ['input', 'cached', 'output'].map((c) => `${stored(c)} + ${delta(c)} <= ${MAX_EXACT}`).join(' AND ');
 
-const MINER_UPSERT = `
+export const MINER_UPSERT = `
   INSERT INTO miner_tasks AS m (competition_id, task_id, hotkey, runs, resolved, token_count, input_sum, cached_sum, output_sum)
   SELECT $1, u.task_id, u.hotkey, u.runs, u.resolved, u.token_count, u.input, u.cached, u.output
   FROM unnest($2::text[], $3::text[], $4::int[], $5::int[], $6::int[], $7::int8[], $8::int8[], $9::int8[])
@@ -43,7 +43,7 @@ const MINER_SUBTRACT = `
     AS u(task_id, hotkey, runs, resolved, token_count, input, cached, output)
   WHERE m.competition_id = $1 AND m.task_id = u.task_id AND m.hotkey = u.hotkey`;
 
-const BASELINE_UPDATE = `
+export const BASELINE_UPDATE = `
   UPDATE tasks t SET baseline_runs = t.baseline_runs + u.runs, baseline_resolved = t.baseline_resolved + u.resolved,
     baseline_token_count = t.baseline_token_count + u.token_count, baseline_input_sum = t.baseline_input_sum + u.input,
     baseline_cached_sum = t.baseline_cached_sum + u.cached, baseline_output_sum = t.baseline_output_sum + u.output
@@ -57,54 +57,44 @@ const BASELINE_UPDATE = `
 
 const MINER_PRUNE = 'DELETE FROM miner_tasks WHERE competition_id = $1 AND task_id = $2 AND hotkey = $3 AND runs <= 0';
 
-/**
- * Applies a batch's per-pair deltas (src/db/plan/aggregateDeltas.ts), adding (sign 1) or removing
- * (sign -1); tells the same events in the same order as SQLite. Pairs of one competition.
- */
-export async function applyAggregates(
-  ctx: PgContext,
-  sums: ReadonlyMap<string, PairDelta>,
-  sign: 1 | -1,
-): Promise<void> {
-  const first = sums.values().next();
-  if (first.done) return;
-  const competitionId = first.value.d.competitionId;
+/** A batch's deltas by table; `skipped`: some delta passes the bound already and is not sent. */
+export function splitDeltas(sums: ReadonlyMap<string, PairDelta>): {
+  miner: PairDelta[];
+  baseline: PairDelta[];
+  skipped: boolean;
+} {
   const baseline: PairDelta[] = [];
   const miner: PairDelta[] = [];
+  let skipped = false;
   for (const s of sums.values()) {
     // A delta past the bound already overflows (stored sums are >= 0), and could not be sent exactly.
-    if (passesBound(s.tokens)) continue;
-    (s.d.kind === 'baseline' ? baseline : miner).push(s);
+    if (passesBound(s.tokens)) skipped = true;
+    else (s.d.kind === 'baseline' ? baseline : miner).push(s);
   }
-  const columns = (list: PairDelta[]) => [
-    list.map((s) => s.runs),
-    list.map((s) => s.resolved),
-    list.map((s) => s.tokens.count),
-    list.map((s) => s.tokens.input),
-    list.map((s) => s.tokens.cached),
-    list.map((s) => s.tokens.output),
-  ];
-  const stored = new Set<string>();
-  if (miner.length > 0) {
-    const params = [competitionId, miner.map((s) => s.d.taskId), miner.map((s) => s.d.minerHotkey), ...columns(miner)];
-    if (sign > 0) {
-      const rows = await ctx.query<[string, string]>(MINER_UPSERT, params, {
-        array: true,
-        name: 'pg_aggregates_miner_upsert',
-      });
-      for (const [taskId, hotkey] of rows) stored.add(`miner\u0000${taskId}\u0000${hotkey}`);
-    } else {
-      await ctx.execute(MINER_SUBTRACT, params, { name: 'pg_aggregates_miner_subtract' });
-    }
-  }
-  if (baseline.length > 0) {
-    const rows = await ctx.query<[string]>(
-      BASELINE_UPDATE,
-      [competitionId, baseline.map((s) => s.d.taskId), ...columns(baseline)],
-      { array: true, name: 'pg_aggregates_baseline_update' },
-    );
-    for (const [taskId] of rows) stored.add(`baseline\u0000${taskId}\u0000`);
-  }
+  return { miner, baseline, skipped };
+}
+
+/** The six delta columns of a list, as arrays in its order. */
+export const deltaColumns = (list: PairDelta[]) => [
+  list.map((s) => s.runs),
+  list.map((s) => s.resolved),
+  list.map((s) => s.tokens.count),
+  list.map((s) => s.tokens.input),
+  list.map((s) => s.tokens.cached),
+  list.map((s) => s.tokens.output),
+];
+
+/**
+ * After the deltas were written (`stored`: the keys, deltaKey, of the pairs written): the 422 for the first
+ * pair in SQLite's order that was not (adding only), then the same events in the same order as
+ * SQLite; removing, a pair left with no runs is pruned.
+ */
+export async function settleAggregates(
+  ctx: PgContext,
+  sums: ReadonlyMap<string, PairDelta>,
+  stored: ReadonlySet<string>,
+  sign: 1 | -1,
+): Promise<void> {
   // SQLite's order: the first pair (in batch order) whose sums would pass the bound is the error.
   // Taking runs out only lowers the sums.
   if (sign > 0) {
@@ -119,6 +109,48 @@ export async function applyAggregates(
       ctx.emit({ competitionId: d.competitionId, kind: 'pair', pair: pairKey(d.taskId, d.minerHotkey ?? '') });
     }
   }
+}
+
+/**
+ * Applies a batch's per-pair deltas (src/db/plan/aggregateDeltas.ts), adding (sign 1) or removing
+ * (sign -1); tells the same events in the same order as SQLite. Pairs of one competition.
+ */
+export async function applyAggregates(
+  ctx: PgContext,
+  sums: ReadonlyMap<string, PairDelta>,
+  sign: 1 | -1,
+): Promise<void> {
+  const first = sums.values().next();
+  if (first.done) return;
+  const competitionId = first.value.d.competitionId;
+  const { miner, baseline } = splitDeltas(sums);
+  const stored = new Set<string>();
+  if (miner.length > 0) {
+    const params = [
+      competitionId,
+      miner.map((s) => s.d.taskId),
+      miner.map((s) => s.d.minerHotkey),
+      ...deltaColumns(miner),
+    ];
+    if (sign > 0) {
+      const rows = await ctx.query<[string, string]>(MINER_UPSERT, params, {
+        array: true,
+        name: 'pg_aggregates_miner_upsert',
+      });
+      for (const [taskId, hotkey] of rows) stored.add(deltaKey({ kind: 'miner', taskId, minerHotkey: hotkey }));
+    } else {
+      await ctx.execute(MINER_SUBTRACT, params, { name: 'pg_aggregates_miner_subtract' });
+    }
+  }
+  if (baseline.length > 0) {
+    const rows = await ctx.query<[string]>(
+      BASELINE_UPDATE,
+      [competitionId, baseline.map((s) => s.d.taskId), ...deltaColumns(baseline)],
+      { array: true, name: 'pg_aggregates_baseline_update' },
+    );
+    for (const [taskId] of rows) stored.add(deltaKey({ kind: 'baseline', taskId, minerHotkey: null }));
+  }
+  await settleAggregates(ctx, sums, stored, sign);
 }
 
 /** Runs that count: not sent by a validator excluded from the competition ($1), and not stale (SPEC 12). */

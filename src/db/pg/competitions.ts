@@ -50,6 +50,11 @@ const settingsOf = (r: Row, excludedValidators: string[]): CompetitionSettings =
 const EXCLUDED = `SELECT competition_id, validator_id FROM competition_validators
   WHERE excluded AND ($1::text IS NULL OR competition_id = $1) ORDER BY validator_id COLLATE "C"`;
 
+/** A competition with its excluded validators (EXCLUDED's order). */
+const GET = `SELECT ${COLUMNS}, ARRAY(SELECT validator_id FROM competition_validators
+    WHERE competition_id = competitions.id AND excluded ORDER BY validator_id COLLATE "C") AS excluded
+  FROM competitions WHERE id = $1`;
+
 export function pgCompetitionsRepo(ctx: PgContext) {
   async function excludedByCompetition(c: PgContext, id: string | null): Promise<Map<string, string[]>> {
     const byCompetition = new Map<string, string[]>();
@@ -62,9 +67,9 @@ export function pgCompetitionsRepo(ctx: PgContext) {
   }
 
   async function get(c: PgContext, id: string): Promise<CompetitionSettings | null> {
-    const [row] = await c.query<Row>(`SELECT ${COLUMNS} FROM competitions WHERE id = $1`, [id]);
-    if (!row) return null;
-    return settingsOf(row, (await excludedByCompetition(c, id)).get(id) ?? []);
+    // One statement: every write reads its competition inside its turn, where each round trip counts.
+    const [row] = await c.query<Row & { excluded: string[] }>(GET, [id], { name: 'pg_competitions_get' });
+    return row ? settingsOf(row, row.excluded) : null;
   }
 
   return {

@@ -1,12 +1,23 @@
-// src/db/runs.ts on PostgreSQL. A batch is one INSERT ... SELECT FROM unnest (docs/POSTGRES.md:
-// 1.5x the multi-row form, and no parameter cap), and each counter table takes one statement per
-// batch, not one per task or pair.
+// src/db/runs.ts on PostgreSQL. A batch's runs go in as one INSERT ... SELECT FROM unnest
+// (docs/POSTGRES.md: 1.5x the multi-row form, and no parameter cap), and each counter table takes
+// one statement per batch, not one per task or pair. An insert sends all of them as one statement
+// (INSERT_BATCH): it runs inside its competition's turn, where each round trip delays the next
+// writer.
 import type { TokenWeights } from '../../scoring/types.js';
 import { fromRow, type RunFilter, type RunRecord, type RunRow, type StoredRun } from '../runs.js';
 import { planRunChange, type RunChangePlan } from '../plan/runBatch.js';
+import { deltaKey } from '../plan/aggregateDeltas.js';
+import type { SumOwner } from '../plan/tokenSums.js';
 import type { PgContext } from './context.js';
 import { RUN_SEQUENCE } from './context.js';
-import { applyAggregates } from './aggregates.js';
+import {
+  applyAggregates,
+  BASELINE_UPDATE,
+  deltaColumns,
+  MINER_UPSERT,
+  settleAggregates,
+  splitDeltas,
+} from './aggregates.js';
 
 /** The columns a batch writes, in the order of its arrays. */
 export const RUN_COLUMNS = `competition_id, run_id, task_id, kind, miner_hotkey, validator_id, attempt_no, resolved,
@@ -29,6 +40,36 @@ const TASK_RUN_COUNTS = `INSERT INTO task_run_counts AS n (runs, competition_id,
 const CRITERION_STATS = `UPDATE task_criteria t SET graded = t.graded + u.graded, met = t.met + u.met, split = t.split + u.split
   FROM unnest($2::text[], $3::text[], $4::int[], $5::int[], $6::int[]) AS u(task_id, id, graded, met, split)
   WHERE t.competition_id = $1 AND t.task_id = u.task_id AND t.id = u.id`;
+
+/**
+ * A statement's parameters moved up by `by` to sit inside a larger one: all of them, or (`sharesFirst`)
+ * all but $1, the competition id every part shares.
+ */
+const shifted = (sql: string, by: number, sharesFirst: boolean) =>
+  sql.replace(/\$(\d+)/g, (_, n: string) => (sharesFirst && n === '1' ? '$1' : `$${Number(n) + by}`));
+
+/**
+ * A batch inserted in one statement, of the statements above and aggregates.ts's: the aggregates
+ * first (the upsert and the baseline update, which skip a pair whose sums would pass 2^53 - 1),
+ * then the runs only if every pair was written ($17: none was held back before sending), so a
+ * refused batch takes no number from the run sequence; then the miners, the task counts and the
+ * criterion counts. Each part writes a table of its own, so none needs to see another's rows.
+ * Returns the pairs written, as aggregates.ts's statements do. Parameters: $1 the competition,
+ * $2-$9 the upsert's, $10-$16 the baseline's, $17, $18-$34 the runs', $35 the miners, $36-$37 the
+ * task counts, $38-$42 the criterion counts.
+ */
+const INSERT_BATCH = `WITH
+  m AS (${MINER_UPSERT}),
+  b AS (${shifted(BASELINE_UPDATE, 8, true)}),
+  written AS (
+    SELECT $17::bool AND (SELECT count(*) FROM m) = cardinality($2::text[])
+      AND (SELECT count(*) FROM b) = cardinality($10::text[]) AS all_pairs),
+  r AS (${shifted(INSERT_RUNS, 17, false)}
+    WHERE (SELECT all_pairs FROM written)),
+  n AS (${shifted(ADD_MINERS, 33, true)}),
+  k AS (${shifted(TASK_RUN_COUNTS, 34, true)}),
+  s AS (${shifted(CRITERION_STATS, 36, true)})
+  SELECT 'miner', task_id, hotkey FROM m UNION ALL SELECT 'baseline', id, NULL FROM b`;
 
 const KEEP_DELETED = `WITH gone AS (DELETE FROM runs WHERE competition_id = $1 AND run_id = $2 RETURNING *)
   INSERT INTO deleted_runs (seq, ${RUN_COLUMNS}, created_at, deleted_seq)
@@ -124,14 +165,19 @@ export function pgRunsRepo(ctx: PgContext) {
       const competitionId = records[0]!.competitionId;
       await ctx.write(competitionId, async (c) => {
         const plan = planRunChange(records, 1, w, excluded, judge);
-        // The sums first: a batch they refuse (422, past 2^53 - 1) then takes no number from the
-        // run sequence, which a rollback would not give back, and the next run's number is the one
-        // SQLite gives it.
-        await applyAggregates(c, plan.pairs, 1);
+        const { miner, baseline, skipped } = splitDeltas(plan.pairs);
         const col = <T>(f: (r: RunRecord) => T) => records.map(f);
-        await c.execute(
-          INSERT_RUNS,
+        const criteria = plan.criteria;
+        const rows = await c.query<[SumOwner['kind'], string, string | null]>(
+          INSERT_BATCH,
           [
+            competitionId,
+            miner.map((s) => s.d.taskId),
+            miner.map((s) => s.d.minerHotkey),
+            ...deltaColumns(miner),
+            baseline.map((s) => s.d.taskId),
+            ...deltaColumns(baseline),
+            !skipped,
             col((r) => r.competitionId),
             col((r) => r.runId),
             col((r) => r.taskId),
@@ -149,10 +195,20 @@ export function pgRunsRepo(ctx: PgContext) {
             col((r) => (r.criteria ? JSON.stringify(r.criteria) : null)),
             col((r) => r.judgeDigest ?? null),
             col((r) => r.answerDate ?? null),
+            plan.miners,
+            [...plan.perTask.values()],
+            [...plan.perTask.keys()],
+            criteria.map((s) => s.taskId),
+            criteria.map((s) => s.id),
+            criteria.map((s) => s.graded),
+            criteria.map((s) => s.met),
+            criteria.map((s) => s.split),
           ],
-          { name: 'pg_runs_insert' },
+          { array: true, name: 'pg_runs_insert_batch' },
         );
-        await applyPlan(c, competitionId, plan);
+        // A pair missing here was refused (its sums would pass 2^53 - 1): the 422, and no run was inserted.
+        const written = new Set(rows.map(([kind, taskId, hotkey]) => deltaKey({ kind, taskId, minerHotkey: hotkey })));
+        await settleAggregates(c, plan.pairs, written, 1);
       });
     },
     /** Deletes one run (kept in deleted_runs for snapshot inputs) and takes it out of every aggregate. */

@@ -21,7 +21,7 @@ import { isUnavailable } from './unavailable.js';
 import { POSTGRES_DEFAULTS } from './client.js';
 import { createTurns } from './turns.js';
 import { PG_MIGRATIONS_FOLDER } from './migrate.js';
-import { mapPgError, runQuery, type PgContext, type QueryOptions } from './context.js';
+import { mapPgError, PG_TYPES, runQuery, type PgContext, type QueryOptions } from './context.js';
 import { pgAuditRepo } from './audit.js';
 import { rebuildAggregates } from './aggregates.js';
 import { pgCompetitionsRepo } from './competitions.js';
@@ -116,6 +116,21 @@ export function createPgStore(pool: pg.Pool, options: PgStoreOptions = {}): Stor
     state.bumped.set(competitionId, Number((rows[0] as { version: number | string }).version));
   }
 
+  /**
+   * BEGIN and the bump in one message (the simple protocol, the id as a quoted literal): one round
+   * trip, one turn of the event loop, where the writer holds its competition's turn.
+   */
+  async function beginWithBump(state: TxState, competitionId: string): Promise<void> {
+    const text = `BEGIN; ${BUMP.replaceAll('$1', state.client.escapeLiteral(competitionId))}`;
+    let results: pg.QueryResult[];
+    try {
+      results = (await state.client.query({ text, types: PG_TYPES })) as unknown as pg.QueryResult[];
+    } catch (err) {
+      throw mapPgError(err);
+    }
+    state.bumped.set(competitionId, Number((results[1]!.rows[0] as { version: number | string }).version));
+  }
+
   /** The context of statements inside the transaction `state`. */
   function txContext(state: TxState): PgContext {
     const ctx: PgContext = {
@@ -158,11 +173,8 @@ export function createPgStore(pool: pg.Pool, options: PgStoreOptions = {}): Stor
       let result: T;
       let committing = false;
       try {
-        // Sent back to back: the bump goes as BEGIN is answered, without a turn of the event loop.
-        await Promise.all([
-          client.query('BEGIN'),
-          scope?.competitionId === undefined ? undefined : bump(state, scope.competitionId),
-        ]);
+        if (scope?.competitionId === undefined) await client.query('BEGIN');
+        else await beginWithBump(state, scope.competitionId);
         result = await fn(txContext(state), state);
         committing = true;
         for (const [competitionId, version] of state.bumped) options.onCommitting?.(competitionId, version);

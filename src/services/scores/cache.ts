@@ -190,6 +190,13 @@ export function scoreCache(store: Store, filling: PairFilling, observe: (seconds
       return s instanceof Promise ? undefined : s;
     },
 
+    /** `finalInHand`, as a read of the competition (told to `onUse`) when they are. */
+    readFinalInHand(competitionId: string): Scored | undefined {
+      const s = api.finalInHand(competitionId);
+      if (s) use(competitionId);
+      return s;
+    },
+
     /** The competitions with an entry. */
     competitionIds: () => cache.keys(),
 

@@ -57,61 +57,63 @@ export function scoreReads(store: Store, cache: ScoreCache) {
   /** Each scores' validators table (`validators`), dropped with them. */
   const tables = new WeakMap<Scored, Settled<ValidatorsTable>>();
 
-  const reads = {
-    /** The ranked list with its `total`, or a page of it, or the chosen miners (ranks of the full list). */
-    leaderboard(competitionId: string, stages?: Stage[], page: ListPage = WHOLE): Maybe<View> {
-      return chain(cache.scored(competitionId, stages), (s) =>
-        page === WHOLE ? once(s, 'leaderboard', () => listView(s, page)) : listView(s, page),
-      );
-    },
-
-    weights(competitionId: string, stages?: Stage[]): Maybe<View> {
-      return chain(cache.scored(competitionId, stages), (s) =>
-        once(s, 'weights', () => view(s, 'weights', () => weightsBody(competitionId, s.scores), 'always')),
-      );
-    },
-
+  /** The views of the reads without arguments, of given scores: what a warm read answers. */
+  const whole = {
+    leaderboard: (s: Scored): View => once(s, 'leaderboard', () => listView(s, WHOLE)),
+    weights: (s: Scored): View =>
+      once(s, 'weights', () => view(s, 'weights', () => weightsBody(s.competition.id, s.scores), 'always')),
     /**
      * The weights on chain (SPEC 11) under the metagraph in force; a conflict when none is
      * recorded. Kept like the weights: recording a metagraph is a write event, which drops them.
      */
-    chain(competitionId: string, stages?: Stage[]): Maybe<View> {
-      return chain(cache.scored(competitionId, stages), (s) =>
-        once(s, 'chain', () =>
-          view(
-            s,
-            'chain',
-            async () => {
-              const row = await store.metagraphs.latest(competitionId);
-              if (!row)
-                throw conflict(
-                  `competition ${competitionId} has no metagraph: the weights on chain need one (PUT …/metagraph)`,
-                );
-              return chainOf(competitionId, s.scores, {
-                value: JSON.parse(row.document) as Metagraph,
-                digest: row.digest,
-              });
-            },
-            'always',
-          ),
+    chain: (s: Scored): View =>
+      once(s, 'chain', () =>
+        view(
+          s,
+          'chain',
+          async () => {
+            const competitionId = s.competition.id;
+            const row = await store.metagraphs.latest(competitionId);
+            if (!row)
+              throw conflict(
+                `competition ${competitionId} has no metagraph: the weights on chain need one (PUT …/metagraph)`,
+              );
+            return chainOf(competitionId, s.scores, {
+              value: JSON.parse(row.document) as Metagraph,
+              digest: row.digest,
+            });
+          },
+          'always',
         ),
+      ),
+  };
+
+  const reads = {
+    /** The ranked list with its `total`, or a page of it, or the chosen miners (ranks of the full list). */
+    leaderboard(competitionId: string, stages?: Stage[], page: ListPage = WHOLE): Maybe<View> {
+      return chain(cache.scored(competitionId, stages), (s) =>
+        page === WHOLE ? whole.leaderboard(s) : listView(s, page),
       );
+    },
+
+    weights(competitionId: string, stages?: Stage[]): Maybe<View> {
+      return chain(cache.scored(competitionId, stages), whole.weights);
+    },
+
+    /** The weights on chain of the metagraph in force (`whole.chain`). */
+    chain(competitionId: string, stages?: Stage[]): Maybe<View> {
+      return chain(cache.scored(competitionId, stages), whole.chain);
     },
 
     /**
      * The whole leaderboard, the weights or the weights on chain of the final stages, when their
-     * scores are computed and current, on storage no other process writes. Undefined otherwise;
-     * starts nothing. For answering warm reads ahead of the router (src/http/fastReads.ts).
+     * scores are computed and current as far as this process was told. Undefined otherwise;
+     * starts nothing. For answering warm reads ahead of the router (src/http/fastReads.ts), which
+     * first catches up with other processes' writes where they write too (the store's freshness).
      */
     kept(read: 'leaderboard' | 'weights' | 'chain', competitionId: string): View | undefined {
-      // On PostgreSQL every read first catches up with other processes' writes, in the router. It
-      // is not done here as well: where the database does not answer, the router's read would then
-      // wait a second time, and the 503 would come later than DATABASE_TIMEOUT_MS promises
-      // (test/reliability/pgOutage.test.ts).
-      if (store.capabilities.freshness) return undefined;
-      if (!cache.finalInHand(competitionId)) return undefined;
-      const found = reads[read](competitionId);
-      return found instanceof Promise ? undefined : found;
+      const s = cache.readFinalInHand(competitionId);
+      return s && whole[read](s);
     },
 
     /** A miner's leaderboard entry and per-task breakdown; not found when it has no standing. */
