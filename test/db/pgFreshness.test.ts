@@ -123,4 +123,21 @@ describe.runIf(server.available)('competition versions, fresh for every caller',
     await proxy.resume();
     expect(await fresh.versions()).toEqual(new Map([['d', 1]]));
   });
+
+  it('callers queued behind a query that fails get its failure, without a second query (one timeout at most)', async () => {
+    await bump('e');
+    const { pool, sent } = countedPool(proxy.urlFor(scratch.url));
+    const fresh = createFreshness(pool);
+    await pool.query('SELECT 1'); // one open connection through the proxy, so the stall below hits a query
+    proxy.pause('both');
+    const first = fresh.versions();
+    const queued = [fresh.versions(), fresh.versions()];
+    await vi.waitFor(() => expect(sent()).toBe(1));
+    await proxy.cut();
+    const settled = await Promise.allSettled([first, ...queued]);
+    expect(settled.map((r) => r.status)).toEqual(['rejected', 'rejected', 'rejected']);
+    expect(sent()).toBe(1);
+    await proxy.resume();
+    expect(await fresh.versions()).toEqual(new Map([['e', 1]]));
+  });
 });

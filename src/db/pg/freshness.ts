@@ -6,6 +6,8 @@
 // that follows another process's acknowledged write always sees that write's version. Concurrent
 // callers share queries: at most one is in flight and one is queued; every caller arriving while
 // one is in flight rides the queued one (the in-flight one may have been sent before it arrived).
+// When the one in flight fails, the queued callers fail with it: an unanswered database is an
+// answer for them too.
 import type pg from 'pg';
 
 export interface Freshness {
@@ -16,9 +18,13 @@ export interface Freshness {
 const VERSIONS_SQL = 'SELECT competition_id, version FROM competition_versions';
 
 export function createFreshness(pool: pg.Pool): Freshness {
+  type Waiting = {
+    promise: Promise<ReadonlyMap<string, number>>;
+    resolve: (versions: ReadonlyMap<string, number>) => void;
+    reject: (error: unknown) => void;
+  };
   let inFlight: Promise<ReadonlyMap<string, number>> | undefined;
-  let queued: Promise<ReadonlyMap<string, number>> | undefined;
-  let sendQueued: (() => void) | undefined;
+  let queued: Waiting | undefined;
 
   async function read(): Promise<ReadonlyMap<string, number>> {
     // Prepared once per connection and read as arrays: this query runs before every score read,
@@ -32,29 +38,44 @@ export function createFreshness(pool: pg.Pool): Freshness {
     return new Map(rows.map(([competitionId, version]) => [competitionId, Number(version)]));
   }
 
+  // Each step from "settled" to "the queued one is sent or failed" is synchronous: no caller can
+  // slip in between and start a second query in flight.
   function send(): Promise<ReadonlyMap<string, number>> {
     const p = read();
     inFlight = p;
-    // One synchronous step from "settled" to "the queued one is sent": no caller can slip in
-    // between and start a second query in flight.
-    const settled = () => {
-      inFlight = undefined;
-      const next = sendQueued;
-      sendQueued = undefined;
-      queued = undefined;
-      next?.();
-    };
-    p.then(settled, settled);
+    p.then(
+      () => {
+        inFlight = undefined;
+        const next = queued;
+        queued = undefined;
+        if (next) send().then(next.resolve, next.reject);
+      },
+      // The database did not answer the query in flight: the callers waiting behind it get that
+      // failure now rather than a second query's, so no caller waits longer than one query's
+      // timeout (the outage bound, docs/POSTGRES.md), however its arrival fell.
+      (error: unknown) => {
+        inFlight = undefined;
+        const next = queued;
+        queued = undefined;
+        next?.reject(error);
+      },
+    );
     return p;
   }
 
   return {
     versions() {
       if (!inFlight) return send();
-      queued ??= new Promise((resolve, reject) => {
-        sendQueued = () => void send().then(resolve, reject);
-      });
-      return queued;
+      if (!queued) {
+        let resolve!: Waiting['resolve'];
+        let reject!: Waiting['reject'];
+        const promise = new Promise<ReadonlyMap<string, number>>((res, rej) => {
+          resolve = res;
+          reject = rej;
+        });
+        queued = { promise, resolve, reject };
+      }
+      return queued.promise;
     },
   };
 }
