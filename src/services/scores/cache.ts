@@ -11,6 +11,7 @@ import type { CompetitionInput, CompetitionScores, Stage } from '../../scoring/t
 import { chain, Settled, type Maybe } from '../settled.js';
 import { scoresComputer } from './compute.js';
 import type { PairFilling } from './filling.js';
+import type { SavedScoresOnDemand } from './saved.js';
 
 export interface Basis {
   scores: CompetitionScores;
@@ -40,7 +41,13 @@ export function entryOf<T>(p: Promise<T>, forget: () => void): Settled<T> {
   return new Settled(p);
 }
 
-export function scoreCache(store: Store, filling: PairFilling, observe: (seconds: number) => void) {
+export function scoreCache(
+  store: Store,
+  filling: PairFilling,
+  observe: (seconds: number) => void,
+  /** Scores saved at the last shutdown, consulted on a competition's first read (./saved.ts). */
+  saved?: SavedScoresOnDemand,
+) {
   // Per competition: its settings, read once, and the scores of each stage set asked for. Entries
   // are promises that keep their values (../settled.ts): concurrent first reads share one
   // computation, and a warm read runs without waiting. A write drops the competition's entry (a
@@ -148,6 +155,10 @@ export function scoreCache(store: Store, filling: PairFilling, observe: (seconds
 
     /** The scores of a stage set (default the competition's final stages); not found for no competition. */
     scored(competitionId: string, stages: Stage[] | undefined): Maybe<Scored> {
+      // A competition's first read after the start takes its saved scores where they are current.
+      // Before catching up with other processes: the row counts the competition as told up to it.
+      const restoring = saved?.take(competitionId, restoreUnlessHeld);
+      if (restoring) return restoring.then(() => api.scored(competitionId, stages));
       // On PostgreSQL, first catch up with writes other processes acknowledged (src/db/contract.ts, capability freshness).
       const fresh = store.capabilities.freshness;
       if (fresh) return fresh.sync(competitionId).then(() => scoredHere(competitionId, stages));
@@ -199,6 +210,12 @@ export function scoreCache(store: Store, filling: PairFilling, observe: (seconds
       cache.set(competition.id, { competition: new Settled(Promise.resolve(competition)), byStages });
     },
   };
+  /** Restores saved scores unless the competition has an entry already (a read that came first). */
+  function restoreUnlessHeld(competition: CompetitionSettings, scores: CompetitionScores): boolean {
+    if (cache.has(competition.id)) return false;
+    api.restore(competition, scores);
+    return true;
+  }
   return api;
 }
 
