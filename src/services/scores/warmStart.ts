@@ -30,14 +30,19 @@ export function warmStart(
 ) {
   let pass: Promise<Warmed> = Promise.resolve({ computed: 0, restored: 0 });
   let stopped = false;
+  /** Per competition the pass has not reached yet: settles once it has (and queued its fill). */
+  const reached = new Map<string, { promise: Promise<void>; resolve: () => void }>();
 
   /**
    * Every competition in turn, one a turn of the event loop: its final-stage scores (restored where
    * its saved row is current, else computed) and the leaderboard, weights and weights on chain
-   * views handed to `visit` (the HTTP layer makes their bytes). Then the in-memory pairs of the
-   * restored competitions are read in the background (./filling.ts).
+   * views handed to `visit` (the HTTP layer makes their bytes). The in-memory pairs of the
+   * competitions restored so far are then queued to be read in the background (./filling.ts): one
+   * competition at a time while they fit in the memory budget (./release.ts); a read of one still
+   * being filled waits for it (./cache.ts), one not filled reads its pairs itself.
    */
   async function run(all: CompetitionSettings[], visit: (view: View) => unknown): Promise<Warmed> {
+    let restored = 0;
     for (const c of all) {
       await turn();
       if (stopped) break;
@@ -51,12 +56,15 @@ export function warmStart(
       } catch {
         // Deleted meanwhile, or the database did not answer: its next read makes them.
       }
+      const filled = saved.drainRestored();
+      restored += filled.length;
+      if (!stopped) filling.start(filled, memory.room);
+      reached.get(c.id)?.resolve();
+      reached.delete(c.id);
     }
-    const restored = saved.drainRestored();
-    // One competition at a time while they fit in the memory budget (./release.ts); a read of one
-    // still being filled waits for it (./cache.ts), one not filled reads its pairs itself.
-    if (!stopped) filling.start(restored, memory.room);
-    return { computed: all.length - restored.length, restored: restored.length };
+    for (const r of reached.values()) r.resolve();
+    reached.clear();
+    return { computed: all.length - restored, restored };
   }
 
   return {
@@ -68,6 +76,11 @@ export function warmStart(
     async warm(visit: (view: View) => unknown = (view) => view.value()): Promise<void> {
       const all = await store.competitions.list();
       saved.expect(all.map((c) => c.id));
+      for (const c of all) {
+        let resolve!: () => void;
+        const promise = new Promise<void>((r) => (resolve = r));
+        reached.set(c.id, { promise, resolve });
+      }
       pass = run(all, visit);
     },
 
@@ -76,10 +89,10 @@ export function warmStart(
 
     /**
      * Settles once the in-memory pairs of a competition restored at the start are filled (of every
-     * such competition when none is named); at once for the others, after the start's pass.
+     * such competition when none is named); for the others once the start's pass has reached them.
      */
     async prepared(competitionId?: string): Promise<void> {
-      await pass;
+      await (competitionId === undefined ? pass : reached.get(competitionId)?.promise);
       await filling.wait(competitionId);
     },
 
