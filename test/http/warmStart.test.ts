@@ -169,6 +169,43 @@ it('reads no saved scores before the app is returned: each is restored on its fi
   }
 });
 
+it('computes a competition whose saved row cannot be read', async () => {
+  const path = newPath();
+  await savedTwo(path, 51);
+  const board = async (t: TestApp) =>
+    (await t.call({ method: 'GET', url: '/v1/competitions/alpha/leaderboard' })).body as Json;
+  const reference = await testApp({ path });
+  const before = await board(reference);
+  await reference.close();
+
+  let failing = true;
+  const attempts: string[] = [];
+  const again = await testApp({
+    path,
+    wrapStore: (store) => {
+      const saved = store.capabilities.savedScores!;
+      const load = async (code: string, competitionId: string) => {
+        attempts.push(competitionId);
+        if (failing && competitionId === 'alpha') throw new Error('the saved row cannot be read');
+        return saved.load(code, competitionId);
+      };
+      return { ...store, capabilities: { ...store.capabilities, savedScores: { ...saved, load } } };
+    },
+  });
+  try {
+    expect(await board(again)).toEqual(before);
+    await again.app.services.scores.warmed();
+    // Tried once by whichever came first (the read or the pass), then computed instead.
+    expect(attempts.filter((id) => id === 'alpha')).toEqual(['alpha']);
+    expect(await computations(again)).toBe(1);
+    failing = false;
+    expect(await board(again)).toEqual(before);
+    expect(attempts.filter((id) => id === 'alpha')).toEqual(['alpha']);
+  } finally {
+    await again.close();
+  }
+});
+
 it('takes a snapshot at once after a restart, equal to the reads and verifiable from its input', async () => {
   const path = newPath();
   const first = await testApp({ path });

@@ -158,11 +158,8 @@ export function scoreCache(
       // A competition's first read after the start takes its saved scores where they are current.
       // Before catching up with other processes: the row counts the competition as told up to it.
       const restoring = saved?.take(competitionId, restoreUnlessHeld);
-      if (restoring) return restoring.then(() => api.scored(competitionId, stages));
-      // On PostgreSQL, first catch up with writes other processes acknowledged (src/db/contract.ts, capability freshness).
-      const fresh = store.capabilities.freshness;
-      if (fresh) return fresh.sync(competitionId).then(() => scoredHere(competitionId, stages));
-      return scoredHere(competitionId, stages);
+      if (restoring) return restoring.then(() => caughtUp(competitionId, stages));
+      return caughtUp(competitionId, stages);
     },
 
     /** The kept scores of a stage set if they are computed and current; starts nothing. */
@@ -210,6 +207,13 @@ export function scoreCache(
       cache.set(competition.id, { competition: new Settled(Promise.resolve(competition)), byStages });
     },
   };
+  function caughtUp(competitionId: string, stages: Stage[] | undefined): Maybe<Scored> {
+    // On PostgreSQL, first catch up with writes other processes acknowledged (src/db/contract.ts, capability freshness).
+    const fresh = store.capabilities.freshness;
+    if (fresh) return fresh.sync(competitionId).then(() => scoredHere(competitionId, stages));
+    return scoredHere(competitionId, stages);
+  }
+
   /** Restores saved scores unless the competition has an entry already (a read that came first). */
   function restoreUnlessHeld(competition: CompetitionSettings, scores: CompetitionScores): boolean {
     if (cache.has(competition.id)) return false;

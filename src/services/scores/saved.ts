@@ -39,7 +39,8 @@ export function savedScoresOnDemand(store: Store) {
     /**
      * Consults a pending competition's saved row and hands it to `restore` while it is current;
      * undefined at once when there is nothing to consult (the usual case: one set lookup), else
-     * settles once it is done (never fails: on an error the competition stays pending).
+     * settles once it is done (never fails: on an error the caller goes on as if there were no
+     * row, and the competition is computed).
      * `restore` is called in the turn the row is judged current.
      */
     take(
@@ -59,8 +60,7 @@ export function savedScoresOnDemand(store: Store) {
           if (!row || r.written || row.stages.join(',') !== competition.finalStages.join(',')) return;
           if (restore(competition, row.scores)) restored.push(competition);
         } catch {
-          // Consulted again by the next read (which, should the database not answer, fails as usual).
-          if (!r.written) pending.add(competitionId);
+          // Computed instead (a read while the database does not answer fails as usual).
         } finally {
           restoring.delete(competitionId);
         }
