@@ -172,8 +172,7 @@ it('reads no saved scores before the app is returned: each is restored on its fi
 it('computes a competition whose saved row cannot be read', async () => {
   const path = newPath();
   await savedTwo(path, 51);
-  const board = async (t: TestApp) =>
-    (await t.call({ method: 'GET', url: '/v1/competitions/alpha/leaderboard' })).body as Json;
+  const board = async (t: TestApp) => (await t.call({ method: 'GET', url: '/v1/competitions/alpha/leaderboard' })).body;
   const reference = await testApp({ path });
   const before = await board(reference);
   await reference.close();
