@@ -37,11 +37,16 @@ export function warmStart(
    * Every competition in turn, one a turn of the event loop: its final-stage scores (restored where
    * its saved row is current, else computed) and the leaderboard, weights and weights on chain
    * views handed to `visit` (the HTTP layer makes their bytes). The in-memory pairs of the
-   * competitions restored so far are then queued to be read in the background (./filling.ts): one
-   * competition at a time while they fit in the memory budget (./release.ts); a read of one still
-   * being filled waits for it (./cache.ts), one not filled reads its pairs itself.
+   * competitions restored so far are then queued to be read in the background (./filling.ts), from
+   * once the pass is done (the first reads after a start and the pass go first), one competition
+   * at a time while they fit in the memory budget (./release.ts); a read of one still being filled
+   * waits for it (./cache.ts), one not filled reads its pairs itself.
    */
   async function run(all: CompetitionSettings[], visit: (view: View) => unknown): Promise<Warmed> {
+    const afterPass = async () => {
+      await pass;
+      return memory.room();
+    };
     let restored = 0;
     for (const c of all) {
       await turn();
@@ -58,7 +63,7 @@ export function warmStart(
       }
       const filled = saved.drainRestored();
       restored += filled.length;
-      if (!stopped) filling.start(filled, memory.room);
+      if (!stopped) filling.start(filled, afterPass);
       reached.get(c.id)?.resolve();
       reached.delete(c.id);
     }
