@@ -166,13 +166,18 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     });
   await app.register(import('./plugins/dashboard.js'));
   await app.ready();
-  // Before the server listens (and /readyz answers): the first score reads after a start answer from memory.
+  // Reads no saved scores and computes nothing before the server listens: each competition's are
+  // restored on its first read, or by the pass this starts, which then makes every one's bodies.
   const warming = performance.now();
-  const { computed, restored } = await services.scores.warm(views.body);
-  app.log.info(
-    { computed, restored, ms: Math.round(performance.now() - warming) },
-    'scores computed, or restored from the last shutdown',
-  );
+  await services.scores.warm(views.body);
+  void services.scores
+    .warmed()
+    .then(({ computed, restored }) =>
+      app.log.info(
+        { computed, restored, ms: Math.round(performance.now() - warming) },
+        'scores computed, or restored from the last shutdown',
+      ),
+    );
   return app;
 }
 

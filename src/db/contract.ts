@@ -249,8 +249,8 @@ export interface SavedScoresRepo {
    * records with them, so no event told in between can make the two disagree. Answers how many.
    */
   save(code: string, collect: () => SavedScores[]): Promise<number>;
-  /** The saved scores of this scoring code that are still current. */
-  load(code: string): Promise<SavedScores[]>;
+  /** A competition's saved scores of this scoring code if they are still current; read on its first score read. */
+  load(code: string, competitionId: string): Promise<SavedScores | undefined>;
 }
 
 /** A consistent copy of the database while it serves (SQLite's backup API). */

@@ -4,8 +4,10 @@
 // Computing every competition's scores before listening means, at 4x the reference competition,
 // reading 332k (task, miner) rows into memory and scoring them: most of a start. The scores
 // themselves (per-miner sums, the weights) are a few
-// hundred kB, so the server saves them as it shuts down and the next start answers from them while
-// the (task, miner) rows are read in the background (src/services/scores/warmStart.ts and filling.ts).
+// hundred kB, so the server saves them as it shuts down and the next start answers from them: a
+// competition's row is read on its first score read after the start, or by the pass that goes
+// through every competition once the server listens, and its (task, miner) rows are read in the
+// background after that (src/services/scores/warmStart.ts, saved.ts and filling.ts).
 //
 // A row is used only while it is current. On SQLite a saved row is only ever current: the
 // migration's triggers delete a competition's row in any transaction that changes what its scores
@@ -19,7 +21,7 @@ import type { SavedScores } from './contract.js';
 /** The contract's SavedScoresRepo (src/db/contract.ts), synchronously: the SQLite store makes it a promise. */
 export interface SyncSavedScoresRepo {
   save(code: string, collect: () => SavedScores[]): number;
-  load(code: string): SavedScores[];
+  load(code: string, competitionId: string): SavedScores | undefined;
 }
 
 /** A stage set as a saved row keeps it: comma-separated. */
@@ -33,7 +35,7 @@ export function savedScoresRepo(db: Db): SyncSavedScoresRepo {
      ON CONFLICT (competition_id) DO UPDATE SET
        code = excluded.code, stages = excluded.stages, scores = excluded.scores, saved_at = excluded.saved_at`,
   );
-  const byCode = c.prepare('SELECT competition_id, stages, scores FROM saved_scores WHERE code = ?').raw();
+  const one = c.prepare('SELECT stages, scores FROM saved_scores WHERE competition_id = ? AND code = ?').raw();
 
   return {
     /**
@@ -49,13 +51,10 @@ export function savedScoresRepo(db: Db): SyncSavedScoresRepo {
       return entries.length;
     },
 
-    /** Every saved row of this scoring code: each is current (see above). */
-    load(code) {
-      return (byCode.all(code) as [string, string, string][]).map(([competitionId, stages, scores]) => ({
-        competitionId,
-        stages: stagesOf(stages),
-        scores: JSON.parse(scores) as CompetitionScores,
-      }));
+    /** The competition's saved row of this scoring code: current if there is one (see above). */
+    load(code, competitionId) {
+      const row = one.get(competitionId, code) as [string, string] | undefined;
+      return row && { competitionId, stages: stagesOf(row[0]), scores: JSON.parse(row[1]) as CompetitionScores };
     },
   };
 }

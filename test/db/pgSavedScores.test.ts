@@ -88,17 +88,15 @@ describe.runIf(server.available)('saved scores on PostgreSQL', () => {
     // A replica still at version 4 stops after one at 5 did.
     await pgSavedScoresRepo(pool, bookkeeping({ alpha: 4 })).save('code', () => [entry('alpha', 0.4)]);
     expect(await versions()).toEqual({ alpha: 5 });
-    const [restored] = await pgSavedScoresRepo(pool, bookkeeping()).load('code');
+    const restored = await pgSavedScoresRepo(pool, bookkeeping()).load('code', 'alpha');
     expect(markOf(restored!.scores)).toBe(0.5);
     // Another build's save at the same version replaces it.
     await pgSavedScoresRepo(pool, bookkeeping({ alpha: 5 })).save('other build', () => [entry('alpha', 0.6)]);
-    expect(await pgSavedScoresRepo(pool, bookkeeping()).load('code')).toEqual([]);
-    expect((await pgSavedScoresRepo(pool, bookkeeping()).load('other build')).map((r) => markOf(r.scores))).toEqual([
-      0.6,
-    ]);
+    expect(await pgSavedScoresRepo(pool, bookkeeping()).load('code', 'alpha')).toBeUndefined();
+    expect(markOf((await pgSavedScoresRepo(pool, bookkeeping()).load('other build', 'alpha'))!.scores)).toBe(0.6);
   });
 
-  it('gives back the rows whose version holds, of this code, counting each as told', async () => {
+  it("gives back a competition's row while its version holds, of this code, counting it as told", async () => {
     await pgSavedScoresRepo(pool, bookkeeping({ alpha: 5, beta: 2, gamma: 1 })).save('code', () => [
       entry('alpha', 0.1),
       entry('beta', 0.2),
@@ -107,8 +105,9 @@ describe.runIf(server.available)('saved scores on PostgreSQL', () => {
     await pool.query(`UPDATE competition_versions SET version = 3 WHERE competition_id = 'beta'`);
     // This process was told of gamma already (a notification during its start).
     const start = bookkeeping({ gamma: 1 });
-    const rows = await pgSavedScoresRepo(pool, start).load('code');
-    expect(rows).toEqual([entry('alpha', 0.1)]);
+    const repo = pgSavedScoresRepo(pool, start);
+    const rows = await Promise.all(['alpha', 'beta', 'gamma', 'delta'].map((id) => repo.load('code', id)));
+    expect(rows).toEqual([entry('alpha', 0.1), undefined, undefined, undefined]);
     expect(Object.fromEntries(start.known)).toEqual({ alpha: 5, gamma: 1 });
   });
 });

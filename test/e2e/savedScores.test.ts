@@ -30,12 +30,21 @@ const runs = (prefix: string, hotkeys: string[]): RunIn[] =>
     })),
   );
 
-/** The start's summary line: how many competitions it computed and restored. */
-function startSummary(output: string): { computed: number; restored: number } {
-  const line = output.split('\n').find((l) => l.includes('"restored"'));
-  if (!line) throw new Error(`no start summary in the server's output:\n${output}`);
-  const { computed, restored } = JSON.parse(line) as { computed: number; restored: number };
-  return { computed, restored };
+/** The summary line of the start's pass over every competition: how many it computed and restored. */
+async function startSummary(s: ServerProcess): Promise<{ computed: number; restored: number }> {
+  // Logged once the pass is done, which may be after the server is ready.
+  for (let waited = 0; waited < 10_000; waited += 20) {
+    const line = s
+      .output()
+      .split('\n')
+      .find((l) => l.includes('"restored"'));
+    if (line) {
+      const { computed, restored } = JSON.parse(line) as { computed: number; restored: number };
+      return { computed, restored };
+    }
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  throw new Error(`no start summary in the server's output:\n${s.output()}`);
 }
 
 describe('scores saved at shutdown, across real restarts', () => {
@@ -66,7 +75,7 @@ describe('scores saved at shutdown, across real restarts', () => {
     expect(server.output()).toContain('scores saved for the next start');
 
     server = await startServer({ dbPath, logLevel: 'info' });
-    expect(startSummary(server.output())).toEqual({ computed: 0, restored: 1 });
+    expect(await startSummary(server)).toEqual({ computed: 0, restored: 1 });
     admin = createScoringClient(server.baseUrl, SERVER_ADMIN_TOKEN);
     expect((await admin.GET('/v1/competitions/{competitionId}/leaderboard', { params: { path } })).data).toEqual(
       before,
@@ -84,7 +93,7 @@ describe('scores saved at shutdown, across real restarts', () => {
     expect((await server.stop('SIGKILL')).signal).toBe('SIGKILL');
 
     server = await startServer({ dbPath, logLevel: 'info' });
-    expect(startSummary(server.output())).toEqual({ computed: 1, restored: 0 });
+    expect(await startSummary(server)).toEqual({ computed: 1, restored: 0 });
     admin = createScoringClient(server.baseUrl, SERVER_ADMIN_TOKEN);
     const board = (await admin.GET('/v1/competitions/{competitionId}/leaderboard', { params: { path } })).data;
     expect(board).toEqual(after);

@@ -1,8 +1,9 @@
-// A restarted server answers its first score reads from memory. Every competition's final-stage
-// scores are ready before the app is returned (and so before it listens and /readyz is 200):
-// restored from the scores saved at the last graceful shutdown where no write has come since
-// (src/db/savedScores.ts; on PostgreSQL, while the competition's version is still the one saved),
-// else computed.
+// A restarted server answers its first score reads from memory. No saved scores are read and
+// nothing is computed before the app is returned (and so before it listens and /readyz is 200):
+// each competition's final-stage scores are restored on its first read, or by the pass that goes
+// through every competition after the start (`warmed`), from the scores saved at the last graceful
+// shutdown where no write has come since (src/db/savedScores.ts; on PostgreSQL, while the
+// competition's version is still the one saved), else computed.
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -120,6 +121,90 @@ it('answers the first reads after a restart from memory, and the same as before 
   }
 });
 
+it('reads no saved scores before the app is returned: each is restored on its first read, or by the pass after', async () => {
+  const path = newPath();
+  const ids = ['c1', 'c2', 'c3', 'c4', 'c5', 'c6'];
+  const first = await testApp({ path });
+  const before: Record<string, Json> = {};
+  for (const [i, id] of ids.entries()) {
+    await competition(first, id, 40 + i);
+    before[id] = (await first.call({ method: 'GET', url: `/v1/competitions/${id}/leaderboard` })).body;
+  }
+  await first.close();
+
+  // Every saved row the restarted app reads, in order.
+  const loaded: string[] = [];
+  const watching = (store: Store): Store => {
+    const saved = store.capabilities.savedScores!;
+    return {
+      ...store,
+      capabilities: {
+        ...store.capabilities,
+        savedScores: {
+          ...saved,
+          load(code, competitionId) {
+            loaded.push(competitionId);
+            return saved.load(code, competitionId);
+          },
+        },
+      },
+    };
+  };
+  const again = await testApp({ path, wrapStore: watching });
+  try {
+    // Ready to listen with no saved row read and nothing computed: the start's time does not
+    // grow with the competitions a deployment has run.
+    expect(loaded).toEqual([]);
+    expect(await computations(again)).toBe(0);
+    // The last one read at once, and all of them together: each row read once, by whichever came first.
+    const reading = ids.map((id) => again.call({ method: 'GET', url: `/v1/competitions/${id}/leaderboard` }));
+    const last = await again.call({ method: 'GET', url: '/v1/competitions/c6/leaderboard' });
+    expect(last.body).toEqual(before.c6);
+    for (const [i, res] of (await Promise.all(reading)).entries()) expect(res.body).toEqual(before[ids[i]!]);
+    expect(await again.app.services.scores.warmed()).toEqual({ computed: 0, restored: ids.length });
+    expect([...loaded].sort()).toEqual(ids);
+    expect(await computations(again)).toBe(0);
+  } finally {
+    await again.close();
+  }
+});
+
+it('computes a competition whose saved row cannot be read', async () => {
+  const path = newPath();
+  await savedTwo(path, 51);
+  const board = async (t: TestApp) => (await t.call({ method: 'GET', url: '/v1/competitions/alpha/leaderboard' })).body;
+  const reference = await testApp({ path });
+  const before = await board(reference);
+  await reference.close();
+
+  let failing = true;
+  const attempts: string[] = [];
+  const again = await testApp({
+    path,
+    wrapStore: (store) => {
+      const saved = store.capabilities.savedScores!;
+      const load = async (code: string, competitionId: string) => {
+        attempts.push(competitionId);
+        if (failing && competitionId === 'alpha') throw new Error('the saved row cannot be read');
+        return saved.load(code, competitionId);
+      };
+      return { ...store, capabilities: { ...store.capabilities, savedScores: { ...saved, load } } };
+    },
+  });
+  try {
+    expect(await board(again)).toEqual(before);
+    await again.app.services.scores.warmed();
+    // Tried once by whichever came first (the read or the pass), then computed instead.
+    expect(attempts.filter((id) => id === 'alpha')).toEqual(['alpha']);
+    expect(await computations(again)).toBe(1);
+    failing = false;
+    expect(await board(again)).toEqual(before);
+    expect(attempts.filter((id) => id === 'alpha')).toEqual(['alpha']);
+  } finally {
+    await again.close();
+  }
+});
+
 it('takes a snapshot at once after a restart, equal to the reads and verifiable from its input', async () => {
   const path = newPath();
   const first = await testApp({ path });
@@ -171,21 +256,23 @@ it('computes a competition a write reaches between reading the saved scores and 
         ...store.capabilities,
         savedScores: {
           ...saved,
-          async load(code) {
-            const rows = await saved.load(code);
+          async load(code, competitionId) {
+            const row = await saved.load(code, competitionId);
+            if (competitionId !== 'alpha') return row;
             const del = await again.call({
               method: 'DELETE',
               url: '/v1/competitions/alpha/runs/alice-T1-0',
               headers: admin,
             });
             expect(del.status).toBe(200);
-            return rows;
+            return row;
           },
         },
       },
     };
     const scores = scoresService(racing);
-    const warmed = await scores.warm();
+    await scores.warm();
+    const warmed = await scores.warmed();
     // On PostgreSQL alpha's restored scores may instead be dropped at its first read, which sees the
     // new version: either way the reads below are the write's.
     if (TEST_ENGINE === 'sqlite') expect(warmed).toEqual({ computed: 1, restored: 1 });
@@ -224,6 +311,7 @@ describe.runIf(TEST_ENGINE === 'postgres')('scores saved at shutdown (PostgreSQL
     let c: TestApp | undefined;
     let d: TestApp | undefined;
     try {
+      await b.app.services.scores.warmed();
       expect(await computations(b)).toBe(2);
       await a.close();
       const rows = await saved(b);
@@ -237,14 +325,16 @@ describe.runIf(TEST_ENGINE === 'postgres')('scores saved at shutdown (PostgreSQL
 
       const fresh = await b.freshStore();
       try {
-        const current = await fresh.capabilities.savedScores!.load(scoringCodeIdentity());
-        expect(current.map((r) => r.competitionId)).toEqual(['alpha']);
+        const load = (id: string) => fresh.capabilities.savedScores!.load(scoringCodeIdentity(), id);
+        expect((await load('alpha'))?.competitionId).toBe('alpha');
+        expect(await load('beta')).toBeUndefined();
       } finally {
         await fresh.close();
       }
 
       c = await testApp({ path });
-      expect(await computations(c)).toBe(1); // beta, during the start
+      await c.app.services.scores.warmed();
+      expect(await computations(c)).toBe(1); // beta, by the start's pass
       expect(await reads(c, 'alpha')).toEqual(before.alpha);
       const betaNow = await reads(b, 'beta');
       expect(betaNow).not.toEqual(before.beta);
@@ -255,6 +345,7 @@ describe.runIf(TEST_ENGINE === 'postgres')('scores saved at shutdown (PostgreSQL
       await c.close();
       c = undefined;
       d = await testApp({ path });
+      await d.app.services.scores.warmed();
       expect(await computations(d)).toBe(0);
       expect(await reads(d, 'beta')).toEqual(betaNow);
     } finally {
@@ -273,8 +364,9 @@ describe.runIf(TEST_ENGINE === 'postgres')('scores saved at shutdown (PostgreSQL
       // A fresh store that has caught up with alpha (as a notification or a read would) keeps its
       // own count of alpha: only beta is restored.
       await fresh.capabilities.freshness!.sync('alpha');
-      const rows = await fresh.capabilities.savedScores!.load(scoringCodeIdentity());
-      expect(rows.map((r) => r.competitionId)).toEqual(['beta']);
+      const load = (id: string) => fresh.capabilities.savedScores!.load(scoringCodeIdentity(), id);
+      expect(await load('alpha')).toBeUndefined();
+      expect((await load('beta'))?.competitionId).toBe('beta');
     } finally {
       await fresh.close();
       await again.close();
@@ -331,7 +423,8 @@ describe.runIf(TEST_ENGINE === 'sqlite')('scores saved at shutdown (SQLite)', ()
 
     const again = await testApp({ path });
     try {
-      expect(await computations(again)).toBe(1); // beta, during the start
+      await again.app.services.scores.warmed();
+      expect(await computations(again)).toBe(1); // beta, by the start's pass
       expect(await reads(again, 'alpha')).toEqual(before.alpha);
       const board = (await again.call({ method: 'GET', url: '/v1/competitions/beta/leaderboard' })).body as {
         miners: { hotkey: string; excluded: boolean }[];
@@ -409,6 +502,7 @@ describe.runIf(TEST_ENGINE === 'sqlite')('scores saved at shutdown (SQLite)', ()
     );
     const again = await testApp({ path });
     try {
+      await again.app.services.scores.warmed();
       expect(await computations(again)).toBe(1);
       expect(await reads(again, 'alpha')).toEqual(before.alpha);
     } finally {
@@ -458,6 +552,7 @@ describe.runIf(TEST_ENGINE === 'sqlite')('scores saved at shutdown (SQLite)', ()
     write(copy, `DELETE FROM saved_scores`);
     const computing = await testApp({ path: copy });
     try {
+      await computing.app.services.scores.warmed();
       expect(await computations(computing)).toBe(2);
       // The copy has the late writes already: its reads are the after-state.
       expect(await reads(computing, 'alpha')).toEqual(restored);

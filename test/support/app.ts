@@ -97,6 +97,8 @@ export async function testApp(
     validatorSilentAfterMs?: number;
     /** SCORING_MEMORY_BUDGET_MB (src/services/residency.ts); its default when not given. */
     memoryBudgetMb?: number;
+    /** The store the app is given, made from the one opened (to watch what the app asks of it). */
+    wrapStore?: (store: Store) => Store;
   } = {},
 ): Promise<TestApp> {
   const engine = options.engine ?? TEST_ENGINE;
@@ -124,7 +126,7 @@ export async function testApp(
     store = createSqliteStore(db);
   }
   const app = await buildApp({
-    store,
+    store: options.wrapStore ? options.wrapStore(store) : store,
     adminToken: ADMIN_TOKEN,
     readsRequireToken: options.readsRequireToken,
     signatures: options.signatures,

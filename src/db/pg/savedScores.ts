@@ -8,11 +8,12 @@
 // the row is no longer restored: no triggers, and a replica that saves late cannot make a newer
 // row look stale or an older one current.
 //
-// A restored competition counts as told up to the row's version: the start's first read then finds
-// nothing new and keeps the restored scores, unless another process wrote since, which it sees as
-// usual. Should the process have been told of the competition already (a notification during the
-// start), its row is not restored.
-import type { SavedScores, SavedScoresRepo } from '../contract.js';
+// A competition's row is read on its first score read after the start, before that read catches up
+// with other processes' writes (src/services/scores/saved.ts). A restored competition counts as told
+// up to the row's version: that read then finds nothing new and keeps the restored scores, unless
+// another process wrote since, which it sees as usual. Should the process have been told of the
+// competition already (a notification, a write of its own), its row is not restored.
+import type { SavedScoresRepo } from '../contract.js';
 import { stagesOf, stagesText } from '../savedScores.js';
 import type { CompetitionScores } from '../../scoring/types.js';
 import type pg from 'pg';
@@ -37,7 +38,7 @@ const UPSERT = `INSERT INTO saved_scores (competition_id, code, stages, version,
 
 const CURRENT = `SELECT s.competition_id, s.stages, s.version, s.scores FROM saved_scores s
   JOIN competition_versions v ON v.competition_id = s.competition_id AND v.version = s.version
-  WHERE s.code = $1`;
+  WHERE s.code = $1 AND s.competition_id = $2`;
 
 export function pgSavedScoresRepo(pool: pg.Pool, versions: ToldVersions): SavedScoresRepo {
   return {
@@ -64,17 +65,14 @@ export function pgSavedScoresRepo(pool: pg.Pool, versions: ToldVersions): SavedS
       return entries.length;
     },
 
-    async load(code) {
-      const { rows } = await runQuery(pool, CURRENT, [code], { array: true, name: 'pg_saved_scores_current' });
-      const out: SavedScores[] = [];
-      for (const [competitionId, stages, version, scores] of rows as [string, string, number, string][])
-        if (versions.restore(competitionId, version))
-          out.push({
-            competitionId,
-            stages: stagesOf(stages),
-            scores: JSON.parse(scores) as CompetitionScores,
-          });
-      return out;
+    async load(code, competitionId) {
+      const { rows } = await runQuery(pool, CURRENT, [code, competitionId], {
+        array: true,
+        name: 'pg_saved_scores_current',
+      });
+      const row = rows[0] as [string, string, number, string] | undefined;
+      if (!row || !versions.restore(competitionId, row[2])) return undefined;
+      return { competitionId, stages: stagesOf(row[1]), scores: JSON.parse(row[3]) as CompetitionScores };
     },
   };
 }

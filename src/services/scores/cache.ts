@@ -13,6 +13,7 @@ import type { CompetitionInput, CompetitionScores, Stage } from '../../scoring/t
 import { chain, Settled, type Maybe } from '../settled.js';
 import { scoresComputer } from './compute.js';
 import type { PairFilling } from './filling.js';
+import type { SavedScoresOnDemand } from './saved.js';
 
 export interface Basis {
   scores: CompetitionScores;
@@ -45,7 +46,13 @@ export function entryOf<T>(p: Promise<T>, forget: () => void): Settled<T> {
 /** Write events after which a competition's settings (its row, its excluded validators) are as before. */
 const KEEPS_SETTINGS: ReadonlySet<WriteEvent['kind']> = new Set(['pair', 'tasks', 'miners', 'metagraph']);
 
-export function scoreCache(store: Store, filling: PairFilling, observe: (seconds: number) => void) {
+export function scoreCache(
+  store: Store,
+  filling: PairFilling,
+  observe: (seconds: number) => void,
+  /** Scores saved at the last shutdown, consulted on a competition's first read (./saved.ts). */
+  saved?: SavedScoresOnDemand,
+) {
   // Per competition: its settings, read once, and the scores of each stage set asked for. Entries
   // are promises that keep their values (../settled.ts): concurrent first reads share one
   // computation, and a warm read runs without waiting. A write drops the competition's entry (a
@@ -169,10 +176,11 @@ export function scoreCache(store: Store, filling: PairFilling, observe: (seconds
 
     /** The scores of a stage set (default the competition's final stages); not found for no competition. */
     scored(competitionId: string, stages: Stage[] | undefined): Maybe<Scored> {
-      // On PostgreSQL, first catch up with writes other processes acknowledged (src/db/contract.ts, capability freshness).
-      const fresh = store.capabilities.freshness;
-      if (fresh) return fresh.sync(competitionId).then(() => scoredHere(competitionId, stages));
-      return scoredHere(competitionId, stages);
+      // A competition's first read after the start takes its saved scores where they are current.
+      // Before catching up with other processes: the row counts the competition as told up to it.
+      const restoring = saved?.take(competitionId, restoreUnlessHeld);
+      if (restoring) return restoring.then(() => caughtUp(competitionId, stages));
+      return caughtUp(competitionId, stages);
     },
 
     /** The kept scores of a stage set if they are computed and current; starts nothing. */
@@ -227,6 +235,19 @@ export function scoreCache(store: Store, filling: PairFilling, observe: (seconds
       cache.set(competition.id, { competition: new Settled(Promise.resolve(competition)), byStages });
     },
   };
+  function caughtUp(competitionId: string, stages: Stage[] | undefined): Maybe<Scored> {
+    // On PostgreSQL, first catch up with writes other processes acknowledged (src/db/contract.ts, capability freshness).
+    const fresh = store.capabilities.freshness;
+    if (fresh) return fresh.sync(competitionId).then(() => scoredHere(competitionId, stages));
+    return scoredHere(competitionId, stages);
+  }
+
+  /** Restores saved scores unless the competition has an entry already (a read that came first). */
+  function restoreUnlessHeld(competition: CompetitionSettings, scores: CompetitionScores): boolean {
+    if (cache.has(competition.id)) return false;
+    api.restore(competition, scores);
+    return true;
+  }
   return api;
 }
 

@@ -1,6 +1,6 @@
-// Scores across a restart: saved at shutdown (src/db/savedScores.ts), restored or computed before
-// the server listens, so the first reads after a deploy answer from memory.
-import type { WriteEvent } from '../../db/events.js';
+// Scores across a restart: saved at shutdown (src/db/savedScores.ts), restored on each competition's
+// first read or by a pass once the server listens (./saved.ts), so a start's time does not grow
+// with the competitions a deployment has run, and the first reads after a deploy answer from memory.
 import type { CompetitionSettings } from '../../db/competitions.js';
 import type { SavedScores } from '../../db/contract.js';
 import type { Store } from '../../db/contract.js';
@@ -9,7 +9,16 @@ import type { ScoreCache } from './cache.js';
 import type { PairFilling } from './filling.js';
 import type { MemoryRelease } from './release.js';
 import type { ScoreReads } from './reads.js';
+import type { SavedScoresOnDemand } from './saved.js';
 import type { View } from './views.js';
+
+export interface Warmed {
+  computed: number;
+  restored: number;
+}
+
+/** One turn of the event loop: requests that came meanwhile go first. */
+const turn = () => new Promise((resolve) => setImmediate(resolve));
 
 export function warmStart(
   store: Store,
@@ -17,59 +26,78 @@ export function warmStart(
   reads: ScoreReads,
   filling: PairFilling,
   memory: MemoryRelease,
+  saved: SavedScoresOnDemand,
 ) {
-  return {
-    /**
-     * Makes every competition's scores for its final stages, and hands their leaderboard, weights
-     * and weights on chain views to `visit` (the HTTP layer makes their bytes), so the first reads
-     * after a start (a deploy, a restart) answer from memory: from the scores saved at the last
-     * shutdown where they are current, else computed.
-     * Called once before the server listens. The in-memory pairs of the restored competitions are
-     * then read in the background (./filling.ts), a page per turn of the event loop.
-     */
-    async warm(
-      visit: (view: View) => unknown = (view) => view.value(),
-    ): Promise<{ computed: number; restored: number }> {
-      const all = await store.competitions.list();
-      // A competition a write event names once its saved scores are read may have moved past them
-      // (on PostgreSQL another process can write meanwhile): it is computed instead.
-      const touched = new Set<string>();
-      const note = (event: WriteEvent) => void touched.add(event.competitionId);
-      store.listeners.add(note);
-      const restored: CompetitionSettings[] = [];
+  let pass: Promise<Warmed> = Promise.resolve({ computed: 0, restored: 0 });
+  let stopped = false;
+  /** Per competition the pass has not reached yet: settles once it has (and queued its fill). */
+  const reached = new Map<string, { promise: Promise<void>; resolve: () => void }>();
+
+  /**
+   * Every competition in turn, one a turn of the event loop: its final-stage scores (restored where
+   * its saved row is current, else computed) and the leaderboard, weights and weights on chain
+   * views handed to `visit` (the HTTP layer makes their bytes). The in-memory pairs of the
+   * competitions restored so far are then queued to be read in the background (./filling.ts), from
+   * once the pass is done (the first reads after a start and the pass go first), one competition
+   * at a time while they fit in the memory budget (./release.ts); a read of one still being filled
+   * waits for it (./cache.ts), one not filled reads its pairs itself.
+   */
+  async function run(all: CompetitionSettings[], visit: (view: View) => unknown): Promise<Warmed> {
+    const afterPass = async () => {
+      await pass;
+      return memory.room();
+    };
+    let restored = 0;
+    for (const c of all) {
+      await turn();
+      if (stopped) break;
       try {
-        const saved = new Map(
-          ((await store.capabilities.savedScores?.load(scoringCodeIdentity())) ?? []).map((e) => [e.competitionId, e]),
-        );
-        for (const c of all) {
-          const kept = saved.get(c.id);
-          if (kept && !touched.has(c.id) && kept.stages.join(',') === c.finalStages.join(',')) {
-            cache.restore(c, kept.scores);
-            restored.push(c);
-          }
-        }
-      } finally {
-        store.listeners.delete(note);
-      }
-      for (const c of all) {
         await visit(await reads.leaderboard(c.id));
         await visit(await reads.weights(c.id));
         // A competition without a metagraph has no weights on chain (a 409 for whoever reads them).
         await Promise.resolve(reads.chain(c.id))
           .then(visit)
           .catch(() => {});
+      } catch {
+        // Deleted meanwhile, or the database did not answer: its next read makes them.
       }
-      // One competition at a time while they fit in the memory budget (./release.ts); a read of one
-      // still being filled waits for it (./cache.ts), one not filled reads its pairs itself.
-      filling.start(restored, memory.room);
-      return { computed: all.length - restored.length, restored: restored.length };
+      const filled = saved.drainRestored();
+      restored += filled.length;
+      if (!stopped) filling.start(filled, afterPass);
+      reached.get(c.id)?.resolve();
+      reached.delete(c.id);
+    }
+    for (const r of reached.values()) r.resolve();
+    reached.clear();
+    return { computed: all.length - restored, restored };
+  }
+
+  return {
+    /**
+     * Called once as the server starts, before it listens: marks every competition's saved scores
+     * to be consulted on its first read, and starts the pass that makes every competition's scores
+     * and bodies (`warmed` settles once it is done). Reads no saved row and computes nothing itself.
+     */
+    async warm(visit: (view: View) => unknown = (view) => view.value()): Promise<void> {
+      const all = await store.competitions.list();
+      saved.expect(all.map((c) => c.id));
+      for (const c of all) {
+        let resolve!: () => void;
+        const promise = new Promise<void>((r) => (resolve = r));
+        reached.set(c.id, { promise, resolve });
+      }
+      pass = run(all, visit);
     },
+
+    /** Settles once the start's pass has made every competition's scores: how many were computed, how many restored. */
+    warmed: (): Promise<Warmed> => pass,
 
     /**
      * Settles once the in-memory pairs of a competition restored at the start are filled (of every
-     * such competition when none is named); at once for the others.
+     * such competition when none is named); for the others once the start's pass has reached them.
      */
     async prepared(competitionId?: string): Promise<void> {
+      await (competitionId === undefined ? pass : reached.get(competitionId)?.promise);
       await filling.wait(competitionId);
     },
 
@@ -80,10 +108,12 @@ export function warmStart(
      * process was told of it (on PostgreSQL the store records that version with them). Those a
      * write dropped since the last read (the usual case while validators send runs) are computed
      * first: with the pairs in memory that is the cost of one cold read, which the next start would
-     * otherwise pay before listening. Within `budgetMs`, so a stop is never held long: a
-     * competition not reached is computed at the next start.
+     * otherwise pay. Within `budgetMs`, so a stop is never held long: a competition not reached is
+     * computed at the next start. One whose saved row was not consulted yet is restored from it.
      */
     async save(budgetMs = 3000): Promise<number> {
+      stopped = true;
+      await pass;
       await filling.stop();
       const saving = store.capabilities.savedScores;
       if (!saving) return 0;
