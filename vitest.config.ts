@@ -79,7 +79,10 @@ export default defineConfig({
     maxWorkers: availableParallelism(),
     // Every test file belongs to a project; a file outside all of them would silently not run.
     projects: [
-      { extends: true, test: { name: 'unit', include: UNIT, isolate: false } },
+      {
+        extends: true,
+        test: { name: 'unit', include: UNIT, isolate: false, globalSetup: ['test/support/pgRunSetup.ts'] },
+      },
       // Server processes over real ports: startup, restarts, SIGTERM and SIGKILL.
       { extends: true, test: { name: 'e2e', include: ['test/e2e/**/*.test.ts'] } },
       { extends: true, test: { name: 'reliability', include: ['test/reliability/**/*.test.ts'], exclude: UNIT } },
