@@ -1,6 +1,6 @@
-// Global setup of the unit project (SQLite): names this run's PostgreSQL app databases, which the
-// suites comparing both engines make and keep for the next app (test/support/engine.ts), and drops
-// them when the run ends, where a server answers.
+// Global setup of the postgres project (vitest.config.ts): names this run's PostgreSQL app
+// databases, which the suites comparing both engines make and keep for the next app
+// (test/support/engine.ts), and drops them when the run ends, where a server answers.
 import { randomBytes } from 'node:crypto';
 import type { TestProject } from 'vitest/node';
 import { dropDatabases } from './postgres.js';
