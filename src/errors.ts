@@ -73,8 +73,15 @@ export const unavailable = (detail: string) => new DomainError('unavailable', de
  * that the HTTP layer knows no engine's error codes.
  */
 export class ServiceUnavailable extends DomainError {
-  constructor(detail: string, cause?: unknown) {
-    super('unavailable', detail);
+  constructor(
+    detail: string,
+    cause?: unknown,
+    /** A more precise reason than `unavailable` (the problem type), e.g. `storage-full`. */
+    reason?: string,
+    /** Seconds for Retry-After; 5 unless told. */
+    readonly retryAfter?: number,
+  ) {
+    super('unavailable', detail, undefined, reason);
     this.cause = cause;
   }
 }
@@ -82,6 +89,26 @@ export class ServiceUnavailable extends DomainError {
 /** The database did not answer: nothing is wrong with the request. */
 export const databaseUnavailable = (cause?: unknown) =>
   new ServiceUnavailable('the database did not answer in time; retry the request shortly', cause);
+
+/**
+ * The database's storage cannot take the write now: its disk is full (`storage-full`) or its file
+ * cannot be written (`storage-read-only`). A 503 that says so, retried after a minute: it clears
+ * once the operator has made room or made the file writable, and a retried write is then stored.
+ */
+export const storageFull = (cause?: unknown) =>
+  new ServiceUnavailable(
+    "the database's disk is full: the request changed nothing; retry it once the server has room again (the operator frees disk space)",
+    cause,
+    'storage-full',
+    60,
+  );
+export const storageReadOnly = (cause?: unknown) =>
+  new ServiceUnavailable(
+    "the database's file cannot be written now: the request changed nothing; retry it once the operator has made it writable",
+    cause,
+    'storage-read-only',
+    60,
+  );
 
 /** Lists at most a few items in a detail message, so a 5,000-run batch gives a readable line. */
 export function listSome(items: readonly string[], max = 10): string {

@@ -25,7 +25,21 @@ export function openDatabase(path: string, { cacheMiB = 8 }: OpenOptions = {}): 
     makePrivateDir(dirname(path));
     createPrivateFile(path);
   }
-  const sqlite = new Database(path);
+  const db = configure(new Database(path), cacheMiB);
+  migrate(db, { migrationsFolder: MIGRATIONS_FOLDER });
+  return db;
+}
+
+/**
+ * An in-memory database holding a copy of `image` (`Database#serialize()` of a database
+ * openDatabase opened, so migrated), with the same per-connection settings: a migrated database
+ * without running the migrations again.
+ */
+export function openDatabaseImage(image: Buffer, { cacheMiB = 8 }: OpenOptions = {}): Db {
+  return configure(new Database(image), cacheMiB);
+}
+
+function configure(sqlite: Database.Database, cacheMiB: number): Db {
   // WAL persists in the file; the rest must be set on every connection.
   sqlite.pragma('journal_mode = WAL');
   // FULL: the WAL is fsynced at every commit, so an acknowledged write survives a power cut,
@@ -37,9 +51,7 @@ export function openDatabase(path: string, { cacheMiB = 8 }: OpenOptions = {}): 
   // stay in memory. Ingest is faster than at 2 MiB and as fast as with 16 or 64 MiB, which would
   // only raise the peak RSS against the server's memory bound (docs/bench/README.md).
   sqlite.pragma(`cache_size = -${cacheMiB * 1024}`);
-  const db: Db = Object.assign(drizzle(sqlite, { schema }), { $client: sqlite });
-  migrate(db, { migrationsFolder: MIGRATIONS_FOLDER });
-  return db;
+  return Object.assign(drizzle(sqlite, { schema }), { $client: sqlite });
 }
 
 /** True when the database answers and every migration in the folder is applied. */

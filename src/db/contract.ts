@@ -7,9 +7,10 @@
 // outer one. Write events (src/db/events.ts) are told to `listeners` after the transaction commits,
 // in the order the writes made them; a transaction that rolls back tells nothing.
 //
-// A database that does not answer reaches callers as a domain error of src/errors.ts (a 503
-// `databaseUnavailable`), mapped inside the store that can meet it (PostgreSQL's, src/db/pg/context.ts):
-// nothing above src/db knows an engine's errors.
+// A database that does not answer, or whose storage cannot take a write (SQLite's disk full, its
+// file read-only or locked), reaches callers as a domain error of src/errors.ts (a 503
+// ServiceUnavailable), mapped inside the store that meets it (src/db/pg/context.ts,
+// src/db/sqlite/errors.ts): nothing above src/db knows an engine's errors.
 //
 // What only one engine can do is a capability (`store.capabilities`): an optional object with an
 // interface of its own, never the engine's handle.

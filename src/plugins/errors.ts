@@ -79,7 +79,7 @@ export function sendProblem(reply: FastifyReply, p: Problem): FastifyReply {
 
 export function fromDomainError(e: DomainError): Problem {
   const { status, slug } = STATUS[e.kind];
-  const retryAfter = e instanceof LimitError ? e.retryAfter : undefined;
+  const retryAfter = e instanceof LimitError || e instanceof ServiceUnavailable ? e.retryAfter : undefined;
   return { status, slug: e.reason ?? slug, detail: e.detail, errors: e.errors, retryAfter };
 }
 

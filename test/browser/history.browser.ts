@@ -1,55 +1,36 @@
 // The weights-over-time page equals `/weights/history`; the validators page shows each one's last
 // heartbeat, version and silence as the API does; the leaderboard caption follows the sort; axe
 // finds nothing serious on the new pages.
-import type { Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { useDashboard } from './dashboard.js';
 import { seriousViolations } from './axe.js';
-import { launch, type Browser } from './browser.js';
 import { pct } from './expect.js';
-import { startTestServer, type TestServer } from './server.js';
 import type { Json } from '../support/json.js';
 
 const C = '/v1/competitions/demo';
 
-let server: TestServer;
-let browser: Browser;
-let page: Page;
-let errors: string[];
-
-beforeAll(async () => {
-  [server, browser] = await Promise.all([startTestServer('demo'), launch({ bypassCSP: true })]);
-  ({ page, errors } = await browser.page());
-});
-afterAll(async () => {
-  await browser?.close();
-  await server?.close();
-});
-
-const open = async (hash: string, ready: string) => {
-  await page.goto(`${server.baseUrl}/${hash}`);
-  await page.locator(ready).first().waitFor();
-};
+const ui = useDashboard({ bypassCSP: true });
 
 describe('weights over time', () => {
   it('before any snapshot the page says so', async () => {
-    expect((await server.get(`${C}/weights/history`)).history).toEqual([]);
-    await open('#/c/demo/weights/history', '#no-snapshots');
+    expect((await ui.server.get(`${C}/weights/history`)).history).toEqual([]);
+    await ui.open('#/c/demo/weights/history', '#no-snapshots');
   });
 
   it('the table and the chart hold the snapshots of /weights/history, a column per top miner and the burn', async () => {
     // Three snapshots under different burn ratios, so the lines move.
-    const { name } = await server.get(C);
+    const { name } = await ui.server.get(C);
     for (const burnRatio of [0.2, 0.5, 0.1]) {
-      await server.send('PUT', C, { name, burnRatio });
-      await server.send('POST', `${C}/snapshots`, { note: `burn ${burnRatio}` });
+      await ui.server.send('PUT', C, { name, burnRatio });
+      await ui.server.send('POST', `${C}/snapshots`, { note: `burn ${burnRatio}` });
     }
-    const { history } = await server.get(`${C}/weights/history`);
+    const { history } = await ui.server.get(`${C}/weights/history`);
     expect(history).toHaveLength(3);
     // The page is open from the test before, and a snapshot sends no live event (only scores do):
     // a fresh load reads them.
-    await page.reload();
-    await page.locator('#weights-history tbody tr').first().waitFor();
-    const headers = await page
+    await ui.page.reload();
+    await ui.page.locator('#weights-history tbody tr').first().waitFor();
+    const headers = await ui.page
       .locator('#weights-history thead th[data-hotkey]')
       .evaluateAll((ths) => ths.map((th) => th.getAttribute('data-hotkey')!));
     // The miners of the chart: the largest final weight in any snapshot, largest first.
@@ -58,12 +39,12 @@ describe('weights over time', () => {
       for (const [k, w] of Object.entries<number>(h.finalWeights)) best.set(k, Math.max(best.get(k) ?? 0, w));
     const ranked = [...best].filter(([, w]) => w > 0).sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]));
     expect(headers).toEqual(ranked.slice(0, 6).map(([k]) => k));
-    const rows = page.locator('#weights-history tbody tr');
+    const rows = ui.page.locator('#weights-history tbody tr');
     expect(await rows.evaluateAll((trs) => trs.map((tr) => tr.getAttribute('data-key')))).toEqual(
       history.map((h: Json) => String(h.seq)),
     );
     for (const h of history) {
-      const cells = page.locator(`#weights-history tbody tr[data-key="${h.seq}"] td`);
+      const cells = ui.page.locator(`#weights-history tbody tr[data-key="${h.seq}"] td`);
       const texts = (await cells.allInnerTexts()).map((t) => t.trim());
       expect(texts).toEqual([
         h.takenAt.replace('T', ' ').replace(/(\.\d+)?Z$/, ''),
@@ -73,20 +54,20 @@ describe('weights over time', () => {
       expect(await cells.last().getAttribute('title')).toBe(String(h.burnWeight));
     }
     // The chart draws one series per column: the miners, then the burn.
-    await page.locator('#chart-weights-history canvas').first().waitFor();
-    const legend = await page.locator('#chart-weights-history .u-legend .u-series .u-label').allInnerTexts();
+    await ui.page.locator('#chart-weights-history canvas').first().waitFor();
+    const legend = await ui.page.locator('#chart-weights-history .u-legend .u-series .u-label').allInnerTexts();
     expect(legend.slice(1)).toEqual([...headers, 'burned']);
-    expect(await seriousViolations(page)).toEqual([]);
+    expect(await seriousViolations(ui.page)).toEqual([]);
   });
 });
 
 describe('validators page', () => {
   it('last seen, version and a silent validator marked, as the API says', async () => {
-    const { validators } = await server.get(`${C}/validators`);
+    const { validators } = await ui.server.get(`${C}/validators`);
     expect(validators.length).toBeGreaterThan(0);
-    await open('#/c/demo/validators', '#validators tbody tr');
+    await ui.open('#/c/demo/validators', '#validators tbody tr');
     for (const v of validators) {
-      const r = page.locator(`#validators tbody tr[data-key="${v.id}"]`);
+      const r = ui.page.locator(`#validators tbody tr[data-key="${v.id}"]`);
       expect((await r.locator('[data-col="lastSeen"]').innerText()).trim()).toBe(
         v.lastSeen ? v.lastSeen.replace('T', ' ').replace(/(\.\d+)?Z$/, '') : 'never',
       );
@@ -94,22 +75,22 @@ describe('validators page', () => {
       expect((await r.locator('[data-col="status"]').innerText()).includes('silent')).toBe(v.silent);
     }
     expect(validators.some((v: Json) => v.silent)).toBe(true);
-    expect(await seriousViolations(page)).toEqual([]);
+    expect(await seriousViolations(ui.page)).toEqual([]);
   });
 });
 
 describe('leaderboard fixes', () => {
   it('the caption names the column the rows are sorted by', async () => {
-    await open('#/c/demo', '#leaderboard tbody tr');
-    const caption = page.locator('#leaderboard caption');
+    await ui.open('#/c/demo', '#leaderboard tbody tr');
+    const caption = ui.page.locator('#leaderboard caption');
     expect(await caption.innerText()).toContain('S_N descending');
-    await page.locator('#leaderboard button[data-sort="hotkey"]').click();
-    await page.waitForFunction(() => location.hash.includes('sort=hotkey'));
+    await ui.page.locator('#leaderboard button[data-sort="hotkey"]').click();
+    await ui.page.waitForFunction(() => location.hash.includes('sort=hotkey'));
     expect(await caption.innerText()).toContain('Hotkey ascending');
     expect(await caption.innerText()).not.toContain('S_N descending');
-    await page.locator('#leaderboard button[data-sort="resolve"]').click();
-    await page.waitForFunction(() => location.hash.includes('sort=resolve'));
+    await ui.page.locator('#leaderboard button[data-sort="resolve"]').click();
+    await ui.page.waitForFunction(() => location.hash.includes('sort=resolve'));
     expect(await caption.innerText()).toContain('Resolve rate descending');
-    expect(errors).toEqual([]);
+    expect(ui.errors).toEqual([]);
   });
 });

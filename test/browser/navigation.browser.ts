@@ -1,30 +1,16 @@
 // Moving around as a person does: clicks from the leaderboard to a miner to a task, the back
 // button, deep links, sorting and searching kept in the URL, and all of it from the keyboard.
-import type { Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launch, type Browser } from './browser.js';
+import { describe, expect, it } from 'vitest';
+import { useDashboard } from './dashboard.js';
 import { row, s3 } from './expect.js';
-import { startTestServer, type TestServer } from './server.js';
 import type { Json } from '../support/json.js';
 
-let server: TestServer;
-let browser: Browser;
-let page: Page;
-let errors: string[];
+const ui = useDashboard();
 
-beforeAll(async () => {
-  [server, browser] = await Promise.all([startTestServer('demo'), launch()]);
-  ({ page, errors } = await browser.page());
-});
-afterAll(async () => {
-  await browser?.close();
-  await server?.close();
-});
-
-const hash = () => page.evaluate(() => decodeURIComponent(location.hash));
-const heading = () => page.locator('main h1').innerText();
+const hash = () => ui.page.evaluate(() => decodeURIComponent(location.hash));
+const heading = () => ui.page.locator('main h1').innerText();
 const focused = () =>
-  page.evaluate(() => {
+  ui.page.evaluate(() => {
     const el = document.activeElement;
     return el
       ? `${el.tagName.toLowerCase()}${el.id ? `#${el.id}` : ''}:${(el.textContent ?? '').trim().slice(0, 60)}`
@@ -33,37 +19,37 @@ const focused = () =>
 
 describe('clicks, back button and deep links', () => {
   it('leaderboard -> miner -> task, then back twice, without reloading the document', async () => {
-    const board = await server.get('/v1/competitions/demo/leaderboard');
+    const board = await ui.server.get('/v1/competitions/demo/leaderboard');
     const top = board.miners[0].hotkey;
-    await page.goto(`${server.baseUrl}/#/c/demo`);
-    await page.evaluate(() => ((window as Json).sameDocument = true));
-    await row(page.locator('#leaderboard'), top).getByRole('link', { name: top }).click();
-    await page.locator('#miner-tasks tbody tr').first().waitFor();
+    await ui.page.goto(`${ui.server.baseUrl}/#/c/demo`);
+    await ui.page.evaluate(() => ((window as Json).sameDocument = true));
+    await row(ui.page.locator('#leaderboard'), top).getByRole('link', { name: top }).click();
+    await ui.page.locator('#miner-tasks tbody tr').first().waitFor();
     expect(await hash()).toBe(`#/c/demo/miners/${top}`);
     expect(await heading()).toContain(top);
 
-    const task = (await server.get(`/v1/competitions/demo/miners/${top}`)).tasks[0];
-    await page.locator('#miner-tasks tbody tr').first().getByRole('link').click();
-    await page.locator('#task-miners tbody tr').first().waitFor();
+    const task = (await ui.server.get(`/v1/competitions/demo/miners/${top}`)).tasks[0];
+    await ui.page.locator('#miner-tasks tbody tr').first().getByRole('link').click();
+    await ui.page.locator('#task-miners tbody tr').first().waitFor();
     expect(await hash()).toBe(`#/c/demo/tasks/${task.taskId}`);
     expect(await heading()).toContain(task.taskId);
-    expect((await row(page.locator('#task-miners'), top).locator('[data-col="score"]').innerText()).trim()).toBe(
+    expect((await row(ui.page.locator('#task-miners'), top).locator('[data-col="score"]').innerText()).trim()).toBe(
       s3(task.score),
     );
 
-    await page.goBack();
-    await page.locator('#miner-tasks').waitFor();
+    await ui.page.goBack();
+    await ui.page.locator('#miner-tasks').waitFor();
     expect(await heading()).toContain(top);
-    await page.goBack();
-    await page.locator('#leaderboard').waitFor();
+    await ui.page.goBack();
+    await ui.page.locator('#leaderboard').waitFor();
     expect(await hash()).toBe('#/c/demo');
-    expect(await page.evaluate(() => (window as Json).sameDocument)).toBe(true);
+    expect(await ui.page.evaluate(() => (window as Json).sameDocument)).toBe(true);
   });
 
   it('a deep link with a stage set opens that page with those stages, read with them', async () => {
-    const fresh = await browser.page();
-    const task = await server.get('/v1/competitions/demo/tasks/6905333b74f22949d97baa22?stages=evaluation');
-    await fresh.page.goto(`${server.baseUrl}/#/c/demo/tasks/6905333b74f22949d97baa22?stages=evaluation`);
+    const fresh = await ui.browser.page();
+    const task = await ui.server.get('/v1/competitions/demo/tasks/6905333b74f22949d97baa22?stages=evaluation');
+    await fresh.page.goto(`${ui.server.baseUrl}/#/c/demo/tasks/6905333b74f22949d97baa22?stages=evaluation`);
     await fresh.page.locator('#task-miners tbody tr').first().waitFor();
     expect(await fresh.page.locator('main h1').innerText()).toContain('6905333b74f22949d97baa22');
     expect(await fresh.page.locator('input[value="evaluation"]').isChecked()).toBe(true);
@@ -87,11 +73,11 @@ describe('clicks, back button and deep links', () => {
   });
 
   it('an unknown page says so and links home; an unknown competition says 404', async () => {
-    const other = await browser.page();
-    await other.page.goto(`${server.baseUrl}/#/nowhere`);
+    const other = await ui.browser.page();
+    await other.page.goto(`${ui.server.baseUrl}/#/nowhere`);
     expect(await other.page.locator('main h1').innerText()).toBe('Page not found');
     expect(await other.page.getByRole('link', { name: 'All competitions' }).getAttribute('href')).toBe('#/');
-    await other.page.goto(`${server.baseUrl}/#/c/no-such-competition`);
+    await other.page.goto(`${ui.server.baseUrl}/#/c/no-such-competition`);
     await other.page.locator('[role="alert"]').first().waitFor();
     expect(await other.page.locator('[role="alert"]').first().innerText()).toContain('404');
     // The browser logs the 404s of that competition's reads, and nothing else.
@@ -102,14 +88,14 @@ describe('clicks, back button and deep links', () => {
 
 describe('sorting and searching, kept in the URL', () => {
   it('sorting by S_N ascending reverses the ranked order, and the URL says so', async () => {
-    const board = await server.get('/v1/competitions/demo/leaderboard');
-    await page.goto(`${server.baseUrl}/#/c/demo`);
-    await page.locator('#leaderboard tbody tr').first().waitFor();
-    await page.locator('button[data-sort="sn"]').click(); // numbers sort high to low first
-    await page.locator('button[data-sort="sn"]').click();
-    expect(await page.locator('th:has(button[data-sort="sn"])').getAttribute('aria-sort')).toBe('ascending');
+    const board = await ui.server.get('/v1/competitions/demo/leaderboard');
+    await ui.page.goto(`${ui.server.baseUrl}/#/c/demo`);
+    await ui.page.locator('#leaderboard tbody tr').first().waitFor();
+    await ui.page.locator('button[data-sort="sn"]').click(); // numbers sort high to low first
+    await ui.page.locator('button[data-sort="sn"]').click();
+    expect(await ui.page.locator('th:has(button[data-sort="sn"])').getAttribute('aria-sort')).toBe('ascending');
     expect(await hash()).toBe('#/c/demo?sort=sn&dir=asc');
-    const keys = await page
+    const keys = await ui.page
       .locator('#leaderboard tbody tr')
       .evaluateAll((rows) => rows.map((r) => r.getAttribute('data-key')));
     expect(keys).toEqual(
@@ -118,59 +104,59 @@ describe('sorting and searching, kept in the URL', () => {
         .reverse()
         .map((m: Json) => m.hotkey),
     );
-    await page.reload();
-    await page.locator('#leaderboard tbody tr').first().waitFor();
-    expect(await page.locator('th:has(button[data-sort="sn"])').getAttribute('aria-sort')).toBe('ascending');
+    await ui.page.reload();
+    await ui.page.locator('#leaderboard tbody tr').first().waitFor();
+    expect(await ui.page.locator('th:has(button[data-sort="sn"])').getAttribute('aria-sort')).toBe('ascending');
   });
 
   it('"/" focuses the hotkey search; typing filters the rows; Escape clears', async () => {
-    await page.goto(`${server.baseUrl}/#/c/demo`);
-    await page.locator('#leaderboard tbody tr').first().waitFor();
-    await page.locator('body').click({ position: { x: 5, y: 300 } });
-    await page.keyboard.press('/');
+    await ui.page.goto(`${ui.server.baseUrl}/#/c/demo`);
+    await ui.page.locator('#leaderboard tbody tr').first().waitFor();
+    await ui.page.locator('body').click({ position: { x: 5, y: 300 } });
+    await ui.page.keyboard.press('/');
     expect(await focused()).toMatch(/^input#hotkey-search/);
-    await page.keyboard.type('frugal');
-    expect(await page.locator('#leaderboard tbody tr').count()).toBe(1);
+    await ui.page.keyboard.type('frugal');
+    expect(await ui.page.locator('#leaderboard tbody tr').count()).toBe(1);
     expect(await hash()).toContain('q=frugal');
-    await page.keyboard.press('Escape');
-    expect(await page.locator('#leaderboard tbody tr').count()).toBe(8);
+    await ui.page.keyboard.press('Escape');
+    expect(await ui.page.locator('#leaderboard tbody tr').count()).toBe(8);
   });
 });
 
 describe('keyboard', () => {
   it('skip link, then Tab to a miner link and Enter opens it with focus on its heading', async () => {
-    await page.goto('about:blank'); // a fresh document: focus starts at the top
-    await page.goto(`${server.baseUrl}/#/c/demo`);
-    await page.locator('#leaderboard tbody tr').first().waitFor();
-    await page.keyboard.press('Tab');
+    await ui.page.goto('about:blank'); // a fresh document: focus starts at the top
+    await ui.page.goto(`${ui.server.baseUrl}/#/c/demo`);
+    await ui.page.locator('#leaderboard tbody tr').first().waitFor();
+    await ui.page.keyboard.press('Tab');
     expect(await focused()).toContain('Skip to content');
-    await page.keyboard.press('Enter');
+    await ui.page.keyboard.press('Enter');
     expect(await focused()).toMatch(/^main#main/);
     let guard = 0;
     while (
       !(await focused()).startsWith('a:') ||
-      !(await page.evaluate(() => document.activeElement?.classList.contains('hotkey')))
+      !(await ui.page.evaluate(() => document.activeElement?.classList.contains('hotkey')))
     ) {
-      await page.keyboard.press('Tab');
+      await ui.page.keyboard.press('Tab');
       if (++guard > 40) throw new Error(`no miner link reached by Tab; focus on ${await focused()}`);
     }
-    const name = (await page.evaluate(() => document.activeElement?.textContent)) ?? '';
-    await page.keyboard.press('Enter');
-    await page.locator('#miner-tasks').waitFor();
+    const name = (await ui.page.evaluate(() => document.activeElement?.textContent)) ?? '';
+    await ui.page.keyboard.press('Enter');
+    await ui.page.locator('#miner-tasks').waitFor();
     expect(await focused()).toMatch(/^h1:Miner/);
     expect(await heading()).toContain(name);
   });
 
   it('a sort header and a stage checkbox work from the keyboard', async () => {
-    await page.goto(`${server.baseUrl}/#/c/demo`);
-    await page.locator('#leaderboard tbody tr').first().waitFor();
-    await page.locator('button[data-sort="hotkey"]').focus();
-    await page.keyboard.press('Enter');
-    expect(await page.locator('th:has(button[data-sort="hotkey"])').getAttribute('aria-sort')).toBe('ascending');
-    await page.locator('input[value="screener_1"]').focus();
-    await page.keyboard.press('Space');
-    await page.waitForFunction(() => location.hash.includes('stages='));
+    await ui.page.goto(`${ui.server.baseUrl}/#/c/demo`);
+    await ui.page.locator('#leaderboard tbody tr').first().waitFor();
+    await ui.page.locator('button[data-sort="hotkey"]').focus();
+    await ui.page.keyboard.press('Enter');
+    expect(await ui.page.locator('th:has(button[data-sort="hotkey"])').getAttribute('aria-sort')).toBe('ascending');
+    await ui.page.locator('input[value="screener_1"]').focus();
+    await ui.page.keyboard.press('Space');
+    await ui.page.waitForFunction(() => location.hash.includes('stages='));
     expect(await hash()).toContain('stages=screener_1,screener_2,evaluation');
-    expect(errors).toEqual([]);
+    expect(ui.errors).toEqual([]);
   });
 });

@@ -4,7 +4,8 @@
 // exactly as it did. It builds one app on each engine itself, so it runs
 // once, in the SQLite projects.
 import fc from 'fast-check';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
+import { copyFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { buildApp } from '../../src/app.js';
 import { copyDatabase } from '../../src/tools/copy/index.js';
@@ -54,22 +55,50 @@ const comparable = (body: string) =>
     .replace(/"validatorId":"[^"]*"/g, '"validatorId":"…"')
     .replace(/"id":"[0-9a-f]{32}"/g, '"id":"…"');
 
+/** Two apps, one on each engine, each fresh. */
+async function apps(): Promise<[TestApp, TestApp]> {
+  return Promise.all([testApp({ engine: 'sqlite' }), testApp({ engine: 'postgres' })]);
+}
+
 describe.runIf(server?.available)('SQLite and PostgreSQL answer alike', () => {
+  const dir = tempDir('engines-agree');
+  afterAll(() => dir.remove());
+
+  /**
+   * The demo competition seeded once on SQLite, as a database file: each test opens a copy of its
+   * own. Seeded in memory (no fsync per write) and written out whole.
+   */
+  let seeded: Promise<string> | undefined;
+  const demoFile = () =>
+    (seeded ??= (async () => {
+      const file = join(dir.dir, 'demo.db');
+      const t = await testApp({ engine: 'sqlite' });
+      try {
+        await seed(t.app, ADMIN_TOKEN, () => {});
+        t.db.$client.exec(`VACUUM INTO '${file}'`);
+      } finally {
+        await t.close();
+      }
+      return file;
+    })());
+  const demoCopy = async (name: string) => {
+    const file = join(dir.dir, name);
+    copyFileSync(await demoFile(), file);
+    return file;
+  };
+
   it('on random competitions: every score read, byte for byte', async () => {
     await fc.assert(
       fc.asyncProperty(randomCompetition, async (c) => {
-        const lite = await testApp({ engine: 'sqlite' });
-        const post = await testApp({ engine: 'postgres' });
+        const [lite, post] = await apps();
         try {
-          await postCompetition(lite, c);
-          await postCompetition(post, c);
-          const a = await reads(lite, 'c');
-          const b = await reads(post, 'c');
+          // The engines side by side: PostgreSQL mostly waits on its server meanwhile.
+          await Promise.all([postCompetition(lite, c), postCompetition(post, c)]);
+          const [a, b] = await Promise.all([reads(lite, 'c'), reads(post, 'c')]);
           expect(Object.keys(b)).toEqual(Object.keys(a));
           for (const url of Object.keys(a)) expect(comparable(b[url]!), url).toBe(comparable(a[url]!));
         } finally {
-          await lite.close();
-          await post.close();
+          await Promise.all([lite.close(), post.close()]);
         }
       }),
       { numRuns: 6 },
@@ -77,10 +106,8 @@ describe.runIf(server?.available)('SQLite and PostgreSQL answer alike', () => {
   }, 180_000);
 
   it('a SQLite database copied into PostgreSQL (swe-scoring db copy) reads the same, ids and times included', async () => {
-    const dir = tempDir('engines-copy');
-    const file = join(dir.dir, 'source.db');
+    const [file, target] = await Promise.all([demoCopy('source.db'), createScratchDatabase('engines_copy')]);
     const source = await testApp({ engine: 'sqlite', path: file });
-    await seed(source.app, ADMIN_TOKEN, () => {});
     const run = JSON.parse((await source.app.inject({ url: `/v1/competitions/${COMPETITION}/runs?limit=1` })).body) as {
       runs: { runId: string }[];
     };
@@ -92,7 +119,6 @@ describe.runIf(server?.available)('SQLite and PostgreSQL answer alike', () => {
     const expected = await reads(source, COMPETITION);
     await source.close();
 
-    const target = await createScratchDatabase('engines_copy');
     await copyDatabase({ engine: 'sqlite', path: file }, { engine: 'postgres', url: target.url });
     const store = await openPostgresStore(target.url, { max: 2 });
     const app = await buildApp({ store, adminToken: ADMIN_TOKEN });
@@ -104,21 +130,20 @@ describe.runIf(server?.available)('SQLite and PostgreSQL answer alike', () => {
       await app.close();
       await store.close();
       await target.drop();
-      dir.remove();
     }
   }, 180_000);
 
   it('on the demo competition (QnA rubrics, votes, validators, snapshots)', async () => {
-    const lite = await testApp({ engine: 'sqlite' });
     const post = await testApp({ engine: 'postgres' });
+    let lite: TestApp | undefined;
     try {
-      await seed(lite.app, ADMIN_TOKEN, () => {});
-      await seed(post.app, ADMIN_TOKEN, () => {});
-      const a = await reads(lite, COMPETITION);
-      const b = await reads(post, COMPETITION);
+      // Seeded through PostgreSQL's app while the SQLite copy is made (or was, by the test above).
+      const [file] = await Promise.all([demoCopy('demo-read.db'), seed(post.app, ADMIN_TOKEN, () => {})]);
+      lite = await testApp({ engine: 'sqlite', path: file });
+      const [a, b] = await Promise.all([reads(lite, COMPETITION), reads(post, COMPETITION)]);
       for (const url of Object.keys(a)) expect(comparable(b[url]!), url).toBe(comparable(a[url]!));
     } finally {
-      await lite.close();
+      await lite?.close();
       await post.close();
     }
   }, 180_000);

@@ -1,6 +1,7 @@
-// Builds the real app over a fresh database with the real migrations: in-memory SQLite, or, when
-// the test project sets SCORING_TEST_ENGINE=postgres (vitest.config.ts), a PostgreSQL database
-// copied from a migrated template. The same suites run on both engines.
+// Builds the real app over a fresh database with the real migrations: in-memory SQLite (a copy of
+// one migrated database, test/support/memoryDatabase.ts), or, when the test project sets
+// SCORING_TEST_ENGINE=postgres (vitest.config.ts), a PostgreSQL database copied from a migrated
+// template. The same suites run on both engines.
 import type { FastifyInstance, InjectOptions } from 'fastify';
 import pg from 'pg';
 import { buildApp, type AppOptions } from '../../src/app.js';
@@ -11,6 +12,7 @@ import type { Engine, Store } from '../../src/db/contract.js';
 import type { Json } from './json.js';
 import type { SignatureOptions } from '../../src/services/signatures.js';
 import { dumpAll, tableRows, type Rows } from './dbDump.js';
+import { memoryDatabase } from './memoryDatabase.js';
 import { postgresDatabaseFor, recycleDatabase, TEST_ENGINE } from './engine.js';
 
 /** Rate limits off (the test apps' default). */
@@ -122,7 +124,7 @@ export async function testApp(
     if (options.path === undefined) drop = () => recycleDatabase(database);
     store = await openPostgresStore(url, { max: 4 });
   } else {
-    db = openDatabase(options.path ?? ':memory:');
+    db = options.path === undefined ? memoryDatabase() : openDatabase(options.path);
     store = createSqliteStore(db);
   }
   const app = await buildApp({

@@ -42,9 +42,9 @@ export function postgresDatabaseFor(path?: string): Promise<ScratchDatabase> {
  * migrated) and keeps it for the next test app; drops it if that fails.
  */
 export async function recycleDatabase(db: ScratchDatabase): Promise<void> {
-  // Without the run's template (a SQLite project's suite comparing engines) no teardown would drop
-  // a kept database: drop it now.
-  if (!inject('pgTemplate')) return db.drop();
+  // Without a run (a project with no global setup naming one) no teardown would drop a kept
+  // database: drop it now.
+  if (!inject('pgRun')) return db.drop();
   const client = new pg.Client({ connectionString: db.url });
   let reusable = false;
   try {
@@ -76,7 +76,8 @@ async function create(): Promise<ScratchDatabase> {
   const template = inject('pgTemplate');
   if (template) return copyDatabase(template, `app_${inject('pgRun')}`);
   // A SQLite project's suite that compares both engines: no template, migrate this one.
-  const db = await createScratchDatabase('app');
+  const run = inject('pgRun');
+  const db = await createScratchDatabase(run ? `app_${run}` : 'app');
   await migratePostgres(db.url);
   return db;
 }

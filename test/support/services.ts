@@ -1,7 +1,6 @@
 // The services over a real store and no HTTP (test/services/store/): in-memory SQLite through the
 // migrations, or, when the test project sets SCORING_TEST_ENGINE=postgres (vitest.config.ts), a
 // PostgreSQL database copied from the run's migrated template.
-import { openDatabase } from '../../src/db/client.js';
 import { openPostgresStore } from '../../src/db/pg/open.js';
 import { createSqliteStore } from '../../src/db/sqlite/store.js';
 import type { Store } from '../../src/db/contract.js';
@@ -12,6 +11,7 @@ import { createServices, type Services } from '../../src/services/index.js';
 import type { Principal } from '../../src/services/principal.js';
 import { postgresDatabaseFor, recycleDatabase, TEST_ENGINE } from './engine.js';
 import { swebenchRun } from './app.js';
+import { memoryDatabase } from './memoryDatabase.js';
 
 export const ADMIN: Principal = { kind: 'admin' };
 
@@ -32,7 +32,7 @@ export async function serviceKit(): Promise<ServiceKit> {
     const database = await postgresDatabaseFor();
     store = await openPostgresStore(database.url, { max: 4 });
     drop = () => recycleDatabase(database);
-  } else store = createSqliteStore(openDatabase(':memory:'));
+  } else store = createSqliteStore(memoryDatabase());
   const services = createServices(store);
   const ingest = async (id: string, runs: Parameters<typeof swebenchRun>[]) => {
     await services.runs.ingest(

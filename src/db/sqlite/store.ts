@@ -1,6 +1,7 @@
 // The Store (src/db/contract.ts) over the embedded SQLite file: the synchronous repositories of
-// src/db/*.ts behind promises. Its capabilities: online backups, and on a file (not in memory) a
-// connection of its own for the import worker.
+// src/db/*.ts behind promises, their storage failures (a full disk, a read-only or locked file)
+// thrown as domain errors (./errors.ts). Its capabilities: online backups, and on a file (not in
+// memory) a connection of its own for the import worker.
 //
 // One connection serves the whole process, so a transaction is the connection's state, not a
 // handle: while one is open, every other statement on the connection would run inside it and see
@@ -13,6 +14,7 @@ import { isReady } from '../client.js';
 import { emitWrite, writeListeners, type WriteEvent, type WriteListener } from '../events.js';
 import { createRepos } from '../repos.js';
 import { sqliteOnlineBackup } from './backup.js';
+import { mapSqliteError } from './errors.js';
 import { savedScoresRepo } from '../savedScores.js';
 import type { Store, StoreCapabilities, StoreRepos } from '../contract.js';
 
@@ -50,12 +52,12 @@ export function createSqliteStore(db: Db): Store {
       if (isGeneratorFunction(fn)) {
         out[name] = async function* (...args: unknown[]) {
           if (outside) await turn();
-          const it = fn.apply(repo, args) as Iterator<unknown>;
+          const it = mapped(() => fn.apply(repo, args) as Iterator<unknown>);
           try {
             for (;;) {
               // Each step reads a page at most; between steps another transaction may have run.
               if (outside) await turn();
-              const step = it.next();
+              const step = mapped(() => it.next());
               if (step.done) return;
               yield step.value;
             }
@@ -68,9 +70,9 @@ export function createSqliteStore(db: Db): Store {
         out[name] = outside
           ? async (...args: unknown[]) => {
               if (open) await turn();
-              return fn.apply(repo, args);
+              return mapped(() => fn.apply(repo, args));
             }
-          : async (...args: unknown[]) => fn.apply(repo, args);
+          : async (...args: unknown[]) => mapped(() => fn.apply(repo, args));
       }
     }
     return out as AsyncRepo<R>;
@@ -109,14 +111,14 @@ export function createSqliteStore(db: Db): Store {
     capabilities: engineOnly,
     async transaction(fn) {
       const name = `s${++savepoints}`;
-      c.exec(`SAVEPOINT ${name}`);
+      mapped(() => c.exec(`SAVEPOINT ${name}`));
       try {
         const result = await fn(inside);
-        c.exec(`RELEASE ${name}`);
+        mapped(() => c.exec(`RELEASE ${name}`));
         return result;
       } catch (e) {
         if (c.inTransaction) c.exec(`ROLLBACK TO ${name}; RELEASE ${name}`);
-        throw e;
+        throw mapSqliteError(e);
       }
     },
     ready: async () => isReady(db),
@@ -139,16 +141,16 @@ export function createSqliteStore(db: Db): Store {
         // IMMEDIATE: the write lock is taken first, so where another connection writes to the same
         // file (an import's worker, the command line) this one waits for it (busy_timeout) instead
         // of failing on its first write.
-        c.exec('BEGIN IMMEDIATE');
+        mapped(() => c.exec('BEGIN IMMEDIATE'));
         let result;
         try {
           result = await fn(inside);
-          c.exec('COMMIT');
+          mapped(() => c.exec('COMMIT'));
         } catch (e) {
           // SQLite may have rolled back already (e.g. SQLITE_FULL); a second ROLLBACK would throw.
           if (c.inTransaction) c.exec('ROLLBACK');
           pending = [];
-          throw e;
+          throw mapSqliteError(e);
         }
         const told = pending;
         pending = null;
@@ -167,6 +169,15 @@ export function createSqliteStore(db: Db): Store {
     },
   };
   return store;
+}
+
+/** Runs `fn`, its storage failures thrown as domain errors (./errors.ts). */
+function mapped<T>(fn: () => T): T {
+  try {
+    return fn();
+  } catch (e) {
+    throw mapSqliteError(e);
+  }
 }
 
 function isGeneratorFunction(fn: unknown): boolean {
