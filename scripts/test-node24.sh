@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Runs the unit tier (`npm run test:unit`) under Node 24 LTS, leaving this checkout untouched.
+# Runs the unit tier (`npm run test:unit`) and the suites of the PostgreSQL driver and store
+# (project postgres) under Node 24 LTS, leaving this checkout untouched.
 #
 # Node 24 comes from the npm registry, the only network these machines have: the package
 # `node-<platform>-<arch>` (what the `node` package's preinstall script fetches) holds the binary
@@ -56,4 +57,4 @@ fi
 node -e "new (require('better-sqlite3'))(':memory:').prepare('select 1').get(); console.log('test-node24: better-sqlite3 loads under', process.version)"
 echo "test-node24: better-sqlite3 ready ($((SECONDS - started)) s)"
 
-npm run test:unit -- "$@"
+npm run test:unit -- --project postgres "$@"
