@@ -17,17 +17,11 @@
 import type { ValidatorPairRuns } from '../scoring/agreement.js';
 import type { CriterionTally, ReportCriterion } from '../scoring/stabilityReport.js';
 import type { EntryChanges } from '../scoring/scoreIncrementally.js';
-import type {
-  CompetitionScores,
-  MinerTaskSummary,
-  ScoringMiner,
-  ScoringTask,
-  Stage,
-  TokenWeights,
-} from '../scoring/types.js';
+import type { MinerTaskSummary, ScoringMiner, ScoringTask, Stage, TokenWeights } from '../scoring/types.js';
 import type { AuditEntry, NewAuditEntry } from './audit.js';
 import type { CompetitionSettings, CompetitionUpsert } from './competitions.js';
-import type { WriteEvent, WriteListener } from './events.js';
+import type { StoreCapabilities } from './capabilities.js';
+import type { WriteListener } from './events.js';
 import type { CriterionExportRow, RunExportRow, TaskExportRow } from './exports.js';
 import type { CriterionRow, MinerRow, TaskRow, ValidatorRow, ValidatorStanding, VersionedDocument } from './rows.js';
 import type { RunFilter, RunRecord, StoredRun } from './rows.js';
@@ -233,54 +227,6 @@ export interface StoreRepos {
   metagraphs: MetagraphsRepo;
   judges: JudgesRepo;
   aggregates: AggregatesRepo;
-}
-
-export interface SavedScores {
-  competitionId: string;
-  /** The stage set scored. */
-  stages: Stage[];
-  scores: CompetitionScores;
-}
-
-/** Scores saved at a graceful shutdown, read back at the next start (src/db/savedScores.ts). */
-export interface SavedScoresRepo {
-  /**
-   * Saves the scores `collect` hands out, which the caller vouches reflect every write event told
-   * to the store's listeners. `collect` is called once, in the same turn the engine reads what it
-   * records with them, so no event told in between can make the two disagree. Answers how many.
-   */
-  save(code: string, collect: () => SavedScores[]): Promise<number>;
-  /** A competition's saved scores of this scoring code if they are still current; read on its first score read. */
-  load(code: string, competitionId: string): Promise<SavedScores | undefined>;
-}
-
-/** A consistent copy of the database while it serves (SQLite's backup API). */
-export interface OnlineBackup {
-  /** Copies the database to the new file `path`, `pagesPerStep` pages at a time (the event loop runs between). */
-  copyTo(path: string, pagesPerStep: number): Promise<void>;
-}
-
-/** A database file the import worker can commit to on a connection of its own (SQLite on a file). */
-export interface WorkerConnection {
-  /** The file the worker opens. */
-  readonly database: string;
-  /** Tells this store's listeners what the worker's transaction wrote, as if this connection had. */
-  tell(event: WriteEvent): void;
-}
-
-/** Catching up with writes other processes acknowledged (PostgreSQL, shared by several processes). */
-export interface Freshness {
-  /** Once it resolves, `listeners` have been told of every write acknowledged before the call. */
-  sync(competitionId: string): Promise<void>;
-}
-
-export interface StoreCapabilities {
-  readonly onlineBackup?: OnlineBackup;
-  readonly workerConnection?: WorkerConnection;
-  /** Absent where one process holds the database, whose own writes are told as they commit. */
-  readonly freshness?: Freshness;
-  /** On PostgreSQL only where the process keeps count of the versions it was told (src/db/pg/open.ts). */
-  readonly savedScores?: SavedScoresRepo;
 }
 
 /** What a transaction is about. PostgreSQL serializes the transactions of one competition. */

@@ -16,7 +16,7 @@
 // version. Rows saved by other scoring code are ignored (`code`).
 import type { Db } from './client.js';
 import type { CompetitionScores, Stage } from '../scoring/types.js';
-import type { SavedScores } from './contract.js';
+import type { SavedScores } from './capabilities.js';
 
 /** The contract's SavedScoresRepo (src/db/contract.ts), synchronously: the SQLite store makes it a promise. */
 export interface SyncSavedScoresRepo {

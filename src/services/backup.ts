@@ -4,7 +4,8 @@
 // line) it copies everything in one step, a single read of one snapshot that writers do not wait on.
 // A copy is written to a temporary file beside its target and renamed into place once whole: a
 // failed backup deletes nothing, and never a file of the live database (src/services/backupTarget.ts).
-import type { OnlineBackup, Store } from '../db/contract.js';
+import type { OnlineBackup } from '../db/capabilities.js';
+import type { Store } from '../db/contract.js';
 import { conflict } from '../errors.js';
 import { closeSync, fsyncSync, mkdtempSync, openSync, renameSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';

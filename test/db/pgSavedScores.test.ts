@@ -7,7 +7,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { openPostgres } from '../../src/db/pg/client.js';
 import { migratePostgres } from '../../src/db/pg/migrate.js';
 import { pgSavedScoresRepo, type ToldVersions } from '../../src/db/pg/savedScores.js';
-import type { SavedScores } from '../../src/db/contract.js';
+import type { SavedScores } from '../../src/db/capabilities.js';
 import type { CompetitionScores } from '../../src/scoring/types.js';
 import { createScratchDatabase, testPostgres, type ScratchDatabase } from '../support/postgres.js';
 

@@ -13,7 +13,7 @@
 // up to the row's version: that read then finds nothing new and keeps the restored scores, unless
 // another process wrote since, which it sees as usual. Should the process have been told of the
 // competition already (a notification, a write of its own), its row is not restored.
-import type { SavedScoresRepo } from '../contract.js';
+import type { SavedScoresRepo } from '../capabilities.js';
 import { stagesOf, stagesText } from '../savedScores.js';
 import type { CompetitionScores } from '../../scoring/types.js';
 import type pg from 'pg';

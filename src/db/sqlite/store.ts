@@ -16,7 +16,8 @@ import { createRepos } from '../repos.js';
 import { sqliteOnlineBackup } from './backup.js';
 import { mapSqliteError } from './errors.js';
 import { savedScoresRepo } from '../savedScores.js';
-import type { Store, StoreCapabilities, StoreRepos } from '../contract.js';
+import type { StoreCapabilities } from '../capabilities.js';
+import type { Store, StoreRepos } from '../contract.js';
 
 type AsyncMethod<F> = F extends (...args: infer A) => Generator<infer Y, unknown, unknown>
   ? (...args: A) => AsyncIterable<Y>

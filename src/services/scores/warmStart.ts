@@ -2,7 +2,7 @@
 // first read or by a pass once the server listens (./saved.ts), so a start's time does not grow
 // with the competitions a deployment has run, and the first reads after a deploy answer from memory.
 import type { CompetitionSettings } from '../../db/competitions.js';
-import type { SavedScores } from '../../db/contract.js';
+import type { SavedScores } from '../../db/capabilities.js';
 import type { Store } from '../../db/contract.js';
 import { scoringCodeIdentity } from '../scoringCode.js';
 import type { ScoreCache } from './cache.js';
