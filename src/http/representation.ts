@@ -2,10 +2,10 @@
 // the client already holds it, and br or gzip when the client asks. Each form of a body (plain,
 // br, gzip: its bytes, ETag and headers) is made once and kept as long as the body: a warm read
 // allocates nothing to be answered. A large body's compressed forms are made off the request path
-// once it is read again (`coded`): a cold read sends the fresh body plain.
+// once it is read again (`coded`): a cold read sends the fresh body coded at zlib's fastest level.
 // A route handler using it is not `async`: a warm read is answered before the handler returns.
 // Its route says `compress: false` (src/plugins/compression.ts): the body is compressed here.
-import { brotliCompress, brotliCompressSync, gzip, gzipSync } from 'node:zlib';
+import { brotliCompress, brotliCompressSync, constants, gzip, gzipSync } from 'node:zlib';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { BROTLI_OPTIONS, GZIP_OPTIONS, MIN_COMPRESSED } from '../plugins/compression.js';
 import type { Body } from './body.js';
@@ -71,6 +71,18 @@ function compressSync(kind: Coding, bytes: Buffer): Buffer {
   return kind === 'br' ? brotliCompressSync(bytes, BROTLI_OPTIONS) : gzipSync(bytes, GZIP_OPTIONS);
 }
 
+/**
+ * A large body's first reads, until its compressed form is made: the fastest levels, a fraction of
+ * the CPU of the kept forms' (gzip level 1 against 6, brotli quality 1 against 5), for bytes a
+ * little larger. A client that asks for a coding gets one (API.md: responses are compressed when
+ * the request asks), and a body a write replaces after one read costs no more than that.
+ */
+const FAST = { br: { params: { [constants.BROTLI_PARAM_QUALITY]: 1 } }, gzip: { level: 1 } } as const;
+
+function compressFast(kind: Coding, bytes: Buffer): Buffer {
+  return kind === 'br' ? brotliCompressSync(bytes, FAST.br) : gzipSync(bytes, FAST.gzip);
+}
+
 function compressed(kind: Coding, bytes: Buffer, done: (payload: Buffer) => void): void {
   // zlib does not fail on a buffer in memory; should it, the form is just never made.
   const back = (err: Error | null, payload: Buffer) => err || done(payload);
@@ -100,7 +112,8 @@ export function sendBody(
  * The ETag of the representation sent: the body's own, or with the coding appended (`"…-br"`). A
  * strong ETag names one sequence of bytes (RFC 9110 8.8.1), and the br, gzip and plain bytes differ.
  */
-const etagOf = (body: Body, kind: Coding | null) => (kind ? `${body.etag.slice(0, -1)}-${kind}"` : body.etag);
+const etagOf = (body: Body, kind: Coding | null, fast = false) =>
+  kind ? `${body.etag.slice(0, -1)}-${kind}${fast ? '-fast' : ''}"` : body.etag;
 
 /** What a read of a body answers: its status, headers and bytes (none for a 304). Shared: never changed. */
 export interface Representation {
@@ -118,15 +131,17 @@ interface Form {
 
 /**
  * Each body's forms by coding, made on first demand; they go with the body. `pending`: the coded
- * forms of a large body asked for once (`asked`) or being made (`making`).
+ * forms of a large body asked for once (`asked`) or being made (`making`); `fast`: the forms its
+ * reads get meanwhile.
  */
 interface Forms extends Partial<Record<Coding | 'identity', Form>> {
   pending?: Partial<Record<Coding, 'asked' | 'making'>>;
+  fast?: Partial<Record<Coding, Form>>;
 }
 const formsOf = new WeakMap<Body, Forms>();
 
-function makeForm(body: Body, kind: Coding | null, payload: Buffer): Form {
-  const etag = etagOf(body, kind);
+function makeForm(body: Body, kind: Coding | null, payload: Buffer, fast = false): Form {
+  const etag = etagOf(body, kind, fast);
   const common = { etag, vary: 'accept-encoding, authorization', 'cache-control': 'no-cache' };
   const headers = {
     ...common,
@@ -143,11 +158,12 @@ function makeForm(body: Body, kind: Coding | null, payload: Buffer): Form {
 
 /**
  * The `kind` form of a body, made now when the body is small. A large body's is made off the
- * request path (zlib on libuv's threads) once a second request asks for it, and undefined until it
- * is there: a body read once (a write drops it before the next read) is never compressed, and
- * one read again and again is compressed once.
+ * request path (zlib on libuv's threads) once a second request asks for it; until it is there, its
+ * reads get the fast form (`FAST`, made once, under an ETag of its own): a body read once (a write
+ * drops it before the next read) is compressed only at the fastest level, and one read again and
+ * again is compressed well once.
  */
-function coded(body: Body, forms: Forms, kind: Coding): Form | undefined {
+function coded(body: Body, forms: Forms, kind: Coding): Form {
   const made = forms[kind];
   if (made || body.bytes.length < LAZY_FORM_BYTES)
     return (forms[kind] ??= makeForm(body, kind, compressSync(kind, body.bytes)));
@@ -160,7 +176,8 @@ function coded(body: Body, forms: Forms, kind: Coding): Form | undefined {
       delete pending[kind];
     });
   }
-  return undefined;
+  const fast = (forms.fast ??= {});
+  return (fast[kind] ??= makeForm(body, kind, compressFast(kind, body.bytes), true));
 }
 
 /**
@@ -168,10 +185,10 @@ function coded(body: Body, forms: Forms, kind: Coding): Form | undefined {
  * a 304 when the request holds them already. The one home of these rules for both ways a body
  * leaves: from the route's handler (`sendBody`) and from its onRequest hook (./fastReads.ts).
  *
- * A request that accepts a coding whose form is not made yet (a large body, `coded`) gets the
- * plain form, with the plain ETag: which coding to send is the server's choice (RFC 9110 8.4.1),
- * and the ETag names the bytes sent. A read holding the plain form gets a 304 for it whatever it
- * accepts, so a client that got a fresh body plain is not sent it again once it is compressed.
+ * A request that accepts a coding whose kept form is not made yet (a large body, `coded`) gets
+ * the fast form, with its own ETag (a strong ETag names the bytes sent). A read holding the plain
+ * or the fast form gets a 304 for it whatever it accepts, so a client that got a fresh body in one
+ * form is not sent it again once another is made.
  */
 export function represent(
   body: Body,
@@ -188,8 +205,10 @@ export function represent(
   if (ifNoneMatch && (method === 'GET' || method === 'HEAD')) {
     if (made && matchesETag(ifNoneMatch, made.etag)) return made.notModified;
     if (made !== plain && matchesETag(ifNoneMatch, plain.etag)) return plain.notModified;
+    const fast = kind && forms.fast?.[kind];
+    if (fast && fast !== made && matchesETag(ifNoneMatch, fast.etag)) return fast.notModified;
   }
-  return (made ?? coded(body, forms, kind!) ?? plain).ok;
+  return (made ?? coded(body, forms, kind!)).ok;
 }
 function send(request: FastifyRequest, reply: FastifyReply, body: Body): FastifyReply {
   const { method, headers } = request;
