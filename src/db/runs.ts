@@ -97,11 +97,17 @@ export function runsRepo(db: Db) {
   }
 
   return {
-    /** The stored runs among the given ids. */
+    /** The stored runs among the given ids, in the order asked (as on PostgreSQL). */
     existing(competitionId: string, runIds: string[]): Map<string, StoredRun> {
-      const found = new Map<string, StoredRun>();
+      const byId = new Map<string, StoredRun>();
       for (const row of getRuns.iterate(competitionId, JSON.stringify(runIds)) as IterableIterator<RunRow>)
-        found.set(row.run_id, fromRow(row));
+        byId.set(row.run_id, fromRow(row));
+      if (byId.size < 2) return byId;
+      const found = new Map<string, StoredRun>();
+      for (const id of runIds) {
+        const run = byId.get(id);
+        if (run && !found.has(id)) found.set(id, run);
+      }
       return found;
     },
     get(competitionId: string, runId: string): StoredRun | null {
