@@ -166,10 +166,12 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     });
   await app.register(import('./plugins/dashboard.js'));
   await app.ready();
-  // Reads no saved scores and computes nothing before the server listens: each competition's are
-  // restored on its first read, or by the pass this starts, which then makes every one's bodies.
+  // Computes nothing before the server listens and reads one saved row at most: the newest
+  // competition's, restored with its bodies and their compressed forms made; every other
+  // competition's are restored on its first read, or by the pass this starts, which then makes
+  // every one's bodies.
   const warming = performance.now();
-  await services.scores.warm(views.body);
+  await services.scores.warm(views.body, (view) => views.ahead(view));
   void services.scores
     .warmed()
     .then(({ computed, restored }) =>

@@ -83,9 +83,9 @@ function compressFast(kind: Coding, bytes: Buffer): Buffer {
   return kind === 'br' ? brotliCompressSync(bytes, FAST.br) : gzipSync(bytes, FAST.gzip);
 }
 
-function compressed(kind: Coding, bytes: Buffer, done: (payload: Buffer) => void): void {
-  // zlib does not fail on a buffer in memory; should it, the form is just never made.
-  const back = (err: Error | null, payload: Buffer) => err || done(payload);
+/** Compresses on libuv's threads; `done` gets no bytes should zlib fail (the form is then not made). */
+function compressed(kind: Coding, bytes: Buffer, done: (payload: Buffer | undefined) => void): void {
+  const back = (err: Error | null, payload: Buffer) => done(err ? undefined : payload);
   if (kind === 'br') brotliCompress(bytes, BROTLI_OPTIONS, back);
   else gzip(bytes, GZIP_OPTIONS, back);
 }
@@ -172,12 +172,34 @@ function coded(body: Body, forms: Forms, kind: Coding): Form {
   else if (pending[kind] === 'asked') {
     pending[kind] = 'making';
     compressed(kind, body.bytes, (payload) => {
-      forms[kind] = makeForm(body, kind, payload);
+      if (payload) forms[kind] = makeForm(body, kind, payload);
       delete pending[kind];
     });
   }
   const fast = (forms.fast ??= {});
   return (fast[kind] ??= makeForm(body, kind, compressFast(kind, body.bytes), true));
+}
+
+/**
+ * Makes a large body's kept compressed forms now, on libuv's threads, rather than from its second
+ * read: for the bodies the first reads after a start are expected to ask for (the newest
+ * competition's, made before the server listens). Settles once both are made; a small body needs
+ * nothing (its forms are made on demand at no cost worth moving).
+ */
+export async function encodeAhead(body: Body): Promise<void> {
+  if (body.bytes.length < LAZY_FORM_BYTES) return;
+  let forms = formsOf.get(body);
+  if (!forms) formsOf.set(body, (forms = {}));
+  const held = forms;
+  const make = (kind: Coding) =>
+    new Promise<void>((resolve) => {
+      if (held[kind] || held.pending?.[kind] === 'making') return resolve();
+      compressed(kind, body.bytes, (payload) => {
+        if (payload) held[kind] ??= makeForm(body, kind, payload);
+        resolve();
+      });
+    });
+  await Promise.all([make('gzip'), make('br')]);
 }
 
 /**

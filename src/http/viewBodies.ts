@@ -16,7 +16,7 @@ import { Settled, chain, type Maybe } from '../services/settled.js';
 import { jsonBody, type Body } from './body.js';
 import { leaderboardPages, type Fragments, type LeaderboardPages } from './leaderboardPages.js';
 import { recentBodies } from './recentBodies.js';
-import { sendBody } from './representation.js';
+import { encodeAhead, sendBody } from './representation.js';
 
 /** Bytes of the budgeted bodies kept over every competition. */
 const KEPT_BODY_BYTES = 8 * 1024 * 1024;
@@ -92,6 +92,10 @@ export function viewBodies(budgetBytes = KEPT_BODY_BYTES) {
 
   return {
     body,
+    /** Makes a view's body and its kept compressed forms (./representation.ts `encodeAhead`). */
+    async ahead(view: View): Promise<void> {
+      await encodeAhead(await body(view));
+    },
     /** The body of a view if it is made already; makes nothing. */
     bodyNow(view: View): Body | undefined {
       if (view.page) {

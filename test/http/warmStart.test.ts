@@ -1,13 +1,16 @@
-// A restarted server answers its first score reads from memory. No saved scores are read and
-// nothing is computed before the app is returned (and so before it listens and /readyz is 200):
-// each competition's final-stage scores are restored on its first read, or by the pass that goes
-// through every competition after the start (`warmed`), from the scores saved at the last graceful
+// A restarted server answers its first score reads from memory. Nothing is computed and one saved
+// row at most is read before the app is returned (and so before it listens and /readyz is 200):
+// the newest competition's; every other competition's final-stage scores are restored on its first
+// read, or by the pass that goes through every competition after the start (`warmed`), from the
+// scores saved at the last graceful
 // shutdown where no write has come since (src/db/savedScores.ts; on PostgreSQL, while the
 // competition's version is still the one saved), else computed.
 import { join } from 'node:path';
+import { gunzipSync } from 'node:zlib';
 import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { Store } from '../../src/db/contract.js';
+import { LAZY_FORM_BYTES } from '../../src/http/representation.js';
 import { scoresService } from '../../src/services/scores/index.js';
 import type { RankedList } from '../../src/services/scores/views.js';
 import { scoringCodeIdentity } from '../../src/services/scoringCode.js';
@@ -121,7 +124,7 @@ it('answers the first reads after a restart from memory, and the same as before 
   }
 });
 
-it('reads no saved scores before the app is returned: each is restored on its first read, or by the pass after', async () => {
+it("reads one saved row before the app is returned, the newest competition's: each other is restored on its first read, or by the pass after", async () => {
   const path = newPath();
   const ids = ['c1', 'c2', 'c3', 'c4', 'c5', 'c6'];
   const first = await testApp({ path });
@@ -152,9 +155,9 @@ it('reads no saved scores before the app is returned: each is restored on its fi
   };
   const again = await testApp({ path, wrapStore: watching });
   try {
-    // Ready to listen with no saved row read and nothing computed: the start's time does not
-    // grow with the competitions a deployment has run.
-    expect(loaded).toEqual([]);
+    // Ready to listen with one saved row read, the newest competition's, and nothing computed:
+    // the start's time does not grow with the competitions a deployment has run.
+    expect(loaded).toEqual(['c6']);
     expect(await computations(again)).toBe(0);
     // The last one read at once, and all of them together: each row read once, by whichever came first.
     const reading = ids.map((id) => again.call({ method: 'GET', url: `/v1/competitions/${id}/leaderboard` }));
@@ -163,6 +166,59 @@ it('reads no saved scores before the app is returned: each is restored on its fi
     for (const [i, res] of (await Promise.all(reading)).entries()) expect(res.body).toEqual(before[ids[i]!]);
     expect(await again.app.services.scores.warmed()).toEqual({ computed: 0, restored: ids.length });
     expect([...loaded].sort()).toEqual(ids);
+    expect(loaded.filter((id) => id === 'c6')).toHaveLength(1);
+    expect(await computations(again)).toBe(0);
+  } finally {
+    await again.close();
+  }
+});
+
+it("sends the newest competition's large bodies in their kept compressed form from the first read after a restart", async () => {
+  const path = newPath();
+  const first = await testApp({ path });
+  /** A competition whose leaderboard is past LAZY_FORM_BYTES: 220 miners on one task. */
+  const wide = async (id: string) => {
+    const { validatorKey } = await seedCompetition(first, id);
+    const tasks = [{ id: 'T1', type: 'swebench_verified', complexity: 'short' }];
+    await first.call({ method: 'PUT', url: `/v1/competitions/${id}/tasks`, headers: admin, payload: { tasks } });
+    const runs = [
+      { runId: 'b', taskId: 'T1', kind: 'baseline', resolved: true, tokens: { input: 1000, output: 100 } },
+      ...Array.from({ length: 220 }, (_, i) => ({
+        runId: `m${i}`,
+        taskId: 'T1',
+        kind: 'miner',
+        minerHotkey: `miner-${String(i).padStart(3, '0')}`,
+        resolved: i % 3 !== 0,
+        tokens: { input: 900 + i, output: 100 },
+      })),
+    ];
+    const res = await first.call({
+      method: 'POST',
+      url: `/v1/competitions/${id}/runs`,
+      headers: { authorization: `Bearer ${validatorKey}` },
+      payload: { runs },
+    });
+    expect(res.status).toBe(200);
+  };
+  await wide('older');
+  await wide('newer');
+  const plain: Record<string, string> = {};
+  for (const id of ['older', 'newer']) {
+    const res = await first.app.inject({ method: 'GET', url: `/v1/competitions/${id}/leaderboard` });
+    expect(res.rawPayload.length).toBeGreaterThanOrEqual(LAZY_FORM_BYTES);
+    plain[id] = res.headers.etag as string;
+  }
+  await first.close();
+
+  const again = await testApp({ path });
+  try {
+    const headers = { 'accept-encoding': 'gzip' };
+    const newer = await again.app.inject({ method: 'GET', url: '/v1/competitions/newer/leaderboard', headers });
+    // The kept form (gzip at its kept level), not the fast one a first read gets otherwise.
+    expect(newer.headers.etag).toBe(`${plain.newer!.slice(0, -1)}-gzip"`);
+    expect(JSON.parse(gunzipSync(newer.rawPayload).toString('utf8')).miners).toHaveLength(220);
+    const older = await again.app.inject({ method: 'GET', url: '/v1/competitions/older/leaderboard', headers });
+    expect(older.headers.etag).toBe(`${plain.older!.slice(0, -1)}-gzip-fast"`);
     expect(await computations(again)).toBe(0);
   } finally {
     await again.close();

@@ -189,6 +189,14 @@ export function scoreCache(
       return s instanceof Promise ? undefined : s;
     },
 
+    /**
+     * Restores a competition's saved scores where its row is current and it has no entry yet;
+     * computes nothing. Settles once the row is consulted.
+     */
+    async restoreSaved(competitionId: string): Promise<void> {
+      await saved?.take(competitionId, restoreUnlessHeld);
+    },
+
     /** A competition's scores of its final stages if they are computed and current; starts nothing. */
     finalInHand(competitionId: string): Scored | undefined {
       const entry = cache.get(competitionId);

@@ -72,13 +72,40 @@ export function warmStart(
     return { computed: all.length - restored, restored };
   }
 
+  /**
+   * The newest competition (the live one, whose reads come first after a deploy) restored from its
+   * saved row before the server listens, with its leaderboard, weights and weights on chain made
+   * and `ahead` (their kept compressed forms): one row whatever the deployment's history, and
+   * nothing computed (with no current row it waits for its first read or the pass, as the others).
+   */
+  async function newestReady(all: CompetitionSettings[], ahead: (view: View) => Promise<unknown>): Promise<void> {
+    const newest = all.reduce<CompetitionSettings | undefined>(
+      (a, c) => (!a || c.createdAt > a.createdAt || (c.createdAt === a.createdAt && c.id > a.id) ? c : a),
+      undefined,
+    );
+    if (!newest) return;
+    await cache.restoreSaved(newest.id);
+    if (!cache.finalInHand(newest.id)) return;
+    try {
+      await ahead(await reads.leaderboard(newest.id));
+      await ahead(await reads.weights(newest.id));
+      await Promise.resolve(reads.chain(newest.id)).then(ahead, () => {});
+    } catch {
+      // Made by its first read instead.
+    }
+  }
+
   return {
     /**
      * Called once as the server starts, before it listens: marks every competition's saved scores
-     * to be consulted on its first read, and starts the pass that makes every competition's scores
-     * and bodies (`warmed` settles once it is done). Reads no saved row and computes nothing itself.
+     * to be consulted on its first read, makes the newest one ready (`newestReady`: at most one
+     * saved row read), and starts the pass that makes every competition's scores and bodies
+     * (`warmed` settles once it is done). Computes nothing itself.
      */
-    async warm(visit: (view: View) => unknown = (view) => view.value()): Promise<void> {
+    async warm(
+      visit: (view: View) => unknown = (view) => view.value(),
+      ahead: (view: View) => Promise<unknown> = async (view) => visit(view),
+    ): Promise<void> {
       const all = await store.competitions.list();
       saved.expect(all.map((c) => c.id));
       for (const c of all) {
@@ -86,6 +113,7 @@ export function warmStart(
         const promise = new Promise<void>((r) => (resolve = r));
         reached.set(c.id, { promise, resolve });
       }
+      await newestReady(all, ahead);
       pass = run(all, visit);
     },
 
