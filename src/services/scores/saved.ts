@@ -1,8 +1,9 @@
 // Scores saved at the last shutdown (src/db/savedScores.ts), restored one competition at a time:
-// on its first score read after the start, or by the pass that goes through every competition once
-// the server listens (./warmStart.ts), whichever comes first. A start reads no saved row before it
-// listens, so its time does not grow with the competitions a deployment has run; a read that comes
-// before the pass reaches its competition reads that one row (a primary-key read and its JSON).
+// the newest competition's before the server listens, each other's on its first score read after
+// the start, or by the pass that goes through every competition once the server listens
+// (./warmStart.ts), whichever comes first. A start reads one saved row before it listens, so its
+// time does not grow with the competitions a deployment has run; a read that comes before the pass
+// reaches its competition reads that one row (a primary-key read and its JSON).
 //
 // A competition is pending from the start until its row is consulted or a write event names it
 // (on SQLite the write's transaction deleted the row; on PostgreSQL it moved the version past it).

@@ -1,6 +1,7 @@
-// Scores across a restart: saved at shutdown (src/db/savedScores.ts), restored on each competition's
-// first read or by a pass once the server listens (./saved.ts), so a start's time does not grow
-// with the competitions a deployment has run, and the first reads after a deploy answer from memory.
+// Scores across a restart: saved at shutdown (src/db/savedScores.ts), the newest competition's
+// restored before the server listens and each other's on its first read or by a pass once the
+// server listens (./saved.ts), so a start's time does not grow with the competitions a deployment
+// has run, and the first reads after a deploy answer from memory.
 import type { CompetitionSettings } from '../../db/competitions.js';
 import type { SavedScores } from '../../db/capabilities.js';
 import type { Store } from '../../db/contract.js';
