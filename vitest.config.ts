@@ -73,6 +73,16 @@ async function postgresProjects(): Promise<boolean> {
   }
 }
 
+/**
+ * The in-process projects' worker threads start from bundles built once a run (the same modules,
+ * not transpiled again by tsx in every worker); the projects that start server processes keep
+ * tsx's start, which is how the server runs from source.
+ */
+const WORKER_BUNDLES = {
+  globalSetup: ['test/support/workerBundles.ts'],
+  setupFiles: ['test/support/useWorkerBundles.ts'],
+};
+
 const onPostgres = {
   env: { SCORING_TEST_ENGINE: 'postgres' },
   globalSetup: ['test/support/pgGlobalSetup.ts'],
@@ -92,7 +102,10 @@ export default defineConfig({
     maxWorkers: availableParallelism(),
     // Every test file belongs to a project; a file outside all of them would silently not run.
     projects: [
-      { extends: true, test: { name: 'unit', include: UNIT, exclude: NEEDS_POSTGRES, isolate: false } },
+      {
+        extends: true,
+        test: { name: 'unit', include: UNIT, exclude: NEEDS_POSTGRES, isolate: false, ...WORKER_BUNDLES },
+      },
       {
         extends: true,
         test: {
@@ -116,6 +129,8 @@ export default defineConfig({
                 include: UNIT.filter((p) => BOTH_ENGINES.some((b) => matchesPrefix(p, b))),
                 isolate: false,
                 ...onPostgres,
+                ...WORKER_BUNDLES,
+                globalSetup: [...onPostgres.globalSetup, ...WORKER_BUNDLES.globalSetup],
               },
             },
             {
