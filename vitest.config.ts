@@ -3,9 +3,8 @@ import pg from 'pg';
 import { defineConfig } from 'vitest/config';
 
 // Test tiers as vitest projects. `npm run test:unit` runs the fast tier (in-process, on SQLite, no
-// server needed: the scoring core, QnA import, inject-level HTTP and hostile-input suites): 81 s of
-// CPU time, some 45 s on an otherwise idle 2-core machine (its longest file, scoreDocument, starts a
-// worker thread per document), against 8 to 12 minutes for `npm test`, which runs every project. A
+// server needed: the scoring core, QnA import, inject-level HTTP and hostile-input suites): some 60 s
+// of CPU time over two workers, against 8 to 12 minutes for `npm test`, which runs every project. A
 // test that starts a server process or a CLI child belongs to e2e, reliability or cli, never to
 // unit; one that needs a PostgreSQL server belongs to postgres (or to the -pg projects).
 const UNIT = [
