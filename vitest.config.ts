@@ -3,9 +3,8 @@ import pg from 'pg';
 import { defineConfig } from 'vitest/config';
 
 // Test tiers as vitest projects. `npm run test:unit` runs the fast tier (in-process, on SQLite, no
-// server needed: the scoring core, QnA import, inject-level HTTP and hostile-input suites): 81 s of
-// CPU time, some 45 s on an otherwise idle 2-core machine (its longest file, scoreDocument, starts a
-// worker thread per document), against 8 to 12 minutes for `npm test`, which runs every project. A
+// server needed: the scoring core, QnA import, inject-level HTTP and hostile-input suites): some 60 s
+// of CPU time over two workers, against 8 to 12 minutes for `npm test`, which runs every project. A
 // test that starts a server process or a CLI child belongs to e2e, reliability or cli, never to
 // unit; one that needs a PostgreSQL server belongs to postgres (or to the -pg projects).
 const UNIT = [
@@ -73,6 +72,16 @@ async function postgresProjects(): Promise<boolean> {
   }
 }
 
+/**
+ * The in-process projects' worker threads start from bundles built once a run (the same modules,
+ * not transpiled again by tsx in every worker); the projects that start server processes keep
+ * tsx's start, which is how the server runs from source.
+ */
+const WORKER_BUNDLES = {
+  globalSetup: ['test/support/workerBundles.ts'],
+  setupFiles: ['test/support/useWorkerBundles.ts'],
+};
+
 const onPostgres = {
   env: { SCORING_TEST_ENGINE: 'postgres' },
   globalSetup: ['test/support/pgGlobalSetup.ts'],
@@ -92,7 +101,10 @@ export default defineConfig({
     maxWorkers: availableParallelism(),
     // Every test file belongs to a project; a file outside all of them would silently not run.
     projects: [
-      { extends: true, test: { name: 'unit', include: UNIT, exclude: NEEDS_POSTGRES, isolate: false } },
+      {
+        extends: true,
+        test: { name: 'unit', include: UNIT, exclude: NEEDS_POSTGRES, isolate: false, ...WORKER_BUNDLES },
+      },
       {
         extends: true,
         test: {
@@ -116,6 +128,8 @@ export default defineConfig({
                 include: UNIT.filter((p) => BOTH_ENGINES.some((b) => matchesPrefix(p, b))),
                 isolate: false,
                 ...onPostgres,
+                ...WORKER_BUNDLES,
+                globalSetup: [...onPostgres.globalSetup, ...WORKER_BUNDLES.globalSetup],
               },
             },
             {

@@ -13,6 +13,15 @@ import { Worker, type ResourceLimits } from 'node:worker_threads';
  */
 const LIMITS: ResourceLimits = { maxYoungGenerationSizeMb: 8 };
 
+let bundles: string | undefined;
+/**
+ * Starts workers run from source from the modules' bundles in `dir` (`name`.mjs) rather than
+ * under tsx: the test runs' (test/support/workerBundles.ts), built once a run.
+ */
+export function startWorkersFromBundles(dir: string | undefined): void {
+  bundles = dir;
+}
+
 /**
  * `name` is the module's file name without extension, resolved against `base` (the caller's
  * import.meta.url). `limits` add to the young-generation cap (a bound on the old generation, for a
@@ -27,6 +36,7 @@ export function startWorker(
   const resourceLimits = { ...LIMITS, ...options.limits };
   const { workerData } = options;
   if (entry.pathname.endsWith('.js')) return new Worker(entry, { resourceLimits, workerData });
+  if (bundles) return new Worker(pathToFileURL(`${bundles}/${name}.mjs`), { resourceLimits, workerData });
   // The ESM build of tsx's API, found beside the CommonJS one that require.resolve names.
   const tsx = pathToFileURL(
     createRequire(import.meta.url)

@@ -1,5 +1,5 @@
 // Prometheus metrics, on a registry of the app's own so several apps in one process (tests) do
-// not collide.
+// not collide; the process's own metrics on one registry a process.
 import type { FastifyInstance, RouteOptions, onResponseHookHandler } from 'fastify';
 import fp from 'fastify-plugin';
 import { Counter, Histogram, Registry, collectDefaultMetrics, type Metric } from 'prom-client';
@@ -91,9 +91,24 @@ export class RequestDurations {
   }
 }
 
+/**
+ * The process's own metrics (memory, CPU, event-loop delay, garbage collection), prom-client's
+ * default collectors: once a process, since they watch the process, not an app, and are never
+ * stopped (a GC observer and an event-loop timer each). One set an app would keep every closed app
+ * of a process that builds many (the tests) alive, and hand every collection to each of them.
+ */
+let processRegistry: Registry | undefined;
+function processMetrics(): Registry {
+  if (!processRegistry) {
+    processRegistry = new Registry();
+    collectDefaultMetrics({ register: processRegistry });
+  }
+  return processRegistry;
+}
+
 export function createMetrics() {
   const registry = new Registry();
-  collectDefaultMetrics({ register: registry });
+  const processWide = processMetrics();
   const requestDuration = new RequestDurations();
   // The Registry renders any object of this shape; its type names prom-client's own classes only.
   registry.registerMetric(requestDuration as unknown as Metric);
@@ -110,6 +125,8 @@ export function createMetrics() {
   });
   return {
     registry,
+    /** GET /metrics: the process's metrics, then the app's. */
+    exposition: () => Registry.merge([processWide, registry]),
     requestDuration,
     keptReads,
     runsIngested: new Counter({

@@ -48,8 +48,8 @@ export const operationRoutes: FastifyPluginAsyncZod = async (app) => {
       },
     },
     async (_request, reply) => {
-      const text = await app.metrics.registry.metrics();
-      return reply.type(app.metrics.registry.contentType).send(text);
+      const metrics = app.metrics.exposition();
+      return reply.type(metrics.contentType).send(await metrics.metrics());
     },
   );
 };
