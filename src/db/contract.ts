@@ -73,6 +73,17 @@ export interface RunsRepo {
     excluded?: ReadonlySet<string>,
     judge?: string | null,
   ): Promise<void>;
+  /**
+   * Inserts, as insertMany does, the runs whose ids are not stored yet, and answers the stored runs
+   * among the others, in the order given. Call inside a transaction: a caller that refuses what is
+   * stored (a resent id with other content) throws, and the batch's inserts roll back with it.
+   */
+  insertNew(
+    records: RunRecord[],
+    w: TokenWeights,
+    excluded?: ReadonlySet<string>,
+    judge?: string | null,
+  ): Promise<Map<string, StoredRun>>;
   /** Deletes one run (kept in deleted_runs for snapshot inputs) and takes it out of every aggregate. */
   delete(run: StoredRun, w: TokenWeights, excluded?: ReadonlySet<string>, judge?: string | null): Promise<void>;
 }

@@ -96,20 +96,45 @@ export function runsRepo(db: Db) {
     aggregates.apply(plan.pairs, sign);
   }
 
+  /** The stored runs among the given ids, in the order asked (as on PostgreSQL). */
+  function existing(competitionId: string, runIds: string[]): Map<string, StoredRun> {
+    const byId = new Map<string, StoredRun>();
+    for (const row of getRuns.iterate(competitionId, JSON.stringify(runIds)) as IterableIterator<RunRow>)
+      byId.set(row.run_id, fromRow(row));
+    if (byId.size < 2) return byId;
+    const found = new Map<string, StoredRun>();
+    for (const id of runIds) {
+      const run = byId.get(id);
+      if (run && !found.has(id)) found.set(id, run);
+    }
+    return found;
+  }
+
+  /** One run's row; positional, no parameter object per run on the hottest path. */
+  function insertRow(r: RunRecord): void {
+    insert.run(
+      r.competitionId,
+      r.runId,
+      r.taskId,
+      r.kind,
+      r.minerHotkey,
+      r.validatorId,
+      r.attemptNo,
+      r.resolved ? 1 : 0,
+      r.tokens?.input ?? null,
+      r.tokens?.cachedInput ?? null,
+      r.tokens?.output ?? null,
+      r.timeTakenSeconds,
+      r.agentSteps,
+      r.rubricVotes ? JSON.stringify(r.rubricVotes) : null,
+      r.criteria ? JSON.stringify(r.criteria) : null,
+      r.judgeDigest ?? null,
+      r.answerDate ?? null,
+    );
+  }
+
   return {
-    /** The stored runs among the given ids, in the order asked (as on PostgreSQL). */
-    existing(competitionId: string, runIds: string[]): Map<string, StoredRun> {
-      const byId = new Map<string, StoredRun>();
-      for (const row of getRuns.iterate(competitionId, JSON.stringify(runIds)) as IterableIterator<RunRow>)
-        byId.set(row.run_id, fromRow(row));
-      if (byId.size < 2) return byId;
-      const found = new Map<string, StoredRun>();
-      for (const id of runIds) {
-        const run = byId.get(id);
-        if (run && !found.has(id)) found.set(id, run);
-      }
-      return found;
-    },
+    existing,
     get(competitionId: string, runId: string): StoredRun | null {
       const row = getRun.get(competitionId, runId) as RunRow | undefined;
       return row ? fromRow(row) : null;
@@ -138,30 +163,50 @@ export function runsRepo(db: Db) {
       excluded: ReadonlySet<string> = new Set(),
       judge: string | null = null,
     ): void {
-      for (const r of records) {
-        // Positional: no parameter object per run on the hottest path.
-        insert.run(
-          r.competitionId,
-          r.runId,
-          r.taskId,
-          r.kind,
-          r.minerHotkey,
-          r.validatorId,
-          r.attemptNo,
-          r.resolved ? 1 : 0,
-          r.tokens?.input ?? null,
-          r.tokens?.cachedInput ?? null,
-          r.tokens?.output ?? null,
-          r.timeTakenSeconds,
-          r.agentSteps,
-          r.rubricVotes ? JSON.stringify(r.rubricVotes) : null,
-          r.criteria ? JSON.stringify(r.criteria) : null,
-          r.judgeDigest ?? null,
-          r.answerDate ?? null,
-        );
-      }
+      for (const r of records) insertRow(r);
       if (records.length === 0) return;
       applyPlan(records[0]!.competitionId, planRunChange(records, 1, w, excluded, judge), 1);
+    },
+    /**
+     * Inserts the runs whose ids are not stored yet, as insertMany does, and answers the stored runs
+     * among the others, in the order given; call inside a transaction, which a caller refusing what
+     * is stored rolls back. A new run's insert is its own dedupe check: the unique index answers
+     * it, so an all-new batch reads nothing first. The first id found stored (the insert refused)
+     * has the rest of the batch read in one statement, and only their new runs inserted: a refused
+     * insert takes no number of the run sequence, where an ignored one (`ON CONFLICT DO NOTHING`)
+     * would.
+     */
+    insertNew(
+      records: RunRecord[],
+      w: TokenWeights,
+      excluded: ReadonlySet<string> = new Set(),
+      judge: string | null = null,
+    ): Map<string, StoredRun> {
+      let stored = new Map<string, StoredRun>();
+      if (records.length === 0) return stored;
+      const competitionId = records[0]!.competitionId;
+      let fresh = records;
+      for (let i = 0; i < records.length; i++) {
+        try {
+          insertRow(records[i]!);
+        } catch (err) {
+          if ((err as { code?: unknown }).code !== 'SQLITE_CONSTRAINT_UNIQUE') throw err;
+          const rest = records.slice(i);
+          stored = existing(
+            competitionId,
+            rest.map((r) => r.runId),
+          );
+          fresh = records.slice(0, i);
+          for (const r of rest) {
+            if (stored.has(r.runId)) continue;
+            insertRow(r);
+            fresh.push(r);
+          }
+          break;
+        }
+      }
+      if (fresh.length > 0) applyPlan(competitionId, planRunChange(fresh, 1, w, excluded, judge), 1);
+      return stored;
     },
     /** Deletes one run (kept in deleted_runs for snapshot inputs) and takes it out of every aggregate. */
     delete(

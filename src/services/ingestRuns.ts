@@ -1,5 +1,6 @@
 // Turns a validated batch into stored runs: task checks, QnA grading, idempotency. Runs inside the
-// caller's transaction (services/runs.ts), which also holds the audit entry: one commit per batch.
+// caller's transaction (services/runs.ts), which also holds the audit entry: one commit per batch,
+// and nothing stored when the batch is refused.
 import type { CompetitionSettings } from '../db/competitions.js';
 import type { Store } from '../db/contract.js';
 import type { RunRecord } from '../db/runs.js';
@@ -199,9 +200,13 @@ export async function ingestRuns(
       invalid,
     );
 
-  const stored = await tx.runs.existing(
-    competitionId,
-    records.map((r) => r.runId),
+  // New runs are stored first (an all-new batch, the usual one, reads nothing to find so); a
+  // conflict found among the others throws and rolls them back with the transaction.
+  const stored = await tx.runs.insertNew(
+    records,
+    competition.tokenWeights,
+    new Set(competition.excludedValidators),
+    judge,
   );
   const conflicts: ErrorField[] = [];
   for (const [i, r] of records.entries()) {
@@ -225,7 +230,5 @@ export async function ingestRuns(
       conflicts,
     );
   }
-  const fresh = records.filter((r) => !stored.has(r.runId));
-  await tx.runs.insertMany(fresh, competition.tokenWeights, new Set(competition.excludedValidators), judge);
-  return { accepted: fresh.length, duplicates: records.length - fresh.length };
+  return { accepted: records.length - stored.size, duplicates: stored.size };
 }

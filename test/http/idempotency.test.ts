@@ -96,6 +96,20 @@ describe('resending runs', () => {
     expect((await getRun('r4')).status).toBe(200);
   });
 
+  it('numbers the new runs of a batch with stored ones among them without gaps in the run sequence', async () => {
+    // New, stored, new: a stored id takes no number of the sequence; nor do the ids of a batch all stored.
+    expect((await post([run('r4'), run('r1'), run('r5'), run('r2', { resolved: false })])).body).toEqual({
+      accepted: 2,
+      duplicates: 2,
+    });
+    expect((await post([run('r4'), run('r5')])).body).toEqual({ accepted: 0, duplicates: 2 });
+    expect((await post([run('r6')])).body).toEqual({ accepted: 1, duplicates: 0 });
+    const rows = (await t.query('SELECT run_id, seq FROM runs ORDER BY seq')) as { run_id: string; seq: number }[];
+    expect(rows.map((r) => r.run_id).slice(-3)).toEqual(['r4', 'r5', 'r6']);
+    const seqs = rows.map((r) => Number(r.seq));
+    expect(seqs).toEqual(seqs.map((_, i) => seqs[0]! + i));
+  });
+
   it('rejects a conflicting resend with a 409 naming the ids, and stores nothing of the batch', async () => {
     const before = await snapshot();
     const res = await post([

@@ -102,7 +102,7 @@ export function pgRunsRepo(ctx: PgContext) {
     );
   }
 
-  return {
+  const repo = {
     /** The stored runs among the given ids, in the order asked. */
     async existing(competitionId: string, runIds: string[]): Promise<Map<string, StoredRun>> {
       const found = new Map<string, StoredRun>();
@@ -230,6 +230,29 @@ export function pgRunsRepo(ctx: PgContext) {
         await applyPlan(c, run.competitionId, plan);
         await applyAggregates(c, plan.pairs, -1);
       });
+    },
+  };
+  return {
+    ...repo,
+    /** The stored runs among the batch's ids read first (one statement), then only the new runs inserted. */
+    async insertNew(
+      records: RunRecord[],
+      w: TokenWeights,
+      excluded: ReadonlySet<string> = new Set(),
+      judge: string | null = null,
+    ): Promise<Map<string, StoredRun>> {
+      if (records.length === 0) return new Map();
+      const stored = await repo.existing(
+        records[0]!.competitionId,
+        records.map((r) => r.runId),
+      );
+      await repo.insertMany(
+        stored.size === 0 ? records : records.filter((r) => !stored.has(r.runId)),
+        w,
+        excluded,
+        judge,
+      );
+      return stored;
     },
   };
 }

@@ -59,15 +59,24 @@ describe.runIf(server.available)('PostgreSQL store: a scripted history, the same
     await both(p, 'runs.insertMany', batch1, w, excluded);
     await compareAll(p, [c]);
 
-    // A resend: the stored ones are found and only the new ones go in, as the ingest does.
-    const batch2 = [...batch1.slice(0, 3), run(c, { runId: 'r-11', taskId: 'q.1', criteria: 3, hotkey: 'hk-2' })];
+    // A resend: the stored ones are found and only the new ones go in, as the ingest does; a new
+    // run first, one between stored ones, and one after them.
+    const batch2 = [
+      run(c, { runId: 'r-12', taskId: 't-a', hotkey: 'hk-4' }),
+      batch1[0]!,
+      run(c, { runId: 'r-11', taskId: 'q.1', criteria: 3, hotkey: 'hk-2' }),
+      ...batch1.slice(1, 3),
+      run(c, { runId: 'r-13', taskId: 'T-b', hotkey: null, resolved: true }),
+    ];
     await both(
       p,
       'runs.existing',
       c,
       batch2.map((r) => r.runId),
     );
-    await both(p, 'runs.insertMany', batch2.slice(3), w, excluded);
+    await both(p, 'runs.insertNew', batch2, w, excluded);
+    await compareAll(p, [c]);
+    await both(p, 'runs.insertNew', batch2, w, excluded);
     const stored = (id: string) => p.sq.runs.get(c, id)!;
     await both(p, 'runs.delete', stored('r-1'), w, excluded);
     await both(p, 'runs.delete', stored('r-6'), w, excluded);
