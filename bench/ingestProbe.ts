@@ -1,0 +1,109 @@
+// Ingest alone, against its floor in the same process (issue 41): every `stride`-th batch of the
+// reference competition (up to N of them, the QnA-heavy and the plain ones alike) sent by 4 clients
+// to the compiled server (`npm run build` first), and the same batches inserted straight into
+// SQLite (floors.ts rawInsert) just before and just after; variants taken in turns, their order
+// reversed every round (A B B A ...). Prints each run's rate, floor, ratio, and the server's CPU
+// (all its threads, from /proc) and wall time per batch, then each variant's median ratio.
+//   node --import tsx bench/ingestProbe.ts [--batches N] [--stride K] [--rounds R] [--clients C]
+//     [--variant name=ENV=V,ENV2=V ...]
+// A variant's environment goes to its server; two keys are the probe's: PROBE_NODE_ARGS (node
+// flags, space-separated) and PROBE_SCRIPT (another build's dist/server.js, to compare builds).
+// BENCH_SERVER_NODE_ARGS passes flags to every server (e.g. --cpu-prof --cpu-prof-dir=DIR);
+// BENCH_SERVER_OUTPUT=<prefix> saves each server's output.
+import { readFileSync, writeFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+import { SIZES, buildCompetition, runBatches } from './generate.js';
+import { tempDir } from '../test/support/tempDir.js';
+import { launch } from './launch.js';
+import { load1 } from './cli.js';
+import { rawInsert, bracket, dropDatabase } from './floors.js';
+import { ingest, setup } from './phases.js';
+
+const ADMIN = `bench-admin-token-${process.pid}`;
+const { values } = parseArgs({
+  options: {
+    batches: { type: 'string', default: '120' },
+    stride: { type: 'string', default: '3' },
+    rounds: { type: 'string', default: '1' },
+    clients: { type: 'string', default: '4' },
+    variant: { type: 'string', multiple: true, default: ['base='] },
+  },
+});
+const variants = values.variant.map((v) => {
+  const [name, env = ''] = v.split(/=(.*)/s);
+  return {
+    name: name!,
+    env: Object.fromEntries(
+      env
+        .split(',')
+        .filter(Boolean)
+        .map((kv) => kv.split(/=(.*)/s) as [string, string]),
+    ),
+  };
+});
+const c = buildCompetition(SIZES.reference, 1);
+const all = runBatches(c, 1000);
+const n = Number(values.batches);
+const stride = Number(values.stride);
+const picked = all.bodies
+  .map((_, i) => i)
+  .filter((i) => i % stride === 0)
+  .slice(0, n);
+const bodies = picked.map((i) => all.bodies[i]!);
+const counts = picked.map((i) => all.counts[i]!);
+const total = counts.reduce((a, b) => a + b, 0);
+const nodeArgs = (process.env.BENCH_SERVER_NODE_ARGS ?? '').split(' ').filter(Boolean);
+const results: Record<string, number[]> = {};
+for (let round = 0; round < Number(values.rounds); round++) {
+  for (const v of round % 2 === 0 ? variants : [...variants].reverse()) {
+    const tmp = tempDir('probe');
+    try {
+      const floorOnce = () => {
+        const f = rawInsert(tmp.dir, 'bench', bodies).sequence;
+        for (const d of ['floor-sequence.db', 'floor-rowid.db']) dropDatabase(`${tmp.dir}/${d}`);
+        return f;
+      };
+      const before = floorOnce();
+      const server = await launch({
+        dbPath: `${tmp.dir}/bench.db`,
+        adminToken: ADMIN,
+        build: 'dist',
+        env: v.env,
+        // PROBE_SCRIPT: another build's server.js (node takes the first path as the script).
+        nodeArgs: [
+          ...nodeArgs,
+          ...(v.env.PROBE_NODE_ARGS ?? '').split(' ').filter(Boolean),
+          ...(v.env.PROBE_SCRIPT ? [v.env.PROBE_SCRIPT] : []),
+        ],
+      });
+      const key = await setup(server.baseUrl, ADMIN, c);
+      const cpu0 = serverCpu(server.pid);
+      const seconds = await ingest(server.baseUrl, key, bodies, counts, Number(values.clients));
+      const cpu1 = serverCpu(server.pid);
+      await server.stop();
+      if (process.env.BENCH_SERVER_OUTPUT)
+        writeFileSync(`${process.env.BENCH_SERVER_OUTPUT}-${v.name}-${round}.log`, server.output());
+      const after = floorOnce();
+      const floor = bracket(before, after).runsPerSecond;
+      const rate = Math.round(total / seconds);
+      const ratio = Math.round((rate / floor) * 1000) / 1000;
+      (results[v.name] ??= []).push(ratio);
+      console.log(
+        `${v.name}: ${rate} runs/s, floor ${floor} (${before.runsPerSecond}/${after.runsPerSecond}), ratio ${ratio}, ` +
+          `server cpu ${(((cpu1 - cpu0) / bodies.length) * 1000).toFixed(1)} ms/batch, wall ${((seconds / bodies.length) * 1000).toFixed(1)} ms/batch, load ${load1()}`,
+      );
+    } finally {
+      tmp.remove();
+    }
+  }
+}
+for (const [name, r] of Object.entries(results)) {
+  const s = [...r].sort((a, b) => a - b);
+  console.log(`${name}: median ratio ${s[Math.floor(s.length / 2)]} of ${s.join(' ')}`);
+}
+
+/** utime+stime of a process, seconds (from /proc). */
+function serverCpu(pid: number): number {
+  const f = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return (Number(f[11]) + Number(f[12])) / 100;
+}
