@@ -8,6 +8,11 @@ export interface Body {
   bytes: Buffer;
   /** Strong ETag: a digest of the bytes, so it changes exactly when the body does. */
   etag: string;
+  /**
+   * The gzip form made from pieces kept per part (./gzipPieces.ts), when the body has them (the
+   * whole leaderboard: ./leaderboardPages.ts): what a read gets before the kept form is made.
+   */
+  gzipPieces?: () => Buffer;
 }
 
 export function jsonBody(value: unknown): Body {
