@@ -374,6 +374,11 @@ describe('a large body (LAZY_FORM_BYTES and over)', () => {
     const gzipOnly = await t.app.inject({ method: 'GET', url, headers: { 'accept-encoding': 'gzip' } });
     expect(gzipOnly.headers.etag).toBe(first.headers.etag);
     expect(gzipOnly.rawPayload.equals(first.rawPayload)).toBe(true);
+    // deflate is not a coding the server sends: a client that takes only it gets the plain body.
+    const deflateOnly = await t.app.inject({ method: 'GET', url, headers: { 'accept-encoding': 'deflate' } });
+    expect(deflateOnly.headers['content-encoding']).toBeUndefined();
+    expect(deflateOnly.headers.etag).toBe(plain.headers.etag);
+    expect(deflateOnly.body).toBe(plain.body);
   });
 
   it("a real client (fetch) decodes the pieces' gzip form to the plain body, cold after a write", async () => {
