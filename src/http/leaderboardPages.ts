@@ -97,22 +97,30 @@ export function leaderboardPages(
   }
 
   /**
-   * The whole list's gzip form, from its bytes (`whole`) and its entries' pieces: piece `k` holds
-   * entries `k * PIECE_ENTRIES` on, a comma before each but the list's first. A piece is
-   * `before`'s when that holds the same entry bytes at the same places, else deflated now.
+   * True when piece `k` of the whole list (entries `k * PIECE_ENTRIES` on, a comma before each
+   * but the list's first) holds the same entry bytes as `before`'s at the same places.
    */
+  function unchanged(k: number): boolean {
+    const { json } = parts();
+    const from = k * PIECE_ENTRIES;
+    const to = Math.min(json.length, from + PIECE_ENTRIES);
+    let same = before !== undefined && Math.min(before.json.length, from + PIECE_ENTRIES) === to;
+    for (let i = from; same && i < to; i++) same = json[i] === before!.json[i];
+    return same;
+  }
+
+  /** Piece `k` as `before` deflated it, when it is unchanged and `before`'s was made. */
+  const keptPiece = (k: number): Buffer | undefined => (unchanged(k) ? before!.pieces[k] : undefined);
+
+  /** The whole list's gzip form, from its bytes (`whole`): each piece kept or deflated now. */
   function gzipOf(whole: Buffer, startAt: number): Buffer {
     const { json, pieces } = parts();
     const deflated = [storedPiece(whole.subarray(0, startAt))];
     let at = startAt;
     for (let from = 0, k = 0; from < json.length; from += PIECE_ENTRIES, k++) {
-      const to = Math.min(json.length, from + PIECE_ENTRIES);
       const start = at;
-      for (let i = from; i < to; i++) at += json[i]!.length + (i > 0 ? 1 : 0);
-      const old = before?.pieces[k];
-      let same = old !== undefined && Math.min(before!.json.length, from + PIECE_ENTRIES) === to;
-      for (let i = from; same && i < to; i++) same = json[i] === before!.json[i];
-      deflated.push((pieces[k] = same ? old! : deflatePiece(whole.subarray(start, at))));
+      for (let i = from; i < Math.min(json.length, from + PIECE_ENTRIES); i++) at += json[i]!.length + (i > 0 ? 1 : 0);
+      deflated.push((pieces[k] = keptPiece(k) ?? deflatePiece(whole.subarray(start, at))));
     }
     deflated.push(storedPiece(whole.subarray(at)));
     return gzipMember(deflated, whole);
@@ -122,7 +130,19 @@ export function leaderboardPages(
   function wholeList(): Body {
     const body = assemble(entries.length, entries.keys());
     const startAt = opening(entries.length).length;
-    body.gzipPieces = () => gzipOf(body.bytes, startAt);
+    const count = Math.ceil(entries.length / PIECE_ENTRIES);
+    let same: number | undefined;
+    body.gzipPieces = {
+      make: () => gzipOf(body.bytes, startAt),
+      unchanged: () => {
+        if (same === undefined) {
+          let n = 0;
+          for (let k = 0; k < count; k++) if (unchanged(k)) n++;
+          same = count === 0 ? 1 : n / count;
+        }
+        return same;
+      },
+    };
     return body;
   }
 

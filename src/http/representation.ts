@@ -96,7 +96,7 @@ function compressSync(kind: Coding, bytes: Buffer): Buffer {
 const FAST = { br: { params: { [constants.BROTLI_PARAM_QUALITY]: 1 } }, gzip: { level: 1 } } as const;
 
 function compressFast(kind: Coding, body: Body): Buffer {
-  if (kind === 'gzip' && body.gzipPieces) return body.gzipPieces();
+  if (kind === 'gzip' && body.gzipPieces) return body.gzipPieces.make();
   return kind === 'br' ? brotliCompressSync(body.bytes, FAST.br) : gzipSync(body.bytes, FAST.gzip);
 }
 
@@ -184,8 +184,17 @@ function makeForm(body: Body, kind: Coding | null, payload: Buffer, fast = false
  * reads get a fast form (`compressFast`, made once, under an ETag of its own): a body read once (a
  * write drops it before the next read) is compressed only at the fastest level, and one read again
  * and again is compressed well once. The fast form of a body kept in pieces is its gzip one when
- * the request accepts gzip, even where it prefers br: the cheapest to make.
+ * the request accepts gzip, even where it prefers br if most pieces are unchanged: the cheapest to make.
  */
+/**
+ * A client that prefers br and takes gzip gets a body's gzip pieces when at least this share of
+ * them is unchanged since the body before: once made, these are taken from it, and deflating more
+ * of them costs more than brotli's fastest quality over the whole body (about 0.4 of zlib's
+ * fastest level over it). Where only such clients read, the first body so served makes every
+ * piece, and the bodies after it take them.
+ */
+const PIECES_OVER_BR = 0.75;
+
 function coded(body: Body, forms: Forms, kind: Coding, gzip: boolean): Form {
   const made = forms[kind];
   if (made || body.bytes.length < LAZY_FORM_BYTES)
@@ -200,7 +209,8 @@ function coded(body: Body, forms: Forms, kind: Coding, gzip: boolean): Form {
     });
   }
   const fast = (forms.fast ??= {});
-  const fastKind = gzip && body.gzipPieces ? 'gzip' : kind;
+  const fastKind =
+    gzip && body.gzipPieces && (kind === 'gzip' || body.gzipPieces.unchanged() >= PIECES_OVER_BR) ? 'gzip' : kind;
   return (fast[fastKind] ??= makeForm(body, fastKind, compressFast(fastKind, body), true));
 }
 

@@ -6,6 +6,7 @@ import { constants, gunzipSync, gzipSync, inflateRawSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { deflatePiece, gzipMember, storedPiece } from '../../src/http/gzipPieces.js';
 import { PIECE_ENTRIES, leaderboardPages, type Fragments } from '../../src/http/leaderboardPages.js';
+import { LAZY_FORM_BYTES, represent } from '../../src/http/representation.js';
 import { prng } from '../support/prng.js';
 
 /** Text-like bytes: words from a small set, so pieces compress. */
@@ -75,11 +76,11 @@ describe("the whole leaderboard's gzip form", () => {
       if (step % 10 === 9) list = []; // and now and then none at all
       let after: Fragments | undefined;
       const body = leaderboardPages(head, list, before, (f) => (after = f)).read({ offset: 0 });
-      const gz = body.gzipPieces!();
+      const gz = body.gzipPieces!.make();
       expect(gunzipSync(gz).equals(body.bytes)).toBe(true);
       expect(gz.subarray(-8).equals(trailerOf(body.bytes))).toBe(true);
       // The same bytes as a list made with nothing to reuse.
-      expect(leaderboardPages(head, list).read({ offset: 0 }).gzipPieces!().equals(gz)).toBe(true);
+      expect(leaderboardPages(head, list).read({ offset: 0 }).gzipPieces!.make().equals(gz)).toBe(true);
       // A piece is reused exactly when its entries' bytes are the same objects at the same places.
       for (let k = 0; k < after!.pieces.length; k++) {
         const from = k * PIECE_ENTRIES;
@@ -98,15 +99,65 @@ describe("the whole leaderboard's gzip form", () => {
   it('one changed entry deflates one piece again', () => {
     const list = Array.from({ length: 5 * PIECE_ENTRIES }, (_, i) => entry(`m${i}`, i + 1, 1 - i / 100));
     let before: Fragments | undefined;
-    leaderboardPages(head, list, undefined, (f) => (before = f)).read({ offset: 0 }).gzipPieces!();
+    leaderboardPages(head, list, undefined, (f) => (before = f))
+      .read({ offset: 0 })
+      .gzipPieces!.make();
     const next = list.map((e, i) => (i === 2 * PIECE_ENTRIES + 3 ? { ...e, runs: 6 } : e));
     let after: Fragments | undefined;
-    leaderboardPages(head, next, before, (f) => (after = f)).read({ offset: 0 }).gzipPieces!();
+    leaderboardPages(head, next, before, (f) => (after = f))
+      .read({ offset: 0 })
+      .gzipPieces!.make();
     expect(after!.pieces.map((p, k) => p === before!.pieces[k])).toEqual([true, true, false, true, true]);
   });
 
   it('pages other than the whole list have no pieces', () => {
     const list = Array.from({ length: 40 }, (_, i) => entry(`m${i}`, i + 1, 1 - i / 100));
     expect(leaderboardPages(head, list).read({ offset: 0, limit: 10 }).gzipPieces).toBeUndefined();
+  });
+});
+
+describe('the fast form a client that prefers br and takes gzip gets', () => {
+  const head = { competitionId: 'c', stages: ['evaluation'] };
+  const browser = 'gzip, deflate, br, zstd';
+  const entry = (i: number, runs: number) => ({ hotkey: `m${i}`, rank: i + 1, runs, note: 'x'.repeat(200) });
+
+  it('the gzip pieces when most are unchanged since the list before (made once, then taken), else brotli', () => {
+    const list = Array.from({ length: 10 * PIECE_ENTRIES }, (_, i) => entry(i, 5));
+    const lists: Fragments[] = [];
+    const next = (entries: typeof list) =>
+      leaderboardPages(head, entries, lists.at(-1), (f) => lists.push(f)).read({ offset: 0 });
+    const coding = (body: ReturnType<typeof next>) => {
+      const r = represent(body, 'GET', browser, undefined);
+      if (r.headers['content-encoding'] === 'gzip') expect(gunzipSync(r.payload!).equals(body.bytes)).toBe(true);
+      return r.headers['content-encoding'];
+    };
+    // Nothing before it: brotli.
+    const first = next(list);
+    expect(first.bytes.length).toBeGreaterThanOrEqual(LAZY_FORM_BYTES);
+    expect(first.gzipPieces!.unchanged()).toBe(0);
+    expect(coding(first)).toBe('br');
+
+    // One entry changes: 9 pieces of 10 unchanged, though none was made before: every piece is made.
+    const one = list.map((e, i) => (i === 5 ? entry(i, 6) : e));
+    const second = next(one);
+    expect(second.gzipPieces!.unchanged()).toBe(0.9);
+    expect(coding(second)).toBe('gzip');
+    expect(lists[1]!.pieces.filter((p) => p !== undefined)).toHaveLength(10);
+
+    // Another: the 9 unchanged pieces are taken from the list before.
+    const two = one.map((e, i) => (i === 6 * PIECE_ENTRIES ? entry(i, 6) : e));
+    expect(coding(next(two))).toBe('gzip');
+    expect(lists[2]!.pieces.map((p, k) => p === lists[1]!.pieces[k])).toEqual(
+      [...Array(10).keys()].map((k) => k !== 6),
+    );
+
+    // Every entry changes: none unchanged.
+    const third = next(two.map((e, i) => entry(i, e.runs + 1)));
+    expect(third.gzipPieces!.unchanged()).toBe(0);
+    expect(coding(third)).toBe('br');
+  });
+
+  it('an empty list has nothing to deflate', () => {
+    expect(leaderboardPages(head, []).read({ offset: 0 }).gzipPieces!.unchanged()).toBe(1);
   });
 });
