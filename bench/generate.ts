@@ -262,8 +262,8 @@ export function* generateRuns(c: Competition): Generator<Run> {
   }
 }
 
-/** One more run of `miner` on `task`, for the cold-read rounds. */
-export function extraRun(c: Competition, task: BenchTask, miner: BenchMiner, attemptNo: number): Run {
+/** One more run of `miner` on `task` (null: a baseline run), for the cold-read rounds. */
+export function extraRun(c: Competition, task: BenchTask, miner: BenchMiner | null, attemptNo: number): Run {
   return makeRun(task, miner, attemptNo, mulberry32(c.seed + attemptNo));
 }
 

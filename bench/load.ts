@@ -294,12 +294,12 @@ function rawGet(
  */
 export async function startFloorServer(url: string, headers: Record<string, string> = {}): Promise<FloorServer> {
   let { status, res, body } = await rawGet(url, headers);
-  // A large body goes out coded at the fastest level (its ETag ends in -fast) until its kept form
-  // is made, off the request path, from its second read on (src/http/representation.ts): the
-  // floor serves the form warm reads get.
+  // A large body goes out in a fast form (its ETag ends in -fast, or -pieces for the whole
+  // leaderboard's gzip) until its kept form is made, off the request path, from its second read on
+  // (src/http/representation.ts): the floor serves the form warm reads get.
   const lazy = () =>
     Boolean(headers['accept-encoding']) &&
-    (String(res.headers.etag ?? '').endsWith('-fast"') ||
+    (/-(fast|pieces)"$/.test(String(res.headers.etag ?? '')) ||
       (body.length >= LAZY_FORM_BYTES && !res.headers['content-encoding']));
   for (let i = 0; i < 100 && lazy(); i++) {
     await new Promise((r) => setTimeout(r, 20));

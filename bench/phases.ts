@@ -104,10 +104,20 @@ export async function ingest(
   return (performance.now() - start) / 1000;
 }
 
-/** Write one new miner run, then time one read; `coldRounds` times. */
-export async function coldReads(url: string, key: string, c: Competition, path: string, salt: number): Promise<Stats> {
+/**
+ * Write one new miner run (with `baseline`, one baseline run: every miner's pair of its task
+ * changes), then time one read; `coldRounds` times.
+ */
+export async function coldReads(
+  url: string,
+  key: string,
+  c: Competition,
+  path: string,
+  salt: number,
+  baseline = false,
+): Promise<Stats> {
   const times: number[] = [];
-  const miner = c.miners[0]!;
+  const miner = baseline ? null : c.miners[0]!;
   for (let i = 0; i < c.size.coldRounds; i++) {
     const task = c.tasks[(i * 37 + salt) % c.tasks.length]!;
     const run = extraRun(c, task, miner, salt + i);

@@ -140,8 +140,11 @@ async function main(): Promise<void> {
       leaderboard: await coldReads(url, key, c, `${base}/leaderboard`, 1000),
       weights: await coldReads(url, key, c, `${base}/weights`, 2000),
       miner: await coldReads(url, key, c, `${base}/miners/${c.miners[0]!.hotkey}`, 3000),
+      leaderboardAfterBaseline: await coldReads(url, key, c, `${base}/leaderboard`, 4000, true),
     };
-    log(`cold reads (median): leaderboard ${cold.leaderboard.medianMs} ms, weights ${cold.weights.medianMs} ms`);
+    log(
+      `cold reads (median): leaderboard ${cold.leaderboard.medianMs} ms, weights ${cold.weights.medianMs} ms, leaderboard after a baseline run ${cold.leaderboardAfterBaseline.medianMs} ms`,
+    );
     phase('floor-scan', rss);
     const scan = await storage.scanFloor(COMPETITION, WEIGHTS);
     await socketsSettled();

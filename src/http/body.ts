@@ -8,6 +8,13 @@ export interface Body {
   bytes: Buffer;
   /** Strong ETag: a digest of the bytes, so it changes exactly when the body does. */
   etag: string;
+  /**
+   * The gzip form made from pieces kept per part (./gzipPieces.ts), when the body has them (the
+   * whole leaderboard: ./leaderboardPages.ts): what a read gets before the kept form is made.
+   * `unchanged`: the share of its pieces whose parts are those of the body before it (1 with no
+   * piece): each is taken from there once made, so those are the pieces the next body can take.
+   */
+  gzipPieces?: { make: () => Buffer; unchanged: () => number };
 }
 
 export function jsonBody(value: unknown): Body {

@@ -4,20 +4,32 @@
 // The whole list and every page are put together from each entry's JSON, serialized once (or taken
 // from the list a write replaced, where the entry is the same): a page costs a copy of its
 // entries' bytes and a digest, never a JSON.stringify of the list. The most recent pages are kept whole (bytes, ETag,
-// compressed forms), so a page read again is as cheap as the whole list.
+// compressed forms), so a page read again is as cheap as the whole list. The whole list's gzip form
+// is put together the same way, from deflated pieces of `PIECE_ENTRIES` entries (./gzipPieces.ts),
+// each taken from the list a write replaced when its entries are the same bytes.
 import type { ListPage } from '../services/scores/views.js';
 import { bytesBody, type Body } from './body.js';
+import { deflatePiece, gzipMember, storedPiece } from './gzipPieces.js';
 
 /** Pages kept per scores; a page read after these many others is put together again. */
 const KEPT_PAGES = 32;
 const COMMA = Buffer.from(',');
 const END = Buffer.from(']}');
+/**
+ * Entries per deflated piece: about 15 kB of JSON at the reference competition. Compressed apart,
+ * pieces lose the matches across them (the gzip form is a few % larger than the whole body's at
+ * the same level), and each costs a zlib stream of its own: pieces of one entry would cost several
+ * times the whole body compressed at once, pieces of 32 entries a little less than it.
+ */
+export const PIECE_ENTRIES = 32;
 
 /** Each entry of a list serialized, and where each hotkey is: what the next list made may reuse. */
 export interface Fragments {
   readonly entries: readonly Entry[];
   readonly json: readonly Buffer[];
   readonly index: ReadonlyMap<string, number>;
+  /** The whole list's deflated pieces, entries `k * PIECE_ENTRIES` on, as they are made. */
+  readonly pieces: (Buffer | undefined)[];
 }
 
 type Entry = { hotkey: string };
@@ -60,23 +72,78 @@ export function leaderboardPages(
 
   function parts(): Fragments {
     if (!serialized) {
-      serialized = { entries, json: entries.map(fragment), index: new Map(entries.map((e, i) => [e.hotkey, i])) };
+      const index = new Map(entries.map((e, i) => [e.hotkey, i]));
+      serialized = { entries, json: entries.map(fragment), index, pieces: [] };
       made?.(serialized);
     }
     return serialized;
   }
 
-  /** The body with `total` before `miners`, key for key as the whole list's. */
+  /** The body's bytes up to its first entry: `total` before `miners`, key for key as the whole list's. */
+  function opening(total: number): Buffer {
+    const start = JSON.stringify({ ...head, total });
+    return Buffer.from(`${start.slice(0, -1)},"miners":[`, 'utf8');
+  }
+
   function assemble(total: number, chosen: Iterable<number>): Body {
     const { json } = parts();
-    const start = JSON.stringify({ ...head, total });
-    const pieces: Buffer[] = [Buffer.from(`${start.slice(0, -1)},"miners":[`, 'utf8')];
+    const pieces: Buffer[] = [opening(total)];
     for (const i of chosen) {
       if (pieces.length > 1) pieces.push(COMMA);
       pieces.push(json[i]!);
     }
     pieces.push(END);
     return bytesBody(Buffer.concat(pieces));
+  }
+
+  /**
+   * True when piece `k` of the whole list (entries `k * PIECE_ENTRIES` on, a comma before each
+   * but the list's first) holds the same entry bytes as `before`'s at the same places.
+   */
+  function unchanged(k: number): boolean {
+    const { json } = parts();
+    const from = k * PIECE_ENTRIES;
+    const to = Math.min(json.length, from + PIECE_ENTRIES);
+    let same = before !== undefined && Math.min(before.json.length, from + PIECE_ENTRIES) === to;
+    for (let i = from; same && i < to; i++) same = json[i] === before!.json[i];
+    return same;
+  }
+
+  /** Piece `k` as `before` deflated it, when it is unchanged and `before`'s was made. */
+  const keptPiece = (k: number): Buffer | undefined => (unchanged(k) ? before!.pieces[k] : undefined);
+
+  /** The whole list's gzip form, from its bytes (`whole`): each piece kept or deflated now. */
+  function gzipOf(whole: Buffer, startAt: number): Buffer {
+    const { json, pieces } = parts();
+    const deflated = [storedPiece(whole.subarray(0, startAt))];
+    let at = startAt;
+    for (let from = 0, k = 0; from < json.length; from += PIECE_ENTRIES, k++) {
+      const start = at;
+      for (let i = from; i < Math.min(json.length, from + PIECE_ENTRIES); i++) at += json[i]!.length + (i > 0 ? 1 : 0);
+      deflated.push((pieces[k] = keptPiece(k) ?? deflatePiece(whole.subarray(start, at))));
+    }
+    deflated.push(storedPiece(whole.subarray(at)));
+    return gzipMember(deflated, whole);
+  }
+
+  /** The whole list, with its gzip form made from pieces (`gzipOf`). */
+  function wholeList(): Body {
+    const body = assemble(entries.length, entries.keys());
+    const startAt = opening(entries.length).length;
+    const count = Math.ceil(entries.length / PIECE_ENTRIES);
+    let same: number | undefined;
+    body.gzipPieces = {
+      make: () => gzipOf(body.bytes, startAt),
+      unchanged: () => {
+        if (same === undefined) {
+          let n = 0;
+          for (let k = 0; k < count; k++) if (unchanged(k)) n++;
+          same = count === 0 ? 1 : n / count;
+        }
+        return same;
+      },
+    };
+    return body;
   }
 
   function page({ offset, limit, hotkeys }: ListPage): Body {
@@ -95,13 +162,14 @@ export function leaderboardPages(
     bytes(): number {
       let n = whole?.bytes.length ?? 0;
       for (const b of serialized?.json ?? []) n += b.length;
+      for (const b of serialized?.pieces ?? []) n += b?.length ?? 0;
       for (const b of kept.values()) n += b.bytes.length;
       return n;
     },
 
     read(p: ListPage): Body {
       const all = !p.hotkeys && p.offset === 0 && (p.limit ?? Infinity) >= entries.length;
-      if (all) return (whole ??= assemble(entries.length, entries.keys()));
+      if (all) return (whole ??= wholeList());
       const key = `${p.offset}:${p.limit ?? ''}:${p.hotkeys ? [...new Set(p.hotkeys)].sort().join(',') : '*'}`;
       let body = kept.get(key);
       if (body) kept.delete(key);

@@ -2,7 +2,8 @@
 // the client already holds it, and br or gzip when the client asks. Each form of a body (plain,
 // br, gzip: its bytes, ETag and headers) is made once and kept as long as the body: a warm read
 // allocates nothing to be answered. A large body's compressed forms are made off the request path
-// once it is read again (`coded`): a cold read sends the fresh body coded at zlib's fastest level.
+// once it is read again (`coded`): a cold read sends the fresh body coded at zlib's fastest level,
+// or, for a body kept in pieces (the whole leaderboard), its gzip form put together from them.
 // A route handler using it is not `async`: a warm read is answered before the handler returns.
 // Its route says `compress: false` (src/plugins/compression.ts): the body is compressed here.
 import { brotliCompress, brotliCompressSync, constants, gzip, gzipSync } from 'node:zlib';
@@ -28,8 +29,20 @@ export function notModified(reply: FastifyReply): FastifyReply {
 
 type Coding = 'br' | 'gzip';
 
-/** The coding to use: br before gzip, each only when acceptable (q > 0). */
-function parseCoding(header: string): Coding | null {
+/** What a request accepts: the coding to use (br before gzip), and whether gzip is acceptable. */
+interface Accepted {
+  kind: Coding | null;
+  gzip: boolean;
+}
+const ACCEPTED: Record<'br' | 'brGzip' | 'gzip' | 'none', Accepted> = {
+  br: { kind: 'br', gzip: false },
+  brGzip: { kind: 'br', gzip: true },
+  gzip: { kind: 'gzip', gzip: true },
+  none: { kind: null, gzip: false },
+};
+
+/** Each coding only when acceptable (q > 0). */
+function parseCoding(header: string): Accepted {
   const q = new Map<string, number>();
   for (const part of header.toLowerCase().split(',')) {
     const [name, ...params] = part.trim().split(';');
@@ -37,19 +50,20 @@ function parseCoding(header: string): Coding | null {
     q.set(name!.trim(), qp ? Number(qp.slice(2)) : 1);
   }
   const ok = (name: string) => (q.get(name) ?? q.get('*') ?? 0) > 0;
-  return ok('br') ? 'br' : ok('gzip') ? 'gzip' : null;
+  if (ok('br')) return ok('gzip') ? ACCEPTED.brGzip : ACCEPTED.br;
+  return ok('gzip') ? ACCEPTED.gzip : ACCEPTED.none;
 }
 
 /**
  * Accept-Encoding headers seen, and their coding: clients send a few distinct ones, again and
  * again. At most 256, of up to 200 characters each (a browser's is about 25).
  */
-const codings = new Map<string, Coding | null>();
+const codings = new Map<string, Accepted>();
 const CODINGS_KEPT = 256;
 const CODING_KEPT_LENGTH = 200;
 
-function coding(header: string | undefined): Coding | null {
-  if (!header) return null;
+function coding(header: string | undefined): Accepted {
+  if (!header) return ACCEPTED.none;
   let kind = codings.get(header);
   if (kind === undefined) {
     kind = parseCoding(header);
@@ -75,12 +89,15 @@ function compressSync(kind: Coding, bytes: Buffer): Buffer {
  * A large body's first reads, until its compressed form is made: the fastest levels, a fraction of
  * the CPU of the kept forms' (gzip level 1 against 6, brotli quality 1 against 5), for bytes a
  * little larger. A client that asks for a coding gets one (API.md: responses are compressed when
- * the request asks), and a body a write replaces after one read costs no more than that.
+ * the request asks), and a body a write replaces after one read costs no more than that. A body
+ * kept in pieces (`Body.gzipPieces`) is put together from them instead: the cost of the pieces a
+ * write changed, far less than compressing the whole body.
  */
 const FAST = { br: { params: { [constants.BROTLI_PARAM_QUALITY]: 1 } }, gzip: { level: 1 } } as const;
 
-function compressFast(kind: Coding, bytes: Buffer): Buffer {
-  return kind === 'br' ? brotliCompressSync(bytes, FAST.br) : gzipSync(bytes, FAST.gzip);
+function compressFast(kind: Coding, body: Body): Buffer {
+  if (kind === 'gzip' && body.gzipPieces) return body.gzipPieces.make();
+  return kind === 'br' ? brotliCompressSync(body.bytes, FAST.br) : gzipSync(body.bytes, FAST.gzip);
 }
 
 /** Compresses on libuv's threads; `done` gets no bytes should zlib fail (the form is then not made). */
@@ -109,11 +126,16 @@ export function sendBody(
 }
 
 /**
- * The ETag of the representation sent: the body's own, or with the coding appended (`"…-br"`). A
- * strong ETag names one sequence of bytes (RFC 9110 8.8.1), and the br, gzip and plain bytes differ.
+ * The ETag of the representation sent: the body's own, or with the coding appended (`"…-br"`), and
+ * for a fast form how it is made (`-fast`, `-pieces`). A strong ETag names one sequence of bytes
+ * (RFC 9110 8.8.1), and the br, gzip and plain bytes differ; a form's bytes are a function of the
+ * body's (for pieces: of its parts, which its bytes determine), so the body's digest names them.
  */
-const etagOf = (body: Body, kind: Coding | null, fast = false) =>
-  kind ? `${body.etag.slice(0, -1)}-${kind}${fast ? '-fast' : ''}"` : body.etag;
+function etagOf(body: Body, kind: Coding | null, fast = false): string {
+  if (!kind) return body.etag;
+  const how = !fast ? '' : kind === 'gzip' && body.gzipPieces ? '-pieces' : '-fast';
+  return `${body.etag.slice(0, -1)}-${kind}${how}"`;
+}
 
 /** What a read of a body answers: its status, headers and bytes (none for a 304). Shared: never changed. */
 export interface Representation {
@@ -159,11 +181,21 @@ function makeForm(body: Body, kind: Coding | null, payload: Buffer, fast = false
 /**
  * The `kind` form of a body, made now when the body is small. A large body's is made off the
  * request path (zlib on libuv's threads) once a second request asks for it; until it is there, its
- * reads get the fast form (`FAST`, made once, under an ETag of its own): a body read once (a write
- * drops it before the next read) is compressed only at the fastest level, and one read again and
- * again is compressed well once.
+ * reads get a fast form (`compressFast`, made once, under an ETag of its own): a body read once (a
+ * write drops it before the next read) is compressed only at the fastest level, and one read again
+ * and again is compressed well once. The fast form of a body kept in pieces is its gzip one when
+ * the request accepts gzip, even where it prefers br if most pieces are unchanged: the cheapest to make.
  */
-function coded(body: Body, forms: Forms, kind: Coding): Form {
+/**
+ * A client that prefers br and takes gzip gets a body's gzip pieces when at least this share of
+ * them is unchanged since the body before: once made, these are taken from it, and deflating more
+ * of them costs more than brotli's fastest quality over the whole body (about 0.4 of zlib's
+ * fastest level over it). Where only such clients read, the first body so served makes every
+ * piece, and the bodies after it take them.
+ */
+const PIECES_OVER_BR = 0.75;
+
+function coded(body: Body, forms: Forms, kind: Coding, gzip: boolean): Form {
   const made = forms[kind];
   if (made || body.bytes.length < LAZY_FORM_BYTES)
     return (forms[kind] ??= makeForm(body, kind, compressSync(kind, body.bytes)));
@@ -177,7 +209,9 @@ function coded(body: Body, forms: Forms, kind: Coding): Form {
     });
   }
   const fast = (forms.fast ??= {});
-  return (fast[kind] ??= makeForm(body, kind, compressFast(kind, body.bytes), true));
+  const fastKind =
+    gzip && body.gzipPieces && (kind === 'gzip' || body.gzipPieces.unchanged() >= PIECES_OVER_BR) ? 'gzip' : kind;
+  return (fast[fastKind] ??= makeForm(body, fastKind, compressFast(fastKind, body), true));
 }
 
 /**
@@ -221,16 +255,18 @@ export function represent(
   let forms = formsOf.get(body);
   if (!forms) formsOf.set(body, (forms = {}));
   const plain = (forms.identity ??= makeForm(body, null, body.bytes));
-  const kind = body.bytes.length >= MIN_COMPRESSED ? coding(acceptEncoding) : null;
+  const accepted = body.bytes.length >= MIN_COMPRESSED ? coding(acceptEncoding) : ACCEPTED.none;
+  const { kind } = accepted;
   const made = kind ? forms[kind] : plain;
   // A 304 answers a read (RFC 9110 13.1.2); a POST that sends a kept body (a new snapshot) is not one.
   if (ifNoneMatch && (method === 'GET' || method === 'HEAD')) {
     if (made && matchesETag(ifNoneMatch, made.etag)) return made.notModified;
     if (made !== plain && matchesETag(ifNoneMatch, plain.etag)) return plain.notModified;
-    const fast = kind && forms.fast?.[kind];
-    if (fast && fast !== made && matchesETag(ifNoneMatch, fast.etag)) return fast.notModified;
+    if (kind && forms.fast)
+      for (const fast of [forms.fast.br, forms.fast.gzip])
+        if (fast && matchesETag(ifNoneMatch, fast.etag)) return fast.notModified;
   }
-  return (made ?? coded(body, forms, kind!)).ok;
+  return (made ?? coded(body, forms, kind!, accepted.gzip)).ok;
 }
 function send(request: FastifyRequest, reply: FastifyReply, body: Body): FastifyReply {
   const { method, headers } = request;

@@ -117,7 +117,8 @@ export function viewBodies(budgetBytes = KEPT_BODY_BYTES) {
     bytes(competitionId: string): number {
       const held = carried.get(competitionId);
       let n = 0;
-      if (held && !versions.get(competitionId)?.has(held.version)) for (const b of held.fragments.json) n += b.length;
+      if (held && !versions.get(competitionId)?.has(held.version))
+        for (const b of [...held.fragments.json, ...held.fragments.pieces]) n += b?.length ?? 0;
       for (const version of versions.get(competitionId) ?? []) {
         for (const kept of byVersion.get(version)?.values() ?? []) {
           const b = kept.get();
