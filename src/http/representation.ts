@@ -179,14 +179,6 @@ function makeForm(body: Body, kind: Coding | null, payload: Buffer, fast = false
 }
 
 /**
- * The `kind` form of a body, made now when the body is small. A large body's is made off the
- * request path (zlib on libuv's threads) once a second request asks for it; until it is there, its
- * reads get a fast form (`compressFast`, made once, under an ETag of its own): a body read once (a
- * write drops it before the next read) is compressed only at the fastest level, and one read again
- * and again is compressed well once. The fast form of a body kept in pieces is its gzip one when
- * the request accepts gzip, even where it prefers br if most pieces are unchanged: the cheapest to make.
- */
-/**
  * A client that prefers br and takes gzip gets a body's gzip pieces when at least this share of
  * them is unchanged since the body before: once made, these are taken from it, and deflating more
  * of them costs more than brotli's fastest quality over the whole body (about 0.4 of zlib's
@@ -195,6 +187,14 @@ function makeForm(body: Body, kind: Coding | null, payload: Buffer, fast = false
  */
 const PIECES_OVER_BR = 0.75;
 
+/**
+ * The `kind` form of a body, made now when the body is small. A large body's is made off the
+ * request path (zlib on libuv's threads) once a second request asks for it; until it is there, its
+ * reads get a fast form (`compressFast`, made once, under an ETag of its own): a body read once (a
+ * write drops it before the next read) is compressed only at the fastest level, and one read again
+ * and again is compressed well once. The fast form of a body kept in pieces is its gzip one when
+ * the request accepts gzip, even where it prefers br if most pieces are unchanged: the cheapest to make.
+ */
 function coded(body: Body, forms: Forms, kind: Coding, gzip: boolean): Form {
   const made = forms[kind];
   if (made || body.bytes.length < LAZY_FORM_BYTES)

@@ -218,7 +218,8 @@ it("sends the newest competition's large bodies in their kept compressed form fr
     expect(newer.headers.etag).toBe(`${plain.newer!.slice(0, -1)}-gzip"`);
     expect(JSON.parse(gunzipSync(newer.rawPayload).toString('utf8')).miners).toHaveLength(220);
     const older = await again.app.inject({ method: 'GET', url: '/v1/competitions/older/leaderboard', headers });
-    expect(older.headers.etag).toBe(`${plain.older!.slice(0, -1)}-gzip-fast"`);
+    // The older one's first read gets a form made on the request (from the leaderboard's gzip pieces).
+    expect(older.headers.etag).toBe(`${plain.older!.slice(0, -1)}-gzip-pieces"`);
     expect(await computations(again)).toBe(0);
   } finally {
     await again.close();
