@@ -23,7 +23,7 @@ export function memoryRelease(
     sizeOf: async (competitionId) =>
       (await store.scoringInput.held(competitionId)) * PAIR_BYTES + bodyBytes(competitionId),
     async release(competitionId) {
-      if (filling.wait(competitionId) !== undefined) return false;
+      if (filling.busy(competitionId)) return false;
       if (!cache.release(competitionId)) return false;
       await store.scoringInput.release(competitionId);
       return true;
