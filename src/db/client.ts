@@ -45,12 +45,6 @@ function configure(sqlite: Database.Database, cacheMiB: number): Db {
   // FULL: the WAL is fsynced at every commit, so an acknowledged write survives a power cut,
   // not only a process crash (NORMAL in WAL mode may lose the last commits on power loss).
   sqlite.pragma('synchronous = FULL');
-  // A checkpoint every 8,192 WAL pages (32 MiB), not SQLite's 1,000. It runs in the commit that
-  // crosses the mark: it copies each page written since the last one (the aggregate and index pages
-  // every batch rewrites: once a checkpoint, however often they were written) and syncs the WAL and
-  // the database file. Fewer, larger checkpoints copy those pages fewer times and sync less often;
-  // the cost is a WAL of up to some 32 MiB, read back on a start after a crash.
-  sqlite.pragma('wal_autocheckpoint = 8192');
   sqlite.pragma('foreign_keys = ON');
   sqlite.pragma('busy_timeout = 5000');
   // 8 MiB of page cache (the default is 2 MiB): the aggregate and key pages every write touches
