@@ -442,8 +442,23 @@ async function historyOnly(args: ReturnType<typeof parseCli>, c: ReturnType<type
       ...storage.serverEnv,
     };
     const nodeArgs = (process.env.BENCH_SERVER_NODE_ARGS ?? '').split(' ').filter(Boolean);
+    let lives = 0;
     const history = await historyPhase({
-      start: () => launch({ dbPath: storage.dbPath, adminToken: ADMIN, build: args.server, env, nodeArgs }),
+      // Each server life's output is kept with BENCH_SERVER_OUTPUT (history-1, history-2).
+      start: async () => {
+        const server = await launch({ dbPath: storage.dbPath, adminToken: ADMIN, build: args.server, env, nodeArgs });
+        const which = `history-${++lives}`;
+        return {
+          baseUrl: server.baseUrl,
+          pid: server.pid,
+          readyMs: server.readyMs,
+          output: () => server.output(),
+          stop: async () => {
+            saveServerOutput(server, which);
+            await server.stop();
+          },
+        };
+      },
       admin: ADMIN,
       c,
       bodies,
@@ -473,7 +488,7 @@ swe-scoring bench, history phase, size ${args.size}, server ${args.server}, ${ne
 }
 
 /** BENCH_SERVER_OUTPUT=<prefix> writes each server process's output (e.g. with
- * BENCH_SERVER_NODE_ARGS=--trace-gc) to <prefix>-first.log and <prefix>-restarted.log. */
+ * BENCH_SERVER_NODE_ARGS=--trace-gc) to <prefix>-first.log and <prefix>-restarted.log (history: -history-1, -history-2). */
 function saveServerOutput(server: BenchServer, which: string): void {
   const prefix = process.env.BENCH_SERVER_OUTPUT;
   if (prefix) writeFileSync(`${prefix}-${which}.log`, server.output());
