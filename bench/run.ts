@@ -448,16 +448,13 @@ async function historyOnly(args: ReturnType<typeof parseCli>, c: ReturnType<type
       start: async () => {
         const server = await launch({ dbPath: storage.dbPath, adminToken: ADMIN, build: args.server, env, nodeArgs });
         const which = `history-${++lives}`;
-        return {
-          baseUrl: server.baseUrl,
-          pid: server.pid,
-          readyMs: server.readyMs,
-          output: () => server.output(),
+        const stop = server.stop.bind(server);
+        return Object.assign(server, {
           stop: async () => {
             saveServerOutput(server, which);
-            await server.stop();
+            await stop();
           },
-        };
+        });
       },
       admin: ADMIN,
       c,
