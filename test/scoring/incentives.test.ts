@@ -99,7 +99,12 @@ describe('incentives (SPEC 6)', () => {
 
   it('a hotkey named __proto__ is an ordinary key of the weight maps', () => {
     const w = incentives([miner('__proto__', {}, 0.5)], 0);
-    expect(Object.keys(w.finalWeights)).toEqual(['__proto__']);
-    expect(Object.getPrototypeOf(w.finalWeights)).toBe(Object.prototype);
+    for (const map of [w.rawWeights, w.finalWeights]) {
+      expect(Object.keys(map)).toEqual(['__proto__']);
+      expect(Object.hasOwn(map, '__proto__')).toBe(true);
+      // The maps have no prototype that a key could replace or shadow.
+      expect(Object.getPrototypeOf(map)).toBeNull();
+    }
+    expect(JSON.stringify(w.finalWeights)).toBe('{"__proto__":1}');
   });
 });
