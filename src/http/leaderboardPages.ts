@@ -34,16 +34,36 @@ export interface Fragments {
 
 type Entry = { hotkey: string };
 
+/**
+ * Keys of the object being compared at each depth of `sameJson`, reused from call to call: a
+ * cold read compares every entry of the list a write replaced, and `Object.keys` of each object
+ * in them made some ten thousand arrays a read at 1,024 miners.
+ */
+const keysAt: string[][] = [];
+
 /** True when two JSON values serialize alike: the same keys in the same order, the same primitives. */
-export function sameJson(a: unknown, b: unknown): boolean {
+export function sameJson(a: unknown, b: unknown, depth = 0): boolean {
   if (a === b) return true;
   if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
-  if (Array.isArray(a) !== Array.isArray(b)) return false;
-  const [ka, kb] = [Object.keys(a), Object.keys(b)];
-  if (ka.length !== kb.length) return false;
-  for (let i = 0; i < ka.length; i++) {
-    const k = ka[i]!;
-    if (k !== kb[i] || !sameJson((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k])) return false;
+  if (Array.isArray(a) || Array.isArray(b)) {
+    if (!Array.isArray(a) || !Array.isArray(b) || a.length !== b.length) return false;
+    for (let i = 0; i < a.length; i++) if (!sameJson(a[i], b[i], depth + 1)) return false;
+    return true;
+  }
+  // for-in walks the keys from V8's per-shape cache without making an array; the objects compared
+  // are JSON data, whose prototype (Object's, or none) has no enumerable key.
+  const kb = (keysAt[depth] ??= []);
+  let n = 0;
+  for (const k in b) kb[n++] = k;
+  let i = 0;
+  for (const k in a) {
+    if (i >= n || k !== kb[i++]) return false;
+  }
+  if (i !== n) return false;
+  // The keys are this depth's until the values are compared: deeper calls use the next depth's.
+  for (let j = 0; j < n; j++) {
+    const k = kb[j]!;
+    if (!sameJson((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k], depth + 1)) return false;
   }
   return true;
 }

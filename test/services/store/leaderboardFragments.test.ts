@@ -65,4 +65,26 @@ it('sameJson: equal when JSON.stringify is, key order included', () => {
   expect(sameJson({ a: [1] }, { a: { 0: 1 } })).toBe(false);
   expect(sameJson({ a: null }, { a: 0 })).toBe(false);
   expect(sameJson({ a: 0.1 + 0.2 }, { a: 0.3 })).toBe(false);
+  expect(sameJson({ a: 1, b: 2 }, { a: 1 })).toBe(false);
+  expect(sameJson({}, {})).toBe(true);
+  // Siblings at one depth with other keys, and a deeper object between them: every level compared
+  // with its own keys.
+  const deep = () => ({ x: { a: 1, b: { p: [{ q: 1 }] } }, y: { c: 3 }, z: [{ e: 1 }, { f: 2 }] });
+  expect(sameJson(deep(), deep())).toBe(true);
+  expect(sameJson(deep(), { ...deep(), y: { d: 3 } })).toBe(false);
+  expect(sameJson(deep(), { ...deep(), z: [{ e: 1 }, { g: 2 }] })).toBe(false);
+  expect(sameJson(deep(), { ...deep(), x: { a: 1, b: { p: [{ q: 2 }] } } })).toBe(false);
+  // Random JSON values: sameJson agrees with comparing their serializations.
+  const value = (depth: number, seed: number): unknown => {
+    const r = (seed * 9301 + 49297) % 233280;
+    if (depth > 2 || r % 5 === 0) return r % 3 === 0 ? null : r % 7;
+    if (r % 2 === 0) return Array.from({ length: r % 3 }, (_, i) => value(depth + 1, r + i));
+    return Object.fromEntries(
+      Array.from({ length: 1 + (r % 3) }, (_, i) => [`k${(r + i) % 4}`, value(depth + 1, r * 3 + i)]),
+    );
+  };
+  for (let i = 0; i < 400; i++) {
+    const [a, b] = [value(0, i), value(0, i % 7 === 0 ? i : i + 1)];
+    expect(sameJson(a, b)).toBe(JSON.stringify(a) === JSON.stringify(b));
+  }
 });
