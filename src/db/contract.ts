@@ -17,7 +17,7 @@
 import type { ValidatorPairRuns } from '../scoring/agreement.js';
 import type { CriterionTally, ReportCriterion } from '../scoring/stabilityReport.js';
 import type { EntryChanges } from '../scoring/scoreIncrementally.js';
-import type { MinerTaskSummary, ScoringMiner, ScoringTask, Stage, TokenWeights } from '../scoring/types.js';
+import type { EntryList, MinerTaskSummary, ScoringMiner, ScoringTask, Stage, TokenWeights } from '../scoring/types.js';
 import type { AuditEntry, NewAuditEntry } from './audit.js';
 import type { CompetitionSettings, CompetitionUpsert } from './competitions.js';
 import type { StoreCapabilities } from './capabilities.js';
@@ -128,7 +128,7 @@ export interface ValidatorsRepo {
 export interface ScoringInput {
   tasks: ScoringTask[];
   miners: ScoringMiner[];
-  minerTasks: MinerTaskSummary[];
+  minerTasks: EntryList<MinerTaskSummary>;
 }
 
 export interface ScoringInputRepo {

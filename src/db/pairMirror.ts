@@ -9,7 +9,8 @@
 // distinct name is kept once (later rows point to the first copy) and a pair's key is a number
 // made of the two names' indexes.
 import type { EntryChanges } from '../scoring/scoreIncrementally.js';
-import type { MinerTaskSummary, TokenWeights } from '../scoring/types.js';
+import type { EntryList, MinerTaskSummary, TokenWeights } from '../scoring/types.js';
+import { ChunkedBuffer, type ChunkedList } from './chunkedList.js';
 import { minerTaskEntry } from './scoringRows.js';
 
 /** Names per mirror before the numeric keys could collide: far beyond any competition. */
@@ -22,13 +23,21 @@ export class PairMirror {
   private readonly names: string[] = [];
   /** Pair key to its entry's place in `list`, in the order of the list. */
   private readonly at = new Map<number, number>();
-  /** The entries in order; places of removed pairs are holes until `entries` closes them. */
-  private list: (MinerTaskSummary | undefined)[] = [];
-  /** `list` was handed out: copy it before changing it. */
-  private shared = false;
+  /**
+   * The entries in order; places of removed pairs are holes until `entries` closes them. A list
+   * handed out shares its chunks with it, which copies a chunk before changing it
+   * (./chunkedList.ts).
+   */
+  private list = new ChunkedBuffer<MinerTaskSummary | undefined>();
+  /** The list handed out last, while nothing changed since. */
+  private handed: ChunkedList<MinerTaskSummary> | null = null;
   private holes = false;
   /** The changes since the list last handed out, while they are few; null otherwise. */
-  private log: { from: MinerTaskSummary[]; added: Set<MinerTaskSummary>; gone: MinerTaskSummary[] } | null = null;
+  private log: {
+    from: EntryList<MinerTaskSummary>;
+    added: Set<MinerTaskSummary>;
+    gone: MinerTaskSummary[];
+  } | null = null;
   private last: EntryChanges | undefined;
 
   /** `rows` as scoringInput's PAIRS query reads them (task_id, hotkey, runs, resolved, token sums). */
@@ -45,24 +54,25 @@ export class PairMirror {
   }
 
   /** The entries, in order; shared between reads until the next change, never to be mutated. */
-  entries(): MinerTaskSummary[] {
+  entries(): EntryList<MinerTaskSummary> {
     if (this.holes) {
-      const list: MinerTaskSummary[] = [];
+      const list = new ChunkedBuffer<MinerTaskSummary | undefined>();
       for (const [key, i] of this.at) {
         this.at.set(key, list.length);
-        list.push(this.list[i]!);
+        list.push(this.list.get(i));
       }
       this.list = list;
       this.holes = false;
     }
-    const list = this.list as MinerTaskSummary[];
-    if (!this.shared) {
+    if (!this.handed) {
+      // No hole is left: every place holds an entry.
+      const list = this.list.view() as ChunkedList<MinerTaskSummary>;
       const log = this.log;
       this.last = log ? { from: log.from, to: list, added: [...log.added], gone: log.gone } : undefined;
       this.log = { from: list, added: new Set(), gone: [] };
-      this.shared = true;
+      this.handed = list;
     }
-    return list;
+    return this.handed;
   }
 
   /**
@@ -75,15 +85,6 @@ export class PairMirror {
     const last = this.last;
     this.last = undefined;
     return last?.to === list ? last : undefined;
-  }
-
-  /** The list to change: a copy when the current one was handed out. */
-  private own(): (MinerTaskSummary | undefined)[] {
-    if (this.shared) {
-      this.list = this.list.slice();
-      this.shared = false;
-    }
-    return this.list;
   }
 
   /** Notes a change for `changes`; past a few hundred the log is dropped (the caller compares the lists). */
@@ -100,15 +101,16 @@ export class PairMirror {
   put(row: unknown[]): void {
     const entry = this.entry(row);
     const key = this.key(entry.taskId, entry.hotkey);
-    const list = this.own();
+    const list = this.list;
+    this.handed = null;
     const i = this.at.get(key);
     if (i === undefined) {
       this.at.set(key, list.length);
       list.push(entry);
       this.note(entry, undefined);
     } else {
-      this.note(entry, list[i]);
-      list[i] = entry;
+      this.note(entry, list.get(i));
+      list.set(i, entry);
     }
   }
 
@@ -117,7 +119,9 @@ export class PairMirror {
    * gone (no row), in the same order, leaving this mirror as it is: what a transaction that may
    * still roll back sees.
    */
-  withChanges(changes: Iterable<{ taskId: string; hotkey: string; row: unknown[] | undefined }>): MinerTaskSummary[] {
+  withChanges(
+    changes: Iterable<{ taskId: string; hotkey: string; row: unknown[] | undefined }>,
+  ): EntryList<MinerTaskSummary> {
     const replaced = new Map<number, MinerTaskSummary | null>();
     const added = new Map<number, MinerTaskSummary>();
     for (const { taskId, hotkey, row } of changes) {
@@ -131,7 +135,7 @@ export class PairMirror {
     const out: MinerTaskSummary[] = [];
     for (const [key, i] of this.at) {
       const now = replaced.get(key);
-      if (now === undefined) out.push(this.list[i]!);
+      if (now === undefined) out.push(this.list.get(i)!);
       else if (now) out.push(now);
     }
     for (const entry of added.values()) out.push(entry);
@@ -149,9 +153,9 @@ export class PairMirror {
     const key = this.key(taskId, hotkey);
     const i = this.at.get(key);
     if (i === undefined) return;
-    const list = this.own();
-    this.note(undefined, list[i]);
-    list[i] = undefined;
+    this.handed = null;
+    this.note(undefined, this.list.get(i));
+    this.list.set(i, undefined);
     this.at.delete(key);
     this.holes = true;
   }

@@ -13,7 +13,7 @@ import { writeListeners, type WriteEvent } from './events.js';
 import { PairMirror } from './pairMirror.js';
 import { minerEntry, minerTaskEntry, taskEntry } from './scoringRows.js';
 import type { EntryChanges } from '../scoring/scoreIncrementally.js';
-import type { MinerTaskSummary, ScoringMiner, ScoringTask, TokenWeights } from '../scoring/types.js';
+import type { EntryList, MinerTaskSummary, ScoringMiner, ScoringTask, TokenWeights } from '../scoring/types.js';
 import type { ScoringInput } from './contract.js';
 
 /** Rows per step of `prepare`: a step holds the event loop a few milliseconds, so requests go on between steps. */
@@ -130,7 +130,7 @@ export function scoringInputRepo(db: Db) {
     return { tasks: kept.tasks, miners: kept.miners };
   }
 
-  function minerTasks(competitionId: string, w: TokenWeights): MinerTaskSummary[] {
+  function minerTasks(competitionId: string, w: TokenWeights): EntryList<MinerTaskSummary> {
     const mirror = mirrors.get(competitionId);
     const current = mirror?.changed && sameWeights(mirror.pairs.weights, w) ? mirror : null;
     const changed = current?.changed;

@@ -1,4 +1,4 @@
-import type { MinerTaskSummary, ScoringTask } from './types.js';
+import type { EntryList, MinerTaskSummary, ScoringTask } from './types.js';
 
 /** A miner as the bucketing pass sees it: whether it takes part, and a counter of its entries. */
 export interface Owner {
@@ -23,34 +23,36 @@ export interface Buckets<O> {
  */
 export function bucketByTask<O extends Owner>(
   tasks: readonly ScoringTask[],
-  entries: readonly MinerTaskSummary[],
+  entries: EntryList<MinerTaskSummary>,
   ownerOf: (hotkey: string) => O,
 ): Buckets<O> {
   const index = new Map<string, number>();
   tasks.forEach((task, i) => index.has(task.id) || index.set(task.id, i));
   const slot = new Int32Array(entries.length);
   const start = new Int32Array(tasks.length + 1);
-  entries.forEach((entry, k) => {
+  let k = 0;
+  for (const entry of entries) {
     const i = entry.runs > 0 ? index.get(entry.taskId) : undefined;
-    slot[k] = i ?? -1;
+    slot[k++] = i ?? -1;
     if (i !== undefined) start[i + 1] = (start[i + 1] ?? 0) + 1;
-  });
+  }
   for (let i = 0; i < tasks.length; i++) start[i + 1] = (start[i + 1] ?? 0) + (start[i] ?? 0);
 
   const count = new Int32Array(tasks.length);
   const total = start[tasks.length] ?? 0;
   const flat = new Array<MinerTaskSummary>(total);
   const owners = new Array<O>(total);
-  entries.forEach((entry, k) => {
-    const i = slot[k] ?? -1;
-    if (i < 0) return;
+  k = 0;
+  for (const entry of entries) {
+    const i = slot[k++] ?? -1;
+    if (i < 0) continue;
     const owner = ownerOf(entry.hotkey);
-    if (owner.excluded) return;
+    if (owner.excluded) continue;
     owner.filled += 1;
     const at = (start[i] ?? 0) + (count[i] ?? 0);
     count[i] = (count[i] ?? 0) + 1;
     flat[at] = entry;
     owners[at] = owner;
-  });
+  }
   return { entries: flat, owners, start, count };
 }

@@ -2,7 +2,7 @@
 // scored runs there are, and how many are missing. Pure: over the scoring input's aggregates,
 // which count scored runs only (not deleted, not from an excluded validator).
 import { ascending } from './ascending.js';
-import type { MinerTaskSummary, ScoringTask, Stage } from './types.js';
+import type { EntryList, MinerTaskSummary, ScoringTask, Stage } from './types.js';
 
 /** The miner of a baseline pair. */
 export const BASELINE = 'baseline';
@@ -42,7 +42,7 @@ const pair = (taskId: string, miner: string, planned: number, have: number): Cov
  */
 export function coveragePairs(
   tasks: readonly ScoringTask[],
-  minerTasks: readonly MinerTaskSummary[],
+  minerTasks: EntryList<MinerTaskSummary>,
   stages: readonly Stage[],
   defaultPlanned: number,
   registered: readonly string[] = [],

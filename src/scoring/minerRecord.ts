@@ -3,7 +3,7 @@ import { emptyGroupSums, type GroupSums } from './groupScores.js';
 import { addScores, emptySums, HARD, kindOf, type ScoreSums } from './minerAggregate.js';
 import { mergeEntries } from './scoreTasks.js';
 import { sameEntry, scorerOf, type TaskTable } from './taskTable.js';
-import type { MinerTaskSummary } from './types.js';
+import type { EntryList, MinerTaskSummary } from './types.js';
 
 /**
  * One miner as the incremental scorer keeps it: whether the input's miners name it (and exclude
@@ -104,7 +104,7 @@ interface Builder {
 export function buildRecords(
   table: TaskTable,
   listed: ReadonlyMap<string, boolean>,
-  entries: readonly MinerTaskSummary[],
+  entries: EntryList<MinerTaskSummary>,
 ): { records: Map<string, MinerRecord>; repeated: boolean } {
   const builders = new Map<string, Builder>();
   const add = (hotkey: string): Builder => {

@@ -8,7 +8,7 @@ import type { MinerTasks } from './scoreTasks.js';
 import { tasksInStages } from './stages.js';
 import { sameTask, taskTable, type TaskTable } from './taskTable.js';
 import { STAGES } from './types.js';
-import type { CompetitionInput, CompetitionScores, MinerTaskSummary, ScoringTask } from './types.js';
+import type { CompetitionInput, CompetitionScores, EntryList, MinerTaskSummary, ScoringTask } from './types.js';
 
 /**
  * What `scoreIncrementally` keeps of one scoring of a competition for one stage set: the tasks,
@@ -20,7 +20,7 @@ export interface ScoringState {
   readonly stages: string;
   readonly table: TaskTable;
   readonly records: ReadonlyMap<string, MinerRecord>;
-  readonly entries: readonly MinerTaskSummary[];
+  readonly entries: EntryList<MinerTaskSummary>;
   /** Some pair had more than one entry: the next scoring starts from scratch. */
   readonly repeated: boolean;
 }
@@ -30,8 +30,8 @@ export interface ScoringState {
  * `to` that are not in `from`, and those of `from` not in `to`, by identity, each once.
  */
 export interface EntryChanges {
-  readonly from: readonly MinerTaskSummary[];
-  readonly to: readonly MinerTaskSummary[];
+  readonly from: EntryList<MinerTaskSummary>;
+  readonly to: EntryList<MinerTaskSummary>;
   readonly added: readonly MinerTaskSummary[];
   readonly gone: readonly MinerTaskSummary[];
 }

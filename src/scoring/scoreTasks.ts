@@ -2,7 +2,7 @@ import { bucketByTask } from './bucketByTask.js';
 import { addGroupTask, emptyGroupSums, type GroupSums } from './groupScores.js';
 import { addTask, emptySums, type ScoreSums } from './minerAggregate.js';
 import { taskScorer } from './taskScore.js';
-import type { MinerTaskSummary, ScoringMiner, ScoringTask, TaskScore } from './types.js';
+import type { EntryList, MinerTaskSummary, ScoringMiner, ScoringTask, TaskScore } from './types.js';
 
 /** One miner's scored tasks (sorted by task id), run totals, and SPEC 5 sums over them. */
 export interface MinerTasks {
@@ -59,7 +59,7 @@ function flush(miner: State, keep: boolean): void {
 export function scoreTasks(
   tasks: readonly ScoringTask[],
   miners: readonly ScoringMiner[],
-  entries: readonly MinerTaskSummary[],
+  entries: EntryList<MinerTaskSummary>,
   keepTasks = true,
 ): Map<string, MinerTasks> {
   const states = new Map<string, State>();

@@ -60,11 +60,20 @@ export interface ScoringMiner {
   excluded: boolean;
 }
 
+/**
+ * A list read in order or at a place, never changed: an array, or the storage's list in chunks
+ * (src/db/chunkedList.ts), whose versions share what a write did not change.
+ */
+export interface EntryList<T> extends Iterable<T> {
+  readonly length: number;
+  at(index: number): T | undefined;
+}
+
 /** Everything needed to score one competition for one stage set. */
 export interface CompetitionInput {
   tasks: ScoringTask[];
   miners: ScoringMiner[];
-  minerTasks: MinerTaskSummary[];
+  minerTasks: EntryList<MinerTaskSummary>;
   stages: Stage[];
   burnRatio: number;
 }

@@ -7,12 +7,12 @@ import { prng } from '../support/prng.js';
 const W = { input: 1, cachedInput: 0.5, output: 2 };
 /** task_id, hotkey, runs, resolved, token_count, input_sum, cached_sum, output_sum */
 const row = (taskId: string, hotkey: string, runs: number): unknown[] => [taskId, hotkey, runs, 1, 1, 10, 4, 3];
-const pairs = (m: PairMirror) => m.entries().map((e) => `${e.taskId}/${e.hotkey}:${e.runs}`);
+const pairs = (m: PairMirror) => [...m.entries()].map((e) => `${e.taskId}/${e.hotkey}:${e.runs}`);
 
 it('keeps the rows in read order, with token sums weighted once', () => {
   const m = new PairMirror(W, [row('T1', 'a', 1), row('T1', 'b', 2), row('T2', 'a', 3)]);
   expect(pairs(m)).toEqual(['T1/a:1', 'T1/b:2', 'T2/a:3']);
-  expect(m.entries()[0]).toEqual({
+  expect(m.entries().at(0)).toEqual({
     taskId: 'T1',
     hotkey: 'a',
     runs: 1,
@@ -31,7 +31,7 @@ it('updates a known pair in place, puts a new one last and drops a removed one',
   m.remove('T9', 'zz'); // unknown: nothing changes
   expect(pairs(m)).toEqual(['T1/a:5', 'T2/a:3', 'T3/b:1']);
   // The list handed out before is not mutated (reads in flight keep what they were given).
-  expect(before.map((e) => e.runs)).toEqual([1, 2, 3]);
+  expect([...before].map((e) => e.runs)).toEqual([1, 2, 3]);
 });
 
 it('hands out one list until the next change', () => {
@@ -65,8 +65,8 @@ it('shows changes without making them: the list put and remove would give, the m
     if (c.row) copy.put(c.row);
     else copy.remove(c.taskId, c.hotkey);
   }
-  expect(shown).toEqual(copy.entries());
-  expect(shown.map((e) => `${e.taskId}/${e.hotkey}:${e.runs}`)).toEqual(['T1/a:5', 'T2/a:3', 'T3/b:1']);
+  expect([...shown]).toEqual([...copy.entries()]);
+  expect([...shown].map((e) => `${e.taskId}/${e.hotkey}:${e.runs}`)).toEqual(['T1/a:5', 'T2/a:3', 'T3/b:1']);
   // The mirror itself is untouched.
   expect(m.entries()).toBe(before);
   expect(pairs(m)).toEqual(['T1/a:1', 'T1/b:2', 'T2/a:3']);
@@ -97,8 +97,8 @@ it('tells what changed between the last two lists handed out, exactly, or nothin
       expect(changes.from).toBe(before);
       expect(changes.to).toBe(after);
       const [was, now] = [new Set(before), new Set(after)];
-      expect(new Set(changes.added)).toEqual(new Set(after.filter((e) => !was.has(e))));
-      expect(new Set(changes.gone)).toEqual(new Set(before.filter((e) => !now.has(e))));
+      expect(new Set(changes.added)).toEqual(new Set([...after].filter((e) => !was.has(e))));
+      expect(new Set(changes.gone)).toEqual(new Set([...before].filter((e) => !now.has(e))));
       expect(changes.added.length).toBe(new Set(changes.added).size);
     }
     before = after;

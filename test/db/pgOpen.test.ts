@@ -97,7 +97,7 @@ describe.runIf(server.available)('two processes on one PostgreSQL database', () 
     expect(rebuilds(events.a)).toBeGreaterThanOrEqual(1);
     expect(rebuilds(events.b)).toBe(0);
     const loaded = await a.scoringInput.load('c', W);
-    expect(loaded.minerTasks.find((e) => e.hotkey === 'm')?.runs).toBe(26);
+    expect([...loaded.minerTasks].find((e) => e.hotkey === 'm')?.runs).toBe(26);
   });
 
   it('a rolled-back transaction leaves no version behind that would hide another process', async () => {
@@ -116,6 +116,6 @@ describe.runIf(server.available)('two processes on one PostgreSQL database', () 
     await a.capabilities.freshness!.sync('c');
     expect(rebuilds(events.a)).toBe(1);
     const loaded = await a.scoringInput.load('c', W);
-    expect(loaded.minerTasks.find((e) => e.hotkey === 'm')?.runs).toBe(27);
+    expect([...loaded.minerTasks].find((e) => e.hotkey === 'm')?.runs).toBe(27);
   });
 });

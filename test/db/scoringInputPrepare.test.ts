@@ -51,10 +51,10 @@ function fresh(weights: TokenWeights): MinerTaskSummary[] {
     )
     .raw()
     .all() as unknown[][];
-  return new PairMirror(weights, rows).entries();
+  return [...new PairMirror(weights, rows).entries()];
 }
 
-const sorted = (xs: MinerTaskSummary[]) =>
+const sorted = (list: Iterable<MinerTaskSummary>, xs = [...list]) =>
   [...xs].sort((a, b) => (a.taskId + '/' + a.hotkey < b.taskId + '/' + b.hotkey ? -1 : 1));
 
 it('fills a page a step and ends equal to a fresh read, with writes between the pages', async () => {

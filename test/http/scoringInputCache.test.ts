@@ -20,7 +20,7 @@ beforeEach(async () => {
 
 afterEach(async () => t.close());
 
-const sorted = <T extends { taskId: string; hotkey: string }>(xs: T[]) =>
+const sorted = <T extends { taskId: string; hotkey: string }>(list: Iterable<T>, xs = [...list]) =>
   [...xs].sort((a, b) => (a.taskId + a.hotkey < b.taskId + b.hotkey ? -1 : 1));
 
 /** Miners: each new one comes with its first run (or its exclusion), and may lose every run again. */
@@ -116,7 +116,7 @@ it('inside a transaction, shows its own writes and keeps none of them once it ro
     (await t.call({ method: 'POST', url: '/v1/competitions/comp/runs', headers: v, payload: { runs: [more] } })).status,
   ).toBe(200);
 
-  const counts = (xs: { taskId: string; hotkey: string; runs: number; resolved: number }[]) =>
+  const counts = (list: Iterable<{ taskId: string; hotkey: string; runs: number; resolved: number }>, xs = [...list]) =>
     sorted(xs).map((e) => `${e.taskId}/${e.hotkey}:${e.runs}/${e.resolved}`);
   const committed = async () => {
     const reader = await t.freshStore();

@@ -1,7 +1,7 @@
 // fast-check generators of small competitions written as raw runs (see fixtures.ts).
 import fc from 'fast-check';
-import type { CompetitionInput, Complexity, ScoringRun, Stage } from '../../src/scoring/index.js';
-import { competition, type TaskSpec } from './fixtures.js';
+import type { Complexity, ScoringRun, Stage } from '../../src/scoring/index.js';
+import { competition, type ArrayInput, type TaskSpec } from './fixtures.js';
 
 const count = fc.integer({ min: 0, max: 2_000_000 });
 const run = fc.record({
@@ -58,7 +58,7 @@ export const rawCompetition: fc.Arbitrary<RawCompetition> = fc
     return { tasks: specs, runs, hotkeys, excluded, burnRatio };
   });
 
-export function toInput(raw: RawCompetition): CompetitionInput {
+export function toInput(raw: RawCompetition): ArrayInput {
   return competition({
     tasks: raw.tasks,
     runs: raw.runs,

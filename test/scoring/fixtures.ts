@@ -42,13 +42,16 @@ export function runs(taskId: string, who: string, outcomes: string, tokens: numb
   }));
 }
 
+/** An input whose entries are a plain array, which a test may change in place. */
+export type ArrayInput = CompetitionInput & { minerTasks: MinerTaskSummary[] };
+
 export function competition(spec: {
   tasks: TaskSpec[];
   runs: ScoringRun[];
   miners?: ScoringMiner[];
   stages?: Stage[];
   burnRatio?: number;
-}): CompetitionInput {
+}): ArrayInput {
   const { baselines, minerTasks } = aggregateRuns(spec.runs);
   const tasks: ScoringTask[] = spec.tasks.map((t) => ({
     id: t.id,

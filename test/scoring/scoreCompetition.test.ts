@@ -1,10 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { scoreCompetition } from '../../src/scoring/scoreCompetition.js';
-import type { CompetitionInput } from '../../src/scoring/types.js';
-import { competition, runs } from './fixtures.js';
+import { competition, runs, type ArrayInput } from './fixtures.js';
 
 // SPEC 9: one main task (x = 8, s = r = 1) and one hard task (x = 1, y = 3, n = 5, h = 0.5).
-const spec9 = (): CompetitionInput =>
+const spec9 = (): ArrayInput =>
   competition({
     tasks: [
       { id: 'main', complexity: 'short' },

@@ -2,10 +2,10 @@ import { describe, expect, it } from 'vitest';
 import { scoreCompetition } from '../../src/scoring/scoreCompetition.js';
 import { scoreIncrementally } from '../../src/scoring/scoreIncrementally.js';
 import type { CompetitionInput, MinerTaskSummary } from '../../src/scoring/types.js';
-import { competition, runs } from './fixtures.js';
+import { competition, runs, type ArrayInput } from './fixtures.js';
 
 /** Three miners on three tasks of three groups; b and c never touch t3. */
-function base(): CompetitionInput {
+function base(): ArrayInput {
   return competition({
     tasks: [
       { id: 't1', complexity: 'short' },
@@ -35,7 +35,7 @@ function base(): CompetitionInput {
 const full = (input: CompetitionInput) => scoreCompetition(input, { keepTasks: false });
 
 /** The input with the (task, hotkey) entry replaced in place by a new object. */
-function written(input: CompetitionInput, taskId: string, hotkey: string, change: Partial<MinerTaskSummary>) {
+function written(input: ArrayInput, taskId: string, hotkey: string, change: Partial<MinerTaskSummary>) {
   const minerTasks = input.minerTasks.map((e) =>
     e.taskId === taskId && e.hotkey === hotkey ? { ...e, ...change } : e,
   );

@@ -11,7 +11,7 @@
 //   started (then its answer might predate a write the caller has seen commit: they wait and
 //   read again).
 import type pg from 'pg';
-import type { MinerTaskSummary, ScoringMiner, ScoringTask, TokenWeights } from '../../scoring/types.js';
+import type { EntryList, MinerTaskSummary, ScoringMiner, ScoringTask, TokenWeights } from '../../scoring/types.js';
 import { pairKey, type WriteListener } from '../events.js';
 import { PairMirror } from '../pairMirror.js';
 import { mapPgError, runQuery, type PgContext } from './context.js';
@@ -20,7 +20,7 @@ import { minerEntry, minerTaskEntry, taskEntry } from '../scoringRows.js';
 export interface ScoringInput {
   tasks: ScoringTask[];
   miners: ScoringMiner[];
-  minerTasks: MinerTaskSummary[];
+  minerTasks: EntryList<MinerTaskSummary>;
 }
 
 interface CompetitionState {

@@ -3,7 +3,7 @@
 // baselines alone, never on other miners, so a breakdown scores only the part of the input it shows.
 import type { Store } from '../../db/contract.js';
 import { scoreCompetition } from '../../scoring/index.js';
-import type { CompetitionInput, TaskScore } from '../../scoring/types.js';
+import type { CompetitionInput, EntryList, MinerTaskSummary, TaskScore } from '../../scoring/types.js';
 import type { Basis, Scored } from './cache.js';
 
 /**
@@ -22,7 +22,14 @@ export async function minerBasis(store: Store, s: Scored, hotkey: string): Promi
     if (!s.stale) return { scores, input: { ...own, stages: scores.stages, burnRatio: competition.burnRatio } };
   }
   const { scores, input } = inHand ?? (await s.basis());
-  return { scores, input: { ...input, minerTasks: input.minerTasks.filter((e) => e.hotkey === hotkey) } };
+  return { scores, input: { ...input, minerTasks: where(input.minerTasks, (e) => e.hotkey === hotkey) } };
+}
+
+/** The entries that pass `keep`, in order. */
+function where(list: EntryList<MinerTaskSummary>, keep: (e: MinerTaskSummary) => boolean): MinerTaskSummary[] {
+  const kept: MinerTaskSummary[] = [];
+  for (const e of list) if (keep(e)) kept.push(e);
+  return kept;
 }
 
 /** A miner's score on each task, from an input holding (at least) its own pairs. */
@@ -35,7 +42,7 @@ export function taskScores(input: CompetitionInput, taskId: string): TaskScore[]
   const one = {
     ...input,
     tasks: input.tasks.filter((t) => t.id === taskId),
-    minerTasks: input.minerTasks.filter((e) => e.taskId === taskId),
+    minerTasks: where(input.minerTasks, (e) => e.taskId === taskId),
   };
   return scoreCompetition(one).miners.flatMap((m) => m.tasks);
 }

@@ -73,7 +73,7 @@ describe.runIf(server.available)('PostgreSQL store: transactions', () => {
     expect(await store.miners.list('rb')).toEqual([]);
     expect(await store.audit.list({ competitionId: 'rb', limit: 10 })).toEqual([]);
     expect(await store.competitions.counts('rb')).toEqual({ tasks: 1, miners: 0, runs: 0 });
-    expect((await store.scoringInput.load('rb', w)).minerTasks).toEqual([]);
+    expect([...(await store.scoringInput.load('rb', w)).minerTasks]).toEqual([]);
     // A savepoint rolls back alone; the outer transaction commits the rest.
     await store.transaction(async (tx) => {
       await tx.runs.insertMany([run('rb', { runId: 'kept', taskId: 't' })], w);
@@ -198,8 +198,8 @@ describe.runIf(server.available)('PostgreSQL store: transactions', () => {
     // Started after the commit was told: not the read in flight, which may predate it.
     const second = store.scoringInput.load('si', w);
     expect((await first).minerTasks.length).toBeGreaterThanOrEqual(1);
-    expect((await second).minerTasks.map((m) => m.hotkey)).toEqual(['m1', 'm2']);
-    expect((await store.scoringInput.load('si', w)).minerTasks.map((m) => [m.hotkey, m.runs])).toEqual([
+    expect([...(await second).minerTasks].map((m) => m.hotkey)).toEqual(['m1', 'm2']);
+    expect([...(await store.scoringInput.load('si', w)).minerTasks].map((m) => [m.hotkey, m.runs])).toEqual([
       ['m1', 1],
       ['m2', 1],
     ]);
