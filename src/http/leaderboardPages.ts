@@ -50,22 +50,19 @@ export function sameJson(a: unknown, b: unknown, depth = 0): boolean {
     for (let i = 0; i < a.length; i++) if (!sameJson(a[i], b[i], depth + 1)) return false;
     return true;
   }
-  // for-in walks the keys from V8's per-shape cache without making an array; the objects compared
-  // are JSON data, whose prototype (Object's, or none) has no enumerable key.
+  // for-in walks the keys from V8's per-shape cache without making an array, and reads `a[k]` in
+  // its loop by that cache; the objects compared are JSON data, whose prototype (Object's, or
+  // none) has no enumerable key.
   const kb = (keysAt[depth] ??= []);
   let n = 0;
   for (const k in b) kb[n++] = k;
   let i = 0;
   for (const k in a) {
+    // Deeper calls use the next depth's keys: this depth's stay as they are.
     if (i >= n || k !== kb[i++]) return false;
-  }
-  if (i !== n) return false;
-  // The keys are this depth's until the values are compared: deeper calls use the next depth's.
-  for (let j = 0; j < n; j++) {
-    const k = kb[j]!;
     if (!sameJson((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k], depth + 1)) return false;
   }
-  return true;
+  return i === n;
 }
 
 /**
