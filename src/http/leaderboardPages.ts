@@ -13,7 +13,7 @@ import { deflatePiece, gzipMember, storedPiece } from './gzipPieces.js';
 
 /** Pages kept per scores; a page read after these many others is put together again. */
 const KEPT_PAGES = 32;
-const COMMA = Buffer.from(',');
+const COMMA = 0x2c; // ','
 const END = Buffer.from(']}');
 /**
  * Entries per deflated piece: about 15 kB of JSON at the reference competition. Compressed apart,
@@ -102,15 +102,25 @@ export function leaderboardPages(
     return Buffer.from(`${start.slice(0, -1)},"miners":[`, 'utf8');
   }
 
-  function assemble(total: number, chosen: Iterable<number>): Body {
+  /** The body of `total` entries, `chosen` (positions in the whole list), or every one in order. */
+  function assemble(total: number, chosen?: readonly number[]): Body {
     const { json } = parts();
-    const pieces: Buffer[] = [opening(total)];
-    for (const i of chosen) {
-      if (pieces.length > 1) pieces.push(COMMA);
-      pieces.push(json[i]!);
+    const count = chosen ? chosen.length : json.length;
+    const start = opening(total);
+    let size = start.length + END.length + Math.max(0, count - 1);
+    for (let n = 0; n < count; n++) size += json[chosen ? chosen[n]! : n]!.length;
+    // One copy a fragment, the commas written in place: Buffer.concat of the fragments and a comma
+    // buffer between each two was twice the copies, a native call each (1.4 ms a read at 4x).
+    const bytes = Buffer.allocUnsafe(size);
+    let at = start.copy(bytes, 0);
+    for (let n = 0; n < count; n++) {
+      if (n > 0) bytes[at++] = COMMA;
+      const fragment = json[chosen ? chosen[n]! : n]!;
+      bytes.set(fragment, at);
+      at += fragment.length;
     }
-    pieces.push(END);
-    return bytesBody(Buffer.concat(pieces));
+    END.copy(bytes, at);
+    return bytesBody(bytes);
   }
 
   /**
@@ -145,7 +155,7 @@ export function leaderboardPages(
 
   /** The whole list, with its gzip form made from pieces (`gzipOf`). */
   function wholeList(): Body {
-    const body = assemble(entries.length, entries.keys());
+    const body = assemble(entries.length);
     const startAt = opening(entries.length).length;
     const count = Math.ceil(entries.length / PIECE_ENTRIES);
     let same: number | undefined;
