@@ -23,12 +23,19 @@ export function incentives(contestants: readonly Contestant[], burnRatio: number
   const raw = new Map<string, number>();
   for (const c of field) raw.set(c.hotkey, 0);
 
+  // One contest entry a miner, its score set for each element in turn, and one list of those that
+  // compete: a new entry a miner and element was most of what a cold read allocated here.
+  const slots: ContestEntry[] = field.map((c) => ({ hotkey: c.hotkey, score: 0 }));
+  const entries: ContestEntry[] = [];
   const result: Layer[] = layers(groups).map((plan) => {
     const elements = plan.subsets.map((subset) => {
-      const entries: ContestEntry[] = [];
-      for (const c of field) {
-        const score = contestScore(c, subset);
-        if (score !== null && Number.isFinite(score)) entries.push({ hotkey: c.hotkey, score });
+      entries.length = 0;
+      for (let i = 0; i < field.length; i++) {
+        const score = contestScore(field[i]!, subset);
+        if (score === null || !Number.isFinite(score)) continue;
+        const entry = slots[i]!;
+        entry.score = score;
+        entries.push(entry);
       }
       const won = winners(entries);
       const share = plan.elementWeight / won.winners.length;
@@ -41,7 +48,7 @@ export function incentives(contestants: readonly Contestant[], burnRatio: number
 
   // Map iteration follows insertion, i.e. hotkey order: every sum below is order-independent.
   let total = 0;
-  for (const w of raw.values()) total += w;
+  raw.forEach((w) => (total += w));
   const ratio = Number.isFinite(burnRatio) ? clamp(burnRatio, 0, 1) : 0;
   // Objects without a prototype: a hotkey such as `__proto__` is a plain own key, and V8 keeps
   // such an object as a dictionary from its first key. Object.fromEntries of a thousand hotkeys
@@ -50,12 +57,12 @@ export function incentives(contestants: readonly Contestant[], burnRatio: number
   const rawWeights = Object.create(null) as Record<string, number>;
   const finalWeights = Object.create(null) as Record<string, number>;
   let paid = 0;
-  for (const [hotkey, w] of raw) {
+  raw.forEach((w, hotkey) => {
     const inc = total > 0 ? (w / total) * (1 - ratio) : 0;
     rawWeights[hotkey] = w;
     finalWeights[hotkey] = inc;
     paid += inc;
-  }
+  });
   const burnWeight = total > 0 ? clamp(1 - paid, 0, 1) : 1;
   return { groups, layers: result, rawWeights, finalWeights, burnRatio: ratio, burnWeight };
 }
