@@ -3,7 +3,9 @@
 // to the compiled server (`npm run build` first), and the same batches inserted straight into
 // SQLite (floors.ts rawInsert) just before and just after; variants taken in turns, their order
 // reversed every round (A B B A ...). Prints each run's rate, floor, ratio, and the server's CPU
-// (all its threads, from /proc) and wall time per batch, then each variant's median ratio.
+// (all its threads, and its main thread alone, from /proc) and wall time per batch, then each
+// variant's median ratio. The main thread's CPU is what bounds the rate when work moves to another
+// thread (the whole process's would not show it).
 //   node --import tsx bench/ingestProbe.ts [--batches N] [--stride K] [--rounds R] [--clients C]
 //     [--variant name=ENV=V,ENV2=V ...]
 // A variant's environment goes to its server; two keys are the probe's: PROBE_NODE_ARGS (node
@@ -78,8 +80,10 @@ for (let round = 0; round < Number(values.rounds); round++) {
       });
       const key = await setup(server.baseUrl, ADMIN, c);
       const cpu0 = serverCpu(server.pid);
+      const main0 = serverCpu(server.pid, server.pid);
       const seconds = await ingest(server.baseUrl, key, bodies, counts, Number(values.clients));
       const cpu1 = serverCpu(server.pid);
+      const main1 = serverCpu(server.pid, server.pid);
       await server.stop();
       if (process.env.BENCH_SERVER_OUTPUT)
         writeFileSync(`${process.env.BENCH_SERVER_OUTPUT}-${v.name}-${round}.log`, server.output());
@@ -90,7 +94,8 @@ for (let round = 0; round < Number(values.rounds); round++) {
       (results[v.name] ??= []).push(ratio);
       console.log(
         `${v.name}: ${rate} runs/s, floor ${floor} (${before.runsPerSecond}/${after.runsPerSecond}), ratio ${ratio}, ` +
-          `server cpu ${(((cpu1 - cpu0) / bodies.length) * 1000).toFixed(1)} ms/batch, wall ${((seconds / bodies.length) * 1000).toFixed(1)} ms/batch, load ${load1()}`,
+          `server cpu ${(((cpu1 - cpu0) / bodies.length) * 1000).toFixed(1)} ms/batch ` +
+          `(main thread ${(((main1 - main0) / bodies.length) * 1000).toFixed(1)}), wall ${((seconds / bodies.length) * 1000).toFixed(1)} ms/batch, load ${load1()}`,
       );
     } finally {
       tmp.remove();
@@ -102,8 +107,9 @@ for (const [name, r] of Object.entries(results)) {
   console.log(`${name}: median ratio ${s[Math.floor(s.length / 2)]} of ${s.join(' ')}`);
 }
 
-/** utime+stime of a process, seconds (from /proc). */
-function serverCpu(pid: number): number {
-  const f = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+/** utime+stime of a process, or of one of its threads (the main thread's id is the pid), seconds (from /proc). */
+function serverCpu(pid: number, thread?: number): number {
+  const path = thread === undefined ? `/proc/${pid}/stat` : `/proc/${pid}/task/${thread}/stat`;
+  const f = readFileSync(path, 'utf8').split(') ')[1]!.split(' ');
   return (Number(f[11]) + Number(f[12])) / 100;
 }

@@ -209,7 +209,9 @@ export async function ingestRuns(
     judge,
   );
   const conflicts: ErrorField[] = [];
-  for (const [i, r] of records.entries()) {
+  // An all-new batch (the usual one) has nothing to compare: no pass over its runs.
+  for (let i = 0; stored.size > 0 && i < records.length; i++) {
+    const r = records[i]!;
     const old = stored.get(r.runId);
     if (old === undefined) continue;
     const fields = differingFields(old, r);

@@ -28,10 +28,23 @@ export const deltaKey = (d: SumOwner) => `${d.kind}\u0000${d.taskId}\u0000${d.mi
 /** Adds (sign 1) or takes out (sign -1) the runs' contributions, per pair, keyed by `deltaKey`. */
 export function aggregateDeltas(runs: readonly AggregatedRun[], w: TokenWeights, sign: 1 | -1): Map<string, PairDelta> {
   const sums = new Map<string, PairDelta>();
+  // Found by kind, task and miner in nested maps: a batch of 1,000 runs has about 200 pairs, and a
+  // key string built for each run (then flattened to be hashed) was garbage that brought the young
+  // generation's next collection sooner, each of which copies the batch in hand.
+  const byPair = {
+    baseline: new Map<string, Map<string, PairDelta>>(),
+    miner: new Map<string, Map<string, PairDelta>>(),
+  };
   for (const d of runs) {
-    const key = deltaKey(d);
-    let s = sums.get(key);
-    if (!s) sums.set(key, (s = { d, runs: 0, resolved: 0, tokens: emptyTokenSums() }));
+    let byMiner = byPair[d.kind].get(d.taskId);
+    if (!byMiner) byPair[d.kind].set(d.taskId, (byMiner = new Map<string, PairDelta>()));
+    const hotkey = d.minerHotkey ?? '';
+    let s = byMiner.get(hotkey);
+    if (!s) {
+      s = { d, runs: 0, resolved: 0, tokens: emptyTokenSums() };
+      byMiner.set(hotkey, s);
+      sums.set(deltaKey(d), s);
+    }
     s.runs += sign;
     if (d.resolved) s.resolved += sign;
     addRunTokens(s.tokens, d, w, sign);

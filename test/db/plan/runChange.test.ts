@@ -79,6 +79,27 @@ describe('aggregateDeltas', () => {
     // An unresolved baseline run is counted but enters no token mean (SPEC 3).
     expect(baseline).toMatchObject({ runs: 1, resolved: 0, tokens: { count: 0, input: 0 } });
   });
+
+  it('keeps one delta per (kind, task, miner), keyed and ordered by the first run of each, however interleaved', () => {
+    const runs = [
+      run({ runId: '1', taskId: 'T1', minerHotkey: 'alice' }),
+      run({ runId: '2', taskId: 'T2', minerHotkey: 'alice' }),
+      run({ runId: '3', taskId: 'T1', minerHotkey: 'bob' }),
+      run({ runId: '4', taskId: 'T1', kind: 'baseline', minerHotkey: null }),
+      run({ runId: '5', taskId: 'T1', minerHotkey: 'alice' }),
+      run({ runId: '6', taskId: 'T2', kind: 'baseline', minerHotkey: null }),
+      run({ runId: '7', taskId: 'T1', kind: 'baseline', minerHotkey: null }),
+      run({ runId: '8', taskId: 'T2', minerHotkey: 'alice' }),
+    ];
+    const sums = aggregateDeltas(runs, w, 1);
+    expect([...sums].map(([key, s]) => [key, (s.d as RunRecord).runId, s.runs])).toEqual([
+      [deltaKey(runs[0]!), '1', 2],
+      [deltaKey(runs[1]!), '2', 2],
+      [deltaKey(runs[2]!), '3', 1],
+      [deltaKey(runs[3]!), '4', 2],
+      [deltaKey(runs[5]!), '6', 1],
+    ]);
+  });
 });
 
 describe('criterionSums', () => {
@@ -92,6 +113,23 @@ describe('criterionSums', () => {
     expect(sums).toEqual([
       { taskId: 'T1', id: 'b', graded: 2, met: 1, split: 2 },
       { taskId: 'T1', id: 'a', graded: 1, met: 0, split: 0 },
+    ]);
+  });
+
+  it('keeps the same criterion id of two tasks apart, each in the order first graded', () => {
+    const sums = criterionSums(
+      [
+        { taskId: 'T1', criteria: [{ criterionId: 'a', met: true, split: false }] },
+        { taskId: 'T2', criteria: [{ criterionId: 'a', met: false, split: true }] },
+        { taskId: 'T1', criteria: [{ criterionId: 'b', met: true, split: false }] },
+        { taskId: 'T2', criteria: [{ criterionId: 'a', met: true, split: false }] },
+      ],
+      -1,
+    );
+    expect(sums).toEqual([
+      { taskId: 'T1', id: 'a', graded: -1, met: -1, split: 0 },
+      { taskId: 'T2', id: 'a', graded: -2, met: -1, split: -1 },
+      { taskId: 'T1', id: 'b', graded: -1, met: -1, split: 0 },
     ]);
   });
 });
