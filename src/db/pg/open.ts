@@ -5,7 +5,7 @@
 // `rebuild` (re-read everything of that competition):
 // - early, by NOTIFY (src/db/pg/notifier.ts), sent by every write transaction as it commits;
 // - for certain, by `capabilities.freshness.sync(competitionId)` before each score read: one small read of every
-//   competition's version, shared by the reads that arrive together (src/db/pg/freshness.ts). So
+//   competition's version, shared by the reads that arrive together, on a connection of its own (src/db/pg/freshness.ts). So
 //   a read that follows an acknowledged write on any process reflects it, notification or not.
 // After the notifier reconnects (notifications may have been lost) every competition is re-read.
 // The versions told are also what scores saved at shutdown stand for (src/db/pg/savedScores.ts).
@@ -103,6 +103,7 @@ export async function openPostgresStore(url: string, options: PostgresStoreOptio
     },
     async close() {
       await notifier.close();
+      await freshness.close();
       await pgStore.close();
     },
   };
