@@ -90,15 +90,14 @@ export async function openPostgresStore(url: string, options: PostgresStoreOptio
         },
       }),
       freshness: {
-        async sync(competitionId) {
-          let versions;
-          try {
-            versions = await freshness.versions();
-          } catch (e) {
-            throw asDomainError(e);
-          }
-          seen(competitionId, versions.get(competitionId) ?? 0);
-        },
+        // One promise a read (no async function around it): every score read waits on this.
+        sync: (competitionId) =>
+          freshness.versions().then(
+            (versions) => seen(competitionId, versions.get(competitionId) ?? 0),
+            (e: unknown) => {
+              throw asDomainError(e);
+            },
+          ),
       },
     },
     async close() {
