@@ -11,13 +11,12 @@
 //
 // The query goes on a connection of its own, not through the pool: under a warm read load it runs
 // about once every dozen reads, and the pool's checkout and release around it (its queue, idle
-// timers, events) cost more than the query's own client work; measured on the whole warm
-// leaderboard path, the dedicated connection took about a tenth off the server's CPU a read and
-// raised the rate (bench/pgWarm.ts; docs/POSTGRES.md, "Several processes: no stale read"). It also never waits for
-// a free pooled connection behind busy writers. It is made from the pool's options, so it has the
-// same bounded waits (connect timeout, client-side query timeout, statement timeout, keepalive);
-// a query that fails drops it (a timed-out query may still be on it), and the next read opens
-// another.
+// timers, events) cost more than the query's own client work. Measured on the whole warm
+// leaderboard path (bench/pgWarm.ts, builds in turns on a loaded machine), the dedicated
+// connection took about a tenth off the server's CPU a read. It also never waits for a free pooled
+// connection behind busy writers. It is made from the pool's options, so it has the same bounded
+// waits (connect timeout, client-side query timeout, statement timeout, keepalive); a query that
+// fails drops it (a timed-out query may still be on it), and the next read opens another.
 import pg from 'pg';
 
 export interface Freshness {
