@@ -1,11 +1,15 @@
 // The warm leaderboard read on PostgreSQL under wrk, with the server's CPU a request and the
 // database's (its backends' CPU over the same seconds), builds A/B in turns on the same data.
 //   node --import tsx bench/pgWarm.ts [--db NAME] [--rounds N] [--seconds S] [--connections C]
-//     [--variant name=ENV=VALUE ...] [--node-args 'FLAGS']
+//     [--path leaderboard|weights] [--variant name=ENV=VALUE ...] [--node-args=FLAGS]
+//     [--perf PREFIX (perf record of each variant's server)] [--output PREFIX (its stdout)]
 // The first call ingests the reference competition into the database NAME (kept; default
 // pgwarm_ref, on PG_TEST_URL's server). Each variant is a server started on it (PROBE_SCRIPT=<path
-// of another build's dist/server.js> runs that build), warmed by one read, then loaded with
-// `wrk -t1 -c<C>` for S seconds. Rounds alternate the variants' order.
+// of another build's dist/server.js> runs that build), warmed by 3 s of load, then loaded with
+// `wrk -t1 -c<C>` for S seconds. Rounds alternate the variants' order. A variant named `floor`
+// (after a server variant) is plain node:http sending the bytes the first server answered
+// (bench/floorServer.ts). Besides CPU a request: the version reads' batching (reads a transaction
+// of the database) and the server's context switches a request.
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, openSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
