@@ -155,17 +155,23 @@ export const fastReadsPlugin = fp(
       if (!admit && !catchUp) return answer(req, res, body, read.observe, started);
       // Counted and caught up, then answered from the body kept at that moment (a write, here or
       // in another process, may have come between).
-      const caughtUp = catchUp?.(competitionId).then(
-        () => undefined,
-        (err: unknown) => (err instanceof Error ? err : new Error('catching up failed', { cause: err })),
-      );
-      Promise.all([caughtUp, admit?.(req.socket.remoteAddress ?? '')]).then(
-        ([failure, verdict]) => {
-          if (failure !== undefined) failedCatchUps.set(req, failure);
-          const now = failure !== undefined || verdict?.exceeded ? undefined : keptFor(req, read.read, competitionId);
-          if (now) answer(req, res, now, read.observe, started, verdict);
-          else routing(req, res);
-        },
+      const then = (failure: Error | undefined, verdict: Verdict | undefined) => {
+        if (failure !== undefined) failedCatchUps.set(req, failure);
+        const now = failure !== undefined || verdict?.exceeded ? undefined : keptFor(req, read.read, competitionId);
+        if (now) answer(req, res, now, read.observe, started, verdict);
+        else routing(req, res);
+      };
+      const failed = (err: unknown) => (err instanceof Error ? err : new Error('catching up failed', { cause: err }));
+      // Without the rate limit (its default for reads), one promise a read: this runs for every
+      // warm read on PostgreSQL.
+      if (!admit)
+        return void catchUp!(competitionId).then(
+          () => then(undefined, undefined),
+          (err: unknown) => then(failed(err), undefined),
+        );
+      const caughtUp = catchUp?.(competitionId).then(() => undefined, failed);
+      Promise.all([caughtUp, admit(req.socket.remoteAddress ?? '')]).then(
+        ([failure, verdict]) => then(failure, verdict),
         () => routing(req, res),
       );
     });

@@ -4,7 +4,7 @@
 import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createPool, openPostgres } from '../../src/db/pg/client.js';
-import { createFreshness } from '../../src/db/pg/freshness.js';
+import { createFreshness, type Freshness } from '../../src/db/pg/freshness.js';
 import { createScratchDatabase, testPostgres, type ScratchDatabase } from '../support/postgres.js';
 import { startTcpProxy, type TcpProxy } from '../support/tcpProxy.js';
 
@@ -17,6 +17,7 @@ describe.runIf(server.available)('competition versions, fresh for every caller',
   let direct: pg.Pool;
   let proxy: TcpProxy;
   const pools: pg.Pool[] = [];
+  const freshnesses: Freshness[] = [];
   beforeAll(async () => {
     scratch = await createScratchDatabase('pg_freshness');
     direct = await openPostgres(scratch.url, { max: 2 });
@@ -29,20 +30,37 @@ describe.runIf(server.available)('competition versions, fresh for every caller',
     vi.restoreAllMocks();
   });
   afterAll(async () => {
+    await Promise.all(freshnesses.map((f) => f.close()));
     await Promise.all(pools.map((p) => p.end()));
     await proxy?.close();
     await direct?.end();
     await scratch?.drop();
   });
 
-  /** A pool whose queries to freshness's table can be counted. */
-  function countedPool(url = scratch.url) {
-    const pool = createPool(url, { max: 4, applicationName: `swe-test-fresh-${pools.length}` });
+  const textOf = (q: unknown) => (typeof q === 'string' ? q : ((q as { text?: string }).text ?? ''));
+
+  /**
+   * Freshness on a pool of its own, with the queries to its table counted: those of the pool and
+   * those of the connections freshness opens (the version reads go on a connection of their own).
+   */
+  function counted(url = scratch.url, max = 4) {
+    const pool = createPool(url, { max, applicationName: `swe-test-fresh-${pools.length}` });
     pools.push(pool);
-    const query = vi.spyOn(pool, 'query');
-    const textOf = (q: unknown) => (typeof q === 'string' ? q : ((q as { text?: string }).text ?? ''));
-    const sent = () => query.mock.calls.filter(([q]) => textOf(q).includes('competition_versions')).length;
-    return { pool, sent };
+    const spies = [vi.spyOn(pool, 'query')];
+    const connections: pg.Client[] = [];
+    const fresh = createFreshness(pool, () => {
+      const client = new pg.Client(pool.options);
+      connections.push(client);
+      spies.push(vi.spyOn(client, 'query'));
+      return client;
+    });
+    freshnesses.push(fresh);
+    const sent = () =>
+      spies.reduce(
+        (n, spy) => n + spy.mock.calls.filter(([q]) => textOf(q).includes('competition_versions')).length,
+        0,
+      );
+    return { pool, fresh, sent, connections };
   }
 
   const bump = (id: string) =>
@@ -53,8 +71,7 @@ describe.runIf(server.available)('competition versions, fresh for every caller',
     );
 
   it('reads every competition version as a number', async () => {
-    const { pool } = countedPool();
-    const fresh = createFreshness(pool);
+    const { fresh } = counted();
     expect(await fresh.versions()).toEqual(new Map());
     await bump('a');
     await bump('a');
@@ -69,8 +86,7 @@ describe.runIf(server.available)('competition versions, fresh for every caller',
 
   it('20 concurrent callers cause at most 2 queries, and each caller after a settled one sends a new one', async () => {
     await bump('a');
-    const { pool, sent } = countedPool();
-    const fresh = createFreshness(pool);
+    const { fresh, sent } = counted();
     const results = await Promise.all(Array.from({ length: 20 }, () => fresh.versions()));
     expect(sent()).toBeLessThanOrEqual(2);
     for (const r of results) expect(r).toEqual(new Map([['a', 1]]));
@@ -83,9 +99,8 @@ describe.runIf(server.available)('competition versions, fresh for every caller',
 
   it('a write committed after a query was sent is seen by every caller that arrives after the write', async () => {
     await bump('c');
-    const { pool, sent } = countedPool(proxy.urlFor(scratch.url));
-    const fresh = createFreshness(pool);
-    await pool.query('SELECT 1'); // one open connection through the proxy, so the stall below hits a query
+    const { pool, fresh, sent } = counted(proxy.urlFor(scratch.url));
+    await fresh.versions(); // its connection open through the proxy, so the stall below hits a query
     // The server's answers stall in the proxy: query A reaches the server, runs, and its result waits.
     proxy.pause('toClient');
     const first = fresh.versions();
@@ -110,13 +125,12 @@ describe.runIf(server.available)('competition versions, fresh for every caller',
     expect(await first).toEqual(new Map([['c', 1]])); // A was sent before the write: the test is meaningful
     expect(await second).toEqual(new Map([['c', 2]]));
     expect(await third).toBe(await second); // and the late callers shared one query
-    expect(sent()).toBe(2);
+    expect(sent()).toBe(3);
   });
 
   it('a failed query fails every caller riding it, and the next call asks again', async () => {
     await bump('d');
-    const { pool } = countedPool(proxy.urlFor(scratch.url));
-    const fresh = createFreshness(pool);
+    const { fresh } = counted(proxy.urlFor(scratch.url));
     await proxy.cut();
     const failed = await Promise.allSettled([fresh.versions(), fresh.versions(), fresh.versions()]);
     expect(failed.map((r) => r.status)).toEqual(['rejected', 'rejected', 'rejected']);
@@ -126,18 +140,64 @@ describe.runIf(server.available)('competition versions, fresh for every caller',
 
   it('callers queued behind a query that fails get its failure, without a second query (one timeout at most)', async () => {
     await bump('e');
-    const { pool, sent } = countedPool(proxy.urlFor(scratch.url));
-    const fresh = createFreshness(pool);
-    await pool.query('SELECT 1'); // one open connection through the proxy, so the stall below hits a query
+    const { fresh, sent } = counted(proxy.urlFor(scratch.url));
+    await fresh.versions(); // its connection open through the proxy, so the stall below hits a query
     proxy.pause('both');
     const first = fresh.versions();
     const queued = [fresh.versions(), fresh.versions()];
-    await vi.waitFor(() => expect(sent()).toBe(1));
+    await vi.waitFor(() => expect(sent()).toBe(2));
     await proxy.cut();
     const settled = await Promise.allSettled([first, ...queued]);
     expect(settled.map((r) => r.status)).toEqual(['rejected', 'rejected', 'rejected']);
-    expect(sent()).toBe(1);
+    expect(sent()).toBe(2);
     await proxy.resume();
     expect(await fresh.versions()).toEqual(new Map([['e', 1]]));
+  });
+
+  it('reads on a connection of its own: answers while every pooled connection is taken, and closes it', async () => {
+    await bump('f');
+    const { pool, fresh, sent, connections } = counted(scratch.url, 1);
+    const held = await pool.connect(); // the pool's only connection, taken (as by a long transaction)
+    try {
+      // Through the pool this read would wait for the held connection (5 s, then fail).
+      const read = fresh.versions();
+      const answered = await Promise.race([read, new Promise((r) => setTimeout(() => r('waited'), 1000))]);
+      expect(answered).toEqual(new Map([['f', 1]]));
+      expect(sent()).toBe(1);
+      expect(connections).toHaveLength(1);
+    } finally {
+      held.release();
+    }
+    // The same connection serves the next reads; close() ends it.
+    await fresh.versions();
+    expect(connections).toHaveLength(1);
+    const open = async () =>
+      Number(
+        (
+          await direct.query<{ n: string }>(
+            `SELECT count(*) AS n FROM pg_stat_activity WHERE application_name = $1 AND query LIKE '%competition_versions%'`,
+            [pool.options.application_name],
+          )
+        ).rows[0]!.n,
+      );
+    expect(await open()).toBe(1);
+    await fresh.close();
+    await vi.waitFor(async () => expect(await open()).toBe(0), { timeout: 3000, interval: 20 });
+  });
+
+  it('a connection ended by the server is replaced: a later read answers', async () => {
+    await bump('g');
+    const { pool, fresh, connections } = counted();
+    await fresh.versions();
+    await direct.query(
+      `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = $1 AND query LIKE '%competition_versions%'`,
+      [pool.options.application_name],
+    );
+    // The read right after may still go to the ended connection (its error on the way) and fail.
+    await vi.waitFor(async () => expect(await fresh.versions()).toEqual(new Map([['g', 1]])), {
+      timeout: 3000,
+      interval: 20,
+    });
+    expect(connections.length).toBe(2);
   });
 });

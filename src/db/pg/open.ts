@@ -5,7 +5,7 @@
 // `rebuild` (re-read everything of that competition):
 // - early, by NOTIFY (src/db/pg/notifier.ts), sent by every write transaction as it commits;
 // - for certain, by `capabilities.freshness.sync(competitionId)` before each score read: one small read of every
-//   competition's version, shared by the reads that arrive together (src/db/pg/freshness.ts). So
+//   competition's version, shared by the reads that arrive together, on a connection of its own (src/db/pg/freshness.ts). So
 //   a read that follows an acknowledged write on any process reflects it, notification or not.
 // After the notifier reconnects (notifications may have been lost) every competition is re-read.
 // The versions told are also what scores saved at shutdown stand for (src/db/pg/savedScores.ts).
@@ -90,19 +90,19 @@ export async function openPostgresStore(url: string, options: PostgresStoreOptio
         },
       }),
       freshness: {
-        async sync(competitionId) {
-          let versions;
-          try {
-            versions = await freshness.versions();
-          } catch (e) {
-            throw asDomainError(e);
-          }
-          seen(competitionId, versions.get(competitionId) ?? 0);
-        },
+        // One promise a read (no async function around it): every score read waits on this.
+        sync: (competitionId) =>
+          freshness.versions().then(
+            (versions) => seen(competitionId, versions.get(competitionId) ?? 0),
+            (e: unknown) => {
+              throw asDomainError(e);
+            },
+          ),
       },
     },
     async close() {
       await notifier.close();
+      await freshness.close();
       await pgStore.close();
     },
   };
