@@ -187,11 +187,7 @@ export function leaderboardPages(
       const { bytes } = whole;
       const startAt = opening(entries.length).length;
       const ends = pieceEnds(startAt);
-      const same = whole.gzipPieces.unchanged();
-      whole.gzipPieces = {
-        make: () => gzipFromPieces(bytes, startAt, ends, (_, piece) => deflatePiece(piece)),
-        unchanged: () => same,
-      };
+      whole.gzipPieces = piecesOfBytes(bytes, startAt, ends, whole.gzipPieces.unchanged());
       return whole;
     },
 
@@ -210,3 +206,16 @@ export function leaderboardPages(
 }
 
 export type LeaderboardPages = ReturnType<typeof leaderboardPages>;
+
+/**
+ * A whole list's gzip pieces made from its bytes alone (`lasting`). Out here, not in
+ * `leaderboardPages`: a closure made there would hold that call's scope (the entries, their
+ * fragments, the callback holding the scores' version and through it the input's pairs) for as long
+ * as the body is kept.
+ */
+function piecesOfBytes(bytes: Buffer, startAt: number, ends: readonly number[], same: number): Body['gzipPieces'] {
+  return {
+    make: () => gzipFromPieces(bytes, startAt, ends, (_, piece) => deflatePiece(piece)),
+    unchanged: () => same,
+  };
+}
