@@ -32,6 +32,9 @@ export interface HistoryResult {
   peakMb: number;
   /** First read of each older leaderboard in the same life, then after the restart. */
   oldFirstRead: Stats;
+  /** Each of them, in the order read (ms): a spike's place tells the start of the reads from the rest. */
+  oldFirstReadsMs: number[];
+  restartedFirstReadsMs: number[];
   readyMs: number;
   restartedFirstRead: Stats;
   /** VmRSS of the restarted server after every leaderboard was read and it was left a while (MB). */
@@ -117,6 +120,8 @@ export async function historyPhase(o: {
       rssAfterEachMb,
       peakMb,
       oldFirstRead: stats(oldFirst),
+      oldFirstReadsMs: oldFirst.map((ms) => Math.round(ms * 100) / 100),
+      restartedFirstReadsMs: restartedFirst.map((ms) => Math.round(ms * 100) / 100),
       readyMs: Math.round(server.readyMs),
       restartedFirstRead: stats(restartedFirst),
       restartedRssMb,

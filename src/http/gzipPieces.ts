@@ -57,3 +57,23 @@ export function gzipMember(pieces: readonly Buffer[], plain: Buffer): Buffer {
   trailer.writeUInt32LE(plain.length % 2 ** 32, 4);
   return Buffer.concat([HEADER, ...pieces, LAST, trailer]);
 }
+
+/**
+ * The gzip member of `whole` kept in pieces: its bytes up to `startAt` stored, each piece `k` (up to
+ * `ends[k]`) as `piece` gives it (deflated, or one deflated before from the same bytes), the rest stored.
+ */
+export function gzipFromPieces(
+  whole: Buffer,
+  startAt: number,
+  ends: readonly number[],
+  piece: (k: number, bytes: Buffer) => Buffer,
+): Buffer {
+  const deflated = [storedPiece(whole.subarray(0, startAt))];
+  let at = startAt;
+  for (const [k, end] of ends.entries()) {
+    deflated.push(piece(k, whole.subarray(at, end)));
+    at = end;
+  }
+  deflated.push(storedPiece(whole.subarray(at)));
+  return gzipMember(deflated, whole);
+}

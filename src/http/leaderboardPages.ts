@@ -9,7 +9,7 @@
 // each taken from the list a write replaced when its entries are the same bytes.
 import type { ListPage } from '../services/scores/views.js';
 import { bytesBody, type Body } from './body.js';
-import { deflatePiece, gzipMember, storedPiece } from './gzipPieces.js';
+import { deflatePiece, gzipFromPieces } from './gzipPieces.js';
 
 /** Pages kept per scores; a page read after these many others is put together again. */
 const KEPT_PAGES = 32;
@@ -76,8 +76,10 @@ export function leaderboardPages(
   entries: readonly Entry[],
   before?: Fragments,
   made?: (fragments: Fragments) => void,
+  /** The whole list's body, kept from pages of the same entries (`lasting`): read as it is. */
+  keptWhole?: Body,
 ) {
-  let whole: Body | undefined;
+  let whole: Body | undefined = keptWhole;
   let serialized: Fragments | undefined;
   const kept = new Map<string, Body>();
 
@@ -139,18 +141,25 @@ export function leaderboardPages(
   /** Piece `k` as `before` deflated it, when it is unchanged and `before`'s was made. */
   const keptPiece = (k: number): Buffer | undefined => (unchanged(k) ? before!.pieces[k] : undefined);
 
+  /** Where each piece of the whole list ends in its bytes, the first starting at `startAt`. */
+  function pieceEnds(startAt: number): number[] {
+    const { json } = parts();
+    const ends: number[] = [];
+    let at = startAt;
+    for (let from = 0; from < json.length; from += PIECE_ENTRIES) {
+      for (let i = from; i < Math.min(json.length, from + PIECE_ENTRIES); i++) at += json[i]!.length + (i > 0 ? 1 : 0);
+      ends.push(at);
+    }
+    return ends;
+  }
+
   /** The whole list's gzip form, from its bytes (`whole`): each piece kept or deflated now. */
   function gzipOf(whole: Buffer, startAt: number): Buffer {
-    const { json, pieces } = parts();
-    const deflated = [storedPiece(whole.subarray(0, startAt))];
-    let at = startAt;
-    for (let from = 0, k = 0; from < json.length; from += PIECE_ENTRIES, k++) {
-      const start = at;
-      for (let i = from; i < Math.min(json.length, from + PIECE_ENTRIES); i++) at += json[i]!.length + (i > 0 ? 1 : 0);
-      deflated.push((pieces[k] = keptPiece(k) ?? deflatePiece(whole.subarray(start, at))));
-    }
-    deflated.push(storedPiece(whole.subarray(at)));
-    return gzipMember(deflated, whole);
+    const { pieces } = parts();
+    return gzipFromPieces(whole, startAt, pieceEnds(startAt), (k, bytes) => {
+      pieces[k] = keptPiece(k) ?? deflatePiece(bytes);
+      return pieces[k];
+    });
   }
 
   /** The whole list, with its gzip form made from pieces (`gzipOf`). */
@@ -194,6 +203,21 @@ export function leaderboardPages(
       return n;
     },
 
+    /**
+     * The whole list's body, if made, as it may outlive these pages (kept across a release:
+     * ./viewBodies.ts): its gzip pieces are then made again from its own bytes (the same bytes as
+     * before: a piece is a function of its entries' bytes), so it holds neither the entries nor
+     * their fragments. The same object (its compressed forms are kept by it: ./representation.ts).
+     */
+    lasting(): Body | undefined {
+      if (!whole || whole === keptWhole || !whole.gzipPieces) return whole;
+      const { bytes } = whole;
+      const startAt = opening(entries.length).length;
+      const ends = pieceEnds(startAt);
+      whole.gzipPieces = piecesOfBytes(bytes, startAt, ends, whole.gzipPieces.unchanged());
+      return whole;
+    },
+
     read(p: ListPage): Body {
       const all = !p.hotkeys && p.offset === 0 && (p.limit ?? Infinity) >= entries.length;
       if (all) return (whole ??= wholeList());
@@ -209,3 +233,16 @@ export function leaderboardPages(
 }
 
 export type LeaderboardPages = ReturnType<typeof leaderboardPages>;
+
+/**
+ * A whole list's gzip pieces made from its bytes alone (`lasting`). Out here, not in
+ * `leaderboardPages`: a closure made there would hold that call's scope (the entries, their
+ * fragments, the callback holding the scores' version and through it the input's pairs) for as long
+ * as the body is kept.
+ */
+function piecesOfBytes(bytes: Buffer, startAt: number, ends: readonly number[], same: number): Body['gzipPieces'] {
+  return {
+    make: () => gzipFromPieces(bytes, startAt, ends, (_, piece) => deflatePiece(piece)),
+    unchanged: () => same,
+  };
+}

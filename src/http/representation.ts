@@ -236,6 +236,14 @@ export async function encodeAhead(body: Body): Promise<void> {
   await Promise.all([make('gzip'), make('br')]);
 }
 
+/** Bytes of a body's compressed forms made so far (kept and fast). */
+export function formBytes(body: Body): number {
+  const forms = formsOf.get(body);
+  let n = 0;
+  for (const form of [forms?.br, forms?.gzip, forms?.fast?.br, forms?.fast?.gzip]) n += form?.ok.payload?.length ?? 0;
+  return n;
+}
+
 /**
  * The answer to a request for `body`: the coding the request accepts, the ETag of those bytes, and
  * a 304 when the request holds them already. The one home of these rules for both ways a body

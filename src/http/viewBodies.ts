@@ -9,23 +9,32 @@
 // How a write reaches these bytes: the store's write event drops the competition's scores
 // (src/services/scores/cache.ts), which then calls `drop` here (`onDrop`); the dropped version's
 // bodies go with it. Nothing else invalidates them. A competition that gives its state back
-// (src/services/scores/release.ts, which counts these bytes through `bytes`) drops them the same way.
+// (src/services/scores/release.ts, which counts these bytes through `bytes`) drops them the same way,
+// but its whole leaderboard, kept for the same scores until a write (`lastingBodies`).
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { RankedList, View } from '../services/scores/views.js';
 import { Settled, chain, type Maybe } from '../services/settled.js';
 import { jsonBody, type Body } from './body.js';
 import { leaderboardPages, type Fragments, type LeaderboardPages } from './leaderboardPages.js';
 import { recentBodies } from './recentBodies.js';
-import { encodeAhead, sendBody } from './representation.js';
+import { encodeAhead, formBytes, sendBody } from './representation.js';
 
 /** Bytes of the budgeted bodies kept over every competition. */
 const KEPT_BODY_BYTES = 8 * 1024 * 1024;
+/**
+ * Bytes of the whole leaderboards kept across their competitions' releases, with their compressed
+ * forms, over every competition: a dozen at the reference size (some 170 kB each), the least
+ * recently released going first.
+ */
+export const LASTING_BYTES = 4 * 1024 * 1024;
 
-export function viewBodies(budgetBytes = KEPT_BODY_BYTES) {
+export function viewBodies(budgetBytes = KEPT_BODY_BYTES, lastingBytes = LASTING_BYTES) {
   const recent = recentBodies<Settled<Body>>(budgetBytes);
   const byVersion = new WeakMap<object, Map<string, Settled<Body>>>();
-  /** A ranked list's whole body and pages, per version. */
+  /** A ranked list's whole body and pages, per version, and the list they are made of. */
   const lists = new WeakMap<object, Maybe<LeaderboardPages>>();
+  const rankedOf = new WeakMap<object, RankedList>();
+  const lasting = lastingBodies(lastingBytes);
   /** The versions with bodies made, per competition, until its `drop`: what `bytes` counts. */
   const versions = new Map<string, Set<object>>();
   /**
@@ -40,16 +49,20 @@ export function viewBodies(budgetBytes = KEPT_BODY_BYTES) {
     held.add(view.version);
   }
 
-  function list(view: View & { page: NonNullable<View['page']> }): Maybe<Body> {
+  type ListView = View & { page: NonNullable<View['page']> };
+  function list(view: ListView): Maybe<Body> {
     let pages = lists.get(view.version);
     if (!pages) {
       const { competitionId, version } = view;
       const keep = (fragments: Fragments) => {
         if (versions.get(competitionId)?.has(version)) carried.set(competitionId, { fragments, version });
       };
-      pages = chain(view.value() as Maybe<RankedList>, ({ head, entries }) =>
-        leaderboardPages(head, entries, carried.get(competitionId)?.fragments, keep),
-      );
+      pages = chain(view.value() as Maybe<RankedList>, (ranked) => {
+        rankedOf.set(version, ranked);
+        // The same list as one released with its competition: its whole body as it was kept then.
+        const kept = lasting.take(ranked);
+        return leaderboardPages(ranked.head, ranked.entries, carried.get(competitionId)?.fragments, keep, kept);
+      });
       lists.set(view.version, pages);
       made(view);
       if (pages instanceof Promise) {
@@ -65,7 +78,7 @@ export function viewBodies(budgetBytes = KEPT_BODY_BYTES) {
 
   /** The body of a view: the kept one, else made now (and kept). */
   function body(view: View): Maybe<Body> {
-    if (view.page) return list(view as View & { page: NonNullable<View['page']> });
+    if (view.page) return list(view as ListView);
     let bodies = byVersion.get(view.version);
     if (!bodies) {
       byVersion.set(view.version, (bodies = new Map<string, Settled<Body>>()));
@@ -96,10 +109,15 @@ export function viewBodies(budgetBytes = KEPT_BODY_BYTES) {
     async ahead(view: View): Promise<void> {
       await encodeAhead(await body(view));
     },
-    /** The body of a view if it is made already; makes nothing. */
+    /** The body of a view if it is made already (or kept across a release); serializes nothing. */
     bodyNow(view: View): Body | undefined {
       if (view.page) {
-        const pages = lists.get(view.version);
+        let pages = lists.get(view.version);
+        // A whole list kept across its competition's release is made: its pages are set up around it.
+        if (pages === undefined && lasting.holds(view.value())) {
+          void list(view as ListView);
+          pages = lists.get(view.version);
+        }
         return pages === undefined || pages instanceof Promise ? undefined : pages.read(view.page);
       }
       const made = byVersion.get(view.version)?.get(view.key)?.get();
@@ -135,8 +153,14 @@ export function viewBodies(budgetBytes = KEPT_BODY_BYTES) {
      */
     drop(competitionId: string, released = false): void {
       if (released) carried.delete(competitionId);
+      // A write ends what any kept list shows; a release keeps each whole list made, for the same scores.
+      else lasting.drop(competitionId);
       recent.drop(competitionId);
       for (const version of versions.get(competitionId) ?? []) {
+        const pages = lists.get(version);
+        const ranked = rankedOf.get(version);
+        const whole = released && ranked && pages && !(pages instanceof Promise) ? pages.lasting() : undefined;
+        if (whole) lasting.keep(competitionId, ranked!, whole);
         byVersion.delete(version);
         lists.delete(version);
       }
@@ -146,3 +170,45 @@ export function viewBodies(budgetBytes = KEPT_BODY_BYTES) {
 }
 
 export type ViewBodies = ReturnType<typeof viewBodies>;
+
+/**
+ * The whole leaderboards kept across their competitions' releases (src/services/scores/release.ts),
+ * within `budgetBytes` over every competition (their compressed forms counted), apart from the memory
+ * budget: a release gives back the pairs and what is made from them (megabytes), and the next read
+ * of the competition, a dashboard's or a crawler's, is then answered from these bytes rather than
+ * from serializing, hashing and compressing the list again (and the garbage that leaves). Each is
+ * found by the list it was made of (src/services/scores/reads.ts keeps one per scores, which the
+ * release keeps), so it answers only the same scores; a write to the competition drops it.
+ */
+function lastingBodies(budgetBytes: number) {
+  /** Least recently kept first. */
+  const kept = new Map<RankedList, { competitionId: string; body: Body; bytes: number }>();
+  let total = 0;
+  const forget = (ranked: RankedList) => {
+    total -= kept.get(ranked)?.bytes ?? 0;
+    kept.delete(ranked);
+  };
+  return {
+    keep(competitionId: string, ranked: RankedList, body: Body): void {
+      forget(ranked);
+      const bytes = body.bytes.length + formBytes(body);
+      kept.set(ranked, { competitionId, body, bytes });
+      total += bytes;
+      for (const oldest of kept.keys()) {
+        if (total <= budgetBytes) break;
+        forget(oldest);
+      }
+    },
+    /** Whether a body is kept for this list (`value` as a view gives it). */
+    holds: (value: unknown): boolean => kept.has(value as RankedList),
+    /** The body kept for this list, handed over (its pages hold it from now on). */
+    take(ranked: RankedList): Body | undefined {
+      const body = kept.get(ranked)?.body;
+      forget(ranked);
+      return body;
+    },
+    drop(competitionId: string): void {
+      for (const [ranked, k] of kept) if (k.competitionId === competitionId) forget(ranked);
+    },
+  };
+}

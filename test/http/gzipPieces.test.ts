@@ -110,6 +110,24 @@ describe("the whole leaderboard's gzip form", () => {
     expect(after!.pieces.map((p, k) => p === before!.pieces[k])).toEqual([true, true, false, true, true]);
   });
 
+  it('a whole list kept past its pages (a release) makes the same gzip form and the same share of unchanged pieces', () => {
+    const list = Array.from({ length: 3 * PIECE_ENTRIES + 5 }, (_, i) => entry(`m${i}`, i + 1, 1 - i / 100));
+    let before: Fragments | undefined;
+    leaderboardPages(head, list, undefined, (f) => (before = f))
+      .read({ offset: 0 })
+      .gzipPieces!.make();
+    const next = list.map((e, i) => (i === 5 ? { ...e, runs: 9 } : e));
+    const pages = leaderboardPages(head, next, before);
+    const body = pages.read({ offset: 0 });
+    const [gz, share] = [body.gzipPieces!.make(), body.gzipPieces!.unchanged()];
+    expect(pages.lasting()).toBe(body);
+    expect(body.gzipPieces!.make().equals(gz)).toBe(true);
+    expect(body.gzipPieces!.unchanged()).toBe(share);
+    expect(share).toBe(3 / 4);
+    // Pages of the same entries given it read it as it is.
+    expect(leaderboardPages(head, next, undefined, undefined, body).read({ offset: 0 })).toBe(body);
+  });
+
   it('pages other than the whole list have no pieces', () => {
     const list = Array.from({ length: 40 }, (_, i) => entry(`m${i}`, i + 1, 1 - i / 100));
     expect(leaderboardPages(head, list).read({ offset: 0, limit: 10 }).gzipPieces).toBeUndefined();

@@ -175,6 +175,37 @@ it('keeps the leaderboard and weights of a released competition: no computation 
   expect(await t.store.scoringInput.held('alpha')).toBe(0);
 });
 
+it("answers a released competition's whole leaderboard from the very body kept across the release, until a write", async () => {
+  const url = '/v1/competitions/alpha/leaderboard';
+  const before = await reads('alpha');
+  const kept = () => {
+    const view = t.app.services.scores.kept('leaderboard', 'alpha');
+    return view && t.app.views.bodyNow(view);
+  };
+  const made = kept();
+  expect(made?.bytes.toString('utf8')).toBe(before[url]!.body);
+  await reads('beta');
+  await sweep('beta');
+  expect(await t.store.scoringInput.held('alpha')).toBe(0);
+  expect(t.app.views.bytes('alpha')).toBe(0);
+  // Made already: the read ahead of the router (src/http/fastReads.ts) answers it, nothing serialized again.
+  expect(kept()).toBe(made);
+  const res = await t.app.inject({ method: 'GET', url });
+  expect([res.body, res.headers.etag]).toEqual([before[url]!.body, before[url]!.etag]);
+  expect((await t.app.inject({ method: 'GET', url, headers: { 'if-none-match': made!.etag } })).statusCode).toBe(304);
+
+  // Released again, then written: the write ends the kept body.
+  await sweep('beta');
+  expect(kept()).toBe(made);
+  await sweep('beta');
+  await post('alpha', 11);
+  expect(kept()).toBeUndefined();
+  const after = await t.app.inject({ method: 'GET', url });
+  expect(after.body).toBe(await fromScratch('alpha'));
+  expect(after.body).not.toBe(before[url]!.body);
+  expect(after.headers.etag).not.toBe(before[url]!.etag);
+});
+
 it('loses no write that comes while a competition is released or being released', async () => {
   await reads('alpha');
   await reads('beta');

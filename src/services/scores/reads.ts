@@ -4,7 +4,7 @@
 import type { CompetitionSettings } from '../../db/competitions.js';
 import type { Store } from '../../db/contract.js';
 import { conflict, notFound } from '../../errors.js';
-import type { CompetitionInput, Stage } from '../../scoring/types.js';
+import type { CompetitionInput, CompetitionScores, Stage } from '../../scoring/types.js';
 import type { Metagraph } from '../../snapshots/metagraph.js';
 import { chainOf } from '../../snapshots/bodies.js';
 import { leaderboardEntry, leaderboardHead, minerTaskView, weightsBody } from '../../views/scores.js';
@@ -28,8 +28,12 @@ export function scoreReads(store: Store, cache: ScoreCache) {
     kept,
     value,
   });
-  /** Each scores' leaderboard entries, made on the first leaderboard read. */
-  const lists = new WeakMap<Scored, RankedList>();
+  /**
+   * Each scores' leaderboard entries, made on the first leaderboard read. By the scores themselves,
+   * which a release keeps (./cache.ts `release`): the same list then stands for the same body, so
+   * the HTTP layer may answer it with the bytes it kept across the release (src/http/viewBodies.ts).
+   */
+  const lists = new WeakMap<CompetitionScores, RankedList>();
   const listView = (s: Scored, page: ListPage): View => ({
     competitionId: s.competition.id,
     version: s,
@@ -37,10 +41,10 @@ export function scoreReads(store: Store, cache: ScoreCache) {
     kept: 'always',
     page,
     value: () => {
-      let list = lists.get(s);
+      let list = lists.get(s.scores);
       if (!list) {
         list = { head: leaderboardHead(s.competition.id, s.scores), entries: s.scores.miners.map(leaderboardEntry) };
-        lists.set(s, list);
+        lists.set(s.scores, list);
       }
       return list;
     },
