@@ -40,7 +40,7 @@ it('answers the same list after a release with the body made before it, and a wr
   expect(await views.body(whole({}, list))).not.toBe(body);
 });
 
-it("holds nothing of the released version: what it was made with can be collected", async () => {
+it('holds nothing of the released version: what it was made with can be collected', async () => {
   const views = viewBodies();
   const list = ranked(300);
   const held: { version?: object } = { version: { pairs: new Array(1000).fill(0) } };
