@@ -7,11 +7,11 @@
 // miner run then one leaderboard read, and as many of one baseline run then one read. Per read:
 // the wall time seen by this process and the CPU time of every thread of the server between the
 // write's answer and the read's (/proc/<pid>/task/*/schedstat, in ns), median of the rounds.
-import { copyFileSync, existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { SIZES, buildCompetition, extraRun, runBatches, type SizeName } from './generate.js';
 import { launch } from './launch.js';
-import { call, percentile } from './measure.js';
+import { call, cpuNs, percentile } from './measure.js';
 import { COMPETITION, ingest, setup } from './phases.js';
 
 const ADMIN = 'bench-admin-token-coldloop-0123';
@@ -32,19 +32,6 @@ const c = buildCompetition(size, 1);
 const db = values.db ?? `/tmp/coldloop-${sizeName}.db`;
 const rounds = Number(values.rounds);
 const log = (m: string) => console.log(`[coldloop] ${m}`);
-
-/** CPU ns of every thread of a process so far. */
-function cpuNs(pid: number): number {
-  let n = 0;
-  for (const tid of readdirSync(`/proc/${pid}/task`)) {
-    try {
-      n += Number(readFileSync(`/proc/${pid}/task/${tid}/schedstat`, 'utf8').split(' ')[0]);
-    } catch {
-      // a thread gone meanwhile
-    }
-  }
-  return n;
-}
 
 /** The key file: the validator key made at ingest, kept beside the database. */
 const keyFile = `${db}.key`;

@@ -1,5 +1,6 @@
 // Timing helpers, HTTP helpers and the floor: one plain GROUP BY scan of the runs table.
 import Database from 'better-sqlite3';
+import { readdirSync, readFileSync } from 'node:fs';
 
 export interface Stats {
   medianMs: number;
@@ -114,4 +115,17 @@ export function floorScan(
   } finally {
     db.close();
   }
+}
+
+/** CPU time of every thread of a process so far, in ns (/proc/<pid>/task/<tid>/schedstat). */
+export function cpuNs(pid: number): number {
+  let n = 0;
+  for (const tid of readdirSync(`/proc/${pid}/task`)) {
+    try {
+      n += Number(readFileSync(`/proc/${pid}/task/${tid}/schedstat`, 'utf8').split(' ')[0]);
+    } catch {
+      // a thread gone meanwhile
+    }
+  }
+  return n;
 }

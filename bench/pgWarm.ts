@@ -11,7 +11,7 @@
 // (bench/floorServer.ts). Besides CPU a request: the version reads' batching (reads a transaction
 // of the database) and the server's context switches a request.
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, openSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, openSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { SIZES, buildCompetition, runBatches } from './generate.js';
@@ -19,6 +19,7 @@ import { COMPETITION, ingest, setup } from './phases.js';
 import { freePort } from '../test/support/freePort.js';
 import { START_ENV, START_NODE_ARGS } from '../src/heap.js';
 import { launch } from './launch.js';
+import { cpuNs } from './measure.js';
 
 const ADMIN = 'bench-admin-token-pgwarm-0123456';
 const { values } = parseArgs({
@@ -38,18 +39,6 @@ const server0 = process.env.PG_TEST_URL ?? 'postgres://postgres@127.0.0.1:5432/t
 const dbUrl = server0.replace(/\/[^/]*$/, `/${values.db}`);
 const dir = `/tmp/${values.db}`;
 const log = (m: string) => console.log(`[pgwarm] ${m}`);
-
-function cpuNs(pid: number): number {
-  let n = 0;
-  for (const tid of readdirSync(`/proc/${pid}/task`)) {
-    try {
-      n += Number(readFileSync(`/proc/${pid}/task/${tid}/schedstat`, 'utf8').split(' ')[0]);
-    } catch {
-      // gone
-    }
-  }
-  return n;
-}
 
 async function prepare(): Promise<void> {
   const admin = new pg.Client({ connectionString: server0 });
