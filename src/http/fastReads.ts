@@ -41,7 +41,7 @@ import { API_PREFIX } from '../routes/index.js';
 import { SCORE_READ_PATHS } from '../routes/scores.js';
 import { hasEpistulaHeaders } from '../signatures/headers.js';
 import type { Body } from './body.js';
-import { represent } from './representation.js';
+import { represent, type Representation } from './representation.js';
 
 const PARAM = ':competitionId';
 /** What comes before the competition id in each path: the same for both reads. */
@@ -98,6 +98,14 @@ export const fastReadsPlugin = fp(
       ]),
     );
 
+    /** Each representation's headers after the security headers, made once: representations are kept with their body. */
+    const withSecurity = new WeakMap<Representation, Readonly<Record<string, string>>>();
+    function headersOf(r: Representation): Readonly<Record<string, string>> {
+      let all = withSecurity.get(r);
+      if (all === undefined) withSecurity.set(r, (all = Object.freeze({ ...SECURITY_HEADERS, ...r.headers })));
+      return all;
+    }
+
     /** The kept body a request asks for, if it is a plain GET of one the router would answer with it. */
     function keptFor(req: IncomingMessage, what: Read, competitionId: string): Body | undefined {
       const { headers } = req;
@@ -127,11 +135,12 @@ export const fastReadsPlugin = fp(
     ): void {
       const { headers } = req;
       const r = represent(body, 'GET', headers['accept-encoding'], headers['if-none-match']);
-      // Timed as Fastify times a request: until the response is finished.
-      res.once('finish', () => observe(r.status, (performance.now() - started) / 1000));
-      for (const name in SECURITY_HEADERS) res.setHeader(name, SECURITY_HEADERS[name]!);
-      if (limited) for (const name in limited.headers) res.setHeader(name, limited.headers[name]!);
-      res.writeHead(r.status, r.headers);
+      // Timed as Fastify times a request: until the response is finished ('finish' is emitted once).
+      res.on('finish', () => observe(r.status, (performance.now() - started) / 1000));
+      const all = headersOf(r);
+      // One object to writeHead and no setHeader before it: Node takes it as it is and checks each
+      // header once, as it writes them (17 setHeader calls cost about as much again).
+      res.writeHead(r.status, limited ? { ...all, ...limited.headers } : all);
       res.end(r.payload);
       metrics.keptReads.answered++;
     }
