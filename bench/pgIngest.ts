@@ -73,13 +73,16 @@ try {
       })).map((r) => (r.kind === 'baseline' ? { ...r, minerHotkey: null } : r));
     });
     const start = performance.now();
+    const cpu = process.cpuUsage();
     for (const batch of batches) {
       await store.transaction((tx) => tx.runs.insertMany(batch, w), { competitionId: c });
     }
     const seconds = (performance.now() - start) / 1000;
+    const used = process.cpuUsage(cpu);
     rates.push((batches.length * BATCH) / seconds);
     console.log(
-      `round ${round + 1}: ${Math.round(rates[rates.length - 1]!)} runs/s (${batches.length} batches of ${BATCH})`,
+      `round ${round + 1}: ${Math.round(rates[rates.length - 1]!)} runs/s (${batches.length} batches of ${BATCH}), ` +
+        `this process's CPU ${((used.user + used.system) / 1000 / batches.length).toFixed(2)} ms a batch`,
     );
   }
   rates.sort((a, b) => a - b);

@@ -6,6 +6,7 @@ import pg from 'pg';
 import type { WriteEvent } from '../events.js';
 import { databaseUnavailable, DomainError, unprocessable } from '../../errors.js';
 import { isUnavailable } from './unavailable.js';
+import { withArrayLiterals } from './arrayLiteral.js';
 
 /**
  * int8 as a JS number: sums, counts and sequences. Exact because every token column and sum
@@ -82,7 +83,7 @@ export async function runQuery(
 ): Promise<{ rows: unknown[]; rowCount: number | null }> {
   const config: pg.QueryConfig = {
     text,
-    values,
+    values: withArrayLiterals(values),
     types: PG_TYPES,
     ...(options?.name ? { name: options.name } : {}),
     ...(options?.array ? { rowMode: 'array' as const } : {}),

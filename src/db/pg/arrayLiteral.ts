@@ -1,0 +1,40 @@
+// JS arrays as PostgreSQL array literals, for statement parameters (`$n::text[]`, `$n::int8[]`).
+//
+// A batch of runs goes to PostgreSQL as 17 arrays of 1,000 elements (./runs.ts), and pg's own
+// encoding (its utils' `arrayString`) quotes every element and runs two regular-expression
+// replacements on each, numbers included, building the literal by concatenation: about a quarter of
+// the server's CPU on a PostgreSQL ingest (docs/PERFORMANCE.md). Here numbers and booleans go
+// unquoted, a string is escaped only when it holds a backslash or a double quote, and the literal
+// is joined once. The text PostgreSQL reads means the same values: NULL for null and undefined, an
+// element in double quotes with `\` and `"` escaped for a string (so the string "NULL" stays a
+// string), `true`/`false`, and a number's JavaScript text (as pg's `toString`). An array holding
+// anything else (objects, nested arrays, buffers, dates) is left to pg, unchanged.
+
+const ESCAPED = /[\\"]/g;
+const NEEDS_ESCAPE = /[\\"]/;
+
+/** The array literal for `values`, or `values` itself when an element is not a string, number, boolean or null. */
+export function arrayLiteral(values: readonly unknown[]): string | readonly unknown[] {
+  const parts = new Array<string>(values.length);
+  for (let i = 0; i < values.length; i++) {
+    const v = values[i];
+    if (v === null || v === undefined) parts[i] = 'NULL';
+    else if (typeof v === 'string') parts[i] = NEEDS_ESCAPE.test(v) ? `"${v.replace(ESCAPED, '\\$&')}"` : `"${v}"`;
+    else if (typeof v === 'number' || typeof v === 'boolean' || typeof v === 'bigint') parts[i] = String(v);
+    else return values;
+  }
+  return `{${parts.join(',')}}`;
+}
+
+/** Statement parameters with every array as its literal (`arrayLiteral`); the rest as they are. */
+export function withArrayLiterals(values: unknown[] | undefined): unknown[] | undefined {
+  if (values === undefined) return undefined;
+  let out: unknown[] | undefined;
+  for (let i = 0; i < values.length; i++) {
+    const v = values[i];
+    if (!Array.isArray(v)) continue;
+    out ??= values.slice();
+    out[i] = arrayLiteral(v);
+  }
+  return out ?? values;
+}
