@@ -1,7 +1,7 @@
 // The benchmark's HTTP phases on the real server: the competition set up, the runs ingested by
 // concurrent clients, cold reads after a write, and a sanity check of the scores' shape.
 import { extraRun, ss58Of, sweTaskInputs, type Competition } from './generate.js';
-import { call, callJson, stats, timed, type Stats } from './measure.js';
+import { call, callJson, cpuNs, stats, timed, type Stats } from './measure.js';
 
 export const COMPETITION = 'bench';
 export const WEIGHTS = { input: 1, cachedInput: 0.1, output: 3 };
@@ -115,16 +115,28 @@ export async function coldReads(
   path: string,
   salt: number,
   baseline = false,
-): Promise<Stats> {
+  pid?: number,
+): Promise<ColdStats> {
   const times: number[] = [];
+  const cpu: number[] = [];
   const miner = baseline ? null : c.miners[0]!;
   for (let i = 0; i < c.size.coldRounds; i++) {
     const task = c.tasks[(i * 37 + salt) % c.tasks.length]!;
     const run = extraRun(c, task, miner, salt + i);
     await call(url, `/v1/competitions/${COMPETITION}/runs`, { token: key, body: JSON.stringify({ runs: [run] }) });
+    const before = pid === undefined ? 0 : cpuNs(pid);
     times.push(await timed(() => call(url, path)));
+    if (pid !== undefined) cpu.push((cpuNs(pid) - before) / 1e6);
   }
-  return stats(times);
+  return { ...stats(times), ...(pid === undefined ? {} : { serverCpuMedianMs: stats(cpu).medianMs }) };
+}
+
+/**
+ * Cold reads' wall times as this process sees them (through fetch), and the server's CPU over each
+ * read (every thread of its process): what the server spent, apart from the client's own costs.
+ */
+export interface ColdStats extends Stats {
+  serverCpuMedianMs?: number;
 }
 
 /** Sanity of the data: zone mix over the breakdowns of up to 256 miners spread over the list,

@@ -270,14 +270,22 @@ export interface Measured {
   secondsByPhase: Record<string, number>;
   data: { runs: number; miners: number; tasks: number; databaseMb: number };
   cold: {
-    leaderboard: { medianMs: number; p95Ms: number };
+    /** serverCpuMedianMs: the server's CPU over each read (all its threads), apart from the client's; absent in older results. */
+    leaderboard: { medianMs: number; p95Ms: number; serverCpuMedianMs?: number };
     weights: { medianMs: number };
     miner: { medianMs: number };
     /** After one baseline run (every pair of its task changes). Absent in older results. */
-    leaderboardAfterBaseline?: { medianMs: number; p95Ms: number };
+    leaderboardAfterBaseline?: { medianMs: number; p95Ms: number; serverCpuMedianMs?: number };
   };
   ingest: { runsPerSecond: number };
-  restart: { readyMs: number; firstReadMs: number; toFirstReadMs: number; secondReadMs: number };
+  /** firstReadServerCpuMs: the server's CPU over the first read; absent in older results. */
+  restart: {
+    readyMs: number;
+    firstReadMs: number;
+    firstReadServerCpuMs?: number;
+    toFirstReadMs: number;
+    secondReadMs: number;
+  };
   warm: WarmLoad & { tool: string };
   warmFloor: WarmLoad;
   /** The warm read as a browser asks (Accept-Encoding), against a floor serving the same compressed bytes. Absent in older results. */
@@ -330,6 +338,9 @@ export interface Measured {
 const reads = (r: ReadsDuring) =>
   `${r.reads} reads, p50 ${r.p50Ms} ms, p99 ${r.p99Ms} ms, max ${r.maxMs} ms, ${r.over50Ms} over 50 ms`;
 
+/** ", server CPU N ms" when the result has the server's CPU over a read. */
+const cpuOf = (c: { serverCpuMedianMs?: number }) =>
+  c.serverCpuMedianMs === undefined ? '' : `; server CPU ${c.serverCpuMedianMs} ms`;
 const list = (o: Record<string, number>) =>
   Object.entries(o)
     .map(([k, v]) => `${k} ${v}`)
@@ -399,13 +410,17 @@ export function printAll(r: Measured, rows: Figure[]): void {
   const f = r.floors;
   const i = r.importUnderReads;
   console.log(`
-  cold reads after a write, median: leaderboard ${r.cold.leaderboard.medianMs} ms (p95 ${r.cold.leaderboard.p95Ms}), weights ${r.cold.weights.medianMs} ms, miner ${r.cold.miner.medianMs} ms${
+  cold reads after a write, median: leaderboard ${r.cold.leaderboard.medianMs} ms (p95 ${r.cold.leaderboard.p95Ms}${cpuOf(r.cold.leaderboard)}), weights ${r.cold.weights.medianMs} ms, miner ${r.cold.miner.medianMs} ms${
     r.cold.leaderboardAfterBaseline
-      ? `, leaderboard after a baseline run ${r.cold.leaderboardAfterBaseline.medianMs} ms (p95 ${r.cold.leaderboardAfterBaseline.p95Ms})`
+      ? `, leaderboard after a baseline run ${r.cold.leaderboardAfterBaseline.medianMs} ms (p95 ${r.cold.leaderboardAfterBaseline.p95Ms}${cpuOf(r.cold.leaderboardAfterBaseline)})`
       : ''
   }
   GROUP BY scan: ${f.groupByScan.rows} runs -> ${f.groupByScan.groups} (task, miner) groups
-  restart: spawn to first leaderboard ${r.restart.toFirstReadMs} ms; the read after it ${r.restart.secondReadMs} ms
+  restart: spawn to first leaderboard ${r.restart.toFirstReadMs} ms${
+    r.restart.firstReadServerCpuMs === undefined
+      ? ''
+      : ` (the read itself ${r.restart.firstReadMs} ms, server CPU ${r.restart.firstReadServerCpuMs} ms)`
+  }; the read after it ${r.restart.secondReadMs} ms
   import: ${i.fileMb} MB, ${i.rows} tasks; upload ${i.uploadSeconds} s, commit ${i.commitSeconds} s; ${reads(i.reads)}
   snapshot: ${s.snapshot.takeMs} ms, document ${s.snapshot.documentBytes} B; input document ${s.snapshot.inputBytes} B in ${s.snapshot.inputMs} ms
   reads while the snapshot was taken: ${reads(s.snapshot.readsDuringTake)}

@@ -17,7 +17,7 @@ import { writeFileSync } from 'node:fs';
 import { SIZES, buildCompetition, runBatches, scaleOf } from './generate.js';
 import { tempDir } from '../test/support/tempDir.js';
 import { rssSampler, type RssSampler } from './rss.js';
-import { call, timed } from './measure.js';
+import { call, cpuNs, timed } from './measure.js';
 import { BENCH_SIGNATURE_WINDOW_MS, compareAuth, poolRounds } from './authCompare.js';
 import { launch, type BenchServer } from './launch.js';
 import { load1, machine, parseCli } from './cli.js';
@@ -136,14 +136,15 @@ async function main(): Promise<void> {
     const rowidFloor = insertBefore.rowid && insertAfter.rowid ? bracket(insertBefore.rowid, insertAfter.rowid) : null;
 
     phase('cold', rss);
+    const pid = server.pid;
     const cold = {
-      leaderboard: await coldReads(url, key, c, `${base}/leaderboard`, 1000),
+      leaderboard: await coldReads(url, key, c, `${base}/leaderboard`, 1000, false, pid),
       weights: await coldReads(url, key, c, `${base}/weights`, 2000),
       miner: await coldReads(url, key, c, `${base}/miners/${c.miners[0]!.hotkey}`, 3000),
-      leaderboardAfterBaseline: await coldReads(url, key, c, `${base}/leaderboard`, 4000, true),
+      leaderboardAfterBaseline: await coldReads(url, key, c, `${base}/leaderboard`, 4000, true, pid),
     };
     log(
-      `cold reads (median): leaderboard ${cold.leaderboard.medianMs} ms, weights ${cold.weights.medianMs} ms, leaderboard after a baseline run ${cold.leaderboardAfterBaseline.medianMs} ms`,
+      `cold reads (median): leaderboard ${cold.leaderboard.medianMs} ms (server CPU ${cold.leaderboard.serverCpuMedianMs} ms), weights ${cold.weights.medianMs} ms, leaderboard after a baseline run ${cold.leaderboardAfterBaseline.medianMs} ms (server CPU ${cold.leaderboardAfterBaseline.serverCpuMedianMs} ms)`,
     );
     phase('floor-scan', rss);
     const scan = await storage.scanFloor(COMPETITION, WEIGHTS);
@@ -226,11 +227,13 @@ async function main(): Promise<void> {
     const restarted = await start();
     server = restarted;
     rss = rssSampler(restarted.pid);
+    const firstCpu = cpuNs(restarted.pid);
     const firstReadMs = await timed(() => call(restarted.baseUrl, `${base}/leaderboard`));
+    const firstReadServerCpuMs = r2((cpuNs(restarted.pid) - firstCpu) / 1e6);
     const toFirstReadMs = performance.now() - t;
     const secondReadMs = await timed(() => call(restarted.baseUrl, `${base}/leaderboard`));
     log(
-      `ready in ${restarted.readyMs.toFixed(0)} ms; first leaderboard ${firstReadMs.toFixed(1)} ms, then ${secondReadMs.toFixed(1)} ms`,
+      `ready in ${restarted.readyMs.toFixed(0)} ms; first leaderboard ${firstReadMs.toFixed(1)} ms (server CPU ${firstReadServerCpuMs} ms), then ${secondReadMs.toFixed(1)} ms`,
     );
     // The same warm read on the restarted server, whose scores were restored from the ones saved at
     // shutdown (src/db/savedScores.ts) and whose in-memory pairs were filled in the background:
@@ -360,6 +363,7 @@ async function main(): Promise<void> {
       restart: {
         readyMs,
         firstReadMs: r2(firstReadMs),
+        firstReadServerCpuMs,
         toFirstReadMs: r2(toFirstReadMs),
         secondReadMs: r2(secondReadMs),
       },
