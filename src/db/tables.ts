@@ -10,6 +10,7 @@ import { PG_MIGRATIONS_FOLDER } from './pg/migrate.js';
 import * as pgSchema from './pg/schema.js';
 
 export { migratePostgres } from './pg/migrate.js';
+export { arrayLiteral } from './pg/arrayLiteral.js';
 
 export type Kind = 'text' | 'int' | 'real' | 'bool';
 

@@ -1,7 +1,7 @@
 // The copy's targets (src/tools/copy/index.ts): an empty SQLite file or PostgreSQL database,
 // migrated first and written in one transaction.
 import { openDatabase } from '../../db/client.js';
-import { migratePostgres } from '../../db/tables.js';
+import { arrayLiteral, migratePostgres } from '../../db/tables.js';
 import { holdWriterLock, LockHeld } from '../../db/writerLock.js';
 import {
   columnList,
@@ -113,15 +113,6 @@ function toPostgres(v: Value): string | null {
   return Object.is(v, -0) ? '-0' : String(v);
 }
 
-/**
- * One column of a page as a PostgreSQL array literal, every element quoted. Built here rather
- * than by `pg` (which concatenates element by element and escapes with two passes): on runs with
- * their JSON that would be most of the copy's time, in the garbage collector.
- */
-function arrayLiteral(values: (string | null)[]): string {
-  return `{${values.map((v) => (v === null ? 'NULL' : `"${v.replace(/[\\"]/g, '\\$&')}"`)).join(',')}}`;
-}
-
 export async function postgresTarget(url: string): Promise<Target> {
   const where = describeEndpoint({ engine: 'postgres', url });
   try {
@@ -142,7 +133,8 @@ export async function postgresTarget(url: string): Promise<Target> {
       }
     },
     async insert(t, rows) {
-      // One statement per page whatever its size: a column per array (docs/POSTGRES.md, ingest).
+      // One statement per page whatever its size: a column per array (docs/POSTGRES.md, ingest), each
+      // a literal built in one pass (pg's own builder would be most of the copy's time, in the GC).
       const arrays = t.columns.map((_, i) => arrayLiteral(rows.map((row) => toPostgres(row[i]!))));
       const casts = t.columns.map((c, i) => `$${i + 1}::${c.pgType}[]`).join(', ');
       const overriding = t.identity ? ' OVERRIDING SYSTEM VALUE' : '';
