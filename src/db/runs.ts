@@ -151,9 +151,10 @@ export function runsRepo(db: Db) {
   }
 
   /**
-   * Inserts records[from..] in chunks, then the rest one by one. Throws what SQLite throws; a
-   * refused statement stores none of its rows (SQLite rolls the statement back), so every record
-   * before `inserted.next` is stored and none after it.
+   * Inserts the records from `inserted.next` on, in chunks, then the last few one by one. Throws
+   * what SQLite throws; a refused statement stores none of its rows (SQLite rolls the statement
+   * back), so then every record before `inserted.next` is stored and none from it on. The parameter
+   * arrays keep the last rows' values (a few kB) until the next insert.
    */
   function insertFrom(records: readonly RunRecord[], inserted: { next: number }): void {
     let i = inserted.next;
