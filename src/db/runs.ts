@@ -55,6 +55,37 @@ export const fromRow = (r: RunRow): StoredRun => ({
   createdAt: r.created_at,
 });
 
+const INSERT_RUNS = `INSERT INTO runs (competition_id, run_id, task_id, kind, miner_hotkey, validator_id,
+    attempt_no, resolved, tokens_input, tokens_cached_input, tokens_output, time_taken_seconds, agent_steps,
+    rubric_votes, grading, judge_digest, answer_date) VALUES`;
+/** The columns a run's insert binds, and its row of placeholders. */
+const RUN_COLUMNS = 17;
+const ROW = `(${Array<string>(RUN_COLUMNS).fill('?').join(', ')})`;
+/** Rows a multi-row insert takes: 16, 32 and 64 measured alike, single rows 1.5 ms a batch slower. */
+const RUN_CHUNK = 16;
+
+/** A run's values in the order of INSERT_RUNS, written into `into` from `at`. */
+function runValues(r: RunRecord, into: unknown[], at: number): void {
+  const t = r.tokens;
+  into[at] = r.competitionId;
+  into[at + 1] = r.runId;
+  into[at + 2] = r.taskId;
+  into[at + 3] = r.kind;
+  into[at + 4] = r.minerHotkey;
+  into[at + 5] = r.validatorId;
+  into[at + 6] = r.attemptNo;
+  into[at + 7] = r.resolved ? 1 : 0;
+  into[at + 8] = t?.input ?? null;
+  into[at + 9] = t?.cachedInput ?? null;
+  into[at + 10] = t?.output ?? null;
+  into[at + 11] = r.timeTakenSeconds;
+  into[at + 12] = r.agentSteps;
+  into[at + 13] = r.rubricVotes ? JSON.stringify(r.rubricVotes) : null;
+  into[at + 14] = r.criteria ? JSON.stringify(r.criteria) : null;
+  into[at + 15] = r.judgeDigest ?? null;
+  into[at + 16] = r.answerDate ?? null;
+}
+
 export function runsRepo(db: Db) {
   const c = db.$client;
   const aggregates = aggregateWriter(db);
@@ -63,10 +94,12 @@ export function runsRepo(db: Db) {
   const getRuns = c.prepare(
     'SELECT * FROM runs WHERE competition_id = ? AND run_id IN (SELECT value FROM json_each(?))',
   );
-  const insert = c.prepare(`INSERT INTO runs (competition_id, run_id, task_id, kind, miner_hotkey, validator_id,
-      attempt_no, resolved, tokens_input, tokens_cached_input, tokens_output, time_taken_seconds, agent_steps,
-      rubric_votes, grading, judge_digest, answer_date)
-    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
+  const insert = c.prepare(`${INSERT_RUNS} ${ROW}`);
+  // A batch's runs go in RUN_CHUNK rows a statement: one call across to SQLite binds a chunk
+  // instead of a row (bench: 5.1 → 3.5 ms of CPU a 1,000-run batch). One array of parameters is
+  // filled again for every chunk.
+  const insertChunk = c.prepare(`${INSERT_RUNS} ${Array<string>(RUN_CHUNK).fill(ROW).join(', ')}`);
+  const chunkParams: unknown[] = new Array<unknown>(RUN_CHUNK * RUN_COLUMNS);
   const remove = c.prepare('DELETE FROM runs WHERE competition_id = ? AND run_id = ?');
   // A deletion takes the next number of the run sequence, so a snapshot taken at sequence S still
   // sees a run deleted after it (S < deleted_seq) and never one deleted before it.
@@ -110,27 +143,31 @@ export function runsRepo(db: Db) {
     return found;
   }
 
-  /** One run's row; positional, no parameter object per run on the hottest path. */
+  const rowParams: unknown[] = new Array<unknown>(RUN_COLUMNS);
+  /** One run's row. */
   function insertRow(r: RunRecord): void {
-    insert.run(
-      r.competitionId,
-      r.runId,
-      r.taskId,
-      r.kind,
-      r.minerHotkey,
-      r.validatorId,
-      r.attemptNo,
-      r.resolved ? 1 : 0,
-      r.tokens?.input ?? null,
-      r.tokens?.cachedInput ?? null,
-      r.tokens?.output ?? null,
-      r.timeTakenSeconds,
-      r.agentSteps,
-      r.rubricVotes ? JSON.stringify(r.rubricVotes) : null,
-      r.criteria ? JSON.stringify(r.criteria) : null,
-      r.judgeDigest ?? null,
-      r.answerDate ?? null,
-    );
+    runValues(r, rowParams, 0);
+    insert.run(rowParams);
+  }
+
+  /**
+   * Inserts the records from `inserted.next` on, in chunks, then the last few one by one. Throws
+   * what SQLite throws; a refused statement stores none of its rows (SQLite rolls the statement
+   * back), so then every record before `inserted.next` is stored and none from it on. The parameter
+   * arrays keep the last rows' values (a few kB) until the next insert.
+   */
+  function insertFrom(records: readonly RunRecord[], inserted: { next: number }): void {
+    let i = inserted.next;
+    for (; i + RUN_CHUNK <= records.length; i += RUN_CHUNK) {
+      for (let j = 0; j < RUN_CHUNK; j++) runValues(records[i + j]!, chunkParams, j * RUN_COLUMNS);
+      inserted.next = i;
+      insertChunk.run(chunkParams);
+    }
+    for (; i < records.length; i++) {
+      inserted.next = i;
+      insertRow(records[i]!);
+    }
+    inserted.next = records.length;
   }
 
   return {
@@ -163,18 +200,18 @@ export function runsRepo(db: Db) {
       excluded: ReadonlySet<string> = new Set(),
       judge: string | null = null,
     ): void {
-      for (const r of records) insertRow(r);
+      insertFrom(records, { next: 0 });
       if (records.length === 0) return;
       applyPlan(records[0]!.competitionId, planRunChange(records, 1, w, excluded, judge), 1);
     },
     /**
      * Inserts the runs whose ids are not stored yet, as insertMany does, and answers the stored runs
      * among the others, in the order given; call inside a transaction, which a caller refusing what
-     * is stored rolls back. A new run's insert is its own dedupe check: the unique index answers
-     * it, so an all-new batch reads nothing first. The first id found stored (the insert refused)
-     * has the rest of the batch read in one statement, and only their new runs inserted: a refused
-     * insert takes no number of the run sequence, where an ignored one (`ON CONFLICT DO NOTHING`)
-     * would.
+     * is stored rolls back. The insert is its own dedupe check: the unique index answers it, so an
+     * all-new batch reads nothing first. The first stored id found (its chunk's insert refused, and
+     * none of the chunk's rows stored) has the rest of the batch from that chunk on read in one
+     * statement, and only their new runs inserted: a refused insert takes no number of the run
+     * sequence, where an ignored one (`ON CONFLICT DO NOTHING`) would.
      */
     insertNew(
       records: RunRecord[],
@@ -186,23 +223,22 @@ export function runsRepo(db: Db) {
       if (records.length === 0) return stored;
       const competitionId = records[0]!.competitionId;
       let fresh = records;
-      for (let i = 0; i < records.length; i++) {
-        try {
-          insertRow(records[i]!);
-        } catch (err) {
-          if ((err as { code?: unknown }).code !== 'SQLITE_CONSTRAINT_UNIQUE') throw err;
-          const rest = records.slice(i);
-          stored = existing(
-            competitionId,
-            rest.map((r) => r.runId),
-          );
-          fresh = records.slice(0, i);
-          for (const r of rest) {
-            if (stored.has(r.runId)) continue;
-            insertRow(r);
-            fresh.push(r);
-          }
-          break;
+      const inserted = { next: 0 };
+      try {
+        insertFrom(records, inserted);
+      } catch (err) {
+        if ((err as { code?: unknown }).code !== 'SQLITE_CONSTRAINT_UNIQUE') throw err;
+        // The refused statement's rows are not stored: from its first on, the batch is read.
+        const rest = records.slice(inserted.next);
+        stored = existing(
+          competitionId,
+          rest.map((r) => r.runId),
+        );
+        fresh = records.slice(0, inserted.next);
+        for (const r of rest) {
+          if (stored.has(r.runId)) continue;
+          insertRow(r);
+          fresh.push(r);
         }
       }
       if (fresh.length > 0) applyPlan(competitionId, planRunChange(fresh, 1, w, excluded, judge), 1);

@@ -110,6 +110,32 @@ describe('resending runs', () => {
     expect(seqs).toEqual(seqs.map((_, i) => seqs[0]! + i));
   });
 
+  it('stores a batch of many runs in order, a stored one inside a chunk of the insert among them', async () => {
+    // SQLite inserts a batch in multi-row statements (src/db/runs.ts): a stored id refuses its
+    // whole statement, whose new runs must still be stored, once, in the batch's order.
+    const before = await snapshot();
+    const fresh = Array.from({ length: 45 }, (_, i) => run(`m${i}`, { attemptNo: i, resolved: i % 3 === 0 }));
+    const batch = [...fresh.slice(0, 21), run('r1'), ...fresh.slice(21, 40), run('r3', { minerHotkey: 'bob' })];
+    batch.push(...fresh.slice(40));
+    expect((await post(batch)).body).toEqual({ accepted: 45, duplicates: 2 });
+    const rows = (await t.query('SELECT run_id, seq FROM runs ORDER BY seq')) as { run_id: string; seq: number }[];
+    expect(rows.map((r) => r.run_id).slice(-45)).toEqual(fresh.map((r) => r.runId));
+    const seqs = rows.map((r) => Number(r.seq));
+    expect(seqs).toEqual(seqs.map((_, i) => seqs[0]! + i));
+    const after = await snapshot();
+    expect(after.counts.runs).toBe(before.counts.runs + 45);
+    const [sums] = (await t.query(
+      "SELECT coalesce(sum(runs), 0) AS runs, coalesce(sum(resolved), 0) AS resolved FROM miner_tasks WHERE hotkey = 'alice'",
+    )) as { runs: number; resolved: number }[];
+    // alice had r1 (resolved) and r2 before; 45 new, every third resolved.
+    expect([Number(sums!.runs), Number(sums!.resolved)]).toEqual([2 + 45, 1 + 15]);
+    // An all-new batch of many: every run, in order.
+    const more = Array.from({ length: 37 }, (_, i) => run(`k${i}`));
+    expect((await post(more)).body).toEqual({ accepted: 37, duplicates: 0 });
+    const last = (await t.query('SELECT run_id FROM runs ORDER BY seq')) as { run_id: string }[];
+    expect(last.map((r) => r.run_id).slice(-37)).toEqual(more.map((r) => r.runId));
+  });
+
   it('rejects a conflicting resend with a 409 naming the ids, and stores nothing of the batch', async () => {
     const before = await snapshot();
     const res = await post([
