@@ -27,12 +27,77 @@ export interface Freshness {
 }
 
 const VERSIONS_SQL = 'SELECT competition_id, version FROM competition_versions';
+const STATEMENT = 'swe_scoring_versions';
+
+/** One frontend message of the extended query protocol: its type byte, length, then its body. */
+function message(type: string, ...body: (string | number)[]): Buffer {
+  const parts = body.map((part) => {
+    if (typeof part === 'number') return Buffer.from([(part >> 8) & 0xff, part & 0xff]); // Int16
+    return Buffer.from(`${part}\0`, 'utf8'); // String
+  });
+  const length = Buffer.alloc(4);
+  length.writeInt32BE(4 + parts.reduce((n, part) => n + part.length, 0));
+  return Buffer.concat([Buffer.from(type, 'latin1'), length, ...parts]);
+}
+/** Bind the prepared statement (no parameters, every column as text), run it whole, Sync. */
+const EXECUTE = Buffer.concat([
+  message('B', '', STATEMENT, 0, 0, 0),
+  message('E', '', 0, 0), // Int32 0: every row
+  message('S'),
+]);
+/** The same, after preparing the statement: the first read on a connection. */
+const PREPARE_AND_EXECUTE = Buffer.concat([message('P', STATEMENT, VERSIONS_SQL, 0), EXECUTE]);
 
 /**
- * Prepared once per connection (named) and read as arrays: this query runs before every score read,
- * on the same two cores as the server and PostgreSQL. One config for every call.
+ * The version read as a pg submittable: the client queues it, times it out (the pool's
+ * `query_timeout`) and fails it with its connection, as any query; it writes its messages in one
+ * write and keeps each row as it comes. Against a named query config (pg's Query), it skips what
+ * this one query does not need and costs on every read, on the cores the server shares with
+ * PostgreSQL: the config's copy, a Describe and its row description, the result object and its
+ * row parsers, the promise. The statement is prepared on a connection's first read.
  */
-const VERSIONS_QUERY = { name: 'swe_scoring_versions', text: VERSIONS_SQL, rowMode: 'array' } as const;
+class VersionsRead implements pg.Submittable {
+  /** pg reads these: a named statement's text, kept in its statement cache. */
+  readonly name = STATEMENT;
+  readonly text = VERSIONS_SQL;
+  private readonly versions = new Map<string, number>();
+  constructor(
+    private readonly prepare: boolean,
+    /** pg replaces it with a no-op once it has failed the read (its timeout): called at most once. */
+    public callback: (error: Error | null, versions?: ReadonlyMap<string, number>) => void,
+  ) {}
+  submit(connection: pg.Connection): void {
+    connection.stream.write(this.prepare ? PREPARE_AND_EXECUTE : EXECUTE);
+  }
+  handleDataRow({ fields }: { fields: (string | null)[] }): void {
+    this.versions.set(fields[0]!, Number(fields[1]));
+  }
+  handleCommandComplete(): void {}
+  handleReadyForQuery(): void {
+    const callback = this.callback;
+    this.callback = () => undefined;
+    callback(null, this.versions);
+  }
+  handleError(error: Error): void {
+    const callback = this.callback;
+    this.callback = () => undefined;
+    callback(error);
+  }
+  // Not answered to this statement; each fails it rather than leave it waiting.
+  handleRowDescription(): void {
+    this.handleError(new Error('version read: unexpected row description'));
+  }
+  handleEmptyQuery(): void {
+    this.handleError(new Error('version read: empty query'));
+  }
+  handlePortalSuspended(): void {
+    this.handleError(new Error('version read: portal suspended'));
+  }
+  handleCopyInResponse(): void {
+    this.handleError(new Error('version read: copy'));
+  }
+  handleCopyData(): void {}
+}
 
 /**
  * `connect` makes the unconnected client the version reads use (a test may watch it); by default
@@ -47,7 +112,8 @@ export function createFreshness(
     resolve: (versions: ReadonlyMap<string, number>) => void;
     reject: (error: unknown) => void;
   };
-  type Connection = { client: pg.Client; ready: Promise<pg.Client> };
+  /** `prepared`: the statement is there (a read on it succeeded). */
+  type Connection = { client: pg.Client; ready: Promise<pg.Client>; prepared: boolean };
   let inFlight: Promise<ReadonlyMap<string, number>> | undefined;
   let queued: Waiting | undefined;
   let connection: Connection | undefined;
@@ -60,7 +126,7 @@ export function createFreshness(
   function open(): Connection {
     if (connection) return connection;
     const client = connect();
-    const opened: Connection = { client, ready: client.connect().then(() => client) };
+    const opened: Connection = { client, ready: client.connect().then(() => client), prepared: false };
     // A connection that fails between queries (the server went away, an administrator ended it)
     // emits 'error', which unheard would end the process: dropped, the next read opens another.
     client.on('error', () => drop(opened));
@@ -68,17 +134,28 @@ export function createFreshness(
     return opened;
   }
 
-  async function read(): Promise<ReadonlyMap<string, number>> {
+  function read(): Promise<ReadonlyMap<string, number>> {
     const used = open();
-    let rows: [string, number | string][];
-    try {
-      ({ rows } = await (await used.ready).query<[string, number | string]>(VERSIONS_QUERY));
-    } catch (e) {
-      drop(used);
-      throw e;
-    }
-    // Number(): a pool without openPostgres's int8 parser hands bigint back as a string.
-    return new Map(rows.map(([competitionId, version]) => [competitionId, Number(version)]));
+    return used.ready.then(
+      (client) =>
+        new Promise((resolve, reject) => {
+          client.query(
+            new VersionsRead(!used.prepared, (error, versions) => {
+              if (error) {
+                drop(used);
+                reject(error);
+              } else {
+                used.prepared = true;
+                resolve(versions!);
+              }
+            }),
+          );
+        }),
+      (error: unknown) => {
+        drop(used);
+        throw error;
+      },
+    );
   }
 
   // Each step from "settled" to "the queued one is sent or failed" is synchronous: no caller can
