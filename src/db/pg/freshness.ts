@@ -13,7 +13,7 @@
 // is an answer for them too.
 //
 // The query goes on a connection of its own, not through the pool: under a warm read load it runs
-// about once every dozen reads, and the pool's checkout and release around it (its queue, idle
+// about once every 12 to 16 reads, and the pool's checkout and release around it (its queue, idle
 // timers, events) cost more than the query's own client work. Measured on the whole warm
 // leaderboard path (bench/pgWarm.ts, builds in turns on a loaded machine), the dedicated
 // connection took about a tenth off the server's CPU a read. It also never waits for a free pooled
