@@ -6,6 +6,7 @@ import type { WriteEvent } from '../../src/db/events.js';
 import { migratePostgres } from '../../src/db/pg/migrate.js';
 import { openPostgresStore } from '../../src/db/pg/open.js';
 import type { Store } from '../../src/db/contract.js';
+import type { SavedScores } from '../../src/db/capabilities.js';
 import { createScratchDatabase, testPostgres, type ScratchDatabase } from '../support/postgres.js';
 
 const server = await testPostgres('test/db/pgOpen.test.ts');
@@ -93,7 +94,8 @@ describe.runIf(server.available)('two processes on one PostgreSQL database', () 
     events.a.length = 0;
     events.b.length = 0;
     await insert(b, 'other1');
-    await a.capabilities.freshness!.sync('c'); // right after b's acknowledgement
+    // Right after b's acknowledgement, riding one version read with a read of another competition.
+    await Promise.all([a.capabilities.freshness!.sync('elsewhere'), a.capabilities.freshness!.sync('c')]);
     expect(rebuilds(events.a)).toBeGreaterThanOrEqual(1);
     expect(rebuilds(events.b)).toBe(0);
     const loaded = await a.scoringInput.load('c', W);
@@ -117,5 +119,19 @@ describe.runIf(server.available)('two processes on one PostgreSQL database', () 
     expect(rebuilds(events.a)).toBe(1);
     const loaded = await a.scoringInput.load('c', W);
     expect([...loaded.minerTasks].find((e) => e.hotkey === 'm')?.runs).toBe(27);
+  });
+
+  it("a read catches up with its own competition only: another's saved scores stay restorable", async () => {
+    await a.capabilities.freshness!.sync('c');
+    const saved = { competitionId: 'c', stages: ['evaluation'], scores: { stages: ['evaluation'] } };
+    expect(await a.capabilities.savedScores!.save('code', () => [saved as SavedScores])).toBe(1);
+    const started = await openPostgresStore(scratch.url, { max: 1 });
+    try {
+      // Reads of another competition, sharing version reads, before the first read of c.
+      await Promise.all(['other', 'another'].map((id) => started.capabilities.freshness!.sync(id)));
+      expect(await started.capabilities.savedScores!.load('code', 'c')).toMatchObject({ competitionId: 'c' });
+    } finally {
+      await started.close();
+    }
   });
 });

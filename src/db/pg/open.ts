@@ -78,6 +78,26 @@ export async function openPostgresStore(url: string, options: PostgresStoreOptio
     connectTimeoutMs: options.connectTimeoutMs,
   });
 
+  /**
+   * The catch-up the reads since the last version read was sent wait for. A `versions()` promise is
+   * handed out only until it settles (src/db/pg/freshness.ts), so every competition asked is in
+   * `asked` when `done` looks. Only those are seen: a competition no read asked keeps its
+   * saved scores restorable (`restore` below).
+   */
+  let catchUp: { versions: Promise<ReadonlyMap<string, number>>; asked: Set<string>; done: Promise<void> } | undefined;
+  function caughtUp(versions: Promise<ReadonlyMap<string, number>>): NonNullable<typeof catchUp> {
+    const asked = new Set<string>();
+    const done = versions.then(
+      (got) => {
+        for (const competitionId of asked) seen(competitionId, got.get(competitionId) ?? 0);
+      },
+      (e: unknown) => {
+        throw asDomainError(e);
+      },
+    );
+    return { versions, asked, done };
+  }
+
   const store: Store = {
     ...pgStore,
     capabilities: {
@@ -90,14 +110,14 @@ export async function openPostgresStore(url: string, options: PostgresStoreOptio
         },
       }),
       freshness: {
-        // One promise a read (no async function around it): every score read waits on this.
-        sync: (competitionId) =>
-          freshness.versions().then(
-            (versions) => seen(competitionId, versions.get(competitionId) ?? 0),
-            (e: unknown) => {
-              throw asDomainError(e);
-            },
-          ),
+        // Every score read waits on this: the reads that share a version read share one promise,
+        // settled once the versions of the competitions they asked for are seen.
+        sync(competitionId) {
+          const versions = freshness.versions();
+          if (versions !== catchUp?.versions) catchUp = caughtUp(versions);
+          catchUp.asked.add(competitionId);
+          return catchUp.done;
+        },
       },
     },
     async close() {
