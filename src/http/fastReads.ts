@@ -59,6 +59,9 @@ const READS = new Map(
 
 type Observer = (status: number, seconds: number) => void;
 
+/** A catch-up's failure as an Error, for the error handler. */
+const failed = (err: unknown) => (err instanceof Error ? err : new Error('catching up failed', { cause: err }));
+
 export interface FastReadsOptions {
   /** The view a read of the final stages would answer, when its scores are current (src/services/scores/reads.ts `kept`). */
   kept: (read: Read, competitionId: string) => View | undefined;
@@ -170,7 +173,6 @@ export const fastReadsPlugin = fp(
         if (now) answer(req, res, now, read.observe, started, verdict);
         else routing(req, res);
       };
-      const failed = (err: unknown) => (err instanceof Error ? err : new Error('catching up failed', { cause: err }));
       // Without the rate limit (its default for reads), one promise a read: this runs for every
       // warm read on PostgreSQL.
       if (!admit)
