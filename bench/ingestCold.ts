@@ -8,7 +8,7 @@
 //   node --import tsx bench/ingestCold.ts --size reference|large [--extra N] [--gc]
 //     [--node-args 'FLAGS'] [--script OTHER/dist/server.js] [--db PATH] [--rounds]
 // --script runs another build's server (its path put before this checkout's, so node runs it).
-import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { SIZES, buildCompetition, extraRun, runBatches, type SizeName } from './generate.js';
 import { launch } from './launch.js';
@@ -145,7 +145,10 @@ async function main(): Promise<void> {
       await phase('then leaderboard after baseline', `${base}/leaderboard`, false, 9000, extra + 5, 5);
     }
   } finally {
-    if (values.prof) writeFileSync(`${values.prof}/spans.json`, JSON.stringify(spans));
+    if (values.prof) {
+      mkdirSync(values.prof, { recursive: true });
+      writeFileSync(`${values.prof}/spans.json`, JSON.stringify(spans));
+    }
     if (values.output) {
       const out = server.output();
       let at = 0;
