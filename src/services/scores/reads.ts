@@ -4,7 +4,7 @@
 import type { CompetitionSettings } from '../../db/competitions.js';
 import type { Store } from '../../db/contract.js';
 import { conflict, notFound } from '../../errors.js';
-import type { CompetitionInput, CompetitionScores, MinerScore, Stage } from '../../scoring/types.js';
+import type { CompetitionInput, CompetitionScores, Stage } from '../../scoring/types.js';
 import type { Metagraph } from '../../snapshots/metagraph.js';
 import { chainOf } from '../../snapshots/bodies.js';
 import { leaderboardEntry, leaderboardHead, minerTaskView, weightsBody } from '../../views/scores.js';
@@ -34,17 +34,6 @@ export function scoreReads(store: Store, cache: ScoreCache) {
    * the HTTP layer may answer it with the bytes it kept across the release (src/http/viewBodies.ts).
    */
   const lists = new WeakMap<CompetitionScores, RankedList>();
-  /**
-   * Each miner score's leaderboard entry. The scoring core hands a miner whose score did not
-   * change the same object as before (src/scoring/competitionScores.ts), so its entry is the same
-   * object too, and the HTTP layer reuses its bytes without comparing it (src/http/leaderboardPages.ts).
-   */
-  const minerEntries = new WeakMap<MinerScore, ReturnType<typeof leaderboardEntry>>();
-  const minerEntry = (m: MinerScore) => {
-    let entry = minerEntries.get(m);
-    if (!entry) minerEntries.set(m, (entry = leaderboardEntry(m)));
-    return entry;
-  };
   const listView = (s: Scored, page: ListPage): View => ({
     competitionId: s.competition.id,
     version: s,
@@ -54,7 +43,14 @@ export function scoreReads(store: Store, cache: ScoreCache) {
     value: () => {
       let list = lists.get(s.scores);
       if (!list) {
-        list = { head: leaderboardHead(s.competition.id, s.scores), entries: s.scores.miners.map(minerEntry) };
+        // The miner scores themselves, each made into its entry only to be serialized: the scoring
+        // core hands an unchanged miner's score over as the same object (src/scoring/competitionScores.ts),
+        // whose bytes the list before then holds (src/http/leaderboardPages.ts).
+        list = {
+          head: leaderboardHead(s.competition.id, s.scores),
+          entries: s.scores.miners,
+          shown: leaderboardEntry as (m: { hotkey: string }) => unknown,
+        };
         lists.set(s.scores, list);
       }
       return list;
