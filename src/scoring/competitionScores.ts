@@ -47,15 +47,12 @@ export function competitionScores(
   kept?: (m: MinerTasks) => MinerScore | undefined,
 ): CompetitionScores {
   const scored: MinerScore[] = [];
-  // The scores made here, which may be completed in place; the kept ones may not.
-  const made = kept ? new Set<MinerScore>() : undefined;
+  // The kept scores, which are never changed; those made here are completed in place.
+  const reused = new Set<MinerScore>();
   for (const m of scoredMiners) {
-    let score = kept?.(m);
-    if (!score) {
-      score = minerScore(m);
-      made?.add(score);
-    }
-    scored.push(score);
+    const score = kept?.(m);
+    if (score) reused.add(score);
+    scored.push(score ?? minerScore(m));
   }
   // In the order given: incentives orders them by hotkey, a single pass when they come so (the
   // incremental scorer's records do).
@@ -71,7 +68,7 @@ export function competitionScores(
     const { incentive } = item;
     if (item.rank === r && Object.is(incentive.rawWeight, rawWeight) && Object.is(incentive.finalWeight, finalWeight))
       return item;
-    if (made && !made.has(item)) return { ...item, rank: r, incentive: { rawWeight, finalWeight } };
+    if (reused.has(item)) return { ...item, rank: r, incentive: { rawWeight, finalWeight } };
     item.rank = r;
     incentive.rawWeight = rawWeight;
     incentive.finalWeight = finalWeight;
