@@ -4,10 +4,14 @@
 // `coldRounds` each), then `--extra` more rounds of the first and the last, as bench/coldLoop.ts
 // times them on a fresh server. Per read: the wall time of the GET through fetch, the server's CPU
 // (every thread, schedstat) from the write's answer to the read's, and, with --gc (the server
-// started with --trace-gc), the collections logged in that window and their pause.
-//   node --import tsx bench/ingestCold.ts --size reference|large [--extra N] [--gc]
-//     [--node-args 'FLAGS'] [--script OTHER/dist/server.js] [--db PATH] [--rounds]
+// started with --trace-gc), the collections logged in that window and their pause; with --opt
+// (--trace-opt --trace-deopt) the functions TurboFan compiled and deoptimized in it.
+//   node --import tsx bench/ingestCold.ts --size reference|large [--extra N] [--gc] [--opt]
+//     [--rounds (each read)] [--node-args=FLAGS] [--script OTHER/dist/server.js] [--db PATH]
+//     [--output FILE (the server's output, each read's window marked)] [--prof DIR [--prime]]
 // --script runs another build's server (its path put before this checkout's, so node runs it).
+// --prof: a CPU profile of the server and spans.json (each phase's span on the profile's clock);
+// --prime computes the whole scores before a quiet second, out of the phases' spans.
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { SIZES, buildCompetition, extraRun, runBatches, type SizeName } from './generate.js';

@@ -200,10 +200,11 @@ export function scoreIncrementally(
   const made = (prev?.stages === key ? update(prev, tasks, input, changes) : undefined) ?? build(key, tasks, input);
   // A record the update kept (the same object as in `prev`) stands for the same miner score.
   const before = prev?.scored;
+  const held = prev?.records;
   const kept =
     before &&
-    ((m: MinerTasks) =>
-      prev!.records.get(m.hotkey) === made.records.get(m.hotkey) ? before.get(m.hotkey) : undefined);
+    held &&
+    ((m: MinerTasks) => (held.get(m.hotkey) === made.records.get(m.hotkey) ? before.get(m.hotkey) : undefined));
   const scores = competitionScores(stages, tasks, taking(made.records), input.burnRatio, kept);
   const scored = new Map<string, MinerScore>();
   for (const m of scores.miners) scored.set(m.hotkey, m);
