@@ -7,7 +7,7 @@
 // miner run then one leaderboard read, and as many of one baseline run then one read. Per read:
 // the wall time seen by this process and the CPU time of every thread of the server between the
 // write's answer and the read's (/proc/<pid>/task/*/schedstat, in ns), median of the rounds.
-import { copyFileSync, existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { SIZES, buildCompetition, extraRun, runBatches, type SizeName } from './generate.js';
 import { launch } from './launch.js';
@@ -74,8 +74,10 @@ async function main(): Promise<void> {
   };
   try {
     await get();
+    const spans: { label: string; from: number; to: number }[] = [];
     const loop = async (label: string, miner: boolean, salt: number) => {
       const wall: number[] = [];
+      const from = Number(process.hrtime.bigint() / 1000n);
       const cpu: number[] = [];
       for (let i = 0; i < rounds + 5; i++) {
         const task = c.tasks[(i * 37 + salt) % c.tasks.length]!;
@@ -98,15 +100,29 @@ async function main(): Promise<void> {
           cpu.push(used);
         }
       }
+      spans.push({ label, from, to: Number(process.hrtime.bigint() / 1000n) });
       const med = (xs: number[]) =>
         percentile(
           [...xs].sort((a, b) => a - b),
           0.5,
         ).toFixed(2);
-      log(`${sizeName} ${label}: wall median ${med(wall)} ms, server CPU median ${med(cpu)} ms (${rounds} rounds)`);
+      const q = (xs: number[], at: number) =>
+        percentile(
+          [...xs].sort((a, b) => a - b),
+          at,
+        ).toFixed(2);
+      log(
+        `${sizeName} ${label}: wall median ${med(wall)} ms, server CPU median ${med(cpu)} ms ` +
+          `(quartiles ${q(cpu, 0.25)}-${q(cpu, 0.75)}, ${rounds} rounds)`,
+      );
     };
     await loop('one run', true, 5000);
     await loop('baseline', false, 9000);
+    // Each loop's span on the monotonic clock in µs, as the profiles' sample times are.
+    if (values.prof) {
+      mkdirSync(values.prof, { recursive: true });
+      writeFileSync(`${values.prof}/spans.json`, JSON.stringify(spans));
+    }
   } finally {
     if (values.output) writeFileSync(values.output, server.output());
     await server.stop();

@@ -61,7 +61,14 @@ export function viewBodies(budgetBytes = KEPT_BODY_BYTES, lastingBytes = LASTING
         rankedOf.set(version, ranked);
         // The same list as one released with its competition: its whole body as it was kept then.
         const kept = lasting.take(ranked);
-        return leaderboardPages(ranked.head, ranked.entries, carried.get(competitionId)?.fragments, keep, kept);
+        return leaderboardPages(
+          ranked.head,
+          ranked.entries,
+          carried.get(competitionId)?.fragments,
+          keep,
+          kept,
+          ranked.shown,
+        );
       });
       lists.set(view.version, pages);
       made(view);

@@ -32,28 +32,48 @@ function minerScore(m: MinerTasks): MinerScore {
  * SPEC 5–6 from every miner's SPEC 5 sums: the aggregates, the leaderboard order and ranks, the
  * incentive weights; and the baseline resolve rate over `tasks` (the tasks in the stages, by id).
  * Shared by the full and the incremental scorer, so both give the same output from the same sums.
+ *
+ * `kept`: a miner's score from an earlier scoring whose sums and totals were these very ones (the
+ * incremental scorer's unchanged records), or undefined. It is never changed: it is taken as it is
+ * when its rank and weights are still the same, else copied with the new ones. An unchanged miner
+ * then costs no new object, and a consumer may tell it unchanged by identity (a leaderboard
+ * entry's bytes).
  */
 export function competitionScores(
   stages: Stage[],
   tasks: readonly ScoringTask[],
   scoredMiners: Iterable<MinerTasks>,
   burnRatio: number,
+  kept?: (m: MinerTasks) => MinerScore | undefined,
 ): CompetitionScores {
   const scored: MinerScore[] = [];
-  for (const m of scoredMiners) scored.push(minerScore(m));
-  const miners = rank(scored).map(({ item, rank: r }) => ((item.rank = r), item));
+  // The kept scores, which are never changed; those made here are completed in place.
+  const reused = new Set<MinerScore>();
+  for (const m of scoredMiners) {
+    const score = kept?.(m);
+    if (score) reused.add(score);
+    scored.push(score ?? minerScore(m));
+  }
   // In the order given: incentives orders them by hotkey, a single pass when they come so (the
   // incremental scorer's records do).
   const weights = incentives(
     scored.filter((m) => !m.excluded),
     burnRatio,
   );
-  for (const m of miners) {
+  const miners = rank(scored).map(({ item, rank: r }) => {
     // hasOwn: a hotkey such as `constructor` must not read Object.prototype.
-    if (!Object.hasOwn(weights.rawWeights, m.hotkey)) continue;
-    m.incentive.rawWeight = weights.rawWeights[m.hotkey] ?? 0;
-    m.incentive.finalWeight = weights.finalWeights[m.hotkey] ?? 0;
-  }
+    const paid = Object.hasOwn(weights.rawWeights, item.hotkey);
+    const rawWeight = paid ? (weights.rawWeights[item.hotkey] ?? 0) : 0;
+    const finalWeight = paid ? (weights.finalWeights[item.hotkey] ?? 0) : 0;
+    const { incentive } = item;
+    if (item.rank === r && Object.is(incentive.rawWeight, rawWeight) && Object.is(incentive.finalWeight, finalWeight))
+      return item;
+    if (reused.has(item)) return { ...item, rank: r, incentive: { rawWeight, finalWeight } };
+    item.rank = r;
+    incentive.rawWeight = rawWeight;
+    incentive.finalWeight = finalWeight;
+    return item;
+  });
 
   let runs = 0;
   let resolved = 0;

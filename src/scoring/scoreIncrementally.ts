@@ -3,12 +3,19 @@ import { ascending } from './ascending.js';
 import { competitionScores } from './competitionScores.js';
 import { emptyGroupSums } from './groupScores.js';
 import { emptySums } from './minerAggregate.js';
-import { buildRecords, findTask, rebuildRecord, relisted, type MinerRecord } from './minerRecord.js';
+import { buildRecords, findTask, PairCopies, rebuildRecord, relisted, type MinerRecord } from './minerRecord.js';
 import type { MinerTasks } from './scoreTasks.js';
 import { tasksInStages } from './stages.js';
 import { sameTask, taskTable, type TaskTable } from './taskTable.js';
 import { STAGES } from './types.js';
-import type { CompetitionInput, CompetitionScores, EntryList, MinerTaskSummary, ScoringTask } from './types.js';
+import type {
+  CompetitionInput,
+  CompetitionScores,
+  EntryList,
+  MinerScore,
+  MinerTaskSummary,
+  ScoringTask,
+} from './types.js';
 
 /**
  * What `scoreIncrementally` keeps of one scoring of a competition for one stage set: the tasks,
@@ -23,6 +30,12 @@ export interface ScoringState {
   readonly entries: EntryList<MinerTaskSummary>;
   /** Some pair had more than one entry: the next scoring starts from scratch. */
   readonly repeated: boolean;
+  /**
+   * Each record's miner score as these scores hold it, once they are made (by hotkey): the next
+   * scoring hands a record it keeps its score here to `competitionScores`, which takes it as it
+   * is where rank and weights did not change.
+   */
+  readonly scored?: ReadonlyMap<string, MinerScore>;
 }
 
 /**
@@ -139,8 +152,15 @@ function update(
   if (dirtyTasks.length > 0)
     for (const [hotkey, r] of prev.records) if (dirtyTasks.some((t) => findTask(r.tasks, t) >= 0)) touched.add(hotkey);
   const records = new Map(prev.records);
+  // The records whose tasks alone changed copy their pairs' values into one pair of arrays.
+  let copied = 0;
+  for (const hotkey of touched) if (!edits.get(hotkey)?.size) copied += prev.records.get(hotkey)?.tasks.length ?? 0;
+  const copies = copied > 0 ? new PairCopies(copied) : undefined;
   for (const hotkey of touched)
-    records.set(hotkey, rebuildRecord(table, whoIs(hotkey), prev.records.get(hotkey), edits.get(hotkey), dirtyTasks));
+    records.set(
+      hotkey,
+      rebuildRecord(table, whoIs(hotkey), prev.records.get(hotkey), edits.get(hotkey), dirtyTasks, copies),
+    );
   for (const [hotkey, r] of records) {
     const now = relisted(r, listed.has(hotkey), listed.get(hotkey) ?? false);
     if (!now.listed && now.tasks.length === 0) records.delete(hotkey);
@@ -177,6 +197,16 @@ export function scoreIncrementally(
   const stages = STAGES.filter((s) => input.stages.includes(s));
   const key = stages.join(',');
   const tasks = tasksInStages(input.tasks, stages).sort((a, b) => ascending(a.id, b.id));
-  const state = (prev?.stages === key ? update(prev, tasks, input, changes) : undefined) ?? build(key, tasks, input);
-  return { scores: competitionScores(stages, tasks, taking(state.records), input.burnRatio), state };
+  const made = (prev?.stages === key ? update(prev, tasks, input, changes) : undefined) ?? build(key, tasks, input);
+  // A record the update kept (the same object as in `prev`) stands for the same miner score.
+  const before = prev?.scored;
+  const held = prev?.records;
+  const kept =
+    before &&
+    held &&
+    ((m: MinerTasks) => (held.get(m.hotkey) === made.records.get(m.hotkey) ? before.get(m.hotkey) : undefined));
+  const scores = competitionScores(stages, tasks, taking(made.records), input.burnRatio, kept);
+  const scored = new Map<string, MinerScore>();
+  for (const m of scores.miners) scored.set(m.hotkey, m);
+  return { scores, state: { ...made, scored } };
 }

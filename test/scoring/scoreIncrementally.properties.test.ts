@@ -5,6 +5,7 @@ import { scoreIncrementally, type EntryChanges, type ScoringState } from '../../
 import { STAGES } from '../../src/scoring/types.js';
 import type {
   CompetitionInput,
+  CompetitionScores,
   Complexity,
   MinerTaskSummary,
   ScoringMiner,
@@ -197,6 +198,9 @@ describe('scoreIncrementally properties (SPEC 3–8)', () => {
       fc.property(fc.array(op, { minLength: 1, maxLength: 40 }), fc.nat(), (ops, pick) => {
         let w = initial();
         const states: ScoringState[] = [];
+        // Scores handed out, with their JSON then: a later scoring reuses their miners' objects
+        // (src/scoring/competitionScores.ts `kept`) and must never change them.
+        const handed: [CompetitionScores, string][] = [];
         let state: ScoringState | undefined;
         for (const o of ops) {
           const before = w.entries;
@@ -214,7 +218,9 @@ describe('scoreIncrementally properties (SPEC 3–8)', () => {
           if (older) expect(JSON.stringify(scoreIncrementally(older, input).scores)).toBe(JSON.stringify(expected));
           state = next.state;
           states.push(state);
+          handed.push([next.scores, JSON.stringify(next.scores)]);
         }
+        for (const [scores, json] of handed) expect(JSON.stringify(scores)).toBe(json);
       }),
       { numRuns: 300 },
     );

@@ -43,7 +43,14 @@ export function scoreReads(store: Store, cache: ScoreCache) {
     value: () => {
       let list = lists.get(s.scores);
       if (!list) {
-        list = { head: leaderboardHead(s.competition.id, s.scores), entries: s.scores.miners.map(leaderboardEntry) };
+        // The miner scores themselves, each made into its entry only to be serialized: the scoring
+        // core hands an unchanged miner's score over as the same object (src/scoring/competitionScores.ts),
+        // whose bytes the list before then holds (src/http/leaderboardPages.ts).
+        list = {
+          head: leaderboardHead(s.competition.id, s.scores),
+          entries: s.scores.miners,
+          shown: leaderboardEntry as (m: { hotkey: string }) => unknown,
+        };
         lists.set(s.scores, list);
       }
       return list;

@@ -21,7 +21,12 @@ export interface View {
 /** A ranked list as a paged read shows it: the fields around the list, and its entries in rank order. */
 export interface RankedList {
   head: Record<string, unknown>;
+  /**
+   * The entries in rank order, each shown as `shown` makes it (itself without): an entry the list
+   * before held too (the same object) shows the same, so its bytes are taken as they were.
+   */
   entries: readonly { hotkey: string }[];
+  shown?: (entry: { hotkey: string }) => unknown;
 }
 
 /** A part of a ranked list (API.md 1.1: `?limit=&offset=&hotkeys=`). */

@@ -24,8 +24,9 @@ it('equals JSON.stringify of the view after every write', async () => {
     const miner = pick(5) === 0 ? null : `m${pick(12)}`;
     await kit.ingest('c', [[`r${step}`, miner, pick(3) > 0, 20 + pick(200)]]);
     const view = await kit.services.scores.leaderboard('c');
-    const { head, entries } = (await view.value()) as RankedList;
-    const expected = JSON.stringify({ ...head, total: entries.length, miners: entries });
+    const { head, entries, shown } = (await view.value()) as RankedList;
+    const miners = entries.map((e) => (shown ? shown(e) : e));
+    const expected = JSON.stringify({ ...head, total: entries.length, miners });
     expect((await views.body(view)).bytes.toString('utf8')).toBe(expected);
   }
 });
@@ -55,6 +56,25 @@ it('reuses the bytes of an unchanged entry only: another value, rank or key orde
   expect(body.bytes.toString('utf8')).toBe(JSON.stringify({ ...head, total: next.length, miners: next }));
   const reused = after!.json.map((b) => before!.json.includes(b));
   expect(reused).toEqual([false, true, true, false, false]);
+});
+
+it('serializes what `shown` makes of each entry, and reuses the bytes of the same entry object', () => {
+  const head = { competitionId: 'c', stages: ['evaluation'] };
+  const shown = (e: { hotkey: string }) => {
+    const { tasks: _tasks, ...rest } = e as ReturnType<typeof entry> & { tasks: unknown[] };
+    return rest;
+  };
+  const withTasks = (hotkey: string, rank: number, score: number) => ({ ...entry(hotkey, rank, score), tasks: [] });
+  const first = [withTasks('a', 1, 0.9), withTasks('b', 2, 0.5)];
+  let before: Fragments | undefined;
+  const one = leaderboardPages(head, first, undefined, (f) => (before = f), undefined, shown).read({ offset: 0 });
+  expect(one.bytes.toString('utf8')).toBe(JSON.stringify({ ...head, total: 2, miners: first.map(shown) }));
+  const next = [first[0]!, withTasks('b', 2, 0.4)];
+  let after: Fragments | undefined;
+  const two = leaderboardPages(head, next, before, (f) => (after = f), undefined, shown).read({ offset: 0 });
+  expect(two.bytes.toString('utf8')).toBe(JSON.stringify({ ...head, total: 2, miners: next.map(shown) }));
+  expect(after!.json[0]).toBe(before!.json[0]);
+  expect(after!.json[1]).not.toBe(before!.json[1]);
 });
 
 it('sameJson: equal when JSON.stringify is, key order included', () => {
