@@ -166,36 +166,6 @@ export function findTask(tasks: Int32Array, task: number): number {
 }
 
 /**
- * Copies of records' pair values and kinds, each a view of two arrays made for all of them: a
- * write that scores a task again (a baseline run) copies every miner's pairs, and one array of each
- * kind for all of them costs a fraction of two arrays a miner (each a buffer of its own, allocated
- * and later freed outside the heap). The arrays live as long as one record made here does.
- */
-export class PairCopies {
-  private at = 0;
-  private readonly values: Float64Array;
-  private readonly kinds: Uint8Array;
-
-  /** Room for `pairs` pairs in all. */
-  constructor(pairs: number) {
-    this.values = new Float64Array(pairs);
-    this.kinds = new Uint8Array(pairs);
-  }
-
-  copy(r: Pick<MinerRecord, 'values' | 'kinds'>): { values: Float64Array; kinds: Uint8Array } {
-    // Past the room asked for (never, when it was counted right): arrays of its own.
-    if (this.at + r.values.length > this.values.length) return { values: r.values.slice(), kinds: r.kinds.slice() };
-    const from = this.at;
-    const to = (this.at += r.values.length);
-    const values = this.values.subarray(from, to);
-    const kinds = this.kinds.subarray(from, to);
-    values.set(r.values);
-    kinds.set(r.kinds);
-    return { values, kinds };
-  }
-}
-
-/**
  * A miner's record after `edits` (task index to its new entry, or null for a pair gone), with
  * its pairs of the `dirty` tasks (whose task changed) scored again; a pair whose entry is
  * replaced by an equal one keeps its score. Runs of unchanged pairs are copied whole.
@@ -206,8 +176,6 @@ export function rebuildRecord(
   old: MinerRecord | undefined,
   edits: ReadonlyMap<number, MinerTaskSummary | null> | undefined,
   dirty: readonly number[],
-  /** Where to copy the record's values and kinds when only tasks changed (else arrays of its own). */
-  copies?: PairCopies,
 ): MinerRecord {
   const rescore = (pairs: Pairs, totals?: MinerRecord) => {
     for (const task of dirty) {
@@ -217,10 +185,11 @@ export function rebuildRecord(
     return record(table, who, pairs, totals);
   };
   // Only tasks changed: the same entries, scored again where their task changed.
-  if (old && !edits?.size) {
-    const { values, kinds } = copies ? copies.copy(old) : { values: old.values.slice(), kinds: old.kinds.slice() };
-    return rescore({ tasks: old.tasks, entries: old.entries, values, kinds }, old);
-  }
+  if (old && !edits?.size)
+    return rescore(
+      { tasks: old.tasks, entries: old.entries, values: old.values.slice(), kinds: old.kinds.slice() },
+      old,
+    );
 
   const before: Pairs = old ?? {
     tasks: new Int32Array(0),

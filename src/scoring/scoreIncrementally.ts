@@ -3,7 +3,7 @@ import { ascending } from './ascending.js';
 import { competitionScores } from './competitionScores.js';
 import { emptyGroupSums } from './groupScores.js';
 import { emptySums } from './minerAggregate.js';
-import { buildRecords, findTask, PairCopies, rebuildRecord, relisted, type MinerRecord } from './minerRecord.js';
+import { buildRecords, findTask, rebuildRecord, relisted, type MinerRecord } from './minerRecord.js';
 import type { MinerTasks } from './scoreTasks.js';
 import { tasksInStages } from './stages.js';
 import { sameTask, taskTable, type TaskTable } from './taskTable.js';
@@ -152,15 +152,8 @@ function update(
   if (dirtyTasks.length > 0)
     for (const [hotkey, r] of prev.records) if (dirtyTasks.some((t) => findTask(r.tasks, t) >= 0)) touched.add(hotkey);
   const records = new Map(prev.records);
-  // The records whose tasks alone changed copy their pairs' values into one pair of arrays.
-  let copied = 0;
-  for (const hotkey of touched) if (!edits.get(hotkey)?.size) copied += prev.records.get(hotkey)?.tasks.length ?? 0;
-  const copies = copied > 0 ? new PairCopies(copied) : undefined;
   for (const hotkey of touched)
-    records.set(
-      hotkey,
-      rebuildRecord(table, whoIs(hotkey), prev.records.get(hotkey), edits.get(hotkey), dirtyTasks, copies),
-    );
+    records.set(hotkey, rebuildRecord(table, whoIs(hotkey), prev.records.get(hotkey), edits.get(hotkey), dirtyTasks));
   for (const [hotkey, r] of records) {
     const now = relisted(r, listed.has(hotkey), listed.get(hotkey) ?? false);
     if (!now.listed && now.tasks.length === 0) records.delete(hotkey);
