@@ -9,7 +9,7 @@
 //            the above, the answer).
 // Each batch goes to every level before the next batch, the order of the levels turning each
 // batch, so no level gets the quieter moments. Prints each level's milliseconds a batch (wall),
-// and the ratio the bench would report (floor / level).
+// and the ratio the bench would report (floor / level); and the storage level's time in COMMIT.
 //   node --import tsx bench/ingestBudget.ts [--batches N] [--stride K]
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -35,9 +35,26 @@ const all = runBatches(c, 1000);
 const picked = all.bodies.filter((_, i) => i % Number(values.stride) === 0).slice(0, Number(values.batches));
 const counts = picked.map((b) => (JSON.parse(b) as { runs: unknown[] }).runs.length);
 
+/** Wall time inside each app's COMMIT statements (the WAL's fsync, and a checkpoint when one falls due). */
+const commits = new Map<string, { ms: number; max: number }>();
+
 async function app(dir: string, name: string) {
   const path = join(dir, `${name}.db`);
   const db = openDatabase(path);
+  const exec = db.$client.exec.bind(db.$client);
+  const commit = { ms: 0, max: 0 };
+  commits.set(name, commit);
+  db.$client.exec = (sql: string) => {
+    if (sql !== 'COMMIT') return exec(sql);
+    const start = performance.now();
+    try {
+      return exec(sql);
+    } finally {
+      const ms = performance.now() - start;
+      commit.ms += ms;
+      commit.max = Math.max(commit.max, ms);
+    }
+  };
   const store = createSqliteStore(db);
   const a = await buildApp({ store, adminToken: ADMIN, logger: false });
   const url = await a.listen({ port: 0, host: '127.0.0.1' });
@@ -63,7 +80,10 @@ try {
     const body = picked[i]!;
     const runs = (JSON.parse(body) as { runs: RunInput[] }).runs;
     const levels: [keyof typeof ms, () => Promise<unknown>][] = [
-      ['storage', () => storage.a.services.runs.ingest(COMPETITION, runs, { kind: 'validator', id: storage.validatorId })],
+      [
+        'storage',
+        () => storage.a.services.runs.ingest(COMPETITION, runs, { kind: 'validator', id: storage.validatorId }),
+      ],
       ['http', () => ingest(http.url, http.key, [body], [counts[i]!], 1)],
     ];
     for (const [name, run] of i % 2 === 0 ? levels : [...levels].reverse()) {
@@ -76,10 +96,14 @@ try {
   const n = picked.length;
   const floorMs = ((before.seconds + after.seconds) / 2) * 1000;
   const per = (v: number) => (v / n).toFixed(2).padStart(6);
-  console.log(`${n} batches, ${before.runs} runs; floor ${before.runsPerSecond} runs/s before, ${after.runsPerSecond} after`);
+  console.log(
+    `${n} batches, ${before.runs} runs; floor ${before.runsPerSecond} runs/s before, ${after.runsPerSecond} after`,
+  );
   console.log(`floor    ${per(floorMs)} ms a batch`);
   for (const [name, v] of Object.entries(ms))
     console.log(`${name.padEnd(8)} ${per(v)} ms a batch, floor/level ${(floorMs / v).toFixed(3)}`);
+  const c = commits.get('storage')!;
+  console.log(`storage's COMMITs ${per(c.ms)} ms a batch (the longest ${c.max.toFixed(1)} ms)`);
   await storage.a.close();
   await http.a.close();
 } finally {
