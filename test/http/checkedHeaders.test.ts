@@ -40,6 +40,22 @@ describe('checked headers', () => {
     expect(again._header).toBe(plain._header);
   });
 
+  it('write their own names only, whatever Object.prototype holds', () => {
+    const headers = { etag: '"abc"', 'content-length': '3' };
+    const plain = response();
+    plain.writeHead(200, headers);
+    const checked = checkedHeaders(headers);
+    const proto = Object.prototype as Record<string, unknown>;
+    proto['x-polluted'] = ['x-polluted', 'yes'];
+    try {
+      const res = response();
+      writeChecked(res, 200, checked);
+      expect(res._header).toBe(plain._header);
+    } finally {
+      delete proto['x-polluted'];
+    }
+  });
+
   it('refuse a name or value writeHead would refuse', () => {
     expect(() => checkedHeaders({ 'bad name': 'x' })).toThrow();
     expect(() => checkedHeaders({ etag: 'a\r\nb' })).toThrow();
