@@ -1,6 +1,8 @@
 // The warm leaderboard read on PostgreSQL under wrk, with the server's CPU a request and the
 // database's (its backends' CPU over the same seconds), builds A/B in turns on the same data.
-//   node --import tsx bench/pgWarm.ts [--db NAME] [--rounds N] [--seconds S] [--connections C]
+// `--engine sqlite` runs the same on a SQLite file instead (/tmp/NAME-sqlite/bench.db; no database
+// processes, no version reads).
+//   node --import tsx bench/pgWarm.ts [--engine postgres|sqlite] [--db NAME] [--rounds N] [--seconds S] [--connections C]
 //     [--path leaderboard|weights] [--variant name=ENV=VALUE ...] [--node-args=FLAGS]
 //     [--perf PREFIX (perf record of each variant's server)] [--output PREFIX (its stdout)]
 // The first call ingests the reference competition into the database NAME (kept; default
@@ -11,7 +13,7 @@
 // (bench/floorServer.ts). Besides CPU a request: the version reads' batching (reads a transaction
 // of the database) and the server's context switches a request.
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, openSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, openSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { SIZES, buildCompetition, runBatches } from './generate.js';
@@ -24,6 +26,7 @@ import { cpuNs } from './measure.js';
 const ADMIN = 'bench-admin-token-pgwarm-0123456';
 const { values } = parseArgs({
   options: {
+    engine: { type: 'string', default: 'postgres' },
     db: { type: 'string', default: 'pgwarm_ref' },
     rounds: { type: 'string', default: '3' },
     seconds: { type: 'string', default: '8' },
@@ -36,11 +39,15 @@ const { values } = parseArgs({
   },
 });
 const server0 = process.env.PG_TEST_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
-const dbUrl = server0.replace(/\/[^/]*$/, `/${values.db}`);
-const dir = `/tmp/${values.db}`;
+if (values.engine !== 'postgres' && values.engine !== 'sqlite') throw new Error('--engine postgres|sqlite');
+const onPg = values.engine === 'postgres';
+/** The server's DATABASE_URL: empty for SQLite (its file, DATABASE_PATH). */
+const dbUrl = onPg ? server0.replace(/\/[^/]*$/, `/${values.db}`) : '';
+const dir = onPg ? `/tmp/${values.db}` : `/tmp/${values.db}-sqlite`;
 const log = (m: string) => console.log(`[pgwarm] ${m}`);
 
 async function prepare(): Promise<void> {
+  if (!onPg) return prepareSqlite();
   const admin = new pg.Client({ connectionString: server0 });
   await admin.connect();
   const { rowCount } = await admin.query('SELECT 1 FROM pg_database WHERE datname = $1', [values.db]);
@@ -48,6 +55,16 @@ async function prepare(): Promise<void> {
   if (rowCount) await admin.query(`DROP DATABASE ${values.db}`);
   await admin.query(`CREATE DATABASE ${values.db}`);
   await admin.end();
+  await ingestReference();
+}
+
+async function prepareSqlite(): Promise<void> {
+  if (existsSync(`${dir}/ready`)) return;
+  rmSync(dir, { recursive: true, force: true });
+  await ingestReference();
+}
+
+async function ingestReference(): Promise<void> {
   mkdirSync(dir, { recursive: true });
   const c = buildCompetition(SIZES.reference, 1);
   log('ingesting reference...');
@@ -114,7 +131,10 @@ async function one(name: string, env: Record<string, string>): Promise<string> {
   const extra = (values['node-args'] ?? '').split(' ').filter(Boolean);
   const child = spawn(
     process.execPath,
-    name === 'floor' ? ['--import', 'tsx', script] : [...START_NODE_ARGS, ...extra, script],
+    // With --perf, the floor writes a perf map too (its JavaScript named as the server's is).
+    name === 'floor'
+      ? [...(values.perf ? ['--perf-basic-prof'] : []), '--import', 'tsx', script]
+      : [...START_NODE_ARGS, ...extra, script],
     {
       env: {
         ...process.env,
@@ -160,10 +180,10 @@ async function one(name: string, env: Record<string, string>): Promise<string> {
   }
   // Warm: a few reads, then wrk 1 s.
   spawnSync('wrk', ['-t1', `-c${values.connections}`, '-d3s', url]);
-  const pgPids = name === 'floor' ? [] : await backends();
+  const pgPids = name === 'floor' || !onPg ? [] : await backends();
   const us0 = userSys(child.pid!);
   const cs0 = ctxt(child.pid!);
-  const xactsBefore = name === 'floor' ? 0 : await xacts();
+  const xactsBefore = name === 'floor' || !onPg ? 0 : await xacts();
   const before = cpuNs(child.pid!);
   const pgBefore = pgPids.reduce((s, p) => s + cpuNs(p), 0);
   const perf = values.perf
@@ -184,7 +204,7 @@ async function one(name: string, env: Record<string, string>): Promise<string> {
   const us1 = userSys(child.pid!);
   const cs1 = ctxt(child.pid!);
   const pgUsed = pgPids.reduce((s, p) => s + cpuNs(p), 0) - pgBefore;
-  const queries = name === 'floor' ? 0 : (await xacts()) - xactsBefore;
+  const queries = name === 'floor' || !onPg ? 0 : (await xacts()) - xactsBefore;
   const total = Number(/(\d+) requests in/.exec(w.stdout)?.[1]);
   const split = `user ${(((us1[0] - us0[0]) * 1e4) / total).toFixed(1)} sys ${(((us1[1] - us0[1]) * 1e4) / total).toFixed(1)}`;
   const rps = /Requests\/sec:\s+([\d.]+)/.exec(w.stdout)?.[1];
@@ -192,7 +212,7 @@ async function one(name: string, env: Record<string, string>): Promise<string> {
   if (name === 'floor') child.disconnect();
   child.kill('SIGTERM');
   await new Promise((r) => child.once('exit', r));
-  return `${name}: ${rps} req/s, server ${(used / 1000 / total).toFixed(1)} µs CPU a request (${split}), postgres ${(pgUsed / 1000 / total).toFixed(1)} µs a request (${pgPids.length} backends), ${(total / queries).toFixed(1)} reads a transaction, ${((cs1[0] - cs0[0]) / total).toFixed(2)}+${((cs1[1] - cs0[1]) / total).toFixed(2)} switches a request${non2xx ? ` NON-2XX ${non2xx}` : ''}`;
+  return `${name}: ${rps} req/s, server ${(used / 1000 / total).toFixed(1)} µs CPU a request (${split}), ${onPg && name !== 'floor' ? `postgres ${(pgUsed / 1000 / total).toFixed(1)} µs a request (${pgPids.length} backends), ${(total / queries).toFixed(1)} reads a transaction, ` : ''}${((cs1[0] - cs0[0]) / total).toFixed(2)}+${((cs1[1] - cs0[1]) / total).toFixed(2)} switches a request${non2xx ? ` NON-2XX ${non2xx}` : ''}`;
 }
 
 await prepare();

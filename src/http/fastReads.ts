@@ -41,6 +41,7 @@ import { API_PREFIX } from '../routes/index.js';
 import { SCORE_READ_PATHS } from '../routes/scores.js';
 import { hasEpistulaHeaders } from '../signatures/headers.js';
 import type { Body } from './body.js';
+import { checkedHeaders, writeChecked, type CheckedHeaders } from './checkedHeaders.js';
 import { represent, type Representation } from './representation.js';
 
 const PARAM = ':competitionId';
@@ -101,22 +102,31 @@ export const fastReadsPlugin = fp(
       ]),
     );
 
-    /** Each representation's headers after the security headers, made once: representations are kept with their body. */
-    const withSecurity = new WeakMap<Representation, Readonly<Record<string, string>>>();
-    function headersOf(r: Representation): Readonly<Record<string, string>> {
+    /**
+     * Each representation's headers after the security headers, made and checked once
+     * (./checkedHeaders.ts): representations are kept with their body.
+     */
+    const withSecurity = new WeakMap<Representation, CheckedHeaders>();
+    function headersOf(r: Representation): CheckedHeaders {
       let all = withSecurity.get(r);
-      if (all === undefined) withSecurity.set(r, (all = Object.freeze({ ...SECURITY_HEADERS, ...r.headers })));
+      if (all === undefined)
+        withSecurity.set(r, (all = checkedHeaders(Object.freeze({ ...SECURITY_HEADERS, ...r.headers }))));
       return all;
     }
 
-    /** The kept body a request asks for, if it is a plain GET of one the router would answer with it. */
-    function keptFor(req: IncomingMessage, what: Read, competitionId: string): Body | undefined {
+    /** Whether a request is a plain GET the router would answer from a kept body, if there is one (`keptBody`). */
+    function plainRead(req: IncomingMessage): boolean {
       const { headers } = req;
-      if (!open || req.method !== 'GET') return undefined;
-      if (headers['content-length'] !== undefined || headers['transfer-encoding'] !== undefined) return undefined;
+      if (!open || req.method !== 'GET') return false;
+      if (headers['content-length'] !== undefined || headers['transfer-encoding'] !== undefined) return false;
       // A signed read is checked and uses up its uuid (API.md 1.2): the router's hooks do that.
-      if (hasEpistulaHeaders(headers)) return undefined;
-      if (logsReads(app.log.level)) return undefined;
+      if (hasEpistulaHeaders(headers)) return false;
+      return !logsReads(app.log.level);
+    }
+
+    /** The kept body of a read, if the router would answer it with one now. */
+    function keptBody(what: Read, competitionId: string): Body | undefined {
+      if (!open) return undefined;
       // A competition id as a kept entry's key is one the router reads from this path as it is:
       // ids have no character a URL escapes. Anything unknown or not computed is the router's, and
       // a read that fails here fails again there, which answers the error as it should.
@@ -138,14 +148,19 @@ export const fastReadsPlugin = fp(
     ): void {
       const { headers } = req;
       const r = represent(body, 'GET', headers['accept-encoding'], headers['if-none-match']);
-      // Timed as Fastify times a request: until the response is finished ('finish' is emitted once).
-      res.on('finish', () => observe(r.status, (performance.now() - started) / 1000));
       const all = headersOf(r);
-      // One object to writeHead and no setHeader before it: Node takes it as it is and checks each
-      // header once, as it writes them (17 setHeader calls cost about as much again).
-      res.writeHead(r.status, limited ? { ...all, ...limited.headers } : all);
+      // One object to writeHead and no setHeader before it (17 setHeader calls cost about as much
+      // again as the checks writeHead makes), and without the rate limit's headers, checked already.
+      if (limited) res.writeHead(r.status, { ...all.headers, ...limited.headers });
+      else writeChecked(res, r.status, all);
       res.end(r.payload);
       metrics.keptReads.answered++;
+      // Timed as Fastify times a request: until the response is finished, its last byte handed to
+      // the system ('finish'). Where `end` handed it all over at once (the socket took every byte),
+      // it is finished now, and Node emits 'finish' a tick later: observed now, without a listener
+      // (a second 'finish' listener beside Node's own makes an array of them on every response).
+      if (res.writableFinished) observe(r.status, (performance.now() - started) / 1000);
+      else res.on('finish', () => observe(r.status, (performance.now() - started) / 1000));
     }
 
     // Fastify's listener is `app.routing` (its documented handler of Node's requests); this one
@@ -162,14 +177,15 @@ export const fastReadsPlugin = fp(
       if (!read) return routing(req, res);
       const started = performance.now();
       const competitionId = url.slice(PREFIX.length, slash);
-      const body = keptFor(req, read.read, competitionId);
+      if (!plainRead(req)) return routing(req, res);
+      const body = keptBody(read.read, competitionId);
       if (!body) return routing(req, res);
       if (!admit && !catchUp) return answer(req, res, body, read.observe, started);
       // Counted and caught up, then answered from the body kept at that moment (a write, here or
-      // in another process, may have come between).
+      // in another process, may have come between). The request itself is as it was checked.
       const then = (failure: Error | undefined, verdict: Verdict | undefined) => {
         if (failure !== undefined) failedCatchUps.set(req, failure);
-        const now = failure !== undefined || verdict?.exceeded ? undefined : keptFor(req, read.read, competitionId);
+        const now = failure !== undefined || verdict?.exceeded ? undefined : keptBody(read.read, competitionId);
         if (now) answer(req, res, now, read.observe, started, verdict);
         else routing(req, res);
       };

@@ -197,7 +197,37 @@ describe('kept reads', () => {
     const other = await send('GET', '/v1/competitions/other/leaderboard');
     expect(comparable(other)).toEqual(comparable(await routed('GET', '/v1/competitions/other/leaderboard')));
   });
+
+  it('times each of reads sent together on one connection once, whether it went out at once or waited its turn', async () => {
+    const path = '/v1/competitions/c/leaderboard';
+    await send('GET', path);
+    const before = await keptReads();
+    const timed = await durations('leaderboard');
+    // Pipelined: the first answer goes out as it is made, the ones after it wait for it (Node
+    // holds them until the socket is theirs), and each is timed as it is finished.
+    const n = 6;
+    const connection = rawConnection();
+    connection.write(
+      Array.from(
+        { length: n },
+        (_, i) => `GET ${path} HTTP/1.1\r\nHost: x\r\n${i < n - 1 ? '' : 'Connection: close\r\n'}\r\n`,
+      ).join(''),
+    );
+    expect((await connection.ended).match(/HTTP\/1\.1 200 OK\r\n/g)).toHaveLength(n);
+    expect(await keptReads()).toBe(before + n);
+    expect(await durations('leaderboard')).toBe(timed + n);
+  });
 });
+
+/** Requests timed in a read's route series so far, every status. */
+async function durations(read: string): Promise<number> {
+  const metrics = (await t.app.inject({ method: 'GET', url: '/metrics' })).body;
+  const prefix = `http_request_duration_seconds_count{method="GET",route="/v1/competitions/:competitionId/${read}"`;
+  return metrics
+    .split('\n')
+    .filter((l) => l.startsWith(prefix))
+    .reduce((sum, l) => sum + Number(l.split(' ').pop()), 0);
+}
 
 /** A raw connection: what was written, and everything the server sent until it closed. */
 function rawConnection() {

@@ -202,5 +202,8 @@ describe('Epistula v2: configuration and routing', () => {
     expect(hasEpistulaHeaders({ authorization: 'Bearer x', 'content-type': 'application/json' })).toBe(false);
     expect(hasEpistulaHeaders({ 'epistula-version': undefined })).toBe(false);
     expect(hasEpistulaHeaders({})).toBe(false);
+    expect(hasEpistulaHeaders({ host: 'x', 'EPISTULA-TIMESTAMP': '1' })).toBe(true);
+    // Own names only: one a prototype holds is not the request's.
+    expect(hasEpistulaHeaders(Object.create({ 'epistula-version': '2' }) as HeaderBag)).toBe(false);
   });
 });

@@ -38,6 +38,19 @@ export interface Scored {
 }
 
 /** A cache entry: keeps its value once computed; `forget` drops it if it fails (unless a write replaced it meanwhile). */
+/**
+ * Each competition's final stages as a `byStages` key, made once a settings object: every warm read
+ * looks its final scores up (`finalInHand`, twice a kept read on PostgreSQL), and a key joined on
+ * each would be a new string to build and hash each time. Settings are never changed in place (a
+ * write reads them again).
+ */
+const finalKeys = new WeakMap<CompetitionSettings, string>();
+function finalKey(competition: CompetitionSettings): string {
+  let key = finalKeys.get(competition);
+  if (key === undefined) finalKeys.set(competition, (key = competition.finalStages.join(',')));
+  return key;
+}
+
 export function entryOf<T>(p: Promise<T>, forget: () => void): Settled<T> {
   p.catch(forget);
   return new Settled(p);
@@ -202,7 +215,7 @@ export function scoreCache(
       const entry = cache.get(competitionId);
       const competition = entry?.competition.get();
       if (!competition || competition instanceof Promise) return undefined;
-      const s = entry!.byStages.get(competition.finalStages.join(','))?.get();
+      const s = entry!.byStages.get(finalKey(competition))?.get();
       return s instanceof Promise ? undefined : s;
     },
 
