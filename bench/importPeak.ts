@@ -51,6 +51,41 @@ const memory = (pid: number) => ({
 });
 const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+/** PROBE_SMAPS=1: resident MB of the brk heap (glibc's main arena), of anonymous mappings by size class, and of files. */
+function smaps(pid: number): string {
+  const parts: Record<string, number> = {};
+  let name = '';
+  for (const line of readFileSync(`/proc/${pid}/smaps`, 'utf8').split('\n')) {
+    const head = /^[0-9a-f]+-[0-9a-f]+ \S+ \S+ \S+ \S+\s*(.*)$/.exec(line);
+    if (head) {
+      const [a, b] = line
+        .split(' ')[0]!
+        .split('-')
+        .map((h) => parseInt(h, 16)) as [number, number];
+      const size = (b - a) / 1048576;
+      const path = head[1]!;
+      name =
+        path === '[heap]'
+          ? 'brk'
+          : path === ''
+            ? size >= 60
+              ? 'anon>=60MB'
+              : size >= 1
+                ? 'anon1-60MB'
+                : 'anon<1MB'
+            : path.startsWith('/')
+              ? 'file'
+              : path;
+      continue;
+    }
+    const rss = /^Rss:\s+(\d+) kB/.exec(line);
+    if (rss) parts[name] = (parts[name] ?? 0) + Number(rss[1]) / 1024;
+  }
+  return Object.entries(parts)
+    .map(([k, v]) => `${k} ${v.toFixed(1)}`)
+    .join(', ');
+}
+
 interface Turn {
   before: ReturnType<typeof memory>;
   after: ReturnType<typeof memory>;
@@ -92,6 +127,7 @@ for (let round = 0; round < Number(values.rounds); round++) {
           );
       await pause(2000);
       const before = memory(server.pid);
+      const smapsBefore = process.env.PROBE_SMAPS ? smaps(server.pid) : '';
       let sampledMax = 0;
       const t0 = performance.now();
       const startedAt = new Date().toISOString();
@@ -113,6 +149,7 @@ for (let round = 0; round < Number(values.rounds); round++) {
       const after = memory(server.pid);
       await pause(3000); // the worker stops 1 s after its last job
       const idle = memory(server.pid);
+      if (process.env.PROBE_SMAPS) console.log(`  smaps before: ${smapsBefore}\n  smaps idle:   ${smaps(server.pid)}`);
       const t: Turn = {
         before,
         after,
