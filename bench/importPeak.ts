@@ -4,7 +4,7 @@
 // import phase's 30 MB session import runs under a reader loop (bench/importPhase.ts), and the
 // server's VmHWM and VmRSS (/proc/<pid>/status) are read before and after it, with a 50 ms sampler
 // of VmRSS during it. Variants run in turns, their order alternating each round:
-//   node --import tsx bench/importPeak.ts [--size reference] [--rounds 3] [--variant name=ENV=V,...]
+//   node --import tsx bench/importPeak.ts [--size reference] [--mb 30] [--rounds 3] [--variant name=ENV=V,...]
 // A variant's environment goes to its server; PROBE_SCRIPT (another build's dist/server.js) and
 // PROBE_NODE_ARGS (node flags, space-separated) are the probe's, as in bench/historyProbe.ts.
 import { readFileSync } from 'node:fs';
@@ -14,6 +14,8 @@ import { load1 } from './cli.js';
 import { buildCompetition, runBatches, SIZES, type SizeName } from './generate.js';
 import { importUnderReads } from './importPhase.js';
 import { launch } from './launch.js';
+import { cpuNs } from './measure.js';
+import { spawnSync } from 'node:child_process';
 import { COMPETITION, ingest, setup } from './phases.js';
 
 const ADMIN = 'bench-admin-token-0123456789abcdef';
@@ -22,6 +24,10 @@ const { values } = parseArgs({
   options: {
     size: { type: 'string', default: 'reference' },
     rounds: { type: 'string', default: '3' },
+    /** The import's size in MB; the size's own (30 at reference) unless given. */
+    mb: { type: 'string' },
+    /** Seconds of wrk (1 thread, 32 connections) on the warm leaderboard before the import: req/s and server CPU a request. */
+    'warm-seconds': { type: 'string', default: '0' },
     variant: { type: 'string', multiple: true, default: ['new='] },
   },
 });
@@ -115,7 +121,10 @@ for (let round = 0; round < Number(values.rounds); round++) {
     const url = server.baseUrl;
     try {
       const key = await setup(url, ADMIN, c);
+      const ingestCpu = cpuNs(server.pid);
       await ingest(url, key, bodies, counts, 4);
+      /** Server CPU (every thread) a batch of the ingest, ms. */
+      const ingestMs = (cpuNs(server.pid) - ingestCpu) / 1e6 / bodies.length;
       // Warm: every read the bench's warm phases make, whole and compressed, 8 at a time.
       const warmPaths = [...readPaths, `${base}/weights/chain`, `${base}/coverage?limit=1000`];
       for (const headers of [{}, BROWSER])
@@ -125,6 +134,19 @@ for (let round = 0; round < Number(values.rounds); round++) {
               for (let i = 0; i < 40; i++) await (await fetch(`${url}${path}`, { headers })).arrayBuffer();
             }),
           );
+      let warm = '';
+      const seconds = Number(values['warm-seconds']);
+      if (seconds > 0) {
+        const cpu0 = cpuNs(server.pid);
+        const wrk = spawnSync('wrk', ['-t1', '-c32', `-d${seconds}s`, `${url}${base}/leaderboard`], {
+          encoding: 'utf8',
+        });
+        const cpu = cpuNs(server.pid) - cpu0;
+        const requests = Number(/(\d+) requests in/.exec(wrk.stdout)?.[1] ?? NaN);
+        const non2xx = /Non-2xx or 3xx responses: (\d+)/.exec(wrk.stdout)?.[1] ?? '0';
+        const transfer = /Transfer\/sec:\s+(\S+)/.exec(wrk.stdout)?.[1] ?? '?';
+        warm = ` | warm ${Math.round(requests / seconds)} req/s (${transfer}/s, ${non2xx} not 2xx), ${(cpu / 1e3 / requests).toFixed(1)} µs CPU a request`;
+      }
       await pause(2000);
       const before = memory(server.pid);
       const smapsBefore = process.env.PROBE_SMAPS ? smaps(server.pid) : '';
@@ -140,7 +162,7 @@ for (let round = 0; round < Number(values.rounds); round++) {
         if (timeline.length < ms / 250)
           timeline.push(`${(ms / 1000).toFixed(2)}s ${rss}/${statusMb(server.pid, 'RssAnon')}`);
       }, 50);
-      const imp = await importUnderReads(url, ADMIN, COMPETITION, readPaths, size.importMb);
+      const imp = await importUnderReads(url, ADMIN, COMPETITION, readPaths, Number(values.mb ?? size.importMb));
       clearInterval(sampler);
       if (process.env.PROBE_TIMELINE)
         console.log(
@@ -166,7 +188,8 @@ for (let round = 0; round < Number(values.rounds); round++) {
       console.log(
         `${v.name} round ${round} load ${load1()}: before hwm ${before.hwm} rss ${before.rss} (anon ${before.anon}) | ` +
           `after hwm ${after.hwm} (+${(after.hwm - before.hwm).toFixed(1)} over hwm, +${(after.hwm - before.rss).toFixed(1)} over rss) ` +
-          `sampled max ${sampledMax} | idle rss ${idle.rss} | commit ${imp.commitSeconds} s, reads p99 ${imp.reads.p99Ms} max ${imp.reads.maxMs} ms`,
+          `sampled max ${sampledMax} | idle rss ${idle.rss} | commit ${imp.commitSeconds} s, reads p99 ${imp.reads.p99Ms} max ${imp.reads.maxMs} ms` +
+          ` | ingest ${ingestMs.toFixed(1)} ms CPU a batch${warm}`,
       );
     } finally {
       await server.stop();

@@ -145,14 +145,12 @@ describe('checkQnaRow', () => {
   it('finds the problems zod found in damaged rubrics', () => {
     fc.assert(
       fc.property(
-        fc
-          .nat({ max: rows.length - 1 })
-          .chain((at) =>
-            rubricOf(JSON.parse(rows[at]!['rubric'] as string) as unknown[]).map((rubric) => ({
-              ...rows[at]!,
-              rubric,
-            })),
-          ),
+        fc.nat({ max: rows.length - 1 }).chain((at) =>
+          rubricOf(JSON.parse(rows[at]!['rubric'] as string) as unknown[]).map((rubric) => ({
+            ...rows[at]!,
+            rubric,
+          })),
+        ),
         (row) => {
           expect(checkQnaRow(row)).toEqual(oracle(row));
         },
