@@ -63,7 +63,10 @@ try {
     const body = picked[i]!;
     const runs = (JSON.parse(body) as { runs: RunInput[] }).runs;
     const levels: [keyof typeof ms, () => Promise<unknown>][] = [
-      ['storage', () => storage.a.services.runs.ingest(COMPETITION, runs, { kind: 'validator', id: storage.validatorId })],
+      [
+        'storage',
+        () => storage.a.services.runs.ingest(COMPETITION, runs, { kind: 'validator', id: storage.validatorId }),
+      ],
       ['http', () => ingest(http.url, http.key, [body], [counts[i]!], 1)],
     ];
     for (const [name, run] of i % 2 === 0 ? levels : [...levels].reverse()) {
@@ -76,7 +79,9 @@ try {
   const n = picked.length;
   const floorMs = ((before.seconds + after.seconds) / 2) * 1000;
   const per = (v: number) => (v / n).toFixed(2).padStart(6);
-  console.log(`${n} batches, ${before.runs} runs; floor ${before.runsPerSecond} runs/s before, ${after.runsPerSecond} after`);
+  console.log(
+    `${n} batches, ${before.runs} runs; floor ${before.runsPerSecond} runs/s before, ${after.runsPerSecond} after`,
+  );
   console.log(`floor    ${per(floorMs)} ms a batch`);
   for (const [name, v] of Object.entries(ms))
     console.log(`${name.padEnd(8)} ${per(v)} ms a batch, floor/level ${(floorMs / v).toFixed(3)}`);
