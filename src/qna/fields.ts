@@ -1,8 +1,8 @@
 // The field rules of a SWE-Atlas QnA task, one home for both ways a task arrives: the JSON task
-// upsert (src/schemas/tasks.ts) and the Parquet / JSON Lines import (rowSchema.ts).
+// upsert (src/schemas/tasks.ts) and, by hand, the Parquet / JSON Lines import (rowCheck.ts).
 import { z } from 'zod';
 import { textProblem } from '../unicode.js';
-import { MAX_FIELD_LENGTH } from './types.js';
+import { COMMIT_PATTERN, CRITERION_ID_PATTERN, MAX_FIELD_LENGTH, REPOSITORY_PATTERN } from './types.js';
 
 const typeError = (expected: string) => (issue: { input: unknown }) =>
   issue.input === undefined || issue.input === null ? 'is required' : `must be ${expected}`;
@@ -22,13 +22,9 @@ export const qnaText = (max: number) =>
 
 export const matching = (pattern: RegExp, what: string) => string().regex(pattern, { error: `must be ${what}` });
 
-// GitHub owner/name; "." and ".." are refused as either part so the value can never act
-// as a path segment that climbs out of a directory or URL.
-const REPOSITORY = /^(?!\.\.?\/)[A-Za-z0-9_.-]+\/(?!\.\.?$)[A-Za-z0-9_.-]+$/;
-
 export const repositoryField = () =>
-  matching(REPOSITORY, 'a GitHub owner/name').max(MAX_FIELD_LENGTH, {
+  matching(REPOSITORY_PATTERN, 'a GitHub owner/name').max(MAX_FIELD_LENGTH, {
     error: `must be at most ${MAX_FIELD_LENGTH} characters`,
   });
-export const commitField = () => matching(/^[0-9a-f]{40}$/, '40 lowercase hex characters');
-export const criterionIdField = () => matching(/^[0-9a-f]{32}$/, '32 lowercase hex characters');
+export const commitField = () => matching(COMMIT_PATTERN, '40 lowercase hex characters');
+export const criterionIdField = () => matching(CRITERION_ID_PATTERN, '32 lowercase hex characters');

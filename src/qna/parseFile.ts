@@ -5,7 +5,7 @@
 // transaction it commits only when the whole file turned out valid, or keep nothing and read the
 // file again.
 import { createReadStream, readFileSync } from 'node:fs';
-import { parseQnaImport, type QnaImportFormat } from './parseImport.js';
+import type { QnaImportFormat } from './parseImport.js';
 import type { QnaProblem } from './problems.js';
 import type { QnaTask } from './types.js';
 import { validateQnaRows } from './validateRows.js';
@@ -30,6 +30,9 @@ export async function parseQnaFile(
   onTasks: (tasks: QnaTask[]) => void | Promise<void>,
 ): Promise<ParseFileResult> {
   if (format === 'parquet') {
+    // Loaded for a Parquet file only: the import worker that reads JSON Lines never holds the
+    // Parquet reader's modules (hyparquet, some MB of the worker's memory).
+    const { parseQnaImport } = await import('./parseImport.js');
     const parsed = await parseQnaImport(readFileSync(path), 'parquet');
     if (!parsed.ok)
       return {

@@ -10,6 +10,15 @@ export const MAX_TITLE_LENGTH = 4_000;
 /** Longest of every other text field: category, docker image, repository (real peak 110). */
 export const MAX_FIELD_LENGTH = 512;
 
+/**
+ * GitHub owner/name; "." and ".." are refused as either part so the value can never act as a path
+ * segment that climbs out of a directory or URL.
+ */
+export const REPOSITORY_PATTERN = /^(?!\.\.?\/)[A-Za-z0-9_.-]+\/(?!\.\.?$)[A-Za-z0-9_.-]+$/;
+export const TASK_ID_PATTERN = /^[0-9a-f]{24}$/;
+export const COMMIT_PATTERN = /^[0-9a-f]{40}$/;
+export const CRITERION_ID_PATTERN = /^[0-9a-f]{32}$/;
+
 export const QNA_LANGUAGES = ['go', 'python', 'c', 'ts'] as const;
 export type QnaLanguage = (typeof QNA_LANGUAGES)[number];
 

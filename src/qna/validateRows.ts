@@ -1,6 +1,6 @@
 // Validate parsed rows against the SWE-Atlas-QnA-AA schema and map them to QnaTask.
 // Every row is checked and every problem reported, so one upload shows all that is wrong.
-import { qnaRowSchema, type QnaRow } from './rowSchema.js';
+import { checkQnaRow, type QnaRow } from './rowCheck.js';
 import type { QnaTask } from './types.js';
 
 export interface QnaRowProblem {
@@ -19,9 +19,9 @@ export function validateQnaRows(rows: Record<string, unknown>[]): QnaValidation 
   const firstRowOfTask = new Map<string, number>();
   rows.forEach((input, index) => {
     const row = index + 1;
-    const parsed = qnaRowSchema.safeParse(input);
-    if (!parsed.success) {
-      for (const issue of parsed.error.issues) {
+    const parsed = checkQnaRow(input);
+    if (!parsed.ok) {
+      for (const issue of parsed.issues) {
         problems.push({ row, field: fieldName(issue.path), message: issue.message });
       }
     }
@@ -32,7 +32,7 @@ export function validateQnaRows(rows: Record<string, unknown>[]): QnaValidation 
       if (first === undefined) firstRowOfTask.set(taskId, row);
       else problems.push({ row, field: 'task_id', message: `repeats the task_id of row ${first}` });
     }
-    if (parsed.success) tasks.push(toTask(parsed.data));
+    if (parsed.ok) tasks.push(toTask(parsed.row));
   });
   return problems.length > 0 ? { ok: false, problems } : { ok: true, tasks };
 }

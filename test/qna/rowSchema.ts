@@ -1,8 +1,9 @@
-// zod schema of one SWE-Atlas-QnA-AA row as it appears in the file (snake_case columns,
-// rubric as a JSON string). Field names in problems are these column names, because
-// that is what the person fixing the file sees.
+// The zod schema of one SWE-Atlas-QnA-AA row (snake_case columns, rubric as a JSON string) that
+// src/qna/rowCheck.ts replaced in the import (so the import worker need not load zod): kept here as
+// the oracle its problems are compared with (rowCheck.properties.test.ts), built from the same
+// field rules as the JSON task upsert (src/qna/fields.ts).
 import { z } from 'zod';
-import { commitField, criterionIdField, matching, qnaText, repositoryField, string } from './fields.js';
+import { commitField, criterionIdField, matching, qnaText, repositoryField, string } from '../../src/qna/fields.js';
 import {
   CRITERION_CHANGES,
   MAX_FIELD_LENGTH,
@@ -10,7 +11,8 @@ import {
   MAX_REFERENCE_ANSWER_LENGTH,
   MAX_TITLE_LENGTH,
   QNA_LANGUAGES,
-} from './types.js';
+  TASK_ID_PATTERN,
+} from '../../src/qna/types.js';
 
 const typeError = (expected: string) => (issue: { input: unknown }) =>
   issue.input === undefined || issue.input === null ? 'is required' : `must be ${expected}`;
@@ -76,7 +78,7 @@ const rubricSchema = string()
   .pipe(criteriaSchema);
 
 export const qnaRowSchema = z.object({
-  task_id: matching(/^[0-9a-f]{24}$/, '24 lowercase hex characters'),
+  task_id: matching(TASK_ID_PATTERN, '24 lowercase hex characters'),
   prompt: text(MAX_PROMPT_LENGTH),
   reference_answer: text(MAX_REFERENCE_ANSWER_LENGTH),
   repository_url: repositoryField(),
