@@ -3,12 +3,17 @@
 // message, in order) and pass the same rows with the same fields.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { checkQnaRow } from '../../src/qna/rowCheck.js';
+import { checkQnaRow, type QnaRow } from '../../src/qna/rowCheck.js';
 import { MAX_FIELD_LENGTH, MAX_TITLE_LENGTH } from '../../src/qna/types.js';
 import { jsonlRows } from './fixtures.js';
-import { qnaRowSchema } from './rowSchema.js';
+import { qnaRowSchema, type QnaRow as SchemaRow } from './rowSchema.js';
 
 type Row = Record<string, unknown>;
+
+/** True when each type is assignable to the other. */
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+/** The check's row type is the schema's output type (a type error here when they part). */
+const rowTypesAgree: Same<QnaRow, SchemaRow> = true;
 
 /** What zod says of a row, in the check's terms. */
 function oracle(row: Row) {
@@ -114,6 +119,7 @@ describe('checkQnaRow', () => {
   const rows = jsonlRows();
 
   it('passes every real row as zod did, with the same fields', () => {
+    expect(rowTypesAgree).toBe(true);
     for (const row of rows) {
       const mine = checkQnaRow(row);
       const zod = oracle(row);
