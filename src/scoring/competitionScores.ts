@@ -29,6 +29,31 @@ function minerScore(m: MinerTasks): MinerScore {
 }
 
 /**
+ * A kept score with a new rank and weights: a new object written field by field in minerScore's
+ * order, so every score has the one hidden class. A spread copy (`{ ...score, rank }`) has another,
+ * and the functions reading scores (the filter below, rank, the contests, the body's assembly)
+ * went polymorphic and were deoptimized and compiled again through the first reads after a write.
+ */
+function reranked(s: MinerScore, rank: number | null, rawWeight: number, finalWeight: number): MinerScore {
+  return {
+    hotkey: s.hotkey,
+    excluded: s.excluded,
+    rank,
+    normalizedScore: s.normalizedScore,
+    rawTotal: s.rawTotal,
+    mainScore: s.mainScore,
+    hardBoost: s.hardBoost,
+    taskCounts: s.taskCounts,
+    groupScores: s.groupScores,
+    runs: s.runs,
+    resolvedRuns: s.resolvedRuns,
+    resolveRate: s.resolveRate,
+    incentive: { rawWeight, finalWeight },
+    tasks: s.tasks,
+  };
+}
+
+/**
  * SPEC 5–6 from every miner's SPEC 5 sums: the aggregates, the leaderboard order and ranks, the
  * incentive weights; and the baseline resolve rate over `tasks` (the tasks in the stages, by id).
  * Shared by the full and the incremental scorer, so both give the same output from the same sums.
@@ -68,7 +93,7 @@ export function competitionScores(
     const { incentive } = item;
     if (item.rank === r && Object.is(incentive.rawWeight, rawWeight) && Object.is(incentive.finalWeight, finalWeight))
       return item;
-    if (reused.has(item)) return { ...item, rank: r, incentive: { rawWeight, finalWeight } };
+    if (reused.has(item)) return reranked(item, r, rawWeight, finalWeight);
     item.rank = r;
     incentive.rawWeight = rawWeight;
     incentive.finalWeight = finalWeight;
