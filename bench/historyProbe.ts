@@ -15,7 +15,7 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { buildCompetition, SIZES } from './generate.js';
-import { launch } from './launch.js';
+import { launchVariant, parseVariant } from './launch.js';
 import { call } from './measure.js';
 import { load1 } from './cli.js';
 
@@ -29,14 +29,7 @@ const { values } = parseArgs({
   },
 });
 if (!values.db || !existsSync(values.db)) throw new Error('--db: a database the history phase kept');
-const variants = values.variant.map((v) => {
-  const [name, env = ''] = v.split(/=(.*)/s);
-  const pairs = env
-    .split(',')
-    .filter(Boolean)
-    .map((kv) => kv.split(/=(.*)/s) as [string, string]);
-  return { name: name!, env: Object.fromEntries(pairs) };
-});
+const variants = values.variant.map(parseVariant);
 const ids = Array.from({ length: Number(values.n) }, (_, i) => `history-${i + 1}`);
 const hotkey = buildCompetition(SIZES.reference, 1).miners[0]!.hotkey;
 
@@ -78,16 +71,7 @@ for (let round = 0; round < Number(values.rounds); round++) {
   for (const v of round % 2 === 0 ? variants : [...variants].reverse()) {
     // In place: the probe only reads, and a server's shutdown saves the same scores again.
     const copy = values.db;
-    const server = await launch({
-      dbPath: copy,
-      adminToken: ADMIN,
-      build: 'dist',
-      env: v.env,
-      nodeArgs: [
-        ...(v.env.PROBE_NODE_ARGS ?? '').split(' ').filter(Boolean),
-        ...(v.env.PROBE_SCRIPT ? [v.env.PROBE_SCRIPT] : []),
-      ],
-    });
+    const server = await launchVariant(v, copy, ADMIN);
     const url = server.baseUrl;
     try {
       const restart: Read[] = [];

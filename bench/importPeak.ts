@@ -13,7 +13,7 @@ import { tempDir } from '../test/support/tempDir.js';
 import { load1 } from './cli.js';
 import { buildCompetition, runBatches, SIZES, type SizeName } from './generate.js';
 import { importUnderReads } from './importPhase.js';
-import { launch } from './launch.js';
+import { launchVariant, parseVariant } from './launch.js';
 import { cpuNs } from './measure.js';
 import { spawnSync } from 'node:child_process';
 import { COMPETITION, ingest, setup } from './phases.js';
@@ -33,14 +33,7 @@ const { values } = parseArgs({
 });
 const size = SIZES[values.size as SizeName];
 if (!size) throw new Error(`--size: one of ${Object.keys(SIZES).join(', ')}`);
-const variants = values.variant.map((v) => {
-  const [name, env = ''] = v.split(/=(.*)/s);
-  const pairs = env
-    .split(',')
-    .filter(Boolean)
-    .map((kv) => kv.split(/=(.*)/s) as [string, string]);
-  return { name: name!, env: Object.fromEntries(pairs) };
-});
+const variants = values.variant.map(parseVariant);
 
 const c = buildCompetition(size, 1);
 const { bodies, counts } = runBatches(c, 1000);
@@ -108,16 +101,7 @@ const readPaths = [`${base}/leaderboard`, `${base}/weights`, `${base}/miners/${c
 for (let round = 0; round < Number(values.rounds); round++) {
   for (const v of round % 2 === 0 ? variants : [...variants].reverse()) {
     const tmp = tempDir('import-peak');
-    const server = await launch({
-      dbPath: `${tmp.dir}/bench.db`,
-      adminToken: ADMIN,
-      build: 'dist',
-      env: v.env,
-      nodeArgs: [
-        ...(v.env.PROBE_NODE_ARGS ?? '').split(' ').filter(Boolean),
-        ...(v.env.PROBE_SCRIPT ? [v.env.PROBE_SCRIPT] : []),
-      ],
-    });
+    const server = await launchVariant(v, `${tmp.dir}/bench.db`, ADMIN);
     const url = server.baseUrl;
     try {
       const key = await setup(url, ADMIN, c);

@@ -16,7 +16,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { SIZES, buildCompetition, runBatches } from './generate.js';
 import { tempDir } from '../test/support/tempDir.js';
-import { launch } from './launch.js';
+import { launchVariant, parseVariant } from './launch.js';
 import { load1 } from './cli.js';
 import { rawInsert, bracket, dropDatabase } from './floors.js';
 import { ingest, setup } from './phases.js';
@@ -31,18 +31,7 @@ const { values } = parseArgs({
     variant: { type: 'string', multiple: true, default: ['base='] },
   },
 });
-const variants = values.variant.map((v) => {
-  const [name, env = ''] = v.split(/=(.*)/s);
-  return {
-    name: name!,
-    env: Object.fromEntries(
-      env
-        .split(',')
-        .filter(Boolean)
-        .map((kv) => kv.split(/=(.*)/s) as [string, string]),
-    ),
-  };
-});
+const variants = values.variant.map(parseVariant);
 const c = buildCompetition(SIZES.reference, 1);
 const all = runBatches(c, 1000);
 const n = Number(values.batches);
@@ -66,18 +55,7 @@ for (let round = 0; round < Number(values.rounds); round++) {
         return f;
       };
       const before = floorOnce();
-      const server = await launch({
-        dbPath: `${tmp.dir}/bench.db`,
-        adminToken: ADMIN,
-        build: 'dist',
-        env: v.env,
-        // PROBE_SCRIPT: another build's server.js (node takes the first path as the script).
-        nodeArgs: [
-          ...nodeArgs,
-          ...(v.env.PROBE_NODE_ARGS ?? '').split(' ').filter(Boolean),
-          ...(v.env.PROBE_SCRIPT ? [v.env.PROBE_SCRIPT] : []),
-        ],
-      });
+      const server = await launchVariant(v, `${tmp.dir}/bench.db`, ADMIN, nodeArgs);
       const key = await setup(server.baseUrl, ADMIN, c);
       const cpu0 = serverCpu(server.pid);
       const main0 = serverCpu(server.pid, server.pid);

@@ -48,3 +48,38 @@ export async function launch(o: Launch): Promise<BenchServer> {
     },
   };
 }
+
+/** A probe's variant (`--variant name=ENV=V,ENV2=V`): a name, and the environment its server gets. */
+export interface Variant {
+  name: string;
+  env: Record<string, string>;
+}
+
+/** `name=ENV=V,ENV2=V` as a variant; values may hold `=`. */
+export function parseVariant(spec: string): Variant {
+  const [name, env = ''] = spec.split(/=(.*)/s);
+  const pairs = env
+    .split(',')
+    .filter(Boolean)
+    .map((kv) => kv.split(/=(.*)/s) as [string, string]);
+  return { name: name!, env: Object.fromEntries(pairs) };
+}
+
+/**
+ * A variant's compiled server on `dbPath`. Two keys of its environment are the probe's own:
+ * PROBE_NODE_ARGS (node flags, space-separated) and PROBE_SCRIPT (another build's dist/server.js:
+ * node takes the first path as the script, so that build runs). `nodeArgs` go before both.
+ */
+export function launchVariant(v: Variant, dbPath: string, adminToken: string, nodeArgs: string[] = []) {
+  return launch({
+    dbPath,
+    adminToken,
+    build: 'dist',
+    env: v.env,
+    nodeArgs: [
+      ...nodeArgs,
+      ...(v.env.PROBE_NODE_ARGS ?? '').split(' ').filter(Boolean),
+      ...(v.env.PROBE_SCRIPT ? [v.env.PROBE_SCRIPT] : []),
+    ],
+  });
+}
