@@ -105,14 +105,18 @@ describe.runIf(server.available)('competition versions, fresh for every caller',
     await bump('c');
     const { pool, fresh, sent } = counted(proxy.urlFor(scratch.url));
     await fresh.versions(); // its connection open through the proxy, so the stall below hits a query
+    // The warm-up query above leaves the same idle row behind: only a query started after this
+    // moment is A (else, on a loaded machine, the wait below passed before A reached the server,
+    // which then read the version the bump below wrote).
+    const { rows: now } = await direct.query<{ at: string }>('SELECT clock_timestamp()::text AS at');
     // The server's answers stall in the proxy: query A reaches the server, runs, and its result waits.
     proxy.pause('toClient');
     const first = fresh.versions();
     await vi.waitFor(
       async () => {
         const { rows } = await direct.query<{ state: string; query: string }>(
-          `SELECT state, query FROM pg_stat_activity WHERE application_name = $1`,
-          [pool.options.application_name],
+          `SELECT state, query FROM pg_stat_activity WHERE application_name = $1 AND query_start > $2::timestamptz`,
+          [pool.options.application_name, now[0]!.at],
         );
         expect(rows).toContainEqual({
           state: 'idle',
