@@ -37,7 +37,6 @@ export interface Scored {
   scores: CompetitionScores;
 }
 
-/** A cache entry: keeps its value once computed; `forget` drops it if it fails (unless a write replaced it meanwhile). */
 /**
  * Each competition's final stages as a `byStages` key, made once a settings object: every warm read
  * looks its final scores up (`finalInHand`, twice a kept read on PostgreSQL), and a key joined on
@@ -51,6 +50,7 @@ function finalKey(competition: CompetitionSettings): string {
   return key;
 }
 
+/** A cache entry: keeps its value once computed; `forget` drops it if it fails (unless a write replaced it meanwhile). */
 export function entryOf<T>(p: Promise<T>, forget: () => void): Settled<T> {
   p.catch(forget);
   return new Settled(p);
