@@ -59,9 +59,11 @@ for (let round = 0; round < Number(values.rounds); round++) {
       const key = await setup(server.baseUrl, ADMIN, c);
       const cpu0 = serverCpu(server.pid);
       const main0 = serverCpu(server.pid, server.pid);
+      const wait0 = runqWait(server.pid);
       const seconds = await ingest(server.baseUrl, key, bodies, counts, Number(values.clients));
       const cpu1 = serverCpu(server.pid);
       const main1 = serverCpu(server.pid, server.pid);
+      const wait1 = runqWait(server.pid);
       await server.stop();
       if (process.env.BENCH_SERVER_OUTPUT)
         writeFileSync(`${process.env.BENCH_SERVER_OUTPUT}-${v.name}-${round}.log`, server.output());
@@ -73,7 +75,7 @@ for (let round = 0; round < Number(values.rounds); round++) {
       console.log(
         `${v.name}: ${rate} runs/s, floor ${floor} (${before.runsPerSecond}/${after.runsPerSecond}), ratio ${ratio}, ` +
           `server cpu ${(((cpu1 - cpu0) / bodies.length) * 1000).toFixed(1)} ms/batch ` +
-          `(main thread ${(((main1 - main0) / bodies.length) * 1000).toFixed(1)}), wall ${((seconds / bodies.length) * 1000).toFixed(1)} ms/batch, load ${load1()}`,
+          `(main thread ${(((main1 - main0) / bodies.length) * 1000).toFixed(1)}, waiting for a core ${((wait1 - wait0) / bodies.length / 1e6).toFixed(1)}), wall ${((seconds / bodies.length) * 1000).toFixed(1)} ms/batch, load ${load1()}`,
       );
     } finally {
       tmp.remove();
@@ -86,6 +88,11 @@ for (const [name, r] of Object.entries(results)) {
 }
 
 /** utime+stime of a process, or of one of its threads (the main thread's id is the pid), seconds (from /proc). */
+/** Nanoseconds the main thread has spent runnable but waiting for a core (schedstat's second field). */
+function runqWait(pid: number): number {
+  return Number(readFileSync(`/proc/${pid}/task/${pid}/schedstat`, 'utf8').split(' ')[1]);
+}
+
 function serverCpu(pid: number, thread?: number): number {
   const path = thread === undefined ? `/proc/${pid}/stat` : `/proc/${pid}/task/${thread}/stat`;
   const f = readFileSync(path, 'utf8').split(') ')[1]!.split(' ');
