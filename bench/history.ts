@@ -7,7 +7,7 @@
 // in that same life, and after a restart on the same database the time to ready and the first
 // read of every leaderboard.
 import { readFileSync } from 'node:fs';
-import { call, stats, timed, type Stats } from './measure.js';
+import { call, stats, timedRead, type Stats } from './measure.js';
 import { ingest, setup } from './phases.js';
 import type { Competition } from './generate.js';
 import type { BenchServer } from './launch.js';
@@ -99,15 +99,14 @@ export async function historyPhase(o: {
     // The older ones, least recently used first: each released by now unless the budget held it.
     loads.oldReads = load1();
     for (const id of ids.slice(0, -1))
-      oldFirst.push(await timed(() => call(server.baseUrl, `/v1/competitions/${id}/leaderboard`)));
+      oldFirst.push(await timedRead(server.baseUrl, `/v1/competitions/${id}/leaderboard`));
     await server.stop();
     o.log(`history: RSS ${rssOneMb} MB with one, ${rssAllMb} MB with ${o.n}; restarting...`);
 
     loads.restart = load1();
     server = await o.start();
     const restartedFirst: number[] = [];
-    for (const id of ids)
-      restartedFirst.push(await timed(() => call(server.baseUrl, `/v1/competitions/${id}/leaderboard`)));
+    for (const id of ids) restartedFirst.push(await timedRead(server.baseUrl, `/v1/competitions/${id}/leaderboard`));
     await settle();
     const restartedRssMb = status(server.pid, 'VmRSS');
     return {

@@ -9,14 +9,17 @@
 //   node --import tsx bench/ingestCold.ts --size reference|large [--extra N] [--gc] [--opt]
 //     [--rounds (each read)] [--node-args=FLAGS] [--script OTHER/dist/server.js] [--db PATH]
 //     [--output FILE (the server's output, each read's window marked)] [--prof DIR [--prime]]
+//     [--fetch]
 // --script runs another build's server (its path put before this checkout's, so node runs it).
 // --prof: a CPU profile of the server and spans.json (each phase's span on the profile's clock);
 // --prime computes the whole scores before a quiet second, out of the phases' spans.
+// --fetch times each read through fetch, its body decoded (as the bench did before 2026-12-06 14:00),
+// instead of to the answer's last byte (bench/measure.ts timedRead, as the bench does now).
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { SIZES, buildCompetition, extraRun, runBatches, type SizeName } from './generate.js';
 import { launch } from './launch.js';
-import { call, cpuNs, percentile } from './measure.js';
+import { call, cpuNs, percentile, timed, timedRead } from './measure.js';
 import { COMPETITION, ingest, setup } from './phases.js';
 
 const ADMIN = 'bench-admin-token-ingestcold-0123';
@@ -33,6 +36,7 @@ const { values } = parseArgs({
     output: { type: 'string' },
     prof: { type: 'string' },
     prime: { type: 'boolean', default: false },
+    fetch: { type: 'boolean', default: false },
   },
 });
 const sizeName = values.size as SizeName;
@@ -95,9 +99,7 @@ async function main(): Promise<void> {
       marks.push([mark, `==== read ${path.split('/').pop()} ${salt + i}`]);
       const before = cpuNs(server.pid);
       const mainBefore = mainNs(server.pid);
-      const t = performance.now();
-      await call(url, path);
-      const wall = performance.now() - t;
+      const wall = values.fetch ? await timed(() => call(url, path)) : await timedRead(url, path);
       const cpu = (cpuNs(server.pid) - before) / 1e6;
       const main = (mainNs(server.pid) - mainBefore) / 1e6;
       let gcs = 0;

@@ -1,6 +1,8 @@
 // Timing helpers, HTTP helpers and the floor: one plain GROUP BY scan of the runs table.
 import Database from 'better-sqlite3';
 import { readdirSync, readFileSync } from 'node:fs';
+import { Agent, request } from 'node:http';
+import { brotliDecompressSync, gunzipSync, inflateSync } from 'node:zlib';
 
 export interface Stats {
   medianMs: number;
@@ -69,6 +71,50 @@ export async function timed(fn: () => Promise<unknown>): Promise<number> {
   const start = performance.now();
   await fn();
   return performance.now() - start;
+}
+
+/** The connections of `timedRead`, kept alive between reads as fetch keeps its own. */
+const readAgent = new Agent({ keepAlive: true });
+/** What fetch (undici) asks by default: the server does the same work for a timed read as for `call`. */
+const FETCH_ACCEPT_ENCODING = 'gzip, deflate';
+
+/**
+ * Milliseconds from sending a GET to the last byte of its answer, asked as fetch asks
+ * (`accept-encoding: gzip, deflate`) and not decoded while timed: the server's latency, without the
+ * client's decoding. fetch decodes through a web stream fed by zlib's streaming inflate, which at 4x
+ * (a 137 kB gzip of a 498 kB leaderboard) added 4 to 6 ms to a 3.5 ms read (bench/README.md,
+ * 2026-12-06), more than the server's whole CPU for it. The body is decoded after the timer stops
+ * (a damaged one throws), and a status other than 200 throws.
+ */
+export async function timedRead(baseUrl: string, path: string): Promise<number> {
+  const start = performance.now();
+  const { status, encoding, body } = await new Promise<{ status: number; encoding: string; body: Buffer }>(
+    (resolve, reject) => {
+      const req = request(`${baseUrl}${path}`, {
+        agent: readAgent,
+        headers: { accept: '*/*', 'accept-encoding': FETCH_ACCEPT_ENCODING },
+      });
+      req.on('error', (err) => reject(new RequestFailed(`GET ${path}: ${err.message}`)));
+      req.on('response', (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (d: Buffer) => chunks.push(d));
+        res.on('error', reject);
+        res.on('end', () =>
+          resolve({
+            status: res.statusCode ?? 0,
+            encoding: String(res.headers['content-encoding'] ?? 'identity'),
+            body: Buffer.concat(chunks),
+          }),
+        );
+      });
+      req.end();
+    },
+  );
+  const ms = performance.now() - start;
+  const decode = { gzip: gunzipSync, deflate: inflateSync, br: brotliDecompressSync }[encoding];
+  const text = (decode ? decode(body) : body).toString('utf8');
+  if (status !== 200) throw new RequestFailed(`GET ${path} -> ${status}: ${text.slice(0, 600)}`);
+  return ms;
 }
 
 export interface Floor extends Stats {

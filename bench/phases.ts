@@ -1,7 +1,7 @@
 // The benchmark's HTTP phases on the real server: the competition set up, the runs ingested by
 // concurrent clients, cold reads after a write, and a sanity check of the scores' shape.
 import { extraRun, ss58Of, sweTaskInputs, type Competition } from './generate.js';
-import { call, callJson, cpuNs, stats, timed, type Stats } from './measure.js';
+import { call, callJson, cpuNs, stats, timedRead, type Stats } from './measure.js';
 
 export const COMPETITION = 'bench';
 export const WEIGHTS = { input: 1, cachedInput: 0.1, output: 3 };
@@ -125,7 +125,7 @@ export async function coldReads(
     const run = extraRun(c, task, miner, salt + i);
     await call(url, `/v1/competitions/${COMPETITION}/runs`, { token: key, body: JSON.stringify({ runs: [run] }) });
     const before = pid === undefined ? 0 : cpuNs(pid);
-    times.push(await timed(() => call(url, path)));
+    times.push(await timedRead(url, path));
     if (pid !== undefined) cpu.push((cpuNs(pid) - before) / 1e6);
   }
   return { ...stats(times), ...(pid === undefined ? {} : { serverCpuMedianMs: stats(cpu).medianMs }) };

@@ -17,7 +17,7 @@ import { writeFileSync } from 'node:fs';
 import { SIZES, buildCompetition, runBatches, scaleOf } from './generate.js';
 import { tempDir } from '../test/support/tempDir.js';
 import { rssSampler, type RssSampler } from './rss.js';
-import { call, cpuNs, timed } from './measure.js';
+import { call, cpuNs, timedRead } from './measure.js';
 import { BENCH_SIGNATURE_WINDOW_MS, compareAuth, poolRounds } from './authCompare.js';
 import { launch, type BenchServer } from './launch.js';
 import { load1, machine, parseCli } from './cli.js';
@@ -228,10 +228,10 @@ async function main(): Promise<void> {
     server = restarted;
     rss = rssSampler(restarted.pid);
     const firstCpu = cpuNs(restarted.pid);
-    const firstReadMs = await timed(() => call(restarted.baseUrl, `${base}/leaderboard`));
+    const firstReadMs = await timedRead(restarted.baseUrl, `${base}/leaderboard`);
     const firstReadServerCpuMs = r2((cpuNs(restarted.pid) - firstCpu) / 1e6);
     const toFirstReadMs = performance.now() - t;
-    const secondReadMs = await timed(() => call(restarted.baseUrl, `${base}/leaderboard`));
+    const secondReadMs = await timedRead(restarted.baseUrl, `${base}/leaderboard`);
     log(
       `ready in ${restarted.readyMs.toFixed(0)} ms; first leaderboard ${firstReadMs.toFixed(1)} ms (server CPU ${firstReadServerCpuMs} ms), then ${secondReadMs.toFixed(1)} ms`,
     );
