@@ -60,10 +60,12 @@ for (let round = 0; round < Number(values.rounds); round++) {
       const cpu0 = serverCpu(server.pid);
       const main0 = serverCpu(server.pid, server.pid);
       const wait0 = runqWait(server.pid);
+      const client0 = process.cpuUsage();
       const seconds = await ingest(server.baseUrl, key, bodies, counts, Number(values.clients));
       const cpu1 = serverCpu(server.pid);
       const main1 = serverCpu(server.pid, server.pid);
       const wait1 = runqWait(server.pid);
+      const client = process.cpuUsage(client0);
       await server.stop();
       if (process.env.BENCH_SERVER_OUTPUT)
         writeFileSync(`${process.env.BENCH_SERVER_OUTPUT}-${v.name}-${round}.log`, server.output());
@@ -75,7 +77,7 @@ for (let round = 0; round < Number(values.rounds); round++) {
       console.log(
         `${v.name}: ${rate} runs/s, floor ${floor} (${before.runsPerSecond}/${after.runsPerSecond}), ratio ${ratio}, ` +
           `server cpu ${(((cpu1 - cpu0) / bodies.length) * 1000).toFixed(1)} ms/batch ` +
-          `(main thread ${(((main1 - main0) / bodies.length) * 1000).toFixed(1)}, waiting for a core ${((wait1 - wait0) / bodies.length / 1e6).toFixed(1)}), wall ${((seconds / bodies.length) * 1000).toFixed(1)} ms/batch, load ${load1()}`,
+          `(main thread ${(((main1 - main0) / bodies.length) * 1000).toFixed(1)}, waiting for a core ${((wait1 - wait0) / bodies.length / 1e6).toFixed(1)}; the clients' ${((client.user + client.system) / bodies.length / 1000).toFixed(1)}), wall ${((seconds / bodies.length) * 1000).toFixed(1)} ms/batch, load ${load1()}`,
       );
     } finally {
       tmp.remove();
