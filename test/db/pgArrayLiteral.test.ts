@@ -4,7 +4,7 @@
 import fc from 'fast-check';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { arrayLiteral } from '../../src/db/pg/arrayLiteral.js';
+import { arrayLiteral, jsonArrayLiteral } from '../../src/db/pg/arrayLiteral.js';
 import { runQuery } from '../../src/db/pg/context.js';
 import { testPostgres } from '../support/postgres.js';
 
@@ -25,6 +25,26 @@ describe('arrayLiteral', () => {
 
   it("leaves to pg an array holding anything else (pg's own encoding then applies)", () => {
     for (const odd of [[{ a: 1 }], [[1, 2]], [new Date(0)], [Buffer.from('x')]]) expect(arrayLiteral(odd)).toBe(odd);
+  });
+});
+
+/** JSON values whose strings hold what JSON.stringify escapes: quotes, backslashes, controls, lone surrogates. */
+const awkward = fc.string({
+  unit: fc.constantFrom('"', '\\', '\n', '\u0000', '\u001f', '\ud800', '\udfff', 'é', '😀', 'a', ',', '{'),
+});
+const jsonValues = fc.array(fc.option(fc.oneof(fc.jsonValue({ stringUnit: 'binary' }), fc.array(awkward), awkward)));
+const jsonTexts = (values: unknown[]) => values.map((v) => (v === null || v === undefined ? null : JSON.stringify(v)));
+
+describe('jsonArrayLiteral', () => {
+  it("is arrayLiteral of the values' JSON texts, whatever their strings hold", () => {
+    expect(jsonArrayLiteral([{ a: 'x"y\\z\n' }, null, undefined, []])).toBe(
+      '{"{\\"a\\":\\"x\\\\\\"y\\\\\\\\z\\\\n\\"}",NULL,NULL,"[]"}',
+    );
+    fc.assert(
+      fc.property(jsonValues, (values) => {
+        expect(jsonArrayLiteral(values)).toBe(arrayLiteral(jsonTexts(values)));
+      }),
+    );
   });
 });
 
@@ -80,5 +100,15 @@ describe.runIf(server.available)('arrays as parameters, on a real server', () =>
   it('JSON text with quotes and escapes (the rubric votes column) comes back byte for byte', async () => {
     const votes = [JSON.stringify({ c1: [true, false, true], note: 'a "quoted" \\ path\\to' }), null, '[]'];
     expect(await roundTrip('text[]', votes)).toEqual(votes);
+  });
+
+  it("jsonArrayLiteral: PostgreSQL reads each value's JSON text, byte for byte", async () => {
+    await fc.assert(
+      fc.asyncProperty(jsonValues, async (values) => {
+        const { rows } = await runQuery(pool, 'SELECT $1::text[] AS a', [jsonArrayLiteral(values)], undefined);
+        expect((rows[0] as { a: unknown[] }).a).toEqual(jsonTexts(values));
+      }),
+      { numRuns: 200 },
+    );
   });
 });

@@ -9,6 +9,7 @@ import { planRunChange, type RunChangePlan } from '../plan/runBatch.js';
 import { deltaKey } from '../plan/aggregateDeltas.js';
 import type { SumOwner } from '../plan/tokenSums.js';
 import type { PgContext } from './context.js';
+import { jsonArrayLiteral } from './arrayLiteral.js';
 import { RUN_SEQUENCE } from './context.js';
 import {
   applyAggregates,
@@ -191,8 +192,8 @@ export function pgRunsRepo(ctx: PgContext) {
             col((r) => r.tokens?.output ?? null),
             col((r) => r.timeTakenSeconds),
             col((r) => r.agentSteps),
-            col((r) => (r.rubricVotes ? JSON.stringify(r.rubricVotes) : null)),
-            col((r) => (r.criteria ? JSON.stringify(r.criteria) : null)),
+            jsonArrayLiteral(col((r) => r.rubricVotes)),
+            jsonArrayLiteral(col((r) => r.criteria)),
             col((r) => r.judgeDigest ?? null),
             col((r) => r.answerDate ?? null),
             plan.miners,
