@@ -23,6 +23,20 @@ describe('arrayLiteral', () => {
     expect(arrayLiteral([])).toBe('{}');
   });
 
+  it('joins an array of plain strings, or of numbers and booleans, into the literal element by element', () => {
+    expect(arrayLiteral(['a', 'b c', ''])).toBe('{"a","b c",""}');
+    expect(arrayLiteral([1, -0, 2.5, 1e21, true, 3n])).toBe('{1,0,2.5,1e+21,true,3}');
+    // Without a null, the same literal as with one (the element-by-element path), less its NULL.
+    const element = fc.oneof(fc.string({ unit: 'binary' }), fc.double(), fc.boolean(), fc.bigInt());
+    fc.assert(
+      fc.property(fc.array(element, { minLength: 1 }), fc.array(fc.string(), { minLength: 1 }), (mixed, texts) => {
+        for (const values of [mixed, texts]) {
+          expect(arrayLiteral(values)).toBe((arrayLiteral([...values, null]) as string).replace(/,NULL}$/, '}'));
+        }
+      }),
+    );
+  });
+
   it("leaves to pg an array holding anything else (pg's own encoding then applies)", () => {
     for (const odd of [[{ a: 1 }], [[1, 2]], [new Date(0)], [Buffer.from('x')]]) expect(arrayLiteral(odd)).toBe(odd);
   });
