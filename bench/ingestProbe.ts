@@ -37,7 +37,8 @@ const { values } = parseArgs({
     variant: { type: 'string', multiple: true, default: ['base='] },
   },
 });
-if (values.engine !== 'sqlite' && values.engine !== 'postgres') throw new Error(`--engine sqlite|postgres, not ${values.engine}`);
+if (values.engine !== 'sqlite' && values.engine !== 'postgres')
+  throw new Error(`--engine sqlite|postgres, not ${values.engine}`);
 const variants = values.variant.map(parseVariant);
 const c = buildCompetition(SIZES.reference, 1);
 const all = runBatches(c, 1000);
