@@ -7,18 +7,23 @@
 // variant's median ratio. The main thread's CPU is what bounds the rate when work moves to another
 // thread (the whole process's would not show it).
 //   node --import tsx bench/ingestProbe.ts [--batches N] [--stride K] [--rounds R] [--clients C]
-//     [--variant name=ENV=V,ENV2=V ...]
+//     [--engine sqlite|postgres] [--variant name=ENV=V,ENV2=V ...]
 // A variant's environment goes to its server; two keys are the probe's: PROBE_NODE_ARGS (node
 // flags, space-separated) and PROBE_SCRIPT (another build's dist/server.js, to compare builds).
 // BENCH_SERVER_NODE_ARGS passes flags to every server (e.g. --cpu-prof --cpu-prof-dir=DIR);
 // BENCH_SERVER_OUTPUT=<prefix> saves each server's output.
+// --engine postgres: each run's server on a scratch PostgreSQL database (DATABASE_URL, storage.ts's
+// postgresStorage on PG_TEST_URL, else 127.0.0.1:5432) and the floor PostgreSQL's raw insert
+// (pgFloors.ts pgRawInsert into a second scratch database), as `npm run bench -- --engine postgres`
+// takes them; both databases dropped after the run.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { SIZES, buildCompetition, runBatches } from './generate.js';
 import { tempDir } from '../test/support/tempDir.js';
 import { launchVariant, parseVariant } from './launch.js';
 import { load1 } from './cli.js';
-import { rawInsert, bracket, dropDatabase } from './floors.js';
+import { bracket } from './floors.js';
+import { postgresStorage, sqliteStorage } from './storage.js';
 import { ingest, setup } from './phases.js';
 
 const ADMIN = `bench-admin-token-${process.pid}`;
@@ -28,9 +33,12 @@ const { values } = parseArgs({
     stride: { type: 'string', default: '3' },
     rounds: { type: 'string', default: '1' },
     clients: { type: 'string', default: '4' },
+    engine: { type: 'string', default: 'sqlite' },
     variant: { type: 'string', multiple: true, default: ['base='] },
   },
 });
+if (values.engine !== 'sqlite' && values.engine !== 'postgres')
+  throw new Error(`--engine sqlite|postgres, not ${values.engine}`);
 const variants = values.variant.map(parseVariant);
 const c = buildCompetition(SIZES.reference, 1);
 const all = runBatches(c, 1000);
@@ -48,14 +56,12 @@ const results: Record<string, number[]> = {};
 for (let round = 0; round < Number(values.rounds); round++) {
   for (const v of round % 2 === 0 ? variants : [...variants].reverse()) {
     const tmp = tempDir('probe');
+    const storage = values.engine === 'postgres' ? await postgresStorage(tmp.dir) : sqliteStorage(tmp.dir);
     try {
-      const floorOnce = () => {
-        const f = rawInsert(tmp.dir, 'bench', bodies).sequence;
-        for (const d of ['floor-sequence.db', 'floor-rowid.db']) dropDatabase(`${tmp.dir}/${d}`);
-        return f;
-      };
-      const before = floorOnce();
-      const server = await launchVariant(v, `${tmp.dir}/bench.db`, ADMIN, nodeArgs);
+      const floorOnce = async () => (await storage.insertFloor('bench', bodies, false)).sequence;
+      const before = await floorOnce();
+      const env = { ...v.env, ...storage.serverEnv };
+      const server = await launchVariant({ ...v, env }, storage.dbPath, ADMIN, nodeArgs);
       const key = await setup(server.baseUrl, ADMIN, c);
       const cpu0 = serverCpu(server.pid);
       const main0 = serverCpu(server.pid, server.pid);
@@ -69,7 +75,7 @@ for (let round = 0; round < Number(values.rounds); round++) {
       await server.stop();
       if (process.env.BENCH_SERVER_OUTPUT)
         writeFileSync(`${process.env.BENCH_SERVER_OUTPUT}-${v.name}-${round}.log`, server.output());
-      const after = floorOnce();
+      const after = await floorOnce();
       const floor = bracket(before, after).runsPerSecond;
       const rate = Math.round(total / seconds);
       const ratio = Math.round((rate / floor) * 1000) / 1000;
@@ -80,6 +86,7 @@ for (let round = 0; round < Number(values.rounds); round++) {
           `(main thread ${(((main1 - main0) / bodies.length) * 1000).toFixed(1)}, waiting for a core ${((wait1 - wait0) / bodies.length / 1e6).toFixed(1)}; the clients' ${((client.user + client.system) / bodies.length / 1000).toFixed(1)}), wall ${((seconds / bodies.length) * 1000).toFixed(1)} ms/batch, load ${load1()}`,
       );
     } finally {
+      await storage.close();
       tmp.remove();
     }
   }

@@ -4,7 +4,7 @@
 import fc from 'fast-check';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { arrayLiteral } from '../../src/db/pg/arrayLiteral.js';
+import { arrayLiteral, jsonArrayLiteral } from '../../src/db/pg/arrayLiteral.js';
 import { runQuery } from '../../src/db/pg/context.js';
 import { testPostgres } from '../support/postgres.js';
 
@@ -23,8 +23,42 @@ describe('arrayLiteral', () => {
     expect(arrayLiteral([])).toBe('{}');
   });
 
+  it('joins an array of plain strings, or of numbers and booleans, into the literal element by element', () => {
+    expect(arrayLiteral(['a', 'b c', ''])).toBe('{"a","b c",""}');
+    expect(arrayLiteral([1, -0, 2.5, 1e21, true, 3n])).toBe('{1,0,2.5,1e+21,true,3}');
+    // Without a null, the same literal as with one (the element-by-element path), less its NULL.
+    const element = fc.oneof(fc.string({ unit: 'binary' }), fc.double(), fc.boolean(), fc.bigInt());
+    fc.assert(
+      fc.property(fc.array(element, { minLength: 1 }), fc.array(fc.string(), { minLength: 1 }), (mixed, texts) => {
+        for (const values of [mixed, texts]) {
+          expect(arrayLiteral(values)).toBe((arrayLiteral([...values, null]) as string).replace(/,NULL}$/, '}'));
+        }
+      }),
+    );
+  });
+
   it("leaves to pg an array holding anything else (pg's own encoding then applies)", () => {
     for (const odd of [[{ a: 1 }], [[1, 2]], [new Date(0)], [Buffer.from('x')]]) expect(arrayLiteral(odd)).toBe(odd);
+  });
+});
+
+/** JSON values whose strings hold what JSON.stringify escapes: quotes, backslashes, controls, lone surrogates. */
+const awkward = fc.string({
+  unit: fc.constantFrom('"', '\\', '\n', '\u0000', '\u001f', '\ud800', '\udfff', 'é', '😀', 'a', ',', '{'),
+});
+const jsonValues = fc.array(fc.option(fc.oneof(fc.jsonValue({ stringUnit: 'binary' }), fc.array(awkward), awkward)));
+const jsonTexts = (values: unknown[]) => values.map((v) => (v === null || v === undefined ? null : JSON.stringify(v)));
+
+describe('jsonArrayLiteral', () => {
+  it("is arrayLiteral of the values' JSON texts, whatever their strings hold", () => {
+    expect(jsonArrayLiteral([{ a: 'x"y\\z\n' }, null, undefined, []])).toBe(
+      '{"{\\"a\\":\\"x\\\\\\"y\\\\\\\\z\\\\n\\"}",NULL,NULL,"[]"}',
+    );
+    fc.assert(
+      fc.property(jsonValues, (values) => {
+        expect(jsonArrayLiteral(values)).toBe(arrayLiteral(jsonTexts(values)));
+      }),
+    );
   });
 });
 
@@ -80,5 +114,15 @@ describe.runIf(server.available)('arrays as parameters, on a real server', () =>
   it('JSON text with quotes and escapes (the rubric votes column) comes back byte for byte', async () => {
     const votes = [JSON.stringify({ c1: [true, false, true], note: 'a "quoted" \\ path\\to' }), null, '[]'];
     expect(await roundTrip('text[]', votes)).toEqual(votes);
+  });
+
+  it("jsonArrayLiteral: PostgreSQL reads each value's JSON text, byte for byte", async () => {
+    await fc.assert(
+      fc.asyncProperty(jsonValues, async (values) => {
+        const { rows } = await runQuery(pool, 'SELECT $1::text[] AS a', [jsonArrayLiteral(values)], undefined);
+        expect((rows[0] as { a: unknown[] }).a).toEqual(jsonTexts(values));
+      }),
+      { numRuns: 200 },
+    );
   });
 });

@@ -9,6 +9,7 @@ import { planRunChange, type RunChangePlan } from '../plan/runBatch.js';
 import { deltaKey } from '../plan/aggregateDeltas.js';
 import type { SumOwner } from '../plan/tokenSums.js';
 import type { PgContext } from './context.js';
+import { jsonArrayLiteral, withArrayLiterals } from './arrayLiteral.js';
 import { RUN_SEQUENCE } from './context.js';
 import {
   applyAggregates,
@@ -102,6 +103,66 @@ export function pgRunsRepo(ctx: PgContext) {
     );
   }
 
+  /** A batch's plan and INSERT_BATCH's parameters, array literals made (./arrayLiteral.ts): all of its JavaScript work. */
+  function batchStatement(
+    records: RunRecord[],
+    w: TokenWeights,
+    excluded: ReadonlySet<string>,
+    judge: string | null,
+  ): { competitionId: string; plan: RunChangePlan; values: unknown[] } {
+    const competitionId = records[0]!.competitionId;
+    const plan = planRunChange(records, 1, w, excluded, judge);
+    const { miner, baseline, skipped } = splitDeltas(plan.pairs);
+    const col = <T>(f: (r: RunRecord) => T) => records.map(f);
+    const criteria = plan.criteria;
+    const values = withArrayLiterals([
+      competitionId,
+      miner.map((s) => s.d.taskId),
+      miner.map((s) => s.d.minerHotkey),
+      ...deltaColumns(miner),
+      baseline.map((s) => s.d.taskId),
+      ...deltaColumns(baseline),
+      !skipped,
+      col((r) => r.competitionId),
+      col((r) => r.runId),
+      col((r) => r.taskId),
+      col((r) => r.kind),
+      col((r) => r.minerHotkey),
+      col((r) => r.validatorId),
+      col((r) => r.attemptNo),
+      col((r) => r.resolved),
+      col((r) => r.tokens?.input ?? null),
+      col((r) => r.tokens?.cachedInput ?? null),
+      col((r) => r.tokens?.output ?? null),
+      col((r) => r.timeTakenSeconds),
+      col((r) => r.agentSteps),
+      jsonArrayLiteral(col((r) => r.rubricVotes)),
+      jsonArrayLiteral(col((r) => r.criteria)),
+      col((r) => r.judgeDigest ?? null),
+      col((r) => r.answerDate ?? null),
+      plan.miners,
+      [...plan.perTask.values()],
+      [...plan.perTask.keys()],
+      criteria.map((s) => s.taskId),
+      criteria.map((s) => s.id),
+      criteria.map((s) => s.graded),
+      criteria.map((s) => s.met),
+      criteria.map((s) => s.split),
+    ])!;
+    return { competitionId, plan, values };
+  }
+
+  /** Sends a batch's statement (in a transaction scoped to its competition), then settles its aggregates. */
+  async function sendBatch(c: PgContext, batch: ReturnType<typeof batchStatement>): Promise<void> {
+    const rows = await c.query<[SumOwner['kind'], string, string | null]>(INSERT_BATCH, batch.values, {
+      array: true,
+      name: 'pg_runs_insert_batch',
+    });
+    // A pair missing here was refused (its sums would pass 2^53 - 1): the 422, and no run was inserted.
+    const written = new Set(rows.map(([kind, taskId, hotkey]) => deltaKey({ kind, taskId, minerHotkey: hotkey })));
+    await settleAggregates(c, batch.plan.pairs, written, 1);
+  }
+
   const repo = {
     /** The stored runs among the given ids, in the order asked. */
     async existing(competitionId: string, runIds: string[]): Promise<Map<string, StoredRun>> {
@@ -163,53 +224,7 @@ export function pgRunsRepo(ctx: PgContext) {
     ): Promise<void> {
       if (records.length === 0) return;
       const competitionId = records[0]!.competitionId;
-      await ctx.write(competitionId, async (c) => {
-        const plan = planRunChange(records, 1, w, excluded, judge);
-        const { miner, baseline, skipped } = splitDeltas(plan.pairs);
-        const col = <T>(f: (r: RunRecord) => T) => records.map(f);
-        const criteria = plan.criteria;
-        const rows = await c.query<[SumOwner['kind'], string, string | null]>(
-          INSERT_BATCH,
-          [
-            competitionId,
-            miner.map((s) => s.d.taskId),
-            miner.map((s) => s.d.minerHotkey),
-            ...deltaColumns(miner),
-            baseline.map((s) => s.d.taskId),
-            ...deltaColumns(baseline),
-            !skipped,
-            col((r) => r.competitionId),
-            col((r) => r.runId),
-            col((r) => r.taskId),
-            col((r) => r.kind),
-            col((r) => r.minerHotkey),
-            col((r) => r.validatorId),
-            col((r) => r.attemptNo),
-            col((r) => r.resolved),
-            col((r) => r.tokens?.input ?? null),
-            col((r) => r.tokens?.cachedInput ?? null),
-            col((r) => r.tokens?.output ?? null),
-            col((r) => r.timeTakenSeconds),
-            col((r) => r.agentSteps),
-            col((r) => (r.rubricVotes ? JSON.stringify(r.rubricVotes) : null)),
-            col((r) => (r.criteria ? JSON.stringify(r.criteria) : null)),
-            col((r) => r.judgeDigest ?? null),
-            col((r) => r.answerDate ?? null),
-            plan.miners,
-            [...plan.perTask.values()],
-            [...plan.perTask.keys()],
-            criteria.map((s) => s.taskId),
-            criteria.map((s) => s.id),
-            criteria.map((s) => s.graded),
-            criteria.map((s) => s.met),
-            criteria.map((s) => s.split),
-          ],
-          { array: true, name: 'pg_runs_insert_batch' },
-        );
-        // A pair missing here was refused (its sums would pass 2^53 - 1): the 422, and no run was inserted.
-        const written = new Set(rows.map(([kind, taskId, hotkey]) => deltaKey({ kind, taskId, minerHotkey: hotkey })));
-        await settleAggregates(c, plan.pairs, written, 1);
-      });
+      await ctx.write(competitionId, (c) => sendBatch(c, batchStatement(records, w, excluded, judge)));
     },
     /** Deletes one run (kept in deleted_runs for snapshot inputs) and takes it out of every aggregate. */
     async delete(
@@ -234,7 +249,10 @@ export function pgRunsRepo(ctx: PgContext) {
   };
   return {
     ...repo,
-    /** The stored runs among the batch's ids read first (one statement), then only the new runs inserted. */
+    /**
+     * The stored runs among the batch's ids read first (one statement), then only the new runs
+     * inserted: all of them in one statement.
+     */
     async insertNew(
       records: RunRecord[],
       w: TokenWeights,
@@ -242,16 +260,29 @@ export function pgRunsRepo(ctx: PgContext) {
       judge: string | null = null,
     ): Promise<Map<string, StoredRun>> {
       if (records.length === 0) return new Map();
-      const stored = await repo.existing(
-        records[0]!.competitionId,
+      const competitionId = records[0]!.competitionId;
+      // The lookup goes out first, and the all-new batch's statement (the usual case) is built
+      // while PostgreSQL answers it: inside the competition's turn, the two overlap.
+      const lookup = repo.existing(
+        competitionId,
         records.map((r) => r.runId),
       );
-      await repo.insertMany(
-        stored.size === 0 ? records : records.filter((r) => !stored.has(r.runId)),
-        w,
-        excluded,
-        judge,
-      );
+      let batch: ReturnType<typeof batchStatement>;
+      try {
+        batch = batchStatement(records, w, excluded, judge);
+      } catch (err) {
+        await lookup.catch(() => undefined);
+        throw err;
+      }
+      const stored = await lookup;
+      if (stored.size === 0) await ctx.write(competitionId, (c) => sendBatch(c, batch));
+      else
+        await repo.insertMany(
+          records.filter((r) => !stored.has(r.runId)),
+          w,
+          excluded,
+          judge,
+        );
       return stored;
     },
   };

@@ -14,7 +14,8 @@ export function pgVersionedDocuments(ctx: PgContext, table: VersionedTable) {
     VALUES ($1, coalesce((SELECT max(version) FROM ${table} WHERE competition_id = $1), 0) + 1, $2, $3)`;
 
   async function latest(c: PgContext, competitionId: string): Promise<VersionedDocument | null> {
-    const [row] = await c.query<VersionedDocument>(LATEST, [competitionId]);
+    // Prepared (named): every batch of runs reads the judge in force inside its competition's turn.
+    const [row] = await c.query<VersionedDocument>(LATEST, [competitionId], { name: `pg_${table}_latest` });
     return row ?? null;
   }
   return {
