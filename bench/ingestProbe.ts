@@ -1,12 +1,12 @@
 // Ingest alone, against its floor in the same process (issue 41): every `stride`-th batch of the
-// reference competition (up to N of them, the QnA-heavy and the plain ones alike) sent by 4 clients
-// to the compiled server (`npm run build` first), and the same batches inserted straight into
-// SQLite (floors.ts rawInsert) just before and just after; variants taken in turns, their order
-// reversed every round (A B B A ...). Prints each run's rate, floor, ratio, and the server's CPU
+// reference competition (or --size's; up to N of them, the QnA-heavy and the plain ones alike)
+// sent by 4 clients to the compiled server (`npm run build` first), and the same batches inserted
+// straight into SQLite (floors.ts rawInsert) just before and just after; variants taken in turns,
+// their order reversed every round (A B B A ...). Prints each run's rate, floor, ratio, and the server's CPU
 // (all its threads, and its main thread alone, from /proc) and wall time per batch, then each
 // variant's median ratio. The main thread's CPU is what bounds the rate when work moves to another
 // thread (the whole process's would not show it).
-//   node --import tsx bench/ingestProbe.ts [--batches N] [--stride K] [--rounds R] [--clients C]
+//   node --import tsx bench/ingestProbe.ts [--batches N] [--stride K] [--rounds R] [--clients C] [--size S]
 //     [--engine sqlite|postgres] [--variant name=ENV=V,ENV2=V ...]
 // A variant's environment goes to its server; two keys are the probe's: PROBE_NODE_ARGS (node
 // flags, space-separated) and PROBE_SCRIPT (another build's dist/server.js, to compare builds).
@@ -18,7 +18,7 @@
 // takes them; both databases dropped after the run.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { SIZES, buildCompetition, runBatches } from './generate.js';
+import { SIZES, buildCompetition, runBatches, type SizeName } from './generate.js';
 import { tempDir } from '../test/support/tempDir.js';
 import { launchVariant, parseVariant } from './launch.js';
 import { load1 } from './cli.js';
@@ -33,6 +33,7 @@ const { values } = parseArgs({
     stride: { type: 'string', default: '3' },
     rounds: { type: 'string', default: '1' },
     clients: { type: 'string', default: '4' },
+    size: { type: 'string', default: 'reference' },
     engine: { type: 'string', default: 'sqlite' },
     variant: { type: 'string', multiple: true, default: ['base='] },
   },
@@ -40,7 +41,7 @@ const { values } = parseArgs({
 if (values.engine !== 'sqlite' && values.engine !== 'postgres')
   throw new Error(`--engine sqlite|postgres, not ${values.engine}`);
 const variants = values.variant.map(parseVariant);
-const c = buildCompetition(SIZES.reference, 1);
+const c = buildCompetition(SIZES[values.size as SizeName], 1);
 const all = runBatches(c, 1000);
 const n = Number(values.batches);
 const stride = Number(values.stride);
