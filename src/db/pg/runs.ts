@@ -109,7 +109,7 @@ export function pgRunsRepo(ctx: PgContext) {
     w: TokenWeights,
     excluded: ReadonlySet<string>,
     judge: string | null,
-  ): { competitionId: string; plan: RunChangePlan; values: unknown[] } {
+  ): { plan: RunChangePlan; values: unknown[] } {
     const competitionId = records[0]!.competitionId;
     const plan = planRunChange(records, 1, w, excluded, judge);
     const { miner, baseline, skipped } = splitDeltas(plan.pairs);
@@ -149,7 +149,7 @@ export function pgRunsRepo(ctx: PgContext) {
       criteria.map((s) => s.met),
       criteria.map((s) => s.split),
     ])!;
-    return { competitionId, plan, values };
+    return { plan, values };
   }
 
   /** Sends a batch's statement (in a transaction scoped to its competition), then settles its aggregates. */
