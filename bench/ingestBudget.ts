@@ -42,7 +42,9 @@ if (!(values.size in SIZES)) throw new Error(`--size ${Object.keys(SIZES).join('
 const c = buildCompetition(SIZES[values.size as SizeName], 1);
 const all = runBatches(c, 1000);
 const picked = all.bodies.filter((_, i) => i % Number(values.stride) === 0).slice(0, Number(values.batches));
-const counts = picked.map((b) => (JSON.parse(b) as { runs: unknown[] }).runs.length);
+/** A batch body's runs, parsed. */
+const runsOf = (body: string) => (JSON.parse(body) as { runs: RunInput[] }).runs;
+const counts = picked.map((b) => runsOf(b).length);
 
 /** Wall time inside each app's COMMIT statements (the WAL's fsync, and a checkpoint when one falls due). */
 const commits = new Map<string, { ms: number; max: number }>();
@@ -89,7 +91,7 @@ try {
   const ms = { storage: 0, writer: 0, grouped: 0, http: 0 };
   for (let i = 0; i < picked.length; i++) {
     const body = picked[i]!;
-    const runs = (JSON.parse(body) as { runs: RunInput[] }).runs;
+    const runs = runsOf(body);
     const levels: [keyof typeof ms, () => Promise<unknown>][] = [
       [
         'storage',
@@ -98,7 +100,7 @@ try {
       [
         'writer',
         () =>
-          writer.a.services.runs.ingest(COMPETITION, (JSON.parse(body) as { runs: RunInput[] }).runs, {
+          writer.a.services.runs.ingest(COMPETITION, runsOf(body), {
             kind: 'validator',
             id: writer.validatorId,
           }),
@@ -112,8 +114,7 @@ try {
         () =>
           grouped.store.transaction(async (tx) => {
             for (const b of [picked[i - 1]!, body]) {
-              const parsed = (JSON.parse(b) as { runs: RunInput[] }).runs;
-              await ingestRuns(tx, COMPETITION, parsed, grouped.validatorId);
+              await ingestRuns(tx, COMPETITION, runsOf(b), grouped.validatorId);
             }
           }),
       ]);
