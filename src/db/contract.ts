@@ -75,14 +75,17 @@ export interface RunsRepo {
   ): Promise<void>;
   /**
    * Inserts, as insertMany does, the runs whose ids are not stored yet, and answers the stored runs
-   * among the others, in the order given. Call inside a transaction: a caller that refuses what is
-   * stored (a resent id with other content) throws, and the batch's inserts roll back with it.
+   * among the others, in the order given. Call inside a transaction. `check` is given the stored
+   * runs when there are any, and throws to refuse the batch (a resent id with other content): a
+   * batch it refuses stores nothing and takes no number of the run sequence, so it runs before
+   * PostgreSQL's insert (a sequence does not roll back); on SQLite the rollback returns them.
    */
   insertNew(
     records: RunRecord[],
     w: TokenWeights,
     excluded?: ReadonlySet<string>,
     judge?: string | null,
+    check?: (stored: ReadonlyMap<string, StoredRun>) => Promise<void>,
   ): Promise<Map<string, StoredRun>>;
   /** Deletes one run (kept in deleted_runs for snapshot inputs) and takes it out of every aggregate. */
   delete(run: StoredRun, w: TokenWeights, excluded?: ReadonlySet<string>, judge?: string | null): Promise<void>;

@@ -200,28 +200,23 @@ export async function ingestRuns(
       invalid,
     );
 
-  // New runs are stored first (an all-new batch, the usual one, reads nothing to find so); a
-  // conflict found among the others throws and rolls them back with the transaction.
-  const stored = await tx.runs.insertNew(
-    records,
-    competition.tokenWeights,
-    new Set(competition.excludedValidators),
-    judge,
-  );
-  const conflicts: ErrorField[] = [];
-  // An all-new batch (the usual one) has nothing to compare: no pass over its runs.
-  for (let i = 0; stored.size > 0 && i < records.length; i++) {
-    const r = records[i]!;
-    const old = stored.get(r.runId);
-    if (old === undefined) continue;
-    const fields = differingFields(old, r);
-    if (fields.length === 0) continue;
-    conflicts.push({
-      path: `body/runs/${i}/runId`,
-      message: `run ${r.runId} was stored by ${await storedBy(tx, old.validatorId, validatorId)} with different ${fields.join(', ')}`,
-    });
-  }
-  if (conflicts.length > 0) {
+  // A batch whose stored runs include one sent with other content is refused whole; the check runs
+  // before the new runs take any number of the run sequence (contract.ts, insertNew). An all-new
+  // batch (the usual one) has nothing to compare.
+  const refuseConflicts = async (stored: ReadonlyMap<string, RunRecord>): Promise<void> => {
+    const conflicts: ErrorField[] = [];
+    for (let i = 0; i < records.length; i++) {
+      const r = records[i]!;
+      const old = stored.get(r.runId);
+      if (old === undefined) continue;
+      const fields = differingFields(old, r);
+      if (fields.length === 0) continue;
+      conflicts.push({
+        path: `body/runs/${i}/runId`,
+        message: `run ${r.runId} was stored by ${await storedBy(tx, old.validatorId, validatorId)} with different ${fields.join(', ')}`,
+      });
+    }
+    if (conflicts.length === 0) return;
     throw conflict(
       `${conflicts.length} run(s) already stored with different content, nothing stored: ` +
         `${conflicts
@@ -231,6 +226,13 @@ export async function ingestRuns(
         'Send a new runId for a new result, or delete the stored run first.',
       conflicts,
     );
-  }
+  };
+  const stored = await tx.runs.insertNew(
+    records,
+    competition.tokenWeights,
+    new Set(competition.excludedValidators),
+    judge,
+    refuseConflicts,
+  );
   return { accepted: records.length - stored.size, duplicates: stored.size };
 }

@@ -154,6 +154,18 @@ describe('resending runs', () => {
     expect((await getRun('r1')).body.resolved).toBe(true);
   });
 
+  it('a batch refused for a conflicting resend takes no run sequence numbers, on either engine', async () => {
+    // PostgreSQL's sequences do not roll back: the conflict must be found before its new runs are
+    // inserted, or the next run stored would be numbered past the refused batch's.
+    const last = async () => Number(((await t.query('SELECT max(seq) AS seq FROM runs')) as { seq: number }[])[0]!.seq);
+    const before = await last();
+    const refused = await post([run('n1'), run('n2'), run('r1', { resolved: false }), run('n3')]);
+    expect(refused.status).toBe(409);
+    expect((await post([run('next')])).status).toBe(200);
+    expect(Number((await getRun('next')).body.seq)).toBe(before + 1);
+    expect(await last()).toBe(before + 1);
+  });
+
   it('counts a field left out as different content', async () => {
     const { attemptNo: _omit, ...withoutAttempt } = run('r1');
     const res = await post([withoutAttempt]);

@@ -258,6 +258,7 @@ export function pgRunsRepo(ctx: PgContext) {
       w: TokenWeights,
       excluded: ReadonlySet<string> = new Set(),
       judge: string | null = null,
+      check?: (stored: ReadonlyMap<string, StoredRun>) => Promise<void>,
     ): Promise<Map<string, StoredRun>> {
       if (records.length === 0) return new Map();
       const competitionId = records[0]!.competitionId;
@@ -275,6 +276,8 @@ export function pgRunsRepo(ctx: PgContext) {
         throw err;
       }
       const stored = await lookup;
+      // Refused before the insert: a number the sequence handed out stays taken after a rollback.
+      if (stored.size > 0 && check) await check(stored);
       if (stored.size === 0) await ctx.write(competitionId, (c) => sendBatch(c, batch));
       else
         await repo.insertMany(

@@ -27,6 +27,7 @@ type AsyncMethod<F> = F extends (...args: infer A) => Generator<infer Y, unknown
 
 /** A synchronous repository's methods as promises (generators as async iterables). */
 type AsyncRepo<R> = { [K in keyof R]: AsyncMethod<R[K]> };
+type StoreReposSync = ReturnType<typeof createRepos>;
 
 export function createSqliteStore(db: Db): Store {
   const repos = createRepos(db);
@@ -79,11 +80,26 @@ export function createSqliteStore(db: Db): Store {
     return out as AsyncRepo<R>;
   }
 
+  /**
+   * The runs repository with insertNew's check (contract.ts): SQLite inserts a batch's new runs
+   * first, and the rollback of a batch the check refuses returns their sequence numbers.
+   */
+  function withCheck(runs: AsyncRepo<StoreReposSync['runs']>): StoreRepos['runs'] {
+    return {
+      ...runs,
+      async insertNew(records, w, excluded, judge, check) {
+        const stored = await runs.insertNew(records, w, excluded, judge);
+        if (stored.size > 0 && check) await check(stored);
+        return stored;
+      },
+    };
+  }
+
   function reposOf(outside: boolean): StoreRepos {
     return {
       competitions: asyncRepo(repos.competitions, outside),
       tasks: asyncRepo(repos.tasks, outside),
-      runs: asyncRepo(repos.runs, outside),
+      runs: withCheck(asyncRepo(repos.runs, outside)),
       miners: asyncRepo(repos.miners, outside),
       validators: asyncRepo(repos.validators, outside),
       scoringInput: asyncRepo(repos.scoringInput, outside),
