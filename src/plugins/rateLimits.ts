@@ -73,7 +73,9 @@ export const rateLimitsPlugin = fp(
       max > 0
         ? limiter(app.createRateLimit({ max, timeWindow: limits.windowMs, keyGenerator, cache: KEPT } as never))
         : null;
-    const anonymous = make(limits.anonymous, (request) => normalizeIP(request.ip));
+    // A client that left between the door's check (src/plugins/connections.ts) and its count has no
+    // address any more: counted together, under none.
+    const anonymous = make(limits.anonymous, (request) => normalizeIP(request.ip ?? ''));
     const validator = make(limits.validator, (request) =>
       request.principal?.kind === 'validator' ? request.principal.id : '',
     );

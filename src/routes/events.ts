@@ -3,6 +3,7 @@ import type { ServerResponse } from 'node:http';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { CompetitionParams, problems } from '../schemas/common.js';
 import type { StreamSlots } from './streamSlots.js';
+import { clientGone } from '../plugins/connections.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -41,6 +42,8 @@ export const eventRoutes: FastifyPluginAsyncZod = async (app) => {
     },
     async (request, reply) => {
       const { competitionId } = request.params;
+      // A client gone on the way here (its 'close' has passed, and would never give a slot back).
+      if (clientGone(request)) return void reply.hijack();
       const slot = app.streamSlots.take(request.ip);
       if (slot instanceof Error) throw slot;
       // Given back when the response closes, however it ends: a 404, the client leaving, the stream's end.
@@ -48,6 +51,9 @@ export const eventRoutes: FastifyPluginAsyncZod = async (app) => {
       await competitions.require(competitionId);
       const res = reply.raw;
       reply.hijack();
+      // A client gone while the competition was read: its 'close' has passed, and would never undo
+      // what follows (a subscription, a heartbeat).
+      if (clientGone(request)) return void res.destroy();
       res.writeHead(200, {
         'content-type': 'text/event-stream; charset=utf-8',
         'cache-control': 'no-cache',

@@ -6,6 +6,7 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { connect, type AddressInfo, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
+import { Writable } from 'node:stream';
 import { join } from 'node:path';
 import Fastify from 'fastify';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -259,6 +260,50 @@ describe('connections and event streams over sockets', () => {
     expect(overflow).toMatch(/^HTTP\/1\.1 431 /);
     expect(expectation).toMatch(/^HTTP\/1\.1 417 /);
     for (const text of [overflow, expectation]) expect(text).toMatch(/\r\nx-content-type-options: nosniff\r\n/i);
+  });
+
+  it('a request whose client reset its connection is dropped: no 500, no error logged, no slot kept', async () => {
+    // The client is gone before the first hook: its address went with its socket, so nothing after
+    // could key its count; it was a logged 500 from the rate limiter, free for anyone to send.
+    const text: string[] = [];
+    const stream = new Writable({
+      write(chunk: Buffer, _encoding, done) {
+        text.push(chunk.toString('utf8'));
+        done();
+      },
+    });
+    t = await testApp({
+      door: { rateLimits: { anonymous: 1000 }, maxEventStreams: 2 },
+      logger: { level: 'info', stream },
+    });
+    await seedCompetition(t, 'c');
+    const port = await listen(t.app);
+    const paths = ['/v1/competitions/c/runs', '/v1/competitions', '/v1/competitions/c/events'];
+    for (let i = 0; i < 30; i++) {
+      const s = await open(port);
+      s.socket.write(`GET ${paths[i % paths.length]} HTTP/1.1\r\nHost: x\r\n\r\n${i % 2 ? 'x' : ''}`);
+      s.socket.resetAndDestroy();
+      await s.closed;
+    }
+    await sleep(100);
+    const lines = text
+      .join('')
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l) as { level: number; msg: string; res?: { statusCode: number } });
+    expect(lines.filter((l) => l.level >= 50)).toEqual([]);
+    expect(lines.filter((l) => (l.res?.statusCode ?? 0) >= 500)).toEqual([]);
+    const metrics = (await t.app.inject({ method: 'GET', url: '/metrics' })).body;
+    expect(metrics).not.toMatch(/status="5\d\d"/);
+    expect(metrics).toMatch(/^scoring_event_streams 0$/m);
+    // The door still answers, and the two stream slots are free.
+    for (let i = 0; i < 2; i++) {
+      const s = await open(port);
+      s.socket.write('GET /v1/competitions/c/events HTTP/1.1\r\nHost: x\r\n\r\n');
+      while (!s.received().includes('\r\n\r\n')) await sleep(5);
+      expect(s.received()).toMatch(/^HTTP\/1\.1 200 /);
+      s.socket.destroy();
+    }
   });
 
   it('a 404 stream gives its slot back', async () => {
