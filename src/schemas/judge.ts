@@ -14,6 +14,25 @@ export const JudgeDigest = z
   .regex(JUDGE_DIGEST_PATTERN, 'a SHA-256 digest: 64 lower-case hex digits')
   .describe('SHA-256, lower-case hex, of the judge configuration’s canonical JSON (RFC 8785).');
 
+/**
+ * Levels an outputSchema may nest (the schema itself is one). A vote's JSON Schema needs a few; the
+ * bound keeps the canonical JSON of the digest and of every snapshot's input, which recurses, far
+ * from the stack's end.
+ */
+export const OUTPUT_SCHEMA_DEPTH = 32;
+
+/** Whether a JSON value nests deeper than `max` levels (a scalar is 0, `{}` and `[]` are 1); no recursion. */
+function nestsDeeper(value: unknown, max: number): boolean {
+  const stack: [unknown, number][] = [[value, 0]];
+  while (stack.length > 0) {
+    const [v, depth] = stack.pop()!;
+    if (v === null || typeof v !== 'object') continue;
+    if (depth === max) return true;
+    for (const child of Object.values(v)) stack.push([child, depth + 1]);
+  }
+  return false;
+}
+
 const JudgeFields = {
   model: z.string().min(1).max(200).describe('The judge model, as the validator calls it.'),
   reasoningEffort: z.string().min(1).max(64).describe('The reasoning effort the judge runs at, e.g. `high`.'),
@@ -27,7 +46,13 @@ const JudgeFields = {
     .describe('The judge’s prompt text with the placeholders the validator fills, `{answer_date}` among them.'),
   outputSchema: z
     .record(z.string(), z.unknown())
-    .describe('The JSON Schema of one vote, as the judge is asked to answer.'),
+    .refine(
+      (schema) => !nestsDeeper(schema, OUTPUT_SCHEMA_DEPTH),
+      `nests deeper than ${OUTPUT_SCHEMA_DEPTH} levels; a vote's JSON Schema needs a few`,
+    )
+    .describe(
+      `The JSON Schema of one vote, as the judge is asked to answer; at most ${OUTPUT_SCHEMA_DEPTH} levels deep.`,
+    ),
 };
 
 export const JudgeInputSchema = named(

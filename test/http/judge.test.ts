@@ -148,6 +148,38 @@ it('refuses a bad configuration with a 400 naming the field, and stores nothing'
   expect((await t.call({ method: 'GET', url: '/v1/competitions/c/judge' })).status).toBe(404);
 });
 
+it('refuses an outputSchema nested past 32 levels with a 400 naming it; one at the limit snapshots', async () => {
+  // A deep schema was stored, then overflowed the stack of the canonical JSON every snapshot makes
+  // (each one a 500 until the judge changed), or of the digest itself (a 500).
+  const nested = (levels: number) => {
+    let schema: Record<string, unknown> = { type: 'string' };
+    for (let i = 1; i < levels; i++) schema = { type: 'array', items: schema };
+    return schema;
+  };
+  // 5,000 levels as text: serialising so deep a value would overflow this test's own stack.
+  const deep = `{"type":"string"${',"items":{"type":"array"'.repeat(4999)}${'}'.repeat(4999)}}`;
+  const asText = JSON.stringify({ ...J1, outputSchema: '@' }).replace('"@"', deep);
+  for (const levels of [33, 5000]) {
+    const res =
+      levels === 5000
+        ? await t.call({
+            method: 'PUT',
+            url: '/v1/competitions/c/judge',
+            headers: { ...admin, 'content-type': 'application/json' },
+            payload: asText,
+          })
+        : await putJudge('c', { ...J1, outputSchema: nested(levels) });
+    expect(res.status, String(levels)).toBe(400);
+    expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
+    expect(JSON.stringify(res.body)).toContain('body/outputSchema');
+    expect(res.body.detail).toContain('32 levels');
+  }
+  expect((await t.call({ method: 'GET', url: '/v1/competitions/c/judge' })).status).toBe(404);
+  expect((await putJudge('c', { ...J1, outputSchema: nested(32) })).status).toBe(200);
+  const snapshot = await t.call({ method: 'POST', url: '/v1/competitions/c/snapshots', headers: admin, payload: {} });
+  expect(snapshot.status, JSON.stringify(snapshot.body)).toBe(201);
+});
+
 it('a judge change makes earlier runs stale, the leaderboard that of the new runs; a return restores them', async () => {
   expect((await putJudge('c', J1)).status).toBe(200);
   const first = [
