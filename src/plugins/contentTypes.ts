@@ -1,6 +1,7 @@
 // Request body types. The task import takes files; everything else is JSON only: a file or text
 // sent to a JSON route is a 415 naming what the route takes, not a body of the wrong type.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { isUtf8 } from 'node:buffer';
 import fp from 'fastify-plugin';
 import { badRequest, unsupported } from '../errors.js';
 import { mayHoldBadText, printable, textProblem } from '../unicode.js';
@@ -36,6 +37,24 @@ export function codingRefused(request: FastifyRequest): Error | null {
     { path: 'headers/content-encoding', message: 'only identity (no coding) is taken' },
   ]);
 }
+
+/**
+ * A JSON body declared in a charset other than UTF-8 (RFC 8259 8.1: JSON is UTF-8): read as UTF-8 it
+ * would be stored changed, so a 415 naming the header. No charset, or utf-8 in any case, is taken.
+ */
+function charsetRefused(request: FastifyRequest): Error | null {
+  const charset = /;\s*charset\s*=\s*"?([^";\s]*)"?/i.exec(request.headers['content-type'] ?? '')?.[1];
+  if (charset === undefined || /^utf-?8$/i.test(charset)) return null;
+  return unsupported(`charset ${charset} is not taken: send the JSON body as UTF-8 (charset=utf-8, or none)`, [
+    { path: 'headers/content-type', message: 'only charset=utf-8 (or no charset) is taken' },
+  ]);
+}
+
+/** Bytes no UTF-8 text holds: Fastify's parser would read them as U+FFFD, changing what is stored. */
+const notUtf8 = () =>
+  badRequest('the JSON body is not valid UTF-8: send UTF-8 text (RFC 8259)', [
+    { path: 'body', message: 'holds bytes that are not UTF-8' },
+  ]);
 
 const takes = (request: FastifyRequest, type: string) => acceptedTypes(request).includes(type);
 const notTaken = (request: FastifyRequest, type: string) =>
@@ -125,7 +144,7 @@ export const contentTypesPlugin = fp(
     app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (req, body, done) => {
       // A file route (an import, a chunk, an input document) takes no JSON: a 415, not an empty file.
       if (!takes(req, 'application/json')) return done(notTaken(req, 'application/json'), undefined);
-      const refused = codingRefused(req);
+      const refused = codingRefused(req) ?? charsetRefused(req);
       if (refused) return done(refused, undefined);
       // Fastify's JSON parser takes bytes as well as text; it answers through `done`, returning nothing.
       // Strings stored text cannot hold (a NUL, a lone surrogate; src/unicode.ts) are a 400 naming
@@ -136,7 +155,8 @@ export const contentTypesPlugin = fp(
         if (!bad) return done(null, value);
         done(bad === 'deep' ? tooDeep() : badRequest(`${bad.path} ${bad.message}`, [bad]), undefined);
       };
-      const parse = () => void json(req, body as unknown as string, checked);
+      const parse = () =>
+        isUtf8(body as Buffer) ? void json(req, body as unknown as string, checked) : done(notUtf8(), undefined);
       if (!req.checkSignedBody) return parse();
       req.checkSignedBody(body as Buffer).then(parse, (err: Error) => done(err, undefined));
     });

@@ -137,6 +137,34 @@ it('a NUL or a lone UTF-16 surrogate in any JSON string or key is a 400 naming w
   expect(pair.body.name).toBe('test 🧪');
 });
 
+it('a JSON body that is not UTF-8 is refused and stores nothing: bad bytes a 400, another charset a 415', async () => {
+  await t.call({ method: 'PUT', url: '/v1/competitions/c', headers: admin, payload: { name: 'c' } });
+  const put = (payload: Buffer, contentType = 'application/json') =>
+    t.call({ method: 'PUT', url: '/v1/competitions/c', headers: { ...admin, 'content-type': contentType }, payload });
+  // Bytes no UTF-8 text holds: they were read as U+FFFD and stored, silently changed.
+  for (const bytes of [
+    Buffer.from('{"name":"x\xff\xfe"}', 'latin1'),
+    Buffer.from('{"name":"caf\xe9 cup"}', 'latin1'),
+  ]) {
+    const res = await put(bytes);
+    expect(res.status).toBe(400);
+    expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
+    expect(res.body.detail).toContain('UTF-8');
+    expect(res.body.errors).toEqual([{ path: 'body', message: expect.stringContaining('UTF-8') }]);
+  }
+  // Another charset declared: the body would be read as what it is not.
+  const latin = await put(Buffer.from('{"name":"caf\xe9 cup"}', 'latin1'), 'application/json; charset=iso-8859-1');
+  expect(latin.status).toBe(415);
+  expect(latin.body.errors).toEqual([{ path: 'headers/content-type', message: expect.stringContaining('utf-8') }]);
+  expect((await t.call({ method: 'GET', url: '/v1/competitions/c' })).body.name).toBe('c');
+  // UTF-8 is taken, with or without the charset named, in any case and quoted.
+  for (const type of ['application/json; charset=utf-8', 'application/json; charset="UTF-8"', 'application/json']) {
+    const res = await put(Buffer.from('{"name":"café ✓"}', 'utf8'), type);
+    expect(res.status, type).toBe(200);
+    expect(res.body.name).toBe('café ✓');
+  }
+});
+
 it('health, readiness, metrics and docs are served', async () => {
   expect((await t.call({ method: 'GET', url: '/healthz' })).body).toEqual({ status: 'ok' });
   expect((await t.call({ method: 'GET', url: '/readyz' })).body).toEqual({ status: 'ok' });
