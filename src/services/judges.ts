@@ -19,7 +19,10 @@ const judgeView = (row: JudgeRow) => versionedView<JudgeInput>(row);
 
 export function judgesService(store: Store, audit: AuditService) {
   return {
-    /** Sets a new version; `votes` must be the competition's `judgeVotes` (a 400 naming both). */
+    /**
+     * Sets a new version, unless this one is in force already; `votes` must be the competition's
+     * `judgeVotes` (a 400 naming both).
+     */
     put(competitionId: string, input: JudgeInput, who: Principal) {
       const judge: JudgeInput = {
         model: input.model,
@@ -38,6 +41,10 @@ export function judgesService(store: Store, audit: AuditService) {
             const message = `votes ${judge.votes} is not the competition's judgeVotes, ${competition.judgeVotes}; send ${competition.judgeVotes}`;
             throw badRequest(`judge: body/votes: ${message}`, [{ path: 'body/votes', message }]);
           }
+          // PUT is idempotent: the configuration in force sent again records no version, no audit
+          // entry, and no recount of every run.
+          const inForce = await tx.judges.latest(competitionId);
+          if (inForce?.digest === digest) return judgeView(inForce);
           const row = await tx.judges.record(competitionId, canonicalJson(judge), digest, competition.tokenWeights);
           const { promptTemplate, outputSchema, ...rest } = judge;
           await audit.record(tx, who, 'judge.record', competitionId, competitionId, {

@@ -20,7 +20,10 @@ const metagraphView = (row: MetagraphRow) => versionedView<Metagraph>(row);
 
 export function metagraphsService(store: Store, audit: AuditService) {
   return {
-    /** Records a new version; a 400 naming each neuron at fault (by index) stores nothing. */
+    /**
+     * Records a new version, unless this one is in force already; a 400 naming each neuron at fault
+     * (by index) stores nothing.
+     */
     put(competitionId: string, input: MetagraphInput, who: Principal) {
       const problems = metagraphProblems(input.neurons);
       if (problems.length > 0) {
@@ -33,6 +36,9 @@ export function metagraphsService(store: Store, audit: AuditService) {
         async (tx) => {
           if (!(await tx.competitions.get(competitionId)))
             throw notFound(`competition ${competitionId} does not exist`);
+          // PUT is idempotent: the metagraph in force sent again records no version, no audit entry.
+          const inForce = await tx.metagraphs.latest(competitionId);
+          if (inForce?.digest === digest) return metagraphView(inForce);
           const row = await tx.metagraphs.record(competitionId, canonicalJson(metagraph), digest);
           const { neurons, ...rest } = metagraph;
           await audit.record(tx, who, 'metagraph.record', competitionId, competitionId, {

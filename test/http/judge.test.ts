@@ -127,9 +127,13 @@ it('PUT keeps every version, GET gives the one in force and any by digest', asyn
     digest: D1,
   });
   expect((await t.call({ method: 'GET', url: `/v1/competitions/c/judge/${'0'.repeat(64)}` })).status).toBe(404);
+  // The one in force sent again (PUT is idempotent) records nothing: no version, no audit entry.
+  expect((await putJudge('c', J2)).body).toMatchObject({ digest: D2, version: 2 });
   const audit = await t.call({ method: 'GET', url: '/v1/audit?limit=100', headers: admin });
   const actions = (audit.body.entries as { action: string }[]).map((e) => e.action);
   expect(actions.filter((a) => a === 'judge.record')).toHaveLength(2);
+  // An earlier one sent again is a change: a new version, in force.
+  expect((await putJudge('c', J1)).body).toMatchObject({ digest: D1, version: 3 });
 });
 
 it('refuses a bad configuration with a 400 naming the field, and stores nothing', async () => {
