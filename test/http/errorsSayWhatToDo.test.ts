@@ -90,6 +90,16 @@ describe('unknown query parameters', () => {
     expect(res.body.errors).toEqual([{ path, message: 'unknown field' }]);
   });
 
+  it.each([
+    ['/v1/competitions/comp/runs?limit=1&limit=2', 'querystring/limit', 2],
+    ['/v1/competitions/comp/runs/export?format=csv&format=csv', 'querystring/format', 2],
+    ['/v1/competitions/comp/leaderboard?stages=a&stages=b&stages=c', 'querystring/stages', 3],
+  ])('%s, a parameter given more than once, is a 400 saying so', async (url, path, times) => {
+    const res = await t.call({ method: 'GET', url, headers: admin });
+    expect(res.status).toBe(400);
+    expect(res.body.errors).toEqual([{ path, message: `given ${times} times; send it once` }]);
+  });
+
   it('a write with an unknown parameter stores nothing', async () => {
     const res = await t.call({
       method: 'POST',
