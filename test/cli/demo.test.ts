@@ -65,6 +65,17 @@ describe('npm run demo -- --no-serve', () => {
     expect((await t.call({ url: '/v1/competitions/demo/weights' })).body).toEqual(before);
   }, 120_000);
 
+  it('records the key its snapshots are signed with, so the identity names it for verify --identity', async () => {
+    const identity = await t.call({ method: 'GET', url: '/v1/identity' });
+    expect(identity.status).toBe(200);
+    expect(identity.body.signingKeys).toEqual([
+      expect.objectContaining({
+        publicKey: expect.stringContaining('BEGIN PUBLIC KEY'),
+        snapshots: expect.any(Object),
+      }),
+    ]);
+  });
+
   it('refuses to reset a database that holds other competitions', async () => {
     const other = join(dir, 'real.db');
     const real = await testApp({ path: other });

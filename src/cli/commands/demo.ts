@@ -7,6 +7,9 @@ import { parseArgs } from 'node:util';
 import Database from 'better-sqlite3';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../app.js';
+import { createSqliteStore } from '../../db/sqlite/store.js';
+import { recordStartKey } from '../../services/signingKeys.js';
+import { ephemeralSigner } from '../../signingKey.js';
 import type { components } from '../../client/index.js';
 import { loadConfig } from '../../config.js';
 import { openDatabase } from '../../db/client.js';
@@ -160,8 +163,14 @@ async function run(argv: string[]): Promise<number> {
   const lock = demoLock(config.databasePath);
   resetDemoDatabase(config.databasePath);
   const db = openDatabase(config.databasePath);
+  const store = createSqliteStore(db);
+  // Snapshots of the demo are signed with a throwaway key, recorded as the server's records its own
+  // (src/server.ts), so GET /v1/identity names it and `verify --identity` finds it.
+  const signer = ephemeralSigner();
+  await recordStartKey(store, signer, { acceptNew: true, file: 'a throwaway key (npm run demo)' });
   const app = await buildApp({
-    db,
+    store,
+    signer,
     adminToken: config.adminToken,
     readsRequireToken: config.readsRequireToken,
     logger: { level: 'warn' },
