@@ -4,7 +4,8 @@
 // that companion SQLite file (POSIX fcntl locks underneath): the kernel releases it when the
 // process ends, a crash or `kill -9` included, so a lock is never left behind. A small text file
 // beside it, `<database>.lock.pid`, names the holder (pid, command, since when); it is written
-// once the lock is won and is only ever read while the lock is held.
+// once the lock is won and is only ever read while the lock is held. A file with more than one name
+// (a hard link) is refused: a lock beside each name would not be one lock.
 //
 // The lock is the process's: the import worker thread's own connection to the database belongs to
 // the server that holds it, and `backup` (read-only) needs no lock, so both work beside a server.
@@ -75,8 +76,16 @@ function readHolder(file: string): Holder | null {
  */
 export function holdWriterLock(path: string, command: string): WriterLock {
   if (path === ':memory:') return { release() {} };
-  if (statSync(path, { throwIfNoEntry: false })?.isDirectory())
-    throw new Error(`${path} is a folder, not a database file`);
+  const file = statSync(path, { throwIfNoEntry: false });
+  if (file?.isDirectory()) throw new Error(`${path} is a folder, not a database file`);
+  // A lock and a -wal go beside each name of the file: through a hard link a second writer would
+  // take a lock of its own, and the two would corrupt the file. One name, one lock.
+  if (file && file.nlink > 1)
+    throw new Error(
+      `${path} has ${file.nlink} names (hard links): each would take a lock and a -wal of its own, and two ` +
+        `writers would corrupt it; remove the other names (find / -xdev -samefile ${path}), or copy the ` +
+        'database with `swe-scoring backup`',
+    );
   makePrivateDir(dirname(path));
   const files = lockFiles(realDatabasePath(path));
   createPrivateFile(files.lock);

@@ -2,7 +2,7 @@
 // straight into it are refused in one line naming the server's pid, and nothing changes; the
 // server's own import (its worker thread's connection) still commits; once the server is killed
 // (SIGKILL: no clean-up of its own), the kernel has released the lock and a new server starts.
-import { readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, linkSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -61,6 +61,29 @@ describe.skipIf(TEST_ENGINE === 'postgres')('one writer per SQLite file', { time
     );
     expect(second.stderr.trim().split('\n')).toHaveLength(1);
     expect(JSON.parse(readFileSync(`${db}.lock.pid`, 'utf8'))).toMatchObject({ pid: server.pid });
+  });
+
+  it('a second server on a hard link to the file, in another folder, is refused: two names would take two locks', async () => {
+    // Each name has its lock and its -wal beside it: both servers acknowledged writes, and those of
+    // one were lost from the file (and the file left malformed).
+    const other = join(tmp.dir, 'elsewhere');
+    mkdirSync(other);
+    const link = join(other, 'linked.db');
+    linkSync(db, link);
+    try {
+      const second = await runFor(
+        'serve',
+        [],
+        { DATABASE_PATH: link, PORT: '0', SCORING_ADMIN_TOKEN: SERVER_ADMIN_TOKEN, LOG_LEVEL: 'warn' },
+        20_000,
+      );
+      expect(second.code, second.stderr).toBe(1);
+      expect(second.stderr).toContain('has 2 names (hard links)');
+      expect(second.stderr.trim().split('\n')).toHaveLength(1);
+      expect(existsSync(`${link}-wal`)).toBe(false);
+    } finally {
+      rmSync(link);
+    }
   });
 
   it('an import straight into the file is refused, says to go through the server, and stores nothing', async () => {
