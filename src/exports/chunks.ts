@@ -23,7 +23,22 @@ export async function* chunked(pieces: AsyncIterable<string>): AsyncGenerator<Bu
   if (length > 0) yield Buffer.from(parts.join(''), 'utf8');
 }
 
-/** A byte stream over the chunks, pulling the next one only when the consumer wants more. */
+/**
+ * The items, each after a turn of the event loop. A stream whose pages are read synchronously (the
+ * SQLite store's promises are settled when they are handed out) and whose client keeps up would
+ * otherwise never let another request in until its last byte: anyone may start a runs export.
+ */
+export async function* paced<T>(items: AsyncIterable<T>): AsyncGenerator<T> {
+  for await (const item of items) {
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    yield item;
+  }
+}
+
+/**
+ * A byte stream over the chunks, pulling the next one only when the consumer wants more, and giving
+ * the event loop a turn before each (paced).
+ */
 export function byteStream(chunks: AsyncIterable<Uint8Array>): Readable {
-  return Readable.from(chunks, { objectMode: false, highWaterMark: CHUNK_BYTES });
+  return Readable.from(paced(chunks), { objectMode: false, highWaterMark: CHUNK_BYTES });
 }

@@ -3,6 +3,7 @@
 // snapshot's leaderboard and weights from its input with `swe-scoring verify`.
 import { Readable } from 'node:stream';
 import type { Store } from '../db/contract.js';
+import { byteStream } from '../exports/chunks.js';
 import { conflict, notFound } from '../errors.js';
 import { RULES_VERSION } from '../scoring/index.js';
 import type { Stage } from '../scoring/types.js';
@@ -224,7 +225,7 @@ export function snapshotsService(store: Store, scores: ScoresService, signer: Si
       return {
         inputDigest,
         open: () =>
-          Readable.from(inputChunks(competitionId, r.inputHead, r.runSeq, excluded.validators, headJudge(r.inputHead))),
+          byteStream(inputChunks(competitionId, r.inputHead, r.runSeq, excluded.validators, headJudge(r.inputHead))),
       };
     },
     async minerHistory(competitionId: string, hotkey: string, cursor: string | undefined, limit: number) {
