@@ -1,7 +1,8 @@
 // A server process's storage on PostgreSQL (src/db/pg/open.ts): its own commits keep its caches
 // exact (told as write events, never as a rebuild), while another process's commits reach it as a
 // rebuild of their competition, by notification and, for certain, by the version read of sync().
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { WriteEvent } from '../../src/db/events.js';
 import { migratePostgres } from '../../src/db/pg/migrate.js';
 import { openPostgresStore } from '../../src/db/pg/open.js';
@@ -119,6 +120,37 @@ describe.runIf(server.available)('two processes on one PostgreSQL database', () 
     expect(rebuilds(events.a)).toBe(1);
     const loaded = await a.scoringInput.load('c', W);
     expect([...loaded.minerTasks].find((e) => e.hotkey === 'm')?.runs).toBe(27);
+  });
+
+  it('after its notifier reconnects, a process tells a rebuild of what it knows at once, and logs the loss', async () => {
+    // A write made while the notifications' connection was away reaches no notification: without a
+    // rebuild told at the reconnect, an event stream heard of it only after some read of it.
+    const warnings: string[] = [];
+    const watched = await openPostgresStore(scratch.url, { max: 1, logger: { warn: (_o, msg) => warnings.push(msg) } });
+    const told: WriteEvent[] = [];
+    watched.listeners.add((e) => told.push(e));
+    const direct = new pg.Client({ connectionString: scratch.url });
+    await direct.connect();
+    try {
+      await watched.capabilities.freshness!.sync('c');
+      told.length = 0;
+      await direct.query(
+        `SELECT pg_terminate_backend(pid) FROM pg_stat_activity
+          WHERE datname = current_database() AND application_name LIKE '%-listen'`,
+      );
+      await insert(b, 'in-the-gap');
+      await vi.waitFor(
+        () => expect(told.filter((e) => e.competitionId === 'c' && e.kind === 'rebuild')).not.toEqual([]),
+        {
+          timeout: 8000,
+          interval: 50,
+        },
+      );
+      expect(warnings.some((m) => m.includes('notifier'))).toBe(true);
+    } finally {
+      await direct.end();
+      await watched.close();
+    }
   });
 
   it("a read catches up with its own competition only: another's saved scores stay restorable", async () => {

@@ -7,7 +7,8 @@
 // - for certain, by `capabilities.freshness.sync(competitionId)` before each score read: one small read of every
 //   competition's version, shared by the reads that arrive together, on a connection of its own (src/db/pg/freshness.ts). So
 //   a read that follows an acknowledged write on any process reflects it, notification or not.
-// After the notifier reconnects (notifications may have been lost) every competition is re-read.
+// After the notifier reconnects (notifications may have been lost) every competition is re-read, and
+// its listeners told so at once.
 // The versions told are also what scores saved at shutdown stand for (src/db/pg/savedScores.ts).
 import { databaseUnavailable, DomainError } from '../../errors.js';
 import type { Store } from '../contract.js';
@@ -71,8 +72,13 @@ export async function openPostgresStore(url: string, options: PostgresStoreOptio
   const freshness = createFreshness(pool);
   const notifier = startNotifier(url, {
     onNotify: ({ competitionId, version }) => seen(competitionId, version),
+    // Notifications sent while it was away are lost: every competition it knows is read again, and
+    // its listeners (event streams among them) are told now, not at the next read of it.
     onReset: () => {
-      for (const competitionId of known.keys()) known.set(competitionId, -1);
+      for (const competitionId of known.keys()) {
+        known.set(competitionId, -1);
+        tellRebuild(competitionId);
+      }
     },
     logger: options.logger,
     connectTimeoutMs: options.connectTimeoutMs,
