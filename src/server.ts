@@ -2,6 +2,7 @@
 import { buildApp } from './app.js';
 import { ConfigError, loadConfig, type Config } from './config.js';
 import { describeStorage, openStore, sqliteFiles } from './db/open.js';
+import type { PgLogger } from './db/pg/client.js';
 import { holdTickObjectMap, limitHeapGrowth, missingStartSettings, stopPretenuring } from './heap.js';
 import { loadServerKey } from './serverKey.js';
 import { tightenFiles } from './privateFiles.js';
@@ -19,7 +20,13 @@ async function main(): Promise<void> {
   const tightened = await startStep('cannot make the data files private (mode 0600)', () =>
     tightenFiles(privateFiles(config)),
   );
-  const store = await startStep(`cannot open the database at ${where}`, () => openStore(config));
+  // The store opens before the app and its log: what it has to say meanwhile (a pooled PostgreSQL
+  // connection or the notifications' connection lost) goes to stderr, then to the app's log.
+  let log: PgLogger | undefined = undefined;
+  const storeLog: PgLogger = {
+    warn: (obj, msg) => (log ? log.warn(obj, msg) : console.warn(JSON.stringify({ level: 40, ...obj, msg }))),
+  };
+  const store = await startStep(`cannot open the database at ${where}`, () => openStore(config, storeLog));
   const key = await startStep(
     `cannot use the snapshot-signing key at ${config.signingKeyPath} (SCORING_SIGNING_KEY_PATH)`,
     () => loadSigningKey(config.signingKeyPath),
@@ -51,6 +58,7 @@ async function main(): Promise<void> {
     door: config.door,
     trustProxy: config.trustProxy,
   });
+  log = app.log;
   if (tightened.length > 0)
     app.log.warn(
       { files: tightened },
