@@ -110,6 +110,22 @@ export const storageReadOnly = (cause?: unknown) =>
     60,
   );
 
+/**
+ * The database's file was deleted, moved or replaced while the server runs (`storage-moved`): a write
+ * would go into a file no later start opens. A 503 retried after a minute: it clears once the file
+ * is back at its path; otherwise the operator saves the data (GET /v1/admin/backup still reads it)
+ * and restarts.
+ */
+export const storageMoved = (path: string) =>
+  new ServiceUnavailable(
+    "the database's file was deleted, moved or replaced while the server runs: the request changed " +
+      'nothing; retry it once the operator has put the file back (or saved it and restarted the server)',
+    // The path for the log only, never for the client.
+    new Error(`the database file ${path} is not the one the server opened`),
+    'storage-moved',
+    60,
+  );
+
 /** Lists at most a few items in a detail message, so a 5,000-run batch gives a readable line. */
 export function listSome(items: readonly string[], max = 10): string {
   const shown = items.slice(0, max).join(', ');

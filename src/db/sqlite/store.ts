@@ -9,7 +9,9 @@
 // waits for it to end. The repositories never wait for anything but the database, so a
 // transaction's awaits all resolve at once and the wait is short; a transaction must not await
 // anything else (a worker, the network), which would stall every read for as long.
+import { statSync } from 'node:fs';
 import type { Db } from '../client.js';
+import { storageMoved } from '../../errors.js';
 import { isReady } from '../client.js';
 import { emitWrite, writeListeners, type WriteEvent, type WriteListener } from '../events.js';
 import { createRepos } from '../repos.js';
@@ -42,6 +44,17 @@ export function createSqliteStore(db: Db): Store {
     if (pending) pending.push(event);
     else for (const listener of listeners) listener(event);
   });
+
+  // The file as opened. Deleted, moved or replaced while the server runs, the connection would
+  // still write into the old file and acknowledge it, and the next start would open a new, empty
+  // one at the path: writes are refused instead, and the server says it is not ready.
+  const path = c.memory ? null : c.name;
+  const opened = path === null ? null : statSync(path);
+  const fileMoved = (): boolean => {
+    if (path === null) return false;
+    const now = statSync(path, { throwIfNoEntry: false });
+    return !now || now.ino !== opened!.ino || now.dev !== opened!.dev;
+  };
 
   async function turn(): Promise<void> {
     while (open) await open;
@@ -151,6 +164,7 @@ export function createSqliteStore(db: Db): Store {
     capabilities: { ...engineOnly, savedScores: asyncRepo(savedScoresRepo(db), true) },
     async transaction(fn) {
       await turn();
+      if (fileMoved()) throw storageMoved(path!);
       let end!: () => void;
       open = new Promise((resolve) => (end = resolve));
       pending = [];
@@ -179,7 +193,7 @@ export function createSqliteStore(db: Db): Store {
         end();
       }
     },
-    ready: async () => isReady(db),
+    ready: async () => !fileMoved() && isReady(db),
     async close() {
       await turn();
       c.close();
