@@ -101,7 +101,7 @@ export function loadConfig(env: Env = process.env): Config {
   const port = env.PORT ? Number(env.PORT) : 3000;
   if (!Number.isInteger(port) || port < 0 || port > 65535)
     throw new ConfigError(`PORT must be an integer 0..65535, got ${env.PORT}`);
-  const signingKeyPath = env.SCORING_SIGNING_KEY_PATH || join(dataDir(databasePath), 'signing-key.pem');
+  const { signingKeyPath, serverKeyPath } = keyPaths(env, databasePath);
   const admin = env.SCORING_ADMIN_TOKEN
     ? { token: env.SCORING_ADMIN_TOKEN, file: null, generated: false }
     : adminTokenFromFile(databasePath);
@@ -125,7 +125,7 @@ export function loadConfig(env: Env = process.env): Config {
       MAX_SIGNATURE_WINDOW_MS,
     ),
     // Beside the snapshot-signing key: on PostgreSQL the replicas share that folder, and so one address.
-    serverKeyPath: env.SCORING_SERVER_KEY_PATH || join(dirname(signingKeyPath), 'server-key'),
+    serverKeyPath,
     signingKeyPath,
     acceptNewSigningKey: parseBool(env.SCORING_ACCEPT_NEW_SIGNING_KEY ?? 'false', 'SCORING_ACCEPT_NEW_SIGNING_KEY'),
     snapshotIntervalMs: parseDuration(env.SCORING_SNAPSHOT_INTERVAL, 'SCORING_SNAPSHOT_INTERVAL'),
@@ -241,6 +241,26 @@ export function parseDuration(value: string | undefined, name: string): number |
 /** The folder beside the database where the server keeps its token and key files. */
 const dataDir = (databasePath: string) =>
   databasePath === ':memory:' ? resolve('./data') : dirname(resolve(databasePath));
+
+/** Where the key files are: SCORING_SIGNING_KEY_PATH and SCORING_SERVER_KEY_PATH, else beside the database. */
+function keyPaths(env: Env, databasePath: string) {
+  const signingKeyPath = env.SCORING_SIGNING_KEY_PATH || join(dataDir(databasePath), 'signing-key.pem');
+  return { signingKeyPath, serverKeyPath: env.SCORING_SERVER_KEY_PATH || join(dirname(signingKeyPath), 'server-key') };
+}
+
+/**
+ * The server's secrets that no restore of the database can rebuild, as the environment places them
+ * for the database at `databasePath`, each with what it is; read without creating any (unlike
+ * loadConfig, which makes the admin token file when there is none).
+ */
+export function secretFiles(env: Env, databasePath: string): { path: string; what: string }[] {
+  const { signingKeyPath, serverKeyPath } = keyPaths(env, databasePath);
+  return [
+    { path: signingKeyPath, what: "the server's snapshot-signing key" },
+    { path: serverKeyPath, what: "the server's own key (signed requests)" },
+    { path: join(dataDir(databasePath), 'admin-token'), what: "the server's admin token file" },
+  ];
+}
 
 function serverHotkey(value: string | undefined): string | null {
   if (!value) return null;

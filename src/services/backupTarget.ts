@@ -32,6 +32,14 @@ function inode(path: string): string | null {
   return s ? `${s.dev}:${s.ino}` : null;
 }
 
+/** Whether two paths name one file: by their names, links resolved, or by inode (a hard link). */
+export function sameFile(a: string, b: string): boolean {
+  const names = namesOf(b);
+  for (const name of namesOf(a)) if (names.has(name)) return true;
+  const ia = inode(a);
+  return ia !== null && ia === inode(b);
+}
+
 /** What of the live database at `database` the path `out` names, or null when none. */
 export function liveFileAt(database: string, out: string): string | null {
   const outNames = namesOf(out);

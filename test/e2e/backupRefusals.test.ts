@@ -1,7 +1,7 @@
 // `swe-scoring backup --out` aimed at a file of the live database, whatever path names it, is
 // refused in one line and touches nothing, --force or not: after the refusals a crash of the server
 // (SIGKILL) still loses no acknowledged run. A backup elsewhere replaces its target whole.
-import { mkdirSync, readdirSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -69,6 +69,23 @@ describe.skipIf(TEST_ENGINE === 'postgres')('backup --out aimed at the live data
     expect(inodes()).toEqual(before);
     expect(readdirSync(data).filter((f) => f.endsWith('.tmp'))).toEqual([]);
   });
+
+  it.each([
+    ['signing-key.pem', "the server's snapshot-signing key"],
+    ['server-key', "the server's own key (signed requests)"],
+    ['admin-token', "the server's admin token file"],
+  ])(
+    'refuses the secret %s beside the database, even with --force: a restore cannot rebuild it',
+    async (name, what) => {
+      const out = join(data, name);
+      const before = existsSync(out) ? readFileSync(out) : null;
+      const res = await cli('backup', ['--out', out, '--force'], { DATABASE_PATH: db });
+      expect(res.code, res.stderr).toBe(1);
+      expect(res.stderr).toContain(`is ${what}`);
+      expect(res.stderr.trim().split('\n')).toHaveLength(1);
+      expect(existsSync(out) ? readFileSync(out) : null).toEqual(before);
+    },
+  );
 
   it('after the refusals, a crash of the server loses no acknowledged run', async () => {
     await server.stop('SIGKILL');

@@ -3,10 +3,10 @@ import { existsSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import Database from 'better-sqlite3';
-import { DEFAULT_DATABASE_PATH } from '../../config.js';
+import { DEFAULT_DATABASE_PATH, secretFiles } from '../../config.js';
 import { sqliteOnlineBackup } from '../../db/sqlite/backup.js';
 import { backupToFile, ON_POSTGRES } from '../../services/backup.js';
-import { liveFileAt } from '../../services/backupTarget.js';
+import { liveFileAt, sameFile } from '../../services/backupTarget.js';
 import { CliError, type Command } from '../command.js';
 
 export const backupCommand: Command = {
@@ -20,7 +20,8 @@ serving. The same copy is served by GET /v1/admin/backup (admin token).
 
   --out FILE   where to write the copy (mode 0600); refused if it exists, unless --force, and
                always refused when it is a file of the live database (the database itself, its
-               -wal or -shm), whichever path or link names it
+               -wal or -shm) or one of the server's secrets (its key files, its admin token file),
+               whichever path or link names it
   --force      replace FILE (and remove a -wal and -shm beside it) once the copy is complete
 
 The copy is written to a temporary file in FILE's folder and renamed to FILE when whole: a failed
@@ -41,6 +42,10 @@ beside it), start the server.`,
       throw new CliError(
         `refused: --out ${values.out} is ${live} at ${source} (DATABASE_PATH); write the copy elsewhere`,
       );
+    // The key files and the admin token beside it: overwritten, no restore could bring them back.
+    const secret = secretFiles(process.env, source).find((f) => sameFile(f.path, out));
+    if (secret)
+      throw new CliError(`refused: --out ${values.out} is ${secret.what} (${secret.path}); write the copy elsewhere`);
     if (existsSync(out) && statSync(out).isDirectory())
       throw new CliError(`${values.out} is a folder: --out names the file to write`);
     if (existsSync(out) && !values.force) throw new CliError(`${values.out} exists; pass --force to overwrite it`);
