@@ -7,11 +7,11 @@
 import type { OnlineBackup } from '../db/capabilities.js';
 import type { Store } from '../db/contract.js';
 import { conflict } from '../errors.js';
-import { closeSync, fsyncSync, mkdtempSync, openSync, renameSync, rmSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { closeSync, fsyncSync, openSync, renameSync, rmSync, statSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { createPrivateFile } from '../privateFiles.js';
+import { spoolDir } from './spool.js';
 
 export interface BackupFile {
   path: string;
@@ -77,7 +77,8 @@ export function backupService(store: Store) {
     async toTempFile(): Promise<BackupFile> {
       const source = store.capabilities.onlineBackup;
       if (!source) throw conflict(`${ON_POSTGRES}; this route copies the SQLite file`);
-      const dir = mkdtempSync(join(tmpdir(), 'swe-scoring-backup-'));
+      // Named after this process: if it dies midway, the next start removes the copy (./spool.ts).
+      const dir = spoolDir('backup');
       const remove = () => rmSync(dir, { recursive: true, force: true });
       try {
         const path = join(dir, 'backup.db');

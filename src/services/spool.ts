@@ -1,18 +1,20 @@
-// Import uploads are spooled to a folder of their own under the system's temporary folder, named
-// after the server process that made it. A process killed mid-import (SIGKILL, a crash) cannot
-// remove its folder; the next server start removes the folders of processes that no longer run.
-// Folders of running processes (another replica, a test server) are left alone.
+// Import uploads, and the copies GET /v1/admin/backup sends, are spooled to a folder of their own
+// under the system's temporary folder, named after the server process that made it. A process
+// killed midway (SIGKILL, a crash) cannot remove its folder, which may hold a whole copy of the
+// database; the next server start removes the folders of processes that no longer run. Folders of
+// running processes (another replica, a test server) are left alone.
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-const PREFIX = 'swe-scoring-import-';
-/** A spool folder's name, with the pid of the process that made it. */
-const SPOOL = new RegExp(`^${PREFIX}(\\d+)-`);
+/** What a spool folder holds: an import's upload, or a backup's copy. */
+type SpoolKind = 'import' | 'backup';
+/** A spool folder's name, with its kind and the pid of the process that made it. */
+const SPOOL = /^swe-scoring-(?:import|backup)-(\d+)-/;
 
 /** A new spool folder of this process. */
-export function spoolDir(): string {
-  return mkdtempSync(join(tmpdir(), `${PREFIX}${process.pid}-`));
+export function spoolDir(kind: SpoolKind = 'import'): string {
+  return mkdtempSync(join(tmpdir(), `swe-scoring-${kind}-${process.pid}-`));
 }
 
 function running(pid: number): boolean {
