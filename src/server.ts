@@ -66,7 +66,10 @@ async function main(): Promise<void> {
     );
   const swept = sweepAbandonedSpools();
   if (swept.length > 0)
-    app.log.info({ folders: swept }, 'removed the import uploads and backup copies of server processes that no longer run');
+    app.log.info(
+      { folders: swept },
+      'removed the import uploads and backup copies of server processes that no longer run',
+    );
   const missing = missingStartSettings();
   if (missing.length > 0)
     app.log.warn(
