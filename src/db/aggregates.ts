@@ -110,14 +110,21 @@ export function rebuildAggregates(db: Db, competitionId: string, w: TokenWeights
     SELECT competition_id, task_id, miner_hotkey, ${tokenSumsSql()}
     FROM runs WHERE competition_id = @id AND kind = 'miner' AND ${countedSql} GROUP BY task_id, miner_hotkey`,
   ).run(params);
+  // Every task's baseline sums from one pass over the runs, grouped: runs carry no index by task,
+  // and a subquery per task scanned them all for each (32 s at the reference size, the server
+  // stopped meanwhile). A task with no counted baseline run is left at zero.
+  c.prepare(
+    `UPDATE tasks SET baseline_runs = 0, baseline_resolved = 0, baseline_token_count = 0, baseline_input_sum = 0,
+      baseline_cached_sum = 0, baseline_output_sum = 0 WHERE competition_id = @id`,
+  ).run({ id: competitionId });
   c.prepare(
     `
+    WITH b (task_id, runs, resolved, token_count, input, cached, output) AS (
+      SELECT task_id, ${tokenSumsSql()}
+      FROM runs WHERE competition_id = @id AND kind = 'baseline' AND ${countedSql} GROUP BY task_id)
     UPDATE tasks SET (baseline_runs, baseline_resolved, baseline_token_count, baseline_input_sum,
-      baseline_cached_sum, baseline_output_sum) = (
-      SELECT ${tokenSumsSql()}
-      FROM runs r WHERE r.competition_id = tasks.competition_id AND r.task_id = tasks.id AND r.kind = 'baseline'
-        AND ${countedSql})
-    WHERE competition_id = @id`,
+      baseline_cached_sum, baseline_output_sum) = (b.runs, b.resolved, b.token_count, b.input, b.cached, b.output)
+    FROM b WHERE tasks.competition_id = @id AND tasks.id = b.task_id`,
   ).run(params);
   rebuildCriterionStats(db, competitionId);
   rebuildMiners(db, competitionId);

@@ -182,13 +182,20 @@ export async function rebuildAggregates(ctx: PgContext, competitionId: string, w
     GROUP BY competition_id, task_id, miner_hotkey`,
     params,
   );
+  // One grouped pass over the runs, not a subquery per task (src/db/aggregates.ts says why).
   await ctx.execute(
-    `UPDATE tasks SET (baseline_runs, baseline_resolved, baseline_token_count, baseline_input_sum,
-      baseline_cached_sum, baseline_output_sum) = (
-      SELECT ${sums}
-      FROM runs r WHERE r.competition_id = tasks.competition_id AND r.task_id = tasks.id AND r.kind = 'baseline'
-        AND ${countedSql})
-    WHERE competition_id = $1`,
+    `UPDATE tasks SET baseline_runs = 0, baseline_resolved = 0, baseline_token_count = 0, baseline_input_sum = 0,
+      baseline_cached_sum = 0, baseline_output_sum = 0 WHERE competition_id = $1`,
+    [competitionId],
+  );
+  await ctx.execute(
+    `UPDATE tasks t SET (baseline_runs, baseline_resolved, baseline_token_count, baseline_input_sum,
+      baseline_cached_sum, baseline_output_sum) = (b.runs, b.resolved, b.token_count, b.input, b.cached, b.output)
+    FROM (
+      SELECT task_id, ${sums}
+      FROM runs WHERE competition_id = $1 AND kind = 'baseline' AND ${countedSql} GROUP BY task_id
+    ) AS b (task_id, runs, resolved, token_count, input, cached, output)
+    WHERE t.competition_id = $1 AND t.id = b.task_id`,
     params,
   );
   await rebuildCriterionStats(ctx, competitionId);
