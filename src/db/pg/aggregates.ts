@@ -228,7 +228,8 @@ async function rebuildCriterionStats(ctx: PgContext, competitionId: string): Pro
 
 /** src/db/aggregates.ts rebuildMiners: the miners a competition knows, from its counted runs and the audit log. */
 async function rebuildMiners(ctx: PgContext, competitionId: string): Promise<void> {
-  const counted = `SELECT miner_hotkey FROM runs WHERE competition_id = $1 AND kind = 'miner' AND ${countedSql}
+  // Those of counted stored runs from miner_tasks, rebuilt just before (src/db/aggregates.ts).
+  const counted = `SELECT hotkey AS miner_hotkey FROM miner_tasks WHERE competition_id = $1
     UNION SELECT miner_hotkey FROM deleted_runs WHERE competition_id = $1 AND kind = 'miner' AND ${countedSql}`;
   await ctx.execute(
     `DELETE FROM miners WHERE competition_id = $1 AND NOT excluded AND reason IS NULL
