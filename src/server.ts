@@ -1,8 +1,7 @@
 // Starts the server: configuration from the environment, migrations, listen, graceful shutdown.
 import { buildApp } from './app.js';
 import { ConfigError, loadConfig, type Config } from './config.js';
-import { describeStorage, openStore, sqliteFiles } from './db/open.js';
-import type { PgLogger } from './db/pg/client.js';
+import { describeStorage, openStore, sqliteFiles, type StoreLogger } from './db/open.js';
 import { holdTickObjectMap, limitHeapGrowth, missingStartSettings, stopPretenuring } from './heap.js';
 import { loadServerKey } from './serverKey.js';
 import { tightenFiles } from './privateFiles.js';
@@ -22,8 +21,8 @@ async function main(): Promise<void> {
   );
   // The store opens before the app and its log: what it has to say meanwhile (a pooled PostgreSQL
   // connection or the notifications' connection lost) goes to stderr, then to the app's log.
-  let log: PgLogger | undefined = undefined;
-  const storeLog: PgLogger = {
+  let log: StoreLogger | undefined = undefined;
+  const storeLog: StoreLogger = {
     warn: (obj, msg) => (log ? log.warn(obj, msg) : console.warn(JSON.stringify({ level: 40, ...obj, msg }))),
   };
   const store = await startStep(`cannot open the database at ${where}`, () => openStore(config, storeLog));

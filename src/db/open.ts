@@ -3,6 +3,9 @@
 import type { Config } from '../config.js';
 import { openDatabase } from './client.js';
 import type { PgLogger } from './pg/client.js';
+
+/** Where the store's own warnings go (a lost PostgreSQL connection); SQLite has none to give. */
+export type StoreLogger = PgLogger;
 import { createSqliteStore } from './sqlite/store.js';
 import type { Store } from './contract.js';
 import { holdWriterLock, lockFiles, LockHeld, realDatabasePath } from './writerLock.js';
