@@ -101,31 +101,48 @@ export const countedSql = `(validator_id IS NULL OR validator_id NOT IN (
 export function rebuildAggregates(db: Db, competitionId: string, w: TokenWeights): void {
   const c = db.$client;
   const params = { id: competitionId, ...tokenWeightParams(w) };
-  refuseOversized(db, params);
-  emitWrite(db, { competitionId, kind: 'rebuild' });
   c.prepare('DELETE FROM miner_tasks WHERE competition_id = @id').run({ id: competitionId });
-  c.prepare(
-    `
-    INSERT INTO miner_tasks (competition_id, task_id, hotkey, runs, resolved, token_count, input_sum, cached_sum, output_sum)
-    SELECT competition_id, task_id, miner_hotkey, ${tokenSumsSql()}
-    FROM runs WHERE competition_id = @id AND kind = 'miner' AND ${countedSql} GROUP BY task_id, miner_hotkey`,
-  ).run(params);
-  // Every task's baseline sums from one pass over the runs, grouped: runs carry no index by task,
-  // and a subquery per task scanned them all for each (32 s at the reference size, the server
-  // stopped meanwhile). A task with no counted baseline run is left at zero.
-  c.prepare(
-    `UPDATE tasks SET baseline_runs = 0, baseline_resolved = 0, baseline_token_count = 0, baseline_input_sum = 0,
-      baseline_cached_sum = 0, baseline_output_sum = 0 WHERE competition_id = @id`,
-  ).run({ id: competitionId });
-  c.prepare(
-    `
-    WITH b (task_id, runs, resolved, token_count, input, cached, output) AS (
-      SELECT task_id, ${tokenSumsSql()}
-      FROM runs WHERE competition_id = @id AND kind = 'baseline' AND ${countedSql} GROUP BY task_id)
-    UPDATE tasks SET (baseline_runs, baseline_resolved, baseline_token_count, baseline_input_sum,
-      baseline_cached_sum, baseline_output_sum) = (b.runs, b.resolved, b.token_count, b.input, b.cached, b.output)
-    FROM b WHERE tasks.competition_id = @id AND tasks.id = b.task_id`,
-  ).run(params);
+  try {
+    c.prepare(
+      `
+      INSERT INTO miner_tasks (competition_id, task_id, hotkey, runs, resolved, token_count, input_sum, cached_sum, output_sum)
+      SELECT competition_id, task_id, miner_hotkey, ${tokenSumsSql()}
+      FROM runs WHERE competition_id = @id AND kind = 'miner' AND ${countedSql} GROUP BY task_id, miner_hotkey`,
+    ).run(params);
+    // Every task's baseline sums from one pass over the runs, grouped: runs carry no index by task,
+    // and a subquery per task scanned them all for each (32 s at the reference size, the server
+    // stopped meanwhile). A task with no counted baseline run is left at zero.
+    c.prepare(
+      `UPDATE tasks SET baseline_runs = 0, baseline_resolved = 0, baseline_token_count = 0, baseline_input_sum = 0,
+        baseline_cached_sum = 0, baseline_output_sum = 0 WHERE competition_id = @id`,
+    ).run({ id: competitionId });
+    c.prepare(
+      `
+      WITH b (task_id, runs, resolved, token_count, input, cached, output) AS (
+        SELECT task_id, ${tokenSumsSql()}
+        FROM runs WHERE competition_id = @id AND kind = 'baseline' AND ${countedSql} GROUP BY task_id)
+      UPDATE tasks SET (baseline_runs, baseline_resolved, baseline_token_count, baseline_input_sum,
+        baseline_cached_sum, baseline_output_sum) = (b.runs, b.resolved, b.token_count, b.input, b.cached, b.output)
+      FROM b WHERE tasks.competition_id = @id AND tasks.id = b.task_id`,
+    ).run(params);
+  } catch (e) {
+    // A sum past 2^63: SQLite's sum() refuses it. The first such group, named (throws).
+    if ((e as Error).message === 'integer overflow') refuseOversized(db, params);
+    throw e;
+  }
+  // A sum past 2^53 - 1 is stored exactly, as an integer, but could not be read back exactly: looked
+  // for in the sums just written (a read of the aggregates, not another scan of every run), and
+  // refused with the first such group named; the caller's transaction rolls the rebuild back.
+  const oversizedStored = c.prepare(
+    `SELECT 1 FROM miner_tasks WHERE competition_id = @id AND max(input_sum, cached_sum, output_sum) > ${MAX_EXACT}
+    UNION ALL SELECT 1 FROM tasks WHERE competition_id = @id
+      AND max(baseline_input_sum, baseline_cached_sum, baseline_output_sum) > ${MAX_EXACT} LIMIT 1`,
+  );
+  if (oversizedStored.get({ id: competitionId })) {
+    refuseOversized(db, params);
+    throw new Error('a token sum passed 2^53 - 1 that refuseOversized did not name');
+  }
+  emitWrite(db, { competitionId, kind: 'rebuild' });
   rebuildCriterionStats(db, competitionId);
   rebuildMiners(db, competitionId);
 }
