@@ -242,6 +242,9 @@ export function parseDuration(value: string | undefined, name: string): number |
 const dataDir = (databasePath: string) =>
   databasePath === ':memory:' ? resolve('./data') : dirname(resolve(databasePath));
 
+/** The admin token file, beside the database (when SCORING_ADMIN_TOKEN is not set). */
+const adminTokenPath = (databasePath: string) => join(dataDir(databasePath), 'admin-token');
+
 /** Where the key files are: SCORING_SIGNING_KEY_PATH and SCORING_SERVER_KEY_PATH, else beside the database. */
 function keyPaths(env: Env, databasePath: string) {
   const signingKeyPath = env.SCORING_SIGNING_KEY_PATH || join(dataDir(databasePath), 'signing-key.pem');
@@ -258,7 +261,7 @@ export function secretFiles(env: Env, databasePath: string): { path: string; wha
   return [
     { path: signingKeyPath, what: "the server's snapshot-signing key" },
     { path: serverKeyPath, what: "the server's own key (signed requests)" },
-    { path: join(dataDir(databasePath), 'admin-token'), what: "the server's admin token file" },
+    { path: adminTokenPath(databasePath), what: "the server's admin token file" },
   ];
 }
 
@@ -285,7 +288,7 @@ function parseBool(value: string, name: string): boolean {
 /** The admin token file beside the database: read it, or create it with mode 0600. */
 function adminTokenFromFile(databasePath: string): { token: string; file: string; generated: boolean } {
   const dir = dataDir(databasePath);
-  const file = join(dir, 'admin-token');
+  const file = adminTokenPath(databasePath);
   if (existsSync(file)) {
     const token = readFileSync(file, 'utf8').trim();
     if (token.length < 16) throw new ConfigError(`${file} holds no usable admin token (under 16 characters)`);

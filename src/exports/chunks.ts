@@ -28,7 +28,7 @@ export async function* chunked(pieces: AsyncIterable<string>): AsyncGenerator<Bu
  * SQLite store's promises are settled when they are handed out) and whose client keeps up would
  * otherwise never let another request in until its last byte: anyone may start a runs export.
  */
-export async function* paced<T>(items: AsyncIterable<T>): AsyncGenerator<T> {
+async function* paced<T>(items: AsyncIterable<T>): AsyncGenerator<T> {
   for await (const item of items) {
     await new Promise<void>((resolve) => setImmediate(resolve));
     yield item;
