@@ -168,7 +168,11 @@ export function importSessionsService(
       const digest = hash.digest('hex');
       if (fd === null) {
         if (digest === s.lastChunk) return view(s);
-        throw outOfOrder();
+        throw conflict(
+          `chunk ${n} was received already with other content (sha256 ${s.lastChunk}, this one ${digest}): ` +
+            `import session ${id} keeps the first and expects chunk ${s.chunks} next; to send other content, ` +
+            'cancel the session and open a new one',
+        );
       }
       s.chunks++;
       s.bytes += size;

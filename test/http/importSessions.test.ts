@@ -213,9 +213,13 @@ it('a chunk that breaks off part way leaves the file as it was, and the same chu
   expect(service.get('c', sessionId)).toMatchObject({ receivedChunks: 1, receivedBytes: 100 });
   await service.append('c', sessionId, 1, [JSONL.subarray(100, 150), JSONL.subarray(150, 200)]);
   expect(readFileSync(file).equals(JSONL.subarray(0, 200))).toBe(true);
-  // The last chunk resent as it was (in other pieces) is a no-op; a different one is out of order.
+  // The last chunk resent as it was (in other pieces) is a no-op; a different one is a 409 that says
+  // the chunk came already with other content (not that it is out of order).
   expect(await service.append('c', sessionId, 1, [JSONL.subarray(100, 200)])).toMatchObject({ receivedBytes: 200 });
-  await expect(service.append('c', sessionId, 1, [JSONL.subarray(100, 199)])).rejects.toThrow(/expects chunk 2/);
+  const other = service.append('c', sessionId, 1, [JSONL.subarray(100, 199)]);
+  await expect(other).rejects.toThrow(/chunk 1 was received already with other content/);
+  await expect(other).rejects.toThrow(/expects chunk 2 next/);
+  await expect(other).rejects.not.toThrow(/out of order/);
   expect(statSync(file).size).toBe(200);
   service.close();
 });
