@@ -6,12 +6,15 @@ import type { Command } from '../command.js';
 /**
  * Runs this same command again in a node given the start settings of `npm start` (src/heap.ts),
  * which only node's command line and the environment at start can set; resolves with its exit
- * code. SIGINT and SIGTERM are passed on, so the server inside shuts down gracefully.
+ * code. SIGINT and SIGTERM are passed on, so the server inside shuts down gracefully. The two are
+ * joined by an IPC channel as well: should this process die without passing a signal on (a
+ * SIGKILL from a process manager), the server sees the channel close and shuts down
+ * (`stopWithParent`) rather than run on unseen, holding the port and the database's lock.
  */
 function withStartSettings(): Promise<number> {
   const child = spawn(process.execPath, [...START_NODE_ARGS, ...process.execArgv, ...process.argv.slice(1)], {
     env: { ...process.env, ...START_ENV },
-    stdio: 'inherit',
+    stdio: ['inherit', 'inherit', 'inherit', 'ipc'],
   });
   const pass = (signal: NodeJS.Signals) => () => child.kill(signal);
   process.on('SIGINT', pass('SIGINT'));
@@ -19,6 +22,16 @@ function withStartSettings(): Promise<number> {
   return new Promise((resolve) =>
     child.once('exit', (code, signal) => resolve(code ?? (signal === 'SIGINT' || signal === 'SIGTERM' ? 0 : 1))),
   );
+}
+
+/**
+ * A server started by a parent holding an IPC channel to it (withStartSettings) shuts down as on
+ * SIGTERM when that channel closes: its parent is gone. The channel alone keeps nothing running.
+ */
+function stopWithParent(): void {
+  if (!process.channel) return;
+  process.channel.unref();
+  process.once('disconnect', () => process.kill(process.pid, 'SIGTERM'));
 }
 
 export const serveCommand: Command = {
@@ -84,6 +97,7 @@ Limits at the door (docs/SECURITY.md), each with its default:
     // `npx swe-scoring serve` starts node without them; the server then holds more memory.
     if (missingStartSettings().length > 0) return withStartSettings();
     await import('../../server.js'); // listens, and exits the process itself on SIGTERM / SIGINT
+    stopWithParent();
     return new Promise<number>(() => {});
   },
 };
