@@ -58,7 +58,9 @@ const JudgeFields = {
 export const JudgeInputSchema = named(
   'NewJudgeConfiguration',
   'The judge that grades QnA runs (SPEC 12); its digest binds every grade made under it.',
-  z.object(JudgeFields),
+  // Strict: a field the digest does not cover (a misspelt `temprature`, an `extra`) is a 400
+  // naming it, not dropped while the sender believes it part of the judge's identity.
+  z.strictObject(JudgeFields),
 );
 
 export const JudgeRecordSchema = named(

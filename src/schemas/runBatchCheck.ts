@@ -2,8 +2,8 @@
 // shape the schema accepts and returns unchanged (its votes even in the schema's key order; the
 // rest is read field by field, services/ingestRuns.ts). It walks the parsed body once and allocates
 // nothing but the set of run ids. Anything it is not sure of (an unknown or repeated key, a value
-// out of range, a `judge` with more keys than its digest, which the schema would strip) is a
-// no, and the schema decides.
+// out of range, a `judge` with more keys than its digest) is a no, and the schema decides (and
+// names what is wrong).
 import { LIMITS, identifierPattern } from './common.js';
 import { JUDGE_DIGEST_PATTERN } from './judge.js';
 
@@ -84,7 +84,7 @@ function isRubricVotes(v: unknown): boolean {
   return true;
 }
 
-/** `{ digest }` and nothing else: the schema's `judge` object strips other keys, so they change the body. */
+/** `{ digest }` and nothing else (the schema refuses other keys, naming them). */
 function isJudge(v: unknown): boolean {
   if (!isRecord(v)) return false;
   let n = 0;

@@ -55,7 +55,7 @@ const runFields = {
     .optional()
     .describe('Judge votes for a QnA run, one entry per rubric criterion (SPEC 7).'),
   judge: z
-    .object({ digest: JudgeDigest })
+    .strictObject({ digest: JudgeDigest })
     .optional()
     .describe(
       'The judge configuration the QnA run was graded under (SPEC 12): required when the competition holds one.',

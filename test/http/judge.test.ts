@@ -143,6 +143,9 @@ it('refuses a bad configuration with a 400 naming the field, and stores nothing'
     [{ ...J1, temperature: -1 }, 'temperature'],
     [{ ...J1, model: '' }, 'model'],
     [{ ...J1, outputSchema: 'x' }, 'outputSchema'],
+    // A field the digest would not cover is named, not dropped: a misspelt one, an extra one.
+    [{ ...J1, temprature: 0.2 }, 'body/temprature'],
+    [{ ...J1, seed: 7 }, 'body/seed'],
   ];
   for (const [payload, field] of cases) {
     const res = await putJudge('c', payload);
@@ -251,6 +254,10 @@ it('refuses a digest the competition never held, naming the one in force; a QnA 
   const { answerDate: _d, ...undated } = qnaRun('z', 'q1', 'm1', true, D1);
   expect((await post('c', [undated])).status).toBe(422);
   expect((await post('c', [{ ...sweRun('w', 'm1', true), judge: { digest: D1 } }])).status).toBe(422);
+  // A run's judge is its digest alone: another key is a 400 naming it, not dropped.
+  const extra = await post('c', [{ ...qnaRun('v', 'q1', 'm1', true, D1), judge: { digest: D1, model: 'x' } }]);
+  expect(extra.status).toBe(400);
+  expect(JSON.stringify(extra.body)).toContain('body/runs/0/judge/model');
   expect(await staleOf('c')).toEqual({});
 });
 
