@@ -2091,6 +2091,8 @@ export interface components {
                 judgeVotes: number;
                 /** @description Final stages. */
                 finalStages: components["schemas"]["Stage"][];
+                /** @description Digest of the judge configuration the scored QnA runs were graded under (SPEC 12); absent when none was set. */
+                judgeDigest?: string;
             };
             /** @description Exclusions in force. */
             excluded: {
@@ -2135,6 +2137,8 @@ export interface components {
                 judgeVotes: number;
                 /** @description Final stages. */
                 finalStages: components["schemas"]["Stage"][];
+                /** @description Digest of the judge configuration the scored QnA runs were graded under (SPEC 12); absent when none was set. */
+                judgeDigest?: string;
             };
             /** @description Exclusions in force. */
             excluded: {

@@ -20,6 +20,9 @@ const snapshotFields = {
       burnRatio: z.number().describe('Share burned.'),
       judgeVotes: z.number().int().describe('Judge votes per criterion.'),
       finalStages: z.array(StageSchema).describe('Final stages.'),
+      judgeDigest: Hex64.optional().describe(
+        'Digest of the judge configuration the scored QnA runs were graded under (SPEC 12); absent when none was set.',
+      ),
     })
     .describe("The competition's settings at the time."),
   excluded: z
