@@ -54,7 +54,7 @@ export const importRoutes: FastifyPluginAsyncZod = async (app) => {
           'Sessions not yet committed, cancelled or expired, oldest first: what holds the 4 open sessions a server ' +
           'takes (a client that died mid-upload leaves its session open until it expires; DELETE cancels it).',
         params: CompetitionParams,
-        response: { 200: ImportSessionListSchema, ...problems(401, 403) },
+        response: { 200: ImportSessionListSchema, ...problems(401, 403, 404) },
       },
     },
     async (request) => imports.list(request.params.competitionId),

@@ -84,8 +84,9 @@ export function importSessionsService(
   timer.unref();
 
   return {
-    /** The competition's sessions, oldest first (expired ones removed first). */
-    list(competitionId: string) {
+    /** The competition's sessions, oldest first (expired ones removed first); a 404 for no such competition. */
+    async list(competitionId: string) {
+      if (!(await store.competitions.get(competitionId))) throw notFound(`competition ${competitionId} does not exist`);
       sweep();
       return { sessions: [...sessions.values()].filter((s) => s.competitionId === competitionId).map(view) };
     },

@@ -169,6 +169,10 @@ describe('import sessions', () => {
     const after = await t.call({ method: 'GET', url: base, headers: admin });
     expect(after.body.sessions.map((x: { sessionId: string }) => x.sessionId)).toEqual([second]);
     expect((await t.call({ method: 'GET', url: base })).status).toBe(401);
+    // A competition that does not exist has no sessions to list: a 404, as every route under it.
+    const none = await t.call({ method: 'GET', url: '/v1/competitions/never/tasks/imports', headers: admin });
+    expect(none.status).toBe(404);
+    expect(none.body.detail).toContain('competition never does not exist');
   });
 });
 
