@@ -5,7 +5,7 @@
 // clients are built from that document; a field it does not list breaks the strict ones.
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import Ajv2020 from 'ajv/dist/2020.js';
+import { Ajv2020 } from 'ajv/dist/2020.js';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { canonicalJson } from '../../src/snapshots/canonicalJson.js';
 import { admin, testApp, type TestApp } from '../support/app.js';
