@@ -16,12 +16,12 @@ export const runRoutes: FastifyPluginAsyncZod = async (app) => {
     '/competitions/:competitionId/runs',
     {
       config: { access: 'validator' },
-      // A bearer validator is known before its body is read (src/plugins/auth.ts): an outdated one is
-      // refused before a byte of its batch is. A signed one is known once its body is checked, and
-      // refused then, in the write's transaction.
+      // A bearer validator is known before its body is read (src/plugins/auth.ts): one that may not
+      // write here (not on the list, outdated) is refused before a byte of its batch is. A signed one
+      // is known once its body is checked, and refused then, in the write's transaction.
       onRequest: async (request) => {
         const { principal, params } = request as typeof request & { params: { competitionId: string } };
-        if (principal?.kind === 'validator') await runs.requireVersion(params.competitionId, principal);
+        if (principal?.kind === 'validator') await runs.admitWriter(params.competitionId, principal);
       },
       schema: {
         tags: ['runs'],

@@ -7,8 +7,8 @@ import { forbidden, notFound } from '../errors.js';
 import { isValidTokens, weightedTokens } from '../scoring/index.js';
 import type { CriterionGrade, TokenWeights } from '../scoring/types.js';
 import { ingestRuns } from './ingestRuns.js';
-import { refuseUnlisted, revealsAnswers, writerId, type Principal } from './principal.js';
-import { requireValidatorVersion } from './validatorVersion.js';
+import { revealsAnswers, writerId, type Principal } from './principal.js';
+import { admitRunWriter } from './validatorVersion.js';
 import { parseCursor, type AuditService } from './audit.js';
 
 /** A run's graded criteria (stored in rubric order), each named by its position; its id only when `reveal`. */
@@ -86,15 +86,16 @@ export function runsService(store: Store, audit: AuditService) {
   }
 
   return {
-    /** Refuses (426) a validator older than the competition's minValidatorVersion; the admin passes. */
-    requireVersion: (competitionId: string, who: Principal) => requireValidatorVersion(store, competitionId, who),
+    /** Refuses a validator that may not write runs to the competition (./validatorVersion.ts); the admin passes. */
+    admitWriter: (competitionId: string, who: Principal) => admitRunWriter(store, competitionId, who),
     /** Stores a batch atomically; the writer is recorded on every run, and an admin batch in the audit log. */
     ingest(competitionId: string, runs: RunInput[], who: Principal) {
       return store.transaction(
         async (tx) => {
           // Read once for both: each statement inside the competition's turn delays its next writer.
           const competition = await tx.competitions.get(competitionId);
-          await requireValidatorVersion(tx, competitionId, who, competition);
+          // Again in the transaction: the key may have been revoked, the list or version changed, while the body came.
+          await admitRunWriter(tx, competitionId, who, competition);
           const result = await ingestRuns(tx, competitionId, runs, writerId(who), competition);
           if (who.kind === 'admin' && result.accepted > 0) {
             await audit.record(tx, who, 'runs.post', competitionId, `${runs.length} runs`, {
@@ -139,8 +140,7 @@ export function runsService(store: Store, audit: AuditService) {
       return store.transaction(
         async (tx) => {
           const { competition, run, judge } = await find(tx, competitionId, runId);
-          refuseUnlisted(competition, writerId(who));
-          await requireValidatorVersion(tx, competitionId, who);
+          await admitRunWriter(tx, competitionId, who, competition);
           if (who.kind === 'validator' && run.validatorId !== who.id) {
             throw forbidden(`run ${runId} was sent by another validator; a validator may delete only its own runs`);
           }

@@ -1,11 +1,13 @@
-// A competition's minValidatorVersion (SPEC 13): run writes from a validator whose last heartbeat
-// named an older version, or that sent none, are refused with a 426 naming the version required.
-// The admin's writes are not a validator's and pass.
+// Who may write runs to a competition, asked in one order wherever a validator writes (a batch
+// before its body is read and again in its transaction, a deletion): a validator whose key was
+// revoked meanwhile (401), then one not on the competition's allow-list (403), then one older
+// than its minValidatorVersion (SPEC 13: its last heartbeat named an older version, or it sent
+// none; a 426 naming the version required). The admin's writes are not a validator's and pass.
 import { lt } from 'semver';
 import type { CompetitionSettings } from '../db/competitions.js';
 import type { Store } from '../db/contract.js';
-import { upgradeRequired } from '../errors.js';
-import type { Principal } from './principal.js';
+import { unauthorized, upgradeRequired } from '../errors.js';
+import { refuseUnlisted, type Principal } from './principal.js';
 
 /** Why a validator at `version` (null: no heartbeat) may not write where `required` is asked; null when it may. */
 export function outdated(required: string, version: string | null): string | null {
@@ -14,20 +16,27 @@ export function outdated(required: string, version: string | null): string | nul
 }
 
 /**
- * Throws the 426 when `who` is a validator older than the competition asks for. `competition`: its
- * settings when the caller read them already in the same transaction (null: it does not exist).
+ * Throws when `who` may not write runs to the competition: revoked (401), not on its allow-list
+ * (403), or older than it asks (426), in that order, so a validator told to upgrade is never
+ * refused for another reason after it did. `competition`: its settings when the caller read them
+ * already in the same transaction (null: it does not exist, which the caller answers).
  */
-export async function requireValidatorVersion(
+export async function admitRunWriter(
   db: Store,
   competitionId: string,
   who: Principal,
   competition?: CompetitionSettings | null,
 ): Promise<void> {
   if (who.kind !== 'validator') return;
+  const validator = await db.validators.get(who.id);
+  if (!validator || validator.revokedAt !== null)
+    throw unauthorized(`validator ${who.id}'s key was revoked; nothing is written with it`);
   const settings = competition === undefined ? await db.competitions.get(competitionId) : competition;
-  const required = settings?.minValidatorVersion ?? null;
+  if (!settings) return;
+  refuseUnlisted(settings, who.id);
+  const required = settings.minValidatorVersion;
   if (required === null) return;
-  const why = outdated(required, (await db.validators.get(who.id))?.version ?? null);
+  const why = outdated(required, validator.version);
   if (why === null) return;
   throw upgradeRequired(
     `competition ${competitionId} takes writes from validators at version ${required} or later, and ${why}: ` +

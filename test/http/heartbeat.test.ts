@@ -1,6 +1,8 @@
 // SPEC 13 / API.md 1.2: validators report a heartbeat with their version; listings show when each
 // was last seen and mark the silent ones; a competition's minValidatorVersion refuses run writes
-// from an older (or silent) validator with a 426.
+// from an older (or silent) validator with a 426. A validator not on the allow-list hears that
+// first (403), and one whose key is revoked while its batch comes in stores nothing (401).
+import { request as httpRequest } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
 import { keypairFromSeed, signRequest } from '../../src/client/sign.js';
 import { admin, testApp, type TestApp } from '../support/app.js';
@@ -231,6 +233,60 @@ describe('minValidatorVersion', () => {
     expect((await signed('/v1/competitions/c/runs', batch)).status).toBe(426);
     expect((await signed('/v1/validators/heartbeat', JSON.stringify({ version: '2.0.1' }))).status).toBe(200);
     expect((await signed('/v1/competitions/c/runs', batch)).status).toBe(200);
+  });
+
+  it('a validator neither on the allow-list nor at the version hears 403 first, on a POST as on a DELETE', async () => {
+    t = await testApp();
+    await setupCompetition(t);
+    const [A, B] = (await createValidators(t, 2)) as [Validator, Validator];
+    await postRuns(t, A.headers, [run('mine')]);
+    expect((await put({ validators: [B.id], minValidatorVersion: '2.0.0' })).status).toBe(200);
+    // Before: the POST said 426 "upgrade, then heartbeat", and after the upgrade came the 403 anyway.
+    const posted = await post(A, 'x');
+    expect(posted.status, JSON.stringify(posted.body)).toBe(403);
+    expect(posted.body.detail).toContain('allow-list');
+    const deleted = await t.call({ method: 'DELETE', url: '/v1/competitions/c/runs/mine', headers: A.headers });
+    expect(deleted.status).toBe(403);
+    // On the list but outdated: the 426, both ways.
+    expect((await post(B, 'y')).status).toBe(426);
+  });
+
+  it('a key revoked while its batch is coming in stores nothing: a 401 at the write', async () => {
+    t = await testApp();
+    await setupCompetition(t);
+    const [A] = (await createValidators(t, 1)) as [Validator];
+    await t.app.listen({ port: 0, host: '127.0.0.1' });
+    const { port } = t.app.server.address() as { port: number };
+    const body = Buffer.from(JSON.stringify({ runs: [run('during-1'), run('during-2')] }));
+    const answer = new Promise<{ status: number; body: string }>((resolve, reject) => {
+      const req = httpRequest(
+        {
+          host: '127.0.0.1',
+          port,
+          method: 'POST',
+          path: '/v1/competitions/c/runs',
+          headers: { ...A.headers, 'content-type': 'application/json', 'content-length': body.length },
+        },
+        (res) => {
+          let text = '';
+          res.on('data', (d: Buffer) => (text += d.toString('utf8')));
+          res.on('end', () => resolve({ status: res.statusCode!, body: text }));
+        },
+      );
+      req.on('error', reject);
+      // Half the body; the key is revoked; then the rest.
+      req.write(body.subarray(0, 20));
+      setTimeout(() => {
+        void t.call({ method: 'DELETE', url: `/v1/validators/${A.id}`, headers: admin }).then((res) => {
+          expect(res.status).toBe(200);
+          req.end(body.subarray(20));
+        }, reject);
+      }, 50);
+    });
+    const res = await answer;
+    expect(res.status, res.body).toBe(401);
+    expect(res.body).toContain('revoked');
+    expect(await t.count('runs')).toBe(0);
   });
 
   it.each(['v2.0.0', '2.0', 'two'])('refuses minValidatorVersion %j with a 400 naming it', async (version) => {
