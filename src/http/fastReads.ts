@@ -114,8 +114,9 @@ export const fastReadsPlugin = fp(
       const { headers } = req;
       if (!open || req.method !== 'GET') return false;
       if (headers['content-length'] !== undefined || headers['transfer-encoding'] !== undefined) return false;
-      // A signed read is checked and uses up its uuid (API.md 1.2): the router's hooks do that.
-      if (hasEpistulaHeaders(headers)) return false;
+      // A signed read is checked and uses up its uuid (API.md 1.2), a token checked (an unknown one is
+      // a 401): the router's hooks do that.
+      if (headers.authorization !== undefined || hasEpistulaHeaders(headers)) return false;
       return !logsReads(app.log.level);
     }
 

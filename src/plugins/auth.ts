@@ -61,6 +61,8 @@ export interface AuthOptions {
 }
 
 const digest = (s: string) => createHash('sha256').update(s).digest();
+/** An Authorization header of the Bearer scheme (case-insensitive, RFC 9110 11.1), well-formed or not. */
+const BEARER = /^bearer(?: |$)/i;
 
 /** A request that carries a body is verified once the body is read (the signature covers its bytes). */
 const hasBody = (request: FastifyRequest) =>
@@ -114,7 +116,7 @@ export function authenticator({ adminToken, readsRequireToken, validatorByKey, a
   }
 
   function allow(access: Access, who: Principal | null | undefined): void {
-    if (access === 'public' && !readsRequireToken) return;
+    if (access === 'public' && !readsRequireToken && who !== null) return;
     if (who === undefined)
       throw unauthorized('an Authorization: Bearer token or an Epistula signature is required', 'signature-missing');
     if (who === null) throw unauthorized('the bearer token is malformed, unknown or revoked');
@@ -149,7 +151,10 @@ export function authenticator({ adminToken, readsRequireToken, validatorByKey, a
           });
         }
         const header = request.headers.authorization;
-        if (header === undefined) return allow(access, undefined);
+        // A public read takes a bearer token, and refuses one that names no one (401, as every
+        // route): a mistyped admin token is told so, not answered the anonymous view. Another
+        // scheme there (Basic, from a proxy's own login) is not for this server: read anonymously.
+        if (header === undefined || (access === 'public' && !BEARER.test(header))) return allow(access, undefined);
         return identify(header).then((who) => {
           request.principal = who ?? null;
           allow(access, who);

@@ -127,8 +127,6 @@ describe('kept reads', () => {
       { 'if-none-match': brTag },
       { 'if-none-match': '*' },
       { 'if-none-match': '"something-else"' },
-      // A public read with a token that names no one: answered all the same.
-      { authorization: 'Bearer not-a-known-token' },
     ];
     const before = await keptReads();
     for (const headers of variants) {
@@ -149,6 +147,25 @@ describe('kept reads', () => {
     // Both ways: each variant twice, and the two first reads.
     expect(counted).toBe(2 * variants.length + 2);
     expect(series.map((l) => /status="(\d+)"/.exec(l)![1]).sort()).toEqual(['200', '304']);
+  });
+
+  it('leaves a read with a token to the router: an unknown one is a 401 there, a known one the same answer', async () => {
+    const path = '/v1/competitions/c/leaderboard';
+    const anonymous = await send('GET', path);
+    const before = await keptReads();
+    // Before: a token that names no one (a mistyped admin token) got the anonymous answer, unsaid.
+    const unknown = await send('GET', path, { authorization: 'Bearer not-a-known-token' });
+    expect(unknown.status).toBe(401);
+    expect(JSON.parse(unknown.body.toString('utf8')).detail).toContain(
+      'the bearer token is malformed, unknown or revoked',
+    );
+    const known = await send('GET', path, admin);
+    expect(known.status).toBe(200);
+    expect(known.body.equals(anonymous.body)).toBe(true);
+    // Another scheme (a proxy's own Basic login) is not for this server: the anonymous answer.
+    const basic = await send('GET', path, { authorization: 'Basic dXNlcjpwYXNz' });
+    expect(basic.status).toBe(200);
+    expect(await keptReads()).toBe(before);
   });
 
   it('leaves to the router what it does not answer, and the router answers it', async () => {
