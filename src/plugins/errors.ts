@@ -66,6 +66,8 @@ export const problemType = (slug: string) => `${PROBLEM_TYPE_PREFIX}${slug}`;
 
 export function sendProblem(reply: FastifyReply, p: Problem): FastifyReply {
   if (p.retryAfter !== undefined || p.status === 503) reply.header('retry-after', String(p.retryAfter ?? 5));
+  // A 401 names the scheme that would be taken (RFC 9110 11.6.1); signed requests are told in `type`.
+  if (p.status === 401) reply.header('www-authenticate', 'Bearer realm="swe-scoring"');
   reply.header('x-content-type-options', 'nosniff');
   const body: Record<string, unknown> = {
     type: problemType(p.slug),

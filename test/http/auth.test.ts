@@ -22,7 +22,10 @@ it('keeps docs, the OpenAPI document and operations open when reads require a to
   for (const url of ['/openapi.json', '/docs/', '/healthz', '/readyz', '/metrics']) {
     expect((await t.app.inject({ method: 'GET', url })).statusCode, url).toBe(200);
   }
-  expect((await t.call({ method: 'GET', url: '/v1/competitions' })).status).toBe(401);
+  const refused = await t.call({ method: 'GET', url: '/v1/competitions' });
+  expect(refused.status).toBe(401);
+  // RFC 9110 11.6.1: a 401 says which scheme would be taken.
+  expect(refused.headers['www-authenticate']).toBe('Bearer realm="swe-scoring"');
 });
 
 it('a /v1 route without a declared access level fails closed (admin only)', async () => {
