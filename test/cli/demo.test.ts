@@ -4,7 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN_TOKEN, seedCompetition, testApp, type TestApp } from '../support/app.js';
-import { cli } from './cli.js';
+import { freePort } from '../support/freePort.js';
+import { cli, spawnCli } from './cli.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'swe-scoring-demo-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -88,4 +89,30 @@ describe('npm run demo -- --no-serve', () => {
     expect((await kept.call({ url: '/v1/competitions/prod' })).status).toBe(200);
     await kept.close();
   }, 60_000);
+});
+
+describe('npm run demo, serving', () => {
+  it("serves with the server's settings from the environment: the door's rate limits among them", async () => {
+    const port = await freePort();
+    const child = spawnCli('demo', [], {
+      DATABASE_PATH: join(dir, 'served.db'),
+      SCORING_ADMIN_TOKEN: ADMIN_TOKEN,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      SCORING_RATE_LIMIT_ANONYMOUS: '7',
+    });
+    let out = '';
+    child.stdout!.on('data', (d: Buffer) => (out += d.toString('utf8')));
+    try {
+      const deadline = Date.now() + 100_000;
+      while (!out.includes('Demo server at') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 200));
+      expect(out).toContain('Demo server at');
+      const res = await fetch(`http://127.0.0.1:${port}/v1/competitions`);
+      expect(res.status).toBe(200);
+      // Before: the demo took none of them, and answered with the default 1200 a window.
+      expect(res.headers.get('ratelimit-limit')).toBe('7');
+    } finally {
+      child.kill('SIGTERM');
+    }
+  }, 120_000);
 });

@@ -173,6 +173,13 @@ async function run(argv: string[]): Promise<number> {
     signer,
     adminToken: config.adminToken,
     readsRequireToken: config.readsRequireToken,
+    // The server's settings, as `serve` takes them (docs/OPERATING.md): the door's limits, a proxy,
+    // the scoring worker's, liveness and memory. The seed is the admin's, which no default limits.
+    door: config.door,
+    trustProxy: config.trustProxy,
+    scoring: config.scoring,
+    validatorSilentAfterMs: config.validatorSilentAfterMs,
+    memoryBudgetMb: config.memoryBudgetMb,
     logger: { level: 'warn' },
   });
   const close = async () => {
