@@ -38,15 +38,19 @@ const PROBLEM = { content: { 'application/json': { schema: { $ref: '#/components
 
 /**
  * Problems every route gives without declaring them: any /v1 operation a 400 (an unknown query
- * parameter, src/plugins/strictQuery.ts; a malformed path identifier), one with path parameters a
- * 414 (a parameter over 1,024 characters, the router's cap), any that takes a body a 413, and any
- * but a read a 415 (a body of a type it does not take, src/plugins/contentTypes.ts). Responses
- * come out in status order.
+ * parameter, src/plugins/strictQuery.ts; a malformed path identifier) and a 431 (a request line and
+ * headers over 16 KiB, Node's parser: src/plugins/errors.ts clientErrorHandler), one with path
+ * parameters a 414 (a parameter over 1,024 characters, the router's cap), any that takes a body a
+ * 413, and any but a read a 415 (a body of a type it does not take, src/plugins/contentTypes.ts).
+ * Responses come out in status order.
  */
 function addCommonProblems(path: string, method: string, op: Json): void {
   const responses = obj(op.responses);
   const add = (status: string) => void (responses[status] ??= structuredClone(PROBLEM));
-  if (path.startsWith('/v1/')) add('400');
+  if (path.startsWith('/v1/')) {
+    add('400');
+    add('431');
+  }
   if (path.includes('{')) add('414');
   if (at(op, 'requestBody', 'content', 'application/json') !== undefined) add('413');
   if (method !== 'get' && method !== 'head') add('415');

@@ -115,7 +115,8 @@ const HotkeysParam = z
   })
   .describe(
     `Comma-separated miner hotkeys (1 to ${LIMITS.hotkeysPerRead}): only these miners, in rank order; ` +
-      'hotkeys without an entry are left out. `limit` and `offset` then page the chosen miners.',
+      'hotkeys without an entry are left out. `limit` and `offset` then page the chosen miners. The request ' +
+      'line and headers together must stay under 16 KiB (a 431 beyond): 200 ss58 hotkeys (48 characters) fit.',
   );
 
 export const LeaderboardQuery = z.strictObject({

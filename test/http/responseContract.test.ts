@@ -155,3 +155,15 @@ it('a snapshot taken under a judge names its digest in its settings, in the list
   const list = await t.call({ method: 'GET', url: '/v1/competitions/c/snapshots' });
   expect(list.body).toMatchObject({ snapshots: [{ seq: 1, settings: { judgeDigest: DIGEST } }] });
 });
+
+it("every /v1 operation documents the 431 Node's parser answers for a request line and headers over 16 KiB", () => {
+  // A long `hotkeys` or `cursor` query gets it on any route (test/http/door.test.ts sends one).
+  const missing = Object.entries(DOC.paths)
+    .filter(([path]) => path.startsWith('/v1/'))
+    .flatMap(([path, methods]) =>
+      Object.entries(methods)
+        .filter(([, op]) => op.responses['431'] === undefined)
+        .map(([method]) => `${method.toUpperCase()} ${path}`),
+    );
+  expect(missing).toEqual([]);
+});
