@@ -57,6 +57,27 @@ function addCommonProblems(path: string, method: string, op: Json): void {
   op.responses = Object.fromEntries(Object.entries(responses).sort(([a], [b]) => Number(a) - Number(b)));
 }
 
+/**
+ * The headers a refusal to wait carries (docs/API.md, "Limits at the door"): every 503, 429 and
+ * 408 says when to try again, and a 429 of the rate limits how the window stands.
+ */
+function addRetryHeaders(op: Json): void {
+  const integer = (description: string) => ({ description, schema: { type: 'integer', minimum: 0 } });
+  for (const [status, response] of Object.entries(obj(op.responses))) {
+    if (!isObj(response) || !['408', '429', '503'].includes(status)) continue;
+    response.headers = {
+      'Retry-After': integer('Seconds to wait before sending the request again.'),
+      ...(status === '429'
+        ? {
+            'RateLimit-Limit': integer("Requests a window takes, for this client's kind (a rate limit's 429)."),
+            'RateLimit-Remaining': integer('Requests left in the window.'),
+            'RateLimit-Reset': integer('Seconds until the window starts again.'),
+          }
+        : {}),
+    };
+  }
+}
+
 /** Marks a conditional read in the per-route transform, for `addConditional`; not in the document. */
 export const CONDITIONAL = 'x-conditional';
 
@@ -222,6 +243,7 @@ export function transformObject(
       const fileBody = FILE_BODIES[String(op.operationId)];
       if (fileBody) op.requestBody = { required: true, ...fileBody };
       addCommonProblems(path, method, op);
+      addRetryHeaders(op);
       describeResponses(op);
       addConditional(op);
     }

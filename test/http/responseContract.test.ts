@@ -167,3 +167,16 @@ it("every /v1 operation documents the 431 Node's parser answers for a request li
     );
   expect(missing).toEqual([]);
 });
+
+it('every documented 408, 429 and 503 declares its Retry-After header, so generated clients expose it', () => {
+  const undeclared: string[] = [];
+  for (const [path, methods] of Object.entries(DOC.paths))
+    for (const [method, op] of Object.entries(methods))
+      for (const [status, response] of Object.entries(op.responses))
+        if (
+          ['408', '429', '503'].includes(status) &&
+          !(response as { headers?: object }).headers?.['Retry-After' as never]
+        )
+          undeclared.push(`${method.toUpperCase()} ${path} ${status}`);
+  expect(undeclared).toEqual([]);
+});
