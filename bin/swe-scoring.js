@@ -6,15 +6,16 @@ import process from 'node:process';
 import { URL } from 'node:url';
 
 const source = new URL('../src/cli/main.ts', import.meta.url);
-let main;
+let cli;
 if (existsSync(source)) {
   try {
     const { register } = await import('tsx/esm/api');
     register();
-    ({ main } = await import(source.href));
+    cli = await import(source.href);
   } catch (e) {
     if (e?.code !== 'ERR_MODULE_NOT_FOUND') throw e;
   }
 }
-main ??= (await import(new URL('../dist/cli/main.js', import.meta.url).href)).main;
-process.exit(await main(process.argv.slice(2)));
+cli ??= await import(new URL('../dist/cli/main.js', import.meta.url).href);
+// Not process.exit() at once: on a pipe, what the command printed may not have left yet.
+await cli.exitWhenWritten(await cli.main(process.argv.slice(2)));

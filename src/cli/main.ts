@@ -68,13 +68,31 @@ export async function main(argv: string[]): Promise<number> {
   }
 }
 
+/**
+ * Exits with `code` once what was written to stdout and stderr has left the process. On a pipe
+ * Node writes them asynchronously: an exit right after a large write (the weights on chain of a
+ * big metagraph, a scored document) cut it at 64 or 128 KiB, with exit status 0, and a reader
+ * such as `json.load(sys.stdin)` got broken JSON. A reader that closed early (`| head`) is not
+ * waited for.
+ */
+export async function exitWhenWritten(code: number): Promise<never> {
+  await Promise.all(
+    [process.stdout, process.stderr].map(
+      (stream) =>
+        new Promise<void>((resolve) => {
+          if (!stream.writable) return resolve();
+          stream.once('error', () => resolve());
+          stream.write('', () => resolve());
+        }),
+    ),
+  );
+  process.exit(code);
+}
+
 // Run when executed (node src/cli/main.ts, bin/swe-scoring.js), not when imported (tests).
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
-  main(process.argv.slice(2)).then(
-    (code) => process.exit(code),
-    (e: unknown) => {
-      console.error(e);
-      process.exit(1);
-    },
-  );
+  main(process.argv.slice(2)).then(exitWhenWritten, (e: unknown) => {
+    console.error(e);
+    return exitWhenWritten(1);
+  });
 }

@@ -8,7 +8,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { scoreDocument } from '../../src/snapshots/scoreDocument.js';
 import { sample } from '../snapshots/sample.js';
 import { admin, testApp } from '../support/app.js';
-import { documentOf } from '../support/documents.js';
+import { documentOf, documentText } from '../support/documents.js';
 import { otherPublicKeyPem, publicKeyPem, snapshotOf } from '../snapshots/snapshotKit.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -58,6 +58,16 @@ describe('swe-scoring', () => {
     } finally {
       await t.close();
     }
+  });
+
+  it('score prints all of a large answer into a pipe (it was cut at 64 or 128 KiB, exit 0)', async () => {
+    // 2,000 miners: an answer of some 1 MB, read here through a pipe as `| jq` or a subprocess would.
+    const big = file('big.ndjson', documentText({ miners: 2000, tasks: 3, runners: 2000, runsEach: 1 }));
+    const r = await run('score', big);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout.length).toBeGreaterThan(256 * 1024);
+    const parsed = JSON.parse(r.stdout) as { leaderboard: { miners: unknown[] } };
+    expect(parsed.leaderboard.miners).toHaveLength(2000);
   });
 
   it('score and verify keep miners named like object properties (__proto__, constructor, toString)', async () => {
