@@ -253,7 +253,7 @@ describe('the fast check of a run batch', () => {
     expect(isWellFormedRunBatch({ runs: [good] })).toBe(true);
     for (const body of [
       { runs: [good, good] }, // a repeated run id
-      { runs: [{ ...good, judge: { digest: 'a'.repeat(64), model: 'x' } }] }, // the schema strips `model`
+      { runs: [{ ...good, judge: { digest: 'a'.repeat(64), model: 'x' } }] }, // the schema refuses `model`
       { runs: [{ ...good, answerDate: '2024-02-30' }] },
       { runs: [{ ...good, kind: 'baseline' }] }, // a baseline run names no miner
       { runs: [{ ...good, resolved: undefined }] }, // neither resolved nor votes
@@ -275,10 +275,16 @@ describe('the fast check of a run batch', () => {
     const good = { runId: 'r1', taskId: 't1', kind: 'baseline', resolved: true };
     const sent = await app.inject({ method: 'POST', url: '/runs', payload: { runs: [good] } });
     expect(sent.json()).toEqual({ same: true });
-    // `judge` with a key the schema strips: parsed by zod, which returns a copy without it.
-    const judged = { ...good, judge: { digest: 'a'.repeat(64), extra: 1 } };
-    const copied = await app.inject({ method: 'POST', url: '/runs', payload: { runs: [judged] } });
+    // Votes whose keys come in another order than the schema's: parsed by zod, which returns a copy
+    // in its own order (the stored votes keep one order whatever the sender's).
+    const { resolved: _r, ...unresolved } = good;
+    const voted = { ...unresolved, rubricVotes: [{ votes: [{ verdict: 'YES' }], criterionId: 'c1' }] };
+    const copied = await app.inject({ method: 'POST', url: '/runs', payload: { runs: [voted] } });
     expect(copied.json()).toEqual({ same: false });
+    // `judge` with a key besides its digest: refused, naming it (it was stripped, unsaid).
+    const judged = { ...good, judge: { digest: 'a'.repeat(64), extra: 1 } };
+    const refused = await app.inject({ method: 'POST', url: '/runs', payload: { runs: [judged] } });
+    expect(refused.statusCode).toBe(400);
     await app.close();
   });
 });
