@@ -413,7 +413,7 @@ export interface paths {
         };
         /**
          * What still has to be run
-         * @description For every task of the stages and every miner (seen in a scored run, or registered in the metagraph in force at a uid other than burnUid and not a validator), and each task with its baseline: runs planned (the task's plannedRuns, else the competition's), runs that are scored (not deleted, not from an excluded validator) and runs missing (SPEC 13). `missing=true` lists only pairs still missing runs; `miner` and `task` choose pairs, and the summary covers every chosen pair. Reflects every write acknowledged before the request; ETag and 304 like every score read.
+         * @description For every task of the stages and every miner that takes part (seen in a scored run, or registered in the metagraph in force at a uid other than burnUid and not a validator; not excluded), and each task with its baseline: runs planned (the task's plannedRuns, else the competition's), runs that are scored (not deleted, not from an excluded validator) and runs missing (SPEC 13). `missing=true` lists only pairs still missing runs; `miner` and `task` choose pairs, and the summary covers every chosen pair. Reflects every write acknowledged before the request; ETag and 304 like every score read.
          */
         get: operations["getCoverage"];
         put?: never;

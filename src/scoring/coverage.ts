@@ -1,8 +1,9 @@
 // Coverage (SPEC 13): for each (task, miner) pair and each task's baseline, the runs planned, the
 // scored runs there are, and how many are missing. Pure: over the scoring input's aggregates,
-// which count scored runs only (not deleted, not from an excluded validator).
+// which count scored runs only (not deleted, not from an excluded validator), and its miners, whose
+// excluded ones take part in nothing (SPEC 6) and so have no pairs.
 import { ascending } from './ascending.js';
-import type { EntryList, MinerTaskSummary, ScoringTask, Stage } from './types.js';
+import type { EntryList, MinerTaskSummary, ScoringMiner, ScoringTask, Stage } from './types.js';
 
 /** The miner of a baseline pair. */
 export const BASELINE = 'baseline';
@@ -37,7 +38,8 @@ const pair = (taskId: string, miner: string, planned: number, have: number): Cov
 /**
  * Every pair of the stages' tasks, ordered by task id, then the baseline, then miners by hotkey
  * (`compareKeys`). The miners are those seen in a scored run on any task of the competition, and
- * the `registered` hotkeys of the metagraph in force (`registeredMiners`), runs or not; `planned`
+ * the `registered` hotkeys of the metagraph in force (`registeredMiners`), runs or not, less those
+ * `listed` as excluded (by any of their entries, as the scores read them: scoreTasks); `planned`
  * is the task's plannedRuns, else `defaultPlanned` (the competition's setting).
  */
 export function coveragePairs(
@@ -46,11 +48,15 @@ export function coveragePairs(
   stages: readonly Stage[],
   defaultPlanned: number,
   registered: readonly string[] = [],
+  listed: readonly ScoringMiner[] = [],
 ): CoveragePair[] {
+  const excluded = new Set<string>();
+  for (const m of listed) if (m.excluded) excluded.add(m.hotkey);
   const runs = new Map<string, Map<string, number>>();
-  const miners = new Set<string>(registered);
+  const miners = new Set<string>();
+  for (const hotkey of registered) if (!excluded.has(hotkey)) miners.add(hotkey);
   for (const e of minerTasks) {
-    if (e.runs <= 0) continue;
+    if (e.runs <= 0 || excluded.has(e.hotkey)) continue;
     miners.add(e.hotkey);
     let byMiner = runs.get(e.taskId);
     if (!byMiner) runs.set(e.taskId, (byMiner = new Map<string, number>()));

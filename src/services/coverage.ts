@@ -21,7 +21,15 @@ export function coverageService(scores: ScoresService, store: Store) {
           // makes a new input, so the pairs made here follow it.
           const row = await store.metagraphs.latest(competitionId);
           const registered = row ? registeredMiners(JSON.parse(row.document) as Metagraph).map((n) => n.hotkey) : [];
-          pairs = coveragePairs(input.tasks, input.minerTasks, input.stages, competition.plannedRuns, registered);
+          // Excluding or including a miner again is a write too: the input's miners are read anew.
+          pairs = coveragePairs(
+            input.tasks,
+            input.minerTasks,
+            input.stages,
+            competition.plannedRuns,
+            registered,
+            input.miners,
+          );
           made.set(input, pairs);
         }
         return coverageBody(competitionId, input.stages, pairs, q);

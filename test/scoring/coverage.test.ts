@@ -42,6 +42,23 @@ describe('coveragePairs', () => {
     expect(coveragePairs([], [pair('t1', 'a', 1)], ['evaluation'], 5)).toEqual([]);
   });
 
+  it('leaves out an excluded miner, seen in runs or registered (SPEC 6: it takes part in nothing)', () => {
+    const listed = [
+      { hotkey: 'b', excluded: true },
+      { hotkey: 'r', excluded: true },
+      { hotkey: 'a', excluded: false },
+    ];
+    const got = coveragePairs(tasks, [pair('t1', 'b', 3), pair('s', 'a', 1)], ['evaluation'], 5, ['r', 'q'], listed);
+    expect(got.map((p) => `${p.taskId}/${p.miner}`)).toEqual([
+      't1/baseline',
+      't1/a',
+      't1/q',
+      't2/baseline',
+      't2/a',
+      't2/q',
+    ]);
+  });
+
   it.each([
     [{ taskId: 'a', miner: 'z' }, { taskId: 'b', miner: 'baseline' }, -1],
     [{ taskId: 'a', miner: 'baseline' }, { taskId: 'a', miner: 'A' }, -1],
