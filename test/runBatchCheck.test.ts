@@ -55,7 +55,10 @@ const id = (bad: boolean) =>
     ? fc.oneof(
         { weight: 14, arbitrary: idOf(ID_UNITS) },
         { weight: 1, arbitrary: idOf([...ID_UNITS, '/', ' ', 'é']) },
-        { weight: 1, arbitrary: fc.constantFrom('', '.', '..', 'export', 'imports', 'x'.repeat(128), 'x'.repeat(129)) },
+        {
+          weight: 1,
+          arbitrary: fc.constantFrom('', '.', '..', 'export', 'imports', 'baseline', 'x'.repeat(128), 'x'.repeat(129)),
+        },
       )
     : idOf(ID_UNITS).filter((s) => s !== '.' && s !== '..' && s !== 'export');
 
@@ -258,6 +261,7 @@ describe('the fast check of a run batch', () => {
       { runs: [{ ...good, kind: 'baseline' }] }, // a baseline run names no miner
       { runs: [{ ...good, resolved: undefined }] }, // neither resolved nor votes
       { runs: [{ ...good, runId: 'export' }] },
+      { runs: [{ ...good, minerHotkey: 'baseline' }] }, // coverage's miner of the baseline pairs
       { runs: [] },
       { runs: [good], more: 1 },
     ])

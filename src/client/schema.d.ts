@@ -1124,7 +1124,7 @@ export interface components {
              * @enum {string}
              */
             kind: "miner";
-            /** @description The miner's hotkey: required on a miner run. */
+            /** @description The miner's hotkey: required on a miner run; not `baseline`. */
             minerHotkey: string;
         } & (({
             /** @description Sent. */
@@ -4003,7 +4003,7 @@ export interface operations {
             path: {
                 /** @description Competition identifier. */
                 competitionId: string;
-                /** @description Miner hotkey. */
+                /** @description Miner hotkey; not `baseline`. */
                 hotkey: string;
             };
             cookie?: never;

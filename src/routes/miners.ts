@@ -1,9 +1,11 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { CompetitionParams, Id, StagesQuery, problems } from '../schemas/common.js';
+import { CompetitionParams, Id, MinerHotkey, StagesQuery, problems } from '../schemas/common.js';
 import { MinerInputSchema, MinerSchema } from '../schemas/admin.js';
 import { MinerDetailSchema } from '../schemas/scores.js';
 
 const MinerParams = CompetitionParams.extend({ hotkey: Id.describe('Miner hotkey.') });
+/** What a write names: never `baseline`, coverage's miner of the baseline pairs. */
+const MinerWriteParams = CompetitionParams.extend({ hotkey: MinerHotkey.describe('Miner hotkey; not `baseline`.') });
 
 export const minerRoutes: FastifyPluginAsyncZod = async (app) => {
   const { miners, scores } = app.services;
@@ -18,7 +20,7 @@ export const minerRoutes: FastifyPluginAsyncZod = async (app) => {
         summary: 'Exclude or reinstate a miner',
         description:
           'An excluded miner keeps its runs but takes part in nothing: no rank, no group score, no contest, no weight.',
-        params: MinerParams,
+        params: MinerWriteParams,
         body: MinerInputSchema,
         response: { 200: MinerSchema, 201: MinerSchema, ...problems(400, 401, 403, 404) },
       },

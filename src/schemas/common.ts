@@ -77,6 +77,18 @@ export const TaskId = identifier({
   imports: "must not be 'imports' (…/tasks/imports lists the import sessions)",
 });
 
+/** Why `baseline` is no miner's hotkey: the words of the refusal, in the schema and its fast check. */
+export const RESERVED_HOTKEYS = {
+  baseline: "must not be 'baseline' (coverage names each task's baseline pairs so: ?miner=baseline)",
+} as const;
+
+/**
+ * A miner's hotkey: an `Id` other than `baseline`, which coverage uses as the miner of a task's
+ * baseline pairs (`?miner=baseline`, cursors `task/baseline`); a miner of that hotkey would make
+ * two pairs of one key.
+ */
+export const MinerHotkey = identifier(RESERVED_HOTKEYS);
+
 export const StageSchema = named('Stage', 'Competition stage.', z.enum(STAGES));
 
 export const ComplexitySchema = named('Complexity', 'Complexity group.', z.enum(COMPLEXITIES));

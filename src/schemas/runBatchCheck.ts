@@ -4,11 +4,12 @@
 // nothing but the set of run ids. Anything it is not sure of (an unknown or repeated key, a value
 // out of range, a `judge` with more keys than its digest) is a no, and the schema decides (and
 // names what is wrong).
-import { LIMITS, identifierPattern } from './common.js';
+import { LIMITS, RESERVED_HOTKEYS, identifierPattern } from './common.js';
 import { JUDGE_DIGEST_PATTERN } from './judge.js';
 
 const ID = identifierPattern([]);
 const ITEM_ID = identifierPattern(['export']);
+const HOTKEY = identifierPattern(Object.keys(RESERVED_HOTKEYS));
 /** An ISO 8601 calendar date's form, YYYY-MM-DD. */
 export const ISO_DATE = /^\d{4}-\d{2}-\d{2}$/;
 
@@ -116,7 +117,7 @@ function isRun(r: unknown): boolean {
         required++;
         break;
       case 'minerHotkey':
-        if (kind !== 'miner' || !isId(x, ID)) return false;
+        if (kind !== 'miner' || !isId(x, HOTKEY)) return false;
         required++;
         break;
       case 'attemptNo':

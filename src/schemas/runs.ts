@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { named } from './named.js';
 import { JudgeDigest } from './judge.js';
-import { Id, ItemId, LIMITS, TokenCount } from './common.js';
+import { Id, ItemId, LIMITS, MinerHotkey, TokenCount } from './common.js';
 import { withFastCheck } from './fastCheck.js';
 import { ISO_DATE, dateExists, isWellFormedRunBatch } from './runBatchCheck.js';
 
@@ -116,7 +116,7 @@ export const MinerRunSchema = named(
     .strictObject({
       ...runFields,
       kind: z.literal('miner').describe("A run of a miner's agent."),
-      minerHotkey: Id.describe("The miner's hotkey: required on a miner run."),
+      minerHotkey: MinerHotkey.describe("The miner's hotkey: required on a miner run; not `baseline`."),
     })
     .superRefine(resolvedOrVotes),
   { allOf: RESOLVED_OR_VOTES },

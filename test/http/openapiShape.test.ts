@@ -83,5 +83,7 @@ describe('the committed OpenAPI document', () => {
     expect(['r-1', 'exports', 'imports'].map((s) => runId.test(s))).toEqual([true, true, true]);
     expect(['export', '.', '..', 'a/b'].map((s) => runId.test(s))).toEqual([false, false, false, false]);
     expect(['export', 'imports', '..'].map((s) => taskId.test(s))).toEqual([false, false, false]);
+    const hotkey = new RegExp(schemas.MinerRunInput.properties.minerHotkey.pattern);
+    expect(['baseline', 'Baseline', 'baseline2', '..'].map((s) => hotkey.test(s))).toEqual([false, true, true, false]);
   });
 });
