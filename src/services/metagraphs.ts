@@ -7,6 +7,7 @@ import { badRequest, notFound } from '../errors.js';
 import { canonicalJson } from '../snapshots/canonicalJson.js';
 import {
   metagraphDigest,
+  BITTENSOR_SS58_PREFIX,
   metagraphProblems,
   normalizeMetagraph,
   type Metagraph,
@@ -25,7 +26,7 @@ export function metagraphsService(store: Store, audit: AuditService) {
      * (by index) stores nothing.
      */
     put(competitionId: string, input: MetagraphInput, who: Principal) {
-      const problems = metagraphProblems(input.neurons);
+      const problems = metagraphProblems(input.neurons, { prefix: BITTENSOR_SS58_PREFIX });
       if (problems.length > 0) {
         const errors = problems.map((p) => ({ path: ['body', ...p.path].join('/'), message: p.message }));
         throw badRequest(`metagraph: ${errors[0]!.path}: ${errors[0]!.message}`, errors);

@@ -78,26 +78,47 @@ export interface MetagraphProblem {
   message: string;
 }
 
+/** The ss58 prefix of Bittensor's addresses (the generic Substrate one): its hotkeys start with 5. */
+export const BITTENSOR_SS58_PREFIX = 42;
+
 /**
  * What the shape cannot say: each hotkey an ss58 address whose checksum holds, and each uid and
- * each hotkey at most once. Every problem names the neuron by its index in the list given.
+ * each hotkey at most once: one key written with two network prefixes is one hotkey twice. With
+ * `prefix`, each address must be of that network (a metagraph recorded now: one pasted in another
+ * network's format would match no miner's runs, and pay every share to burnUid unsaid). Every
+ * problem names the neuron by its index in the list given.
  */
-export function metagraphProblems(neurons: readonly { uid: number; hotkey: string }[]): MetagraphProblem[] {
+export function metagraphProblems(
+  neurons: readonly { uid: number; hotkey: string }[],
+  { prefix }: { prefix?: number } = {},
+): MetagraphProblem[] {
   const problems: MetagraphProblem[] = [];
   const uids = new Map<number, number>();
-  const hotkeys = new Map<string, number>();
+  const keys = new Map<string, number>();
   neurons.forEach((n, i) => {
+    const at: (string | number)[] = ['neurons', i, 'hotkey'];
     const decoded = decodeSs58(n.hotkey);
-    if (!decoded.ok)
-      problems.push({ path: ['neurons', i, 'hotkey'], message: `not an ss58 address: ${decoded.message}` });
+    if (!decoded.ok) problems.push({ path: at, message: `not an ss58 address: ${decoded.message}` });
+    else if (prefix !== undefined && decoded.prefix !== prefix)
+      problems.push({
+        path: at,
+        message: `an ss58 address of network prefix ${decoded.prefix}; hotkeys here are Bittensor's, prefix ${prefix} (they start with 5)`,
+      });
     const uidAt = uids.get(n.uid);
     if (uidAt !== undefined)
       problems.push({ path: ['neurons', i, 'uid'], message: `uid ${n.uid} is also neuron ${uidAt}'s` });
     else uids.set(n.uid, i);
-    const hotkeyAt = hotkeys.get(n.hotkey);
-    if (hotkeyAt !== undefined)
-      problems.push({ path: ['neurons', i, 'hotkey'], message: `hotkey ${n.hotkey} is also neuron ${hotkeyAt}'s` });
-    else hotkeys.set(n.hotkey, i);
+    const key = decoded.ok ? Buffer.from(decoded.publicKey).toString('hex') : n.hotkey;
+    const keyAt = keys.get(key);
+    if (keyAt === undefined) keys.set(key, i);
+    else
+      problems.push({
+        path: at,
+        message:
+          neurons[keyAt]!.hotkey === n.hotkey
+            ? `hotkey ${n.hotkey} is also neuron ${keyAt}'s`
+            : `hotkey ${n.hotkey} is neuron ${keyAt}'s key (${neurons[keyAt]!.hotkey}) in another network's format`,
+      });
   });
   return problems;
 }

@@ -224,6 +224,23 @@ describe('weights on chain', () => {
       'body/neurons/1/hotkey',
     ],
     ['a uid past 65535', [{ uid: 65536, hotkey: OWNER }], 'body/neurons/0/uid'],
+    // Another network's format (Polkadot's prefix 0, Kusama's 2): it would match no miner's runs.
+    [
+      'an address of another network',
+      [
+        { uid: 1, hotkey: OWNER },
+        { uid: 2, hotkey: encodeSs58(new Uint8Array(32).fill(77), 0) },
+      ],
+      'body/neurons/1/hotkey',
+    ],
+    [
+      'one key twice, in two networks’ formats',
+      [
+        { uid: 1, hotkey: hotkey(78) },
+        { uid: 2, hotkey: encodeSs58(new Uint8Array(32).fill(78), 2) },
+      ],
+      'body/neurons/1/hotkey',
+    ],
   ])('%s: 400 naming the neuron by index, nothing stored', async (_name, neurons, path) => {
     const res = await putMetagraph({ netuid: 1, block: 1, neurons });
     expect(res.status).toBe(400);
