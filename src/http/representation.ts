@@ -151,6 +151,9 @@ interface Form {
   notModified: Representation;
 }
 
+/** A form's ETag and 304, for a form not made yet (`notModifiedAs`). */
+type Named = Pick<Form, 'etag' | 'notModified'>;
+
 /**
  * Each body's forms by coding, made on first demand; they go with the body. `pending`: the coded
  * forms of a large body asked for once (`asked`) or being made (`making`); `fast`: the forms its
@@ -159,12 +162,19 @@ interface Form {
 interface Forms extends Partial<Record<Coding | 'identity', Form>> {
   pending?: Partial<Record<Coding, 'asked' | 'making'>>;
   fast?: Partial<Record<Coding, Form>>;
+  /** The 304s of forms a request would be sent that are not made yet (`notModifiedAs`). */
+  unmade?: Partial<Record<Coding | 'br-fast' | 'gzip-fast', Named>>;
 }
 const formsOf = new WeakMap<Body, Forms>();
 
+/** The headers a form's 200 and 304 both carry. */
+function commonHeaders(etag: string) {
+  return { etag, vary: 'accept-encoding, authorization', 'cache-control': 'no-cache' };
+}
+
 function makeForm(body: Body, kind: Coding | null, payload: Buffer, fast = false): Form {
   const etag = etagOf(body, kind, fast);
-  const common = { etag, vary: 'accept-encoding, authorization', 'cache-control': 'no-cache' };
+  const common = commonHeaders(etag);
   const headers = {
     ...common,
     'content-type': 'application/json; charset=utf-8',
@@ -209,9 +219,34 @@ function coded(body: Body, forms: Forms, kind: Coding, gzip: boolean): Form {
     });
   }
   const fast = (forms.fast ??= {});
-  const fastKind =
-    gzip && body.gzipPieces && (kind === 'gzip' || body.gzipPieces.unchanged() >= PIECES_OVER_BR) ? 'gzip' : kind;
+  const fastKind = fastKindOf(body, kind, gzip);
   return (fast[fastKind] ??= makeForm(body, fastKind, compressFast(fastKind, body), true));
+}
+
+/** The coding of the fast form a request for `kind` gets (`coded`). */
+function fastKindOf(body: Body, kind: Coding, gzip: boolean): Coding {
+  return gzip && body.gzipPieces && (kind === 'gzip' || body.gzipPieces.unchanged() >= PIECES_OVER_BR) ? 'gzip' : kind;
+}
+
+/**
+ * The ETag and 304 of the form a request for `kind` is sent when that form is not made yet
+ * (`coded`: the kept form of a small body, the fast form of a large one), without making it. A
+ * 304 names the form a 200 to the same request would carry (RFC 9110 15.4.5), and compressing a
+ * body to tell a client it holds it already would be work for nothing; a snapshot read makes its
+ * body afresh for each request, so none of its forms is made when its If-None-Match is compared.
+ * Kept with the body's forms: a warm read answered 304 allocates nothing.
+ */
+function notModifiedAs(body: Body, forms: Forms, kind: Coding, gzip: boolean): Named {
+  const unmade = (forms.unmade ??= {});
+  if (body.bytes.length < LAZY_FORM_BYTES) return (unmade[kind] ??= named(etagOf(body, kind)));
+  const fastKind = fastKindOf(body, kind, gzip);
+  const fast = forms.fast?.[fastKind];
+  if (fast) return fast;
+  return (unmade[fastKind === 'br' ? 'br-fast' : 'gzip-fast'] ??= named(etagOf(body, fastKind, true)));
+}
+
+function named(etag: string): Named {
+  return { etag, notModified: { status: 304, headers: Object.freeze(commonHeaders(etag)), payload: undefined } };
 }
 
 /**
@@ -250,7 +285,8 @@ export function formBytes(body: Body): number {
  * leaves: from the route's handler (`sendBody`) and from its onRequest hook (./fastReads.ts).
  *
  * A request that accepts a coding whose kept form is not made yet (a large body, `coded`) gets
- * the fast form, with its own ETag (a strong ETag names the bytes sent). A read holding the plain
+ * the fast form, with its own ETag (a strong ETag names the bytes sent). A read holding the form it
+ * would be sent gets a 304 whether that form is made or not (`notModifiedAs`). A read holding the plain
  * or the fast form gets a 304 for it whatever it accepts, so a client that got a fresh body in one
  * form is not sent it again once another is made.
  */
@@ -268,7 +304,9 @@ export function represent(
   const made = kind ? forms[kind] : plain;
   // A 304 answers a read (RFC 9110 13.1.2); a POST that sends a kept body (a new snapshot) is not one.
   if (ifNoneMatch && (method === 'GET' || method === 'HEAD')) {
-    if (made && matchesETag(ifNoneMatch, made.etag)) return made.notModified;
+    // The form this request is sent, made or not (a snapshot's body is made for each request).
+    const sent = made ?? notModifiedAs(body, forms, kind!, accepted.gzip);
+    if (matchesETag(ifNoneMatch, sent.etag)) return sent.notModified;
     if (made !== plain && matchesETag(ifNoneMatch, plain.etag)) return plain.notModified;
     if (kind && forms.fast)
       for (const fast of [forms.fast.br, forms.fast.gzip])
