@@ -22,6 +22,62 @@ export function matchesETag(header: string | undefined, etag: string): boolean {
   });
 }
 
+/**
+ * What follows a body's digest in the ETag of each of its other forms (`etagOf`): its coding, and
+ * for a fast form how it is made.
+ */
+const FORM_SUFFIXES = ['-gzip', '-br', '-gzip-pieces', '-gzip-fast', '-br-fast'] as const;
+
+const QUOTE = 0x22;
+const COMMA = 0x2c;
+
+/**
+ * True when an If-None-Match header names any form of the body whose ETag is `etag` (plain, a
+ * coding, a fast form: `etagOf`), weak or strong, alone or in a list, or is `*`. Every form holds
+ * the same content, so a client holding any of them holds the current representation (API.md
+ * "Conditional and partial reads"), whatever coding it asks for now. Allocates nothing: a warm
+ * read (./fastReads.ts) compares its header here.
+ */
+export function namesForm(header: string, etag: string): boolean {
+  // `etag` is `"<digest>"`: a form's tag is `"<digest>` then a suffix (or none), then `"`.
+  const stem = etag.length - 1;
+  const n = header.length;
+  let i = 0;
+  while (i < n) {
+    const c = header.charCodeAt(i);
+    if (c === COMMA || c === 0x20 || c === 0x09) {
+      i++;
+      continue;
+    }
+    if (c === 0x2a) return true; // *
+    if (c === 0x57 && header.charCodeAt(i + 1) === 0x2f) i += 2; // W/
+    const close = header.charCodeAt(i) === QUOTE ? header.indexOf('"', i + 1) : -1;
+    if (close < 0) {
+      // Not an entity-tag: skip to the next one.
+      const comma = header.indexOf(',', i);
+      if (comma < 0) return false;
+      i = comma + 1;
+      continue;
+    }
+    if (close >= i + stem && sameStem(header, i, etag, stem)) {
+      const rest = i + stem;
+      if (rest === close) return true;
+      for (let k = 0; k < FORM_SUFFIXES.length; k++) {
+        const suffix = FORM_SUFFIXES[k]!;
+        if (rest + suffix.length === close && header.startsWith(suffix, rest)) return true;
+      }
+    }
+    i = close + 1;
+  }
+  return false;
+}
+
+/** Whether `header` has `etag`'s first `stem` characters at `at`. */
+function sameStem(header: string, at: number, etag: string, stem: number): boolean {
+  for (let k = 0; k < stem; k++) if (header.charCodeAt(at + k) !== etag.charCodeAt(k)) return false;
+  return true;
+}
+
 /** A 304 with no body: the client's copy (If-None-Match) is current. */
 export function notModified(reply: FastifyReply): FastifyReply {
   return reply.code(304).send();
@@ -132,6 +188,7 @@ export function sendBody(
  * body's (for pieces: of its parts, which its bytes determine), so the body's digest names them.
  */
 function etagOf(body: Body, kind: Coding | null, fast = false): string {
+  // Each suffix made here is in FORM_SUFFIXES, which namesForm matches.
   if (!kind) return body.etag;
   const how = !fast ? '' : kind === 'gzip' && body.gzipPieces ? '-pieces' : '-fast';
   return `${body.etag.slice(0, -1)}-${kind}${how}"`;
@@ -285,10 +342,11 @@ export function formBytes(body: Body): number {
  * leaves: from the route's handler (`sendBody`) and from its onRequest hook (./fastReads.ts).
  *
  * A request that accepts a coding whose kept form is not made yet (a large body, `coded`) gets
- * the fast form, with its own ETag (a strong ETag names the bytes sent). A read holding the form it
- * would be sent gets a 304 whether that form is made or not (`notModifiedAs`). A read holding the plain
- * or the fast form gets a 304 for it whatever it accepts, so a client that got a fresh body in one
- * form is not sent it again once another is made.
+ * the fast form, with its own ETag (a strong ETag names the bytes sent). A read holding the tag of
+ * any form of the body, made or not, gets a 304 whatever it accepts (`namesForm`), so a client that
+ * got the body in one form is not sent it again in another (once the kept form is made, or when it
+ * asks for another coding); the 304 carries the ETag and Vary of the form the request would be
+ * sent (`notModifiedAs` when that form is not made).
  */
 export function represent(
   body: Body,
@@ -303,15 +361,10 @@ export function represent(
   const { kind } = accepted;
   const made = kind ? forms[kind] : plain;
   // A 304 answers a read (RFC 9110 13.1.2); a POST that sends a kept body (a new snapshot) is not one.
-  if (ifNoneMatch && (method === 'GET' || method === 'HEAD')) {
-    // The form this request is sent, made or not (a snapshot's body is made for each request).
-    const sent = made ?? notModifiedAs(body, forms, kind!, accepted.gzip);
-    if (matchesETag(ifNoneMatch, sent.etag)) return sent.notModified;
-    if (made !== plain && matchesETag(ifNoneMatch, plain.etag)) return plain.notModified;
-    if (kind && forms.fast)
-      for (const fast of [forms.fast.br, forms.fast.gzip])
-        if (fast && matchesETag(ifNoneMatch, fast.etag)) return fast.notModified;
-  }
+  // Any form's tag is current (`namesForm`); the 304 names the form this request is sent, made or
+  // not (a snapshot's body is made for each request), as a 200 to it would (RFC 9110 15.4.5).
+  if (ifNoneMatch && (method === 'GET' || method === 'HEAD') && namesForm(ifNoneMatch, body.etag))
+    return (made ?? notModifiedAs(body, forms, kind!, accepted.gzip)).notModified;
   return (made ?? coded(body, forms, kind!, accepted.gzip)).ok;
 }
 function send(request: FastifyRequest, reply: FastifyReply, body: Body): FastifyReply {

@@ -3,6 +3,8 @@
 // (RFC 9110 15.4.5), and varies as the 200 does. Snapshot reads make their body afresh for each
 // request (no compressed form of it is made before the request is answered); score reads keep
 // theirs: both are held to it, through the router and the fast path.
+import { readFileSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { admin, seedCompetition, testApp, swebenchRun as run, type TestApp } from '../support/app.js';
 import { LAZY_FORM_BYTES } from '../../src/http/representation.js';
@@ -81,4 +83,125 @@ describe('snapshot reads: the tag a compressed read was sent is current when sen
     expect(again.statusCode).toBe(304);
     expect(again.headers.etag).toBe(tag);
   });
+});
+
+const doc = JSON.parse(readFileSync(new URL('../../openapi/openapi.json', import.meta.url), 'utf8')) as {
+  paths: Record<string, Record<string, { responses: Record<string, { content?: object }> }>>;
+};
+const params: Record<string, string> = { competitionId: 'c', taskId: 'a', hotkey: 'alice', seq: '1' };
+/** Every JSON read documented with a 304 (a snapshot's input has one weak tag for every coding: conditional.test.ts). */
+const conditionalReads = Object.entries(doc.paths).flatMap(([path, ops]) => {
+  const op = ops.get;
+  if (!op?.responses['304'] || !('application/json' in (op.responses['200']?.content ?? {}))) return [];
+  return [path.replace(/\{(\w+)\}/g, (_, n: string) => params[n]!)];
+});
+
+const codings = ['identity', 'gzip', 'br', 'gzip, deflate, br, zstd'];
+
+describe('every read documented with a 304: a tag of any of its forms is current, whatever coding is asked for', () => {
+  it('covers the reads the tester named, and they are compressed here (1 KiB and more)', async () => {
+    await seed(40);
+    const named = [
+      'leaderboard',
+      'miners/alice',
+      'weights',
+      'coverage',
+      'snapshots',
+      'snapshots/latest',
+      'snapshots/1',
+    ];
+    for (const read of named) expect(conditionalReads).toContain(`/v1/competitions/c/${read}`);
+    for (const read of named.filter((r) => r !== 'miners/alice')) {
+      const url = `/v1/competitions/c/${read}`;
+      const res = await t.app.inject({ method: 'GET', url, headers: { 'accept-encoding': 'gzip' } });
+      expect(res.headers.etag, read).toMatch(/-gzip"$/);
+    }
+  });
+
+  it.each(conditionalReads)('%s: GET and HEAD, any form held (weak, in a list), any coding asked', async (url) => {
+    await seed(40);
+    const get = (method: 'GET' | 'HEAD', headers: Record<string, string>) =>
+      t.app.inject({ method, url, headers: { ...admin, ...headers } });
+    // The tag of each form, as a read asking for each coding is sent it.
+    const tags = new Map<string, string>();
+    for (const coding of codings) {
+      const res = await get('GET', { 'accept-encoding': coding });
+      expect(res.statusCode, coding).toBe(200);
+      tags.set(coding, res.headers.etag as string);
+    }
+    const plain = tags.get('identity')!;
+    expect(plain).toMatch(/^"[A-Za-z0-9_-]+"$/);
+    // Each answer, and what it should be: a 304 with no body that names the form a 200 to this
+    // request carries (RFC 9110 15.4.5) and varies as it does.
+    const got: string[] = [];
+    const want: string[] = [];
+    for (const tag of new Set(tags.values()))
+      for (const coding of codings)
+        for (const held of [tag, `W/${tag}`, `"nothing-here", ${tag}`])
+          for (const method of ['GET', 'HEAD'] as const) {
+            const res = await get(method, { 'accept-encoding': coding, 'if-none-match': held });
+            const label = `${method} holding ${held}, accept-encoding ${coding}`;
+            const { etag, vary } = res.headers;
+            const encoded = res.headers['content-encoding'] ?? 'none';
+            got.push(`${label}: ${res.statusCode} ${etag} ${String(vary)} ${encoded} ${res.rawPayload.length}`);
+            want.push(`${label}: 304 ${tags.get(coding)} accept-encoding, authorization none 0`);
+          }
+    expect(got).toEqual(want);
+    // A tag of another body, or one that begins with this body's digest but names no form of it, is not current.
+    for (const other of [
+      '"nothing-here"',
+      `${plain.slice(0, -1)}-deflate"`,
+      `${plain.slice(0, -1)}x"`,
+      plain.slice(0, -1),
+    ])
+      expect((await get('GET', { 'accept-encoding': 'gzip', 'if-none-match': other })).statusCode, other).toBe(200);
+  });
+
+  it.each(['leaderboard', 'snapshots/1'])(
+    '…/%s, a large body: a client holding the plain tag that asks for gzip before its gzip form is made gets a 304 naming the form it would be sent',
+    async (read) => {
+      await seed(200);
+      const url = `/v1/competitions/c/${read}`;
+      const plain = await t.app.inject({ method: 'GET', url });
+      expect(plain.rawPayload.length).toBeGreaterThanOrEqual(LAZY_FORM_BYTES);
+      const headers = { 'accept-encoding': 'gzip', 'if-none-match': plain.headers.etag as string };
+      const held = await t.app.inject({ method: 'GET', url, headers });
+      expect(held.statusCode).toBe(304);
+      const sent = await t.app.inject({ method: 'GET', url, headers: { 'accept-encoding': 'gzip' } });
+      expect(sent.headers.etag).toMatch(/-gzip-(fast|pieces)"$/);
+      expect(held.headers.etag).toBe(sent.headers.etag);
+      // And the fast form is current for a client that now asks for br.
+      const br = { 'accept-encoding': 'br', 'if-none-match': sent.headers.etag as string };
+      expect((await t.app.inject({ method: 'GET', url, headers: br })).statusCode).toBe(304);
+    },
+  );
+
+  it.each(['leaderboard', 'weights', 'weights/chain'])(
+    '…/%s over a socket, a warm read answered ahead of the router (src/http/fastReads.ts): the gzip tag is current for every coding',
+    async (read) => {
+      await seed(40);
+      await t.app.listen({ port: 0, host: '127.0.0.1' });
+      const url = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}/v1/competitions/c/${read}`;
+      const keptReads = async () =>
+        Number(
+          /^scoring_kept_reads_total (\d+)$/m.exec((await t.app.inject({ method: 'GET', url: '/metrics' })).body)![1],
+        );
+      const tags = new Map<string, string>();
+      for (const coding of codings) {
+        const res = await fetch(url, { headers: { 'accept-encoding': coding } });
+        await res.arrayBuffer();
+        tags.set(coding, res.headers.get('etag')!);
+      }
+      const gzip = tags.get('gzip')!;
+      expect(gzip).toMatch(/-gzip"$/);
+      const before = await keptReads();
+      for (const coding of codings) {
+        const res = await fetch(url, { headers: { 'accept-encoding': coding, 'if-none-match': gzip } });
+        expect(res.status, coding).toBe(304);
+        expect(res.headers.get('etag'), coding).toBe(tags.get(coding));
+        expect(res.headers.get('vary'), coding).toContain('accept-encoding');
+      }
+      expect(await keptReads()).toBe(before + codings.length);
+    },
+  );
 });
