@@ -130,8 +130,10 @@ export const snapshotRoutes: FastifyPluginAsyncZod = async (app) => {
       // Its bytes never change, and their SHA-256 is known without reading them: a re-verifier
       // holding the document gets a 304 rather than the whole input again. Weak, since the same
       // tag covers the compressed forms (@fastify/compress), which are equivalent but not the same bytes.
+      // Vary on every answer: @fastify/compress adds it only to a 200 it compresses, and a 304 must
+      // carry the Vary its 200 would (RFC 9110 15.4.5), as a plain 200 must for a cache to keep it apart.
       const etag = `W/"${input.inputDigest}"`;
-      reply.header('etag', etag).header('cache-control', 'no-cache');
+      reply.header('etag', etag).header('cache-control', 'no-cache').header('vary', 'accept-encoding');
       if (matchesETag(request.headers['if-none-match'], etag)) return notModified(reply);
       return reply
         .type('application/x-ndjson; charset=utf-8')

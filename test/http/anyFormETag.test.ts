@@ -205,3 +205,24 @@ describe('every read documented with a 304: a tag of any of its forms is current
     },
   );
 });
+
+describe("a snapshot's input document (one weak tag for every coding)", () => {
+  it('its 304 varies on Accept-Encoding as its 200 does, whatever the request asks for', async () => {
+    await seed(40);
+    const url = '/v1/competitions/c/snapshots/1/input';
+    const gz = await t.app.inject({ method: 'GET', url, headers: { 'accept-encoding': 'gzip' } });
+    expect(gz.headers['content-encoding']).toBe('gzip');
+    expect(gz.headers.vary).toContain('accept-encoding');
+    const tag = gz.headers.etag as string;
+    for (const coding of ['gzip', 'br', 'identity'])
+      for (const method of ['GET', 'HEAD'] as const) {
+        const label = `${method} ${coding}`;
+        const plain = await t.app.inject({ method, url, headers: { 'accept-encoding': coding } });
+        expect(plain.headers.vary, label).toContain('accept-encoding');
+        const held = await t.app.inject({ method, url, headers: { 'accept-encoding': coding, 'if-none-match': tag } });
+        expect(held.statusCode, label).toBe(304);
+        expect(held.headers.etag, label).toBe(tag);
+        expect(held.headers.vary, label).toContain('accept-encoding');
+      }
+  });
+});
