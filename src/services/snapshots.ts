@@ -29,10 +29,14 @@ type Snapshot = Record<string, unknown> & {
 export function snapshotsService(store: Store, scores: ScoresService, signer: Signer, audit: AuditService) {
   const { inputHead, inputChunks, digest } = snapshotInput(store);
 
+  /** The 404 for a snapshot not found: said of the competition when it does not exist (as every route under it). */
+  async function noSnapshot(competitionId: string, which: string): Promise<never> {
+    if (!(await store.competitions.get(competitionId))) throw notFound(`competition ${competitionId} does not exist`);
+    throw notFound(`competition ${competitionId} has no snapshot ${which}`);
+  }
+
   async function row(competitionId: string, seq: number) {
-    const found = await store.snapshots.get(competitionId, seq);
-    if (!found) throw notFound(`competition ${competitionId} has no snapshot ${seq}`);
-    return found;
+    return (await store.snapshots.get(competitionId, seq)) ?? noSnapshot(competitionId, String(seq));
   }
 
   /**
@@ -197,8 +201,7 @@ export function snapshotsService(store: Store, scores: ScoresService, signer: Si
     async get(competitionId: string, seq: number | 'latest'): Promise<string> {
       if (seq === 'latest') {
         const latest = await store.snapshots.latest(competitionId);
-        if (!latest) throw notFound(`competition ${competitionId} has no snapshot yet`);
-        return latest.document;
+        return (latest ?? (await noSnapshot(competitionId, 'yet'))).document;
       }
       return (await row(competitionId, seq)).document;
     },

@@ -220,7 +220,15 @@ it('lists snapshots, serves the latest, and keeps miner and weight history', asy
     app.call({ method: 'POST', url: '/v1/competitions/c/runs', headers: admin, payload: { runs } });
   const snap = () =>
     app.call({ method: 'POST', url: '/v1/competitions/c/snapshots', headers: admin, payload: { note: 'test' } });
-  expect((await app.call({ method: 'GET', url: '/v1/competitions/c/snapshots/latest' })).status).toBe(404);
+  const none = await app.call({ method: 'GET', url: '/v1/competitions/c/snapshots/latest' });
+  expect(none.status).toBe(404);
+  expect(none.body.detail).toBe('competition c has no snapshot yet');
+  // Of a competition that does not exist, every snapshot read says so (it said "has no snapshot").
+  for (const path of ['snapshots/latest', 'snapshots/1', 'snapshots/1/input']) {
+    const missing = await app.call({ method: 'GET', url: `/v1/competitions/nope/${path}` });
+    expect(missing.status, path).toBe(404);
+    expect(missing.body.detail, path).toBe('competition nope does not exist');
+  }
   await post([
     { runId: 'b1', taskId: 'a', kind: 'baseline', resolved: true },
     { runId: 'b2', taskId: 'a', kind: 'baseline', resolved: true },
