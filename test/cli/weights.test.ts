@@ -77,12 +77,20 @@ describe('swe-scoring weights', () => {
     expect(text.split('\n').slice(1).join('\n')).toBe(
       "{\n    'netuid': 9,\n    'uids': [0, 3],\n    'weights': [21845, 65535],\n    'version_key': 2,\n}\n",
     );
+    // The snapshot read as `latest` is named by its number, so the output says which one it was.
+    const latest = await weights(['--url', url, '--competition', 'c', '--snapshot', 'latest', '--format', 'python']);
+    expect(latest).toMatch(/^# snapshot 1: competition c, stages /);
   });
 
   it('a refusal exits 1 with the server’s detail; wrong usage exits 2', async () => {
     const missing = weightsCommand.run(['--url', url, '--competition', 'nope']);
     await expect(missing).rejects.toThrow(/^404: competition nope does not exist/);
     await expect(weightsCommand.run(['--url', url])).rejects.toMatchObject({ exitCode: 2 });
+    // No snapshot 0: wrong usage (2), as `abc` is, not the server's 400 (1).
+    for (const seq of ['0', 'abc', '01'])
+      await expect(weightsCommand.run(['--url', url, '--competition', 'c', '--snapshot', seq])).rejects.toMatchObject({
+        exitCode: 2,
+      });
     await expect(weightsCommand.run(['--url', url, '--competition', 'c', '--format', 'yaml'])).rejects.toBeInstanceOf(
       CliError,
     );

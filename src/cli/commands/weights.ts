@@ -46,7 +46,7 @@ async function fetchChain(
   competitionId: string,
   snapshot: string | undefined,
   stages: string | undefined,
-): Promise<ChainWeights> {
+): Promise<{ chain: ChainWeights; from: string }> {
   const token = process.env.SCORING_TOKEN;
   const client = createScoringClient(url.replace(/\/+$/, ''), token);
   const failed = (status: number, problem: unknown) =>
@@ -56,7 +56,7 @@ async function fetchChain(
       params: { path: { competitionId }, query: stages === undefined ? {} : { stages } },
     });
     if (!data) throw failed(response.status, error);
-    return data;
+    return { chain: data, from: 'live' };
   }
   const path = { competitionId, seq: snapshot };
   const { data, error, response } =
@@ -66,7 +66,8 @@ async function fetchChain(
   if (!data) throw failed(response.status, error);
   if (!data.chain)
     throw new CliError(`snapshot ${data.seq} was taken with no metagraph recorded: it holds no weights on chain`);
-  return data.chain;
+  // The snapshot's own number, `latest` resolved: the output says which one it is.
+  return { chain: data.chain, from: `snapshot ${data.seq}` };
 }
 
 export const weightsCommand: Command = {
@@ -90,18 +91,18 @@ export const weightsCommand: Command = {
     if (!values.url) throw usage('--url is required');
     if (!values.competition) throw usage('--competition is required');
     if (values.format !== 'json' && values.format !== 'python') throw usage('--format is json or python');
-    if (values.snapshot !== undefined && !/^(\d{1,15}|latest)$/.test(values.snapshot))
-      throw usage('--snapshot is a snapshot number or latest');
+    if (values.snapshot !== undefined && !/^([1-9]\d{0,14}|latest)$/.test(values.snapshot))
+      throw usage('--snapshot is a snapshot number (1, 2, …) or latest');
     if (values.snapshot !== undefined && values.stages !== undefined)
       throw usage('--stages is for the live read: a snapshot holds its own stage set');
-    let body: ChainWeights;
+    let read: { chain: ChainWeights; from: string };
     try {
-      body = await fetchChain(values.url, values.competition, values.snapshot, values.stages);
+      read = await fetchChain(values.url, values.competition, values.snapshot, values.stages);
     } catch (e) {
       if (e instanceof CliError) throw e;
       throw new CliError(`${values.url}: ${(e as Error).message}`);
     }
-    const from = values.snapshot === undefined ? 'live' : `snapshot ${values.snapshot}`;
+    const { chain: body, from } = read;
     process.stdout.write(`${values.format === 'python' ? pythonLiteral(body, from) : JSON.stringify(body)}\n`);
     return 0;
   },
