@@ -79,7 +79,19 @@ export function verify(argv: string[]): number {
 function identityKey(snapshot: Buffer, identityFile: string): string | null {
   try {
     const { competitionId, seq } = JSON.parse(snapshot.toString('utf8')) as { competitionId: string; seq: number };
-    return keyForSnapshot(JSON.parse(readFileSync(identityFile, 'utf8')), competitionId, seq);
+    const text = readFileSync(identityFile, 'utf8');
+    let identity: unknown;
+    try {
+      identity = JSON.parse(text);
+    } catch {
+      const pem = text.trimStart().startsWith('-----BEGIN');
+      throw new Error(
+        pem
+          ? 'a PEM key, not an identity document: give it as --public-key, or give --identity the body of GET /v1/identity'
+          : 'not JSON: --identity takes the body of GET /v1/identity',
+      );
+    }
+    return keyForSnapshot(identity, competitionId, seq);
   } catch (e) {
     console.error(`verification failed: signature (${identityFile}: ${(e as Error).message})`);
     return null;

@@ -110,6 +110,10 @@ describe('swe-scoring', () => {
     const wrongKey = await run('verify', snapshotFile, inputFile, '--public-key', file('other.pem', otherPublicKeyPem));
     expect(wrongKey.code).toBe(1);
     expect(wrongKey.stderr).toMatch(/verification failed: signature/);
+    // A PEM key given where the identity document goes: said as such, not as a JSON parse error.
+    const pemAsIdentity = await run('verify', snapshotFile, inputFile, '--identity', keyFile);
+    expect(pemAsIdentity.code).toBe(1);
+    expect(pemAsIdentity.stderr).toContain('a PEM key, not an identity document: give it as --public-key');
   });
 
   it('--help describes each command; no command is a usage error', async () => {
