@@ -83,14 +83,26 @@ export function aggregateWriter(db: Db) {
   return { apply };
 }
 
+/** SQL: the digest of the judge configuration in force in competition @id, NULL when none is set. */
+export const judgeInForceSql = `(SELECT digest FROM judges WHERE competition_id = @id ORDER BY version DESC LIMIT 1)`;
+
 /**
- * Runs that count: not sent by a validator excluded from the competition (SPEC 10), and not graded
- * under a judge configuration other than the one in force (stale, SPEC 12).
+ * SQL: a run (of `runs` or `deleted_runs`, its columns unqualified) of competition @id is not stale
+ * under the judge configuration `judge` (an SQL expression, NULL when none is set), SPEC 12: it
+ * names that configuration, or it names none and is not a QnA run (SWE-bench runs never name one).
+ * While none is set, the runs that name none. The one home of the rule on SQLite; in the process,
+ * src/db/plan/runBatch.ts isStaleRun; on PostgreSQL, src/db/pg/aggregates.ts.
+ */
+export const judgedSql = (judge: string) => `(judge_digest IS ${judge} OR (judge_digest IS NULL AND task_id NOT IN (
+    SELECT id FROM tasks WHERE competition_id = @id AND type = 'swe_atlas_qna')))`;
+
+/**
+ * Runs that count: not sent by a validator excluded from the competition (SPEC 10), and not stale
+ * under the judge configuration in force (SPEC 12).
  */
 export const countedSql = `(validator_id IS NULL OR validator_id NOT IN (
     SELECT validator_id FROM competition_validators WHERE competition_id = @id AND excluded = 1))
-  AND (judge_digest IS NULL OR judge_digest IS (
-    SELECT digest FROM judges WHERE competition_id = @id ORDER BY version DESC LIMIT 1))`;
+  AND ${judgedSql(judgeInForceSql)}`;
 
 /**
  * Recomputes every aggregate of a competition from its runs, e.g. after its token weights change

@@ -24,6 +24,7 @@ import type { StoreCapabilities } from './capabilities.js';
 import type { WriteListener } from './events.js';
 import type { CriterionExportRow, RunExportRow, TaskExportRow } from './exports.js';
 import type { CriterionRow, MinerRow, TaskRow, ValidatorRow, ValidatorStanding, VersionedDocument } from './rows.js';
+import type { JudgeInForce } from './plan/runBatch.js';
 import type { RunFilter, RunRecord, StoredRun } from './rows.js';
 import type { InputRunRow, SigningKeyRow, SnapshotRow } from './snapshots.js';
 import type { Rubric, TaskRecord } from './tasks.js';
@@ -64,14 +65,14 @@ export interface RunsRepo {
   list(competitionId: string, f: RunFilter): Promise<StoredRun[]>;
   /**
    * Inserts runs of one competition and updates every aggregate; call inside a transaction. Runs
-   * of validators in `excluded`, and runs graded under a judge other than `judge`, are stored but
-   * enter no aggregate.
+   * of validators in `excluded`, and runs stale under `judge` (src/db/plan/runBatch.ts isStaleRun),
+   * are stored but enter no aggregate.
    */
   insertMany(
     records: RunRecord[],
     w: TokenWeights,
     excluded?: ReadonlySet<string>,
-    judge?: string | null,
+    judge?: JudgeInForce | null,
   ): Promise<void>;
   /**
    * Inserts, as insertMany does, the runs whose ids are not stored yet, and answers the stored runs
@@ -84,11 +85,11 @@ export interface RunsRepo {
     records: RunRecord[],
     w: TokenWeights,
     excluded?: ReadonlySet<string>,
-    judge?: string | null,
+    judge?: JudgeInForce | null,
     check?: (stored: ReadonlyMap<string, StoredRun>) => Promise<void>,
   ): Promise<Map<string, StoredRun>>;
   /** Deletes one run (kept in deleted_runs for snapshot inputs) and takes it out of every aggregate. */
-  delete(run: StoredRun, w: TokenWeights, excluded?: ReadonlySet<string>, judge?: string | null): Promise<void>;
+  delete(run: StoredRun, w: TokenWeights, excluded?: ReadonlySet<string>, judge?: JudgeInForce | null): Promise<void>;
 }
 
 export interface MinersRepo {
@@ -177,13 +178,26 @@ export interface SnapshotsRepo {
   recordSigningKey(key: Pick<SigningKeyRow, 'fingerprint' | 'publicKey' | 'starts'>): Promise<undefined>;
   /** The run sequence now: every run stored so far has seq <= this. */
   runSeq(): Promise<number>;
-  /** The runs of a competition as they stood at run sequence `upTo`, in run id order, minus excluded and stale ones. */
+  /**
+   * The runs of a competition as they stood at run sequence `upTo`, in run id order, minus those of
+   * the excluded validators and those stale under the judge configuration `judge` (SPEC 12).
+   * `undigestedQna`: keep the QnA runs that name no configuration, as snapshots taken before they
+   * were stale did (src/services/snapshotInput.ts).
+   */
   inputRuns(
     competitionId: string,
     upTo: number,
     excludedValidators: readonly string[],
     judge?: string | null,
+    undigestedQna?: boolean,
   ): AsyncIterable<InputRunRow>;
+  /** How many runs inputRuns yields (without `undigestedQna`). */
+  inputRunCount(
+    competitionId: string,
+    upTo: number,
+    excludedValidators: readonly string[],
+    judge: string | null,
+  ): Promise<number>;
 }
 
 export interface ExportsRepo {

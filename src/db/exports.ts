@@ -2,6 +2,7 @@
 // synchronously (`.all()`), so no statement stays open between pages: better-sqlite3 refuses
 // every other statement on a connection while an iterator is open, and the writes of other
 // requests share this connection. Keyset paging keeps each page's cost independent of its place.
+import { judgedSql, judgeInForceSql } from './aggregates.js';
 import type { Db } from './client.js';
 
 /** A run as exported, in column order (src/exports/runColumns.ts); `criteria` is the stored JSON text. */
@@ -52,8 +53,7 @@ export type CriterionExportRow = [
 
 const RUN_COLUMNS = `seq, run_id, task_id, kind, miner_hotkey, validator_id, attempt_no, resolved, tokens_input,
   tokens_cached_input, tokens_output, time_taken_seconds, agent_steps, created_at, grading, judge_digest, answer_date,
-  CASE WHEN judge_digest IS NOT NULL AND judge_digest IS NOT (
-    SELECT digest FROM judges WHERE competition_id = @id ORDER BY version DESC LIMIT 1) THEN 1 ELSE 0 END`;
+  CASE WHEN ${judgedSql(judgeInForceSql)} THEN 0 ELSE 1 END`;
 
 export function exportsRepo(db: Db) {
   const c = db.$client;

@@ -2,7 +2,7 @@
 // a query builder's per-row cost.
 import type { Db } from './client.js';
 import { aggregateWriter } from './aggregates.js';
-import { planRunChange, type RunChangePlan } from './plan/runBatch.js';
+import { planRunChange, type JudgeInForce, type RunChangePlan } from './plan/runBatch.js';
 import type { CriterionGrade, TokenWeights } from '../scoring/types.js';
 import type { RunFilter, RunRecord, StoredRun, StoredVote } from './rows.js';
 
@@ -191,14 +191,14 @@ export function runsRepo(db: Db) {
     },
     /**
      * Inserts runs of one competition and updates every aggregate; call inside a transaction.
-     * Runs of validators in `excluded`, and runs graded under a judge other than `judge` (the one in
-     * force), are stored and counted as stored, but enter no aggregate.
+     * Runs of validators in `excluded`, and runs stale under `judge` (the one in force,
+     * src/db/plan/runBatch.ts isStaleRun), are stored and counted as stored, but enter no aggregate.
      */
     insertMany(
       records: RunRecord[],
       w: TokenWeights,
       excluded: ReadonlySet<string> = new Set(),
-      judge: string | null = null,
+      judge: JudgeInForce | null = null,
     ): void {
       insertFrom(records, { next: 0 });
       if (records.length === 0) return;
@@ -217,7 +217,7 @@ export function runsRepo(db: Db) {
       records: RunRecord[],
       w: TokenWeights,
       excluded: ReadonlySet<string> = new Set(),
-      judge: string | null = null,
+      judge: JudgeInForce | null = null,
     ): Map<string, StoredRun> {
       let stored = new Map<string, StoredRun>();
       if (records.length === 0) return stored;
@@ -249,7 +249,7 @@ export function runsRepo(db: Db) {
       run: StoredRun,
       w: TokenWeights,
       excluded: ReadonlySet<string> = new Set(),
-      judge: string | null = null,
+      judge: JudgeInForce | null = null,
     ): void {
       keepDeleted.run(nextSeq.get(), run.competitionId, run.runId);
       remove.run(run.competitionId, run.runId);

@@ -2,6 +2,7 @@
 // and the head of its input (competition and task lines, which are small); the run lines are
 // read back from the runs as they stood: live runs stored up to the snapshot's run sequence,
 // plus runs deleted after it (kept in deleted_runs). Nothing here updates or deletes a snapshot.
+import { judgedSql } from './aggregates.js';
 import type { Db } from './client.js';
 
 export interface SnapshotRow {
@@ -87,9 +88,10 @@ export function snapshotsRepo(db: Db) {
   // written while it is read. The two sides are merged here: one statement over both (UNION ALL)
   // sorted every page in a temporary b-tree and took twice as long at 4x. No statement stays open
   // between pages (the connection is shared with writes, which an open iterator would block).
-  // Kept: not an excluded validator's, and not graded under a judge other than @judge (SPEC 12).
+  // Kept: not an excluded validator's, and not stale under @judge (SPEC 12); with @undigested, also
+  // the QnA runs that name no judge configuration (snapshots taken before they were stale).
   const kept = `(validator_id IS NULL OR validator_id NOT IN (SELECT value FROM json_each(@excluded)))
-    AND (judge_digest IS NULL OR judge_digest IS @judge)`;
+    AND (${judgedSql('@judge')} OR (@undigested = 1 AND judge_digest IS NULL))`;
   const livePage = c
     .prepare(
       `SELECT ${RUN_COLUMNS} FROM runs INDEXED BY runs_competition_run
@@ -103,9 +105,23 @@ export function snapshotsRepo(db: Db) {
       AND seq <= @upTo AND deleted_seq > @upTo AND ${kept} ORDER BY run_id`,
     )
     .raw();
+  // How many runs inputRuns yields: the live side and the deleted side, each counted.
+  const inputRunCount = c
+    .prepare(
+      `SELECT (SELECT count(*) FROM runs WHERE competition_id = @id AND seq <= @upTo AND ${kept})
+      + (SELECT count(*) FROM deleted_runs WHERE competition_id = @id AND seq <= @upTo AND deleted_seq > @upTo AND ${kept})`,
+    )
+    .pluck();
   /** The runs with run id in (after, until], `until` the live page's last (null: no more live runs). */
   const readPage = c.transaction(
-    (params: { id: string; upTo: number; excluded: string; judge: string | null; after: string }) => {
+    (params: {
+      id: string;
+      upTo: number;
+      excluded: string;
+      judge: string | null;
+      undigested: number;
+      after: string;
+    }) => {
       const live = livePage.all({ ...params, limit: PAGE }) as RawRun[];
       const until = live.length < PAGE ? null : live[live.length - 1]![0];
       return { live, deleted: deletedPage.all({ ...params, until }) as RawRun[], until };
@@ -131,16 +147,22 @@ export function snapshotsRepo(db: Db) {
     runSeq: () => runSeq.get() as number,
     /**
      * The runs of a competition as they stood at run sequence `upTo`, in run id order, leaving out
-     * the runs of the given validators and the runs graded under a judge configuration other than
-     * `judge` (stale, SPEC 12).
+     * the runs of the given validators and the runs stale under the judge configuration `judge`
+     * (SPEC 12); with `undigestedQna`, keeping the QnA runs that name none (contract.ts).
      */
+    inputRunCount(competitionId: string, upTo: number, excludedValidators: readonly string[], judge: string | null) {
+      const excluded = JSON.stringify(excludedValidators);
+      return inputRunCount.get({ id: competitionId, upTo, excluded, judge, undigested: 0 }) as number;
+    },
     *inputRuns(
       competitionId: string,
       upTo: number,
       excludedValidators: readonly string[],
       judge: string | null = null,
+      undigestedQna = false,
     ): Generator<InputRunRow> {
-      const params = { id: competitionId, upTo, excluded: JSON.stringify(excludedValidators), judge };
+      const excluded = JSON.stringify(excludedValidators);
+      const params = { id: competitionId, upTo, excluded, judge, undigested: undigestedQna ? 1 : 0 };
       for (let after = ''; ;) {
         const { live, deleted, until } = readPage({ ...params, after });
         let d = 0;

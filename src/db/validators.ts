@@ -3,6 +3,7 @@
 // found by its public key). Also each validator's standing in a competition.
 import { createHash, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
 import { and, asc, eq, sql } from 'drizzle-orm';
+import { judgedSql, judgeInForceSql } from './aggregates.js';
 import type { Db } from './client.js';
 import { competitionValidators, validators } from './schema.js';
 import type { ValidatorPairRuns } from '../scoring/agreement.js';
@@ -31,9 +32,8 @@ export function validatorsRepo(db: Db) {
       `SELECT r.task_id, CASE WHEN r.kind = 'baseline' THEN NULL ELSE r.miner_hotkey END,
       r.validator_id, count(*), sum(r.resolved)
     FROM runs r JOIN tasks t ON t.competition_id = r.competition_id AND t.id = r.task_id
-    WHERE r.competition_id = ? AND r.validator_id IS NOT NULL AND t.stage IN (SELECT value FROM json_each(?))
-      AND (r.judge_digest IS NULL OR r.judge_digest IS (
-        SELECT digest FROM judges WHERE competition_id = r.competition_id ORDER BY version DESC LIMIT 1))
+    WHERE r.competition_id = @id AND r.validator_id IS NOT NULL AND t.stage IN (SELECT value FROM json_each(@stages))
+      AND ${judgedSql(judgeInForceSql)}
     GROUP BY r.task_id, r.kind, r.miner_hotkey, r.validator_id
     ORDER BY r.task_id, r.kind, r.miner_hotkey, r.validator_id`,
     )
@@ -111,7 +111,7 @@ export function validatorsRepo(db: Db) {
     },
     /** Run counts per (task, miner; null for the baseline, validator) in the given stages. */
     pairRuns(competitionId: string, stages: readonly string[]): ValidatorPairRuns[] {
-      return (pairRunsStmt.all(competitionId, JSON.stringify(stages)) as PairRunsRow[]).map(toPairRuns);
+      return (pairRunsStmt.all({ id: competitionId, stages: JSON.stringify(stages) }) as PairRunsRow[]).map(toPairRuns);
     },
     /** Every validator's recorded standing in a competition (validators never excluded have none). */
     standings(competitionId: string): ValidatorStanding[] {

@@ -227,11 +227,13 @@ export async function ingestRuns(
       conflicts,
     );
   };
+  // The stale rule (SPEC 12) reads which of the batch's tasks are QnA tasks while a judge is in force.
+  const qnaTasks = new Set([...rubrics].filter(([, t]) => t?.type === 'swe_atlas_qna').map(([id]) => id));
   const stored = await tx.runs.insertNew(
     records,
     competition.tokenWeights,
     new Set(competition.excludedValidators),
-    judge,
+    judge === null ? null : { digest: judge, qnaTasks },
     refuseConflicts,
   );
   return { accepted: records.length - stored.size, duplicates: stored.size };

@@ -1,6 +1,6 @@
 // Runs: ingesting batches, reading and deleting single runs.
 import type { Store } from '../db/contract.js';
-import { isStaleRun } from '../db/plan/runBatch.js';
+import { isStaleRun, type JudgeInForce } from '../db/plan/runBatch.js';
 import type { StoredRun } from '../db/runs.js';
 import type { RunInput } from '../schemas/runs.js';
 import { forbidden, notFound } from '../errors.js';
@@ -42,7 +42,19 @@ function gradingView(run: StoredRun, reveal: boolean) {
   return { criteria, rubricVotes };
 }
 
-export function runView(run: StoredRun, w: TokenWeights, reveal: boolean, judge: string | null) {
+/**
+ * The judge configuration in force as the stale rule reads it for runs of `taskIds` (SPEC 12):
+ * null when none is set; else its digest and which of those tasks are QnA tasks.
+ */
+export async function judgeInForce(db: Store, competitionId: string, taskIds: Iterable<string>) {
+  const digest = (await db.judges.latest(competitionId))?.digest ?? null;
+  if (digest === null) return null;
+  const tasks = await db.tasks.rubrics(competitionId, [...new Set(taskIds)]);
+  const qnaTasks = new Set([...tasks].filter(([, t]) => t?.type === 'swe_atlas_qna').map(([id]) => id));
+  return { digest, qnaTasks } satisfies JudgeInForce;
+}
+
+export function runView(run: StoredRun, w: TokenWeights, reveal: boolean, judge: JudgeInForce | null) {
   const weighted = run.tokens ? weightedTokens(run.tokens, w) : null;
   return {
     competitionId: run.competitionId,
@@ -81,8 +93,7 @@ export function runsService(store: Store, audit: AuditService) {
     if (!competition) throw notFound(`competition ${competitionId} does not exist`);
     const run = await db.runs.get(competitionId, runId);
     if (!run) throw notFound(`run ${runId} does not exist in competition ${competitionId}`);
-    const judge = (await db.judges.latest(competitionId))?.digest ?? null;
-    return { competition, run, judge };
+    return { competition, run, judge: await judgeInForce(db, competitionId, [run.taskId]) };
   }
 
   return {
@@ -123,7 +134,11 @@ export function runsService(store: Store, audit: AuditService) {
       });
       const last = page.at(-1);
       const reveal = revealsAnswers(competition, who);
-      const judge = (await store.judges.latest(competitionId))?.digest ?? null;
+      const judge = await judgeInForce(
+        store,
+        competitionId,
+        page.map((r) => r.taskId),
+      );
       return {
         runs: page.map((r) => runView(r, competition.tokenWeights, reveal, judge)),
         nextCursor: page.length === query.limit && last ? String(last.seq) : null,

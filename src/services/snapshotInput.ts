@@ -27,10 +27,12 @@ export function countedRuns({ tasks, minerTasks }: Pick<CompetitionInput, 'tasks
   return runs;
 }
 
-/** The judge digest the input head's competition line names (SPEC 12), null when none. */
-export function headJudge(head: string): string | null {
-  const line = JSON.parse(head.slice(0, head.indexOf('\n'))) as { competition: { judge?: { digest: string } } };
-  return line.competition.judge?.digest ?? null;
+/** The input head's competition line: the judge digest it names (SPEC 12, null when none) and its run count. */
+function headLine(head: string): { judge: string | null; runs: number } {
+  const line = JSON.parse(head.slice(0, head.indexOf('\n'))) as {
+    competition: { judge?: { digest: string }; counts: { runs: number } };
+  };
+  return { judge: line.competition.judge?.digest ?? null, runs: line.competition.counts.runs };
 }
 
 export function snapshotInput(store: Store) {
@@ -87,10 +89,17 @@ export function snapshotInput(store: Store) {
     excludedValidators: readonly string[],
     judge: string | null,
     read = { runs: 0 },
+    undigestedQna = false,
   ) {
     yield Buffer.from(head, 'utf8');
     let chunk = '';
-    for await (const run of store.snapshots.inputRuns(competitionId, runSeq, excludedValidators, judge)) {
+    for await (const run of store.snapshots.inputRuns(
+      competitionId,
+      runSeq,
+      excludedValidators,
+      judge,
+      undigestedQna,
+    )) {
       read.runs++;
       chunk += `${runLine(run)}\n`;
       if (chunk.length >= CHUNK_BYTES) {
@@ -126,5 +135,24 @@ export function snapshotInput(store: Store) {
     return hash.digest('hex');
   }
 
-  return { inputHead, inputChunks, digest };
+  /**
+   * A stored snapshot's input document, chunk by chunk, read back under the judge configuration its
+   * head names. A snapshot taken while QnA runs that name no configuration still counted under one
+   * (before they were stale, SPEC 12) holds them: its head counts more runs than the rule of today
+   * keeps, and only then are they read back too (they are the only runs the two rules part on).
+   */
+  async function* storedInputChunks(
+    competitionId: string,
+    head: string,
+    runSeq: number,
+    excludedValidators: readonly string[],
+  ) {
+    const { judge, runs } = headLine(head);
+    const undigestedQna =
+      judge !== null &&
+      (await store.snapshots.inputRunCount(competitionId, runSeq, excludedValidators, judge)) !== runs;
+    yield* inputChunks(competitionId, head, runSeq, excludedValidators, judge, undefined, undigestedQna);
+  }
+
+  return { inputHead, inputChunks, storedInputChunks, digest };
 }

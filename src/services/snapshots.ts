@@ -14,7 +14,7 @@ import { parseCursor } from './audit.js';
 import type { Principal } from './principal.js';
 import type { ScoresService } from './scores/index.js';
 import { signingKeyHistory } from './signingKeys.js';
-import { countedRuns, headJudge, snapshotInput } from './snapshotInput.js';
+import { countedRuns, snapshotInput } from './snapshotInput.js';
 
 export type { Signer };
 
@@ -27,7 +27,7 @@ type Snapshot = Record<string, unknown> & {
 };
 
 export function snapshotsService(store: Store, scores: ScoresService, signer: Signer, audit: AuditService) {
-  const { inputHead, inputChunks, digest } = snapshotInput(store);
+  const { inputHead, storedInputChunks, digest } = snapshotInput(store);
 
   /** The 404 for a snapshot not found: said of the competition when it does not exist (as every route under it). */
   async function noSnapshot(competitionId: string, which: string): Promise<never> {
@@ -227,8 +227,7 @@ export function snapshotsService(store: Store, scores: ScoresService, signer: Si
       };
       return {
         inputDigest,
-        open: () =>
-          byteStream(inputChunks(competitionId, r.inputHead, r.runSeq, excluded.validators, headJudge(r.inputHead))),
+        open: () => byteStream(storedInputChunks(competitionId, r.inputHead, r.runSeq, excluded.validators)),
       };
     },
     async minerHistory(competitionId: string, hotkey: string, cursor: string | undefined, limit: number) {

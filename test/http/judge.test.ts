@@ -332,3 +332,67 @@ it('a task read gives each criterion’s judgeTitle, without its numbering, besi
   const anonymous = await t.call({ method: 'GET', url: '/v1/competitions/c/tasks/q1' });
   expect(anonymous.body.criteria[0]).not.toHaveProperty('judgeTitle');
 });
+
+it('a QnA run sent before any judge was set is stale under every judge: scored, reported and covered nowhere', async () => {
+  // Sent while the competition held no judge configuration (allowed then): no digest.
+  const { judge: _j, answerDate: _d, ...before } = qnaRun('old', 'q1', 'm1', true, D1);
+  const resolvedOnly = {
+    runId: 'old-r',
+    taskId: 'q2',
+    kind: 'baseline',
+    resolved: true,
+    tokens: { input: 9, output: 9 },
+  };
+  const swe = [sweRun('s1', 'm1', false), sweRun('s2', 'm2', true), sweRun('s3', null, true)];
+  await postOk('c', [before, resolvedOnly, ...swe]);
+  expect(await staleOf('c')).toMatchObject({ old: false, 'old-r': false });
+
+  expect((await putJudge('c', J1)).status).toBe(200);
+  expect((await putJudge('ref', J1)).status).toBe(200);
+  await postOk('ref', swe);
+  // SWE-bench runs never carry a digest and always count; the QnA runs without one do not.
+  expect(await staleOf('c')).toEqual({ old: true, 'old-r': true, s1: false, s2: false, s3: false });
+  expect(await board('c')).toEqual(await board('ref'));
+  const cover = await t.call({ method: 'GET', url: '/v1/competitions/c/coverage?miner=m1&task=q1' });
+  expect(cover.body).toMatchObject({ pairs: [{ taskId: 'q1', miner: 'm1', have: 0 }] });
+  const baseline = await t.call({ method: 'GET', url: '/v1/competitions/c/coverage?miner=baseline&task=q2' });
+  expect(baseline.body).toMatchObject({ pairs: [{ taskId: 'q2', miner: 'baseline', have: 0 }] });
+  const report = await t.call({ method: 'GET', url: '/v1/competitions/c/criteria/report' });
+  expect(report.status).toBe(200);
+  for (const g of report.body.groups as { pooled: { verdicts: number } }[]) expect(g.pooled.verdicts).toBe(0);
+  const exported = await t.app.inject({ method: 'GET', url: '/v1/competitions/c/runs/export?format=ndjson' });
+  const lines = exported.body
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as { runId: string; stale: boolean });
+  expect(Object.fromEntries(lines.map((l) => [l.runId, l.stale]))).toEqual(await staleOf('c'));
+
+  // A deletion of a stale run takes nothing out of the aggregates.
+  expect((await t.call({ method: 'DELETE', url: '/v1/competitions/c/runs/old', headers: admin })).status).toBe(200);
+  expect(await board('c')).toEqual(await board('ref'));
+
+  const taken = await snapshot('c');
+  expect(taken.input).not.toContain('"old-r"');
+  const publicKeyPem = (await t.call({ method: 'GET', url: '/v1/identity' })).body.publicKey as string;
+  const result = verifySnapshot({ snapshot: taken.document, input: taken.input, publicKeyPem });
+  expect(result.checks.filter((c) => c.ok === false)).toEqual([]);
+});
+
+it('a snapshot taken while QnA runs without a digest still counted under a judge reads back and verifies', async () => {
+  expect((await putJudge('c', J1)).status).toBe(200);
+  await postOk('c', [
+    qnaRun('a1', 'q1', 'm1', true, D1),
+    qnaRun('a2', 'q2', 'm2', false, D1),
+    sweRun('s1', 'm2', true),
+  ]);
+  const taken = await snapshot('c');
+  expect(taken.input).toContain('"a1"');
+  // As a snapshot taken before such runs were stale holds them: its run a1 named no digest.
+  await t.query("UPDATE runs SET judge_digest = NULL, answer_date = NULL WHERE run_id = 'a1'");
+  const seq = (JSON.parse(taken.document) as { seq: number }).seq;
+  const again = await t.app.inject({ method: 'GET', url: `/v1/competitions/c/snapshots/${seq}/input` });
+  expect(again.body).toBe(taken.input);
+  const publicKeyPem = (await t.call({ method: 'GET', url: '/v1/identity' })).body.publicKey as string;
+  const result = verifySnapshot({ snapshot: taken.document, input: again.body, publicKeyPem });
+  expect(result.checks.filter((c) => c.ok === false)).toEqual([]);
+});

@@ -153,11 +153,21 @@ export async function applyAggregates(
   await settleAggregates(ctx, sums, stored, sign);
 }
 
+/** src/db/aggregates.ts judgeInForceSql: the digest in force in competition $1, NULL when none is set. */
+export const judgeInForceSql = `(SELECT digest FROM judges WHERE competition_id = $1 ORDER BY version DESC LIMIT 1)`;
+
+/**
+ * src/db/aggregates.ts judgedSql, the one home of the rule on PostgreSQL: a run of competition $1
+ * is not stale under `judge` (SPEC 12): it names that configuration, or names none and is not a QnA run.
+ */
+export const judgedSql = (judge: string) => `(judge_digest IS NOT DISTINCT FROM ${judge}
+  OR (judge_digest IS NULL AND task_id NOT IN (
+    SELECT id FROM tasks WHERE competition_id = $1 AND type = 'swe_atlas_qna')))`;
+
 /** Runs that count: not sent by a validator excluded from the competition ($1), and not stale (SPEC 12). */
 export const countedSql = `(validator_id IS NULL OR validator_id NOT IN (
     SELECT validator_id FROM competition_validators WHERE competition_id = $1 AND excluded))
-  AND (judge_digest IS NULL OR judge_digest = (
-    SELECT digest FROM judges WHERE competition_id = $1 ORDER BY version DESC LIMIT 1))`;
+  AND ${judgedSql(judgeInForceSql)}`;
 
 /** src/db/aggregates.ts rebuildAggregates: every aggregate of a competition from its counted runs. */
 export async function rebuildAggregates(ctx: PgContext, competitionId: string, w: TokenWeights): Promise<void> {

@@ -1,13 +1,13 @@
 // src/db/exports.ts on PostgreSQL: bounded pages for the streamed exports, by key.
 import type { CriterionExportRow, RunExportRow, TaskExportRow } from '../exports.js';
+import { judgedSql, judgeInForceSql } from './aggregates.js';
 import type { PgContext } from './context.js';
 import { readRunSeq } from './snapshots.js';
 
 // `resolved` as SQLite's 0 or 1; the rest as stored.
 const RUN_COLUMNS = `seq, run_id, task_id, kind, miner_hotkey, validator_id, attempt_no, resolved::int, tokens_input,
   tokens_cached_input, tokens_output, time_taken_seconds, agent_steps, created_at, grading, judge_digest, answer_date,
-  (judge_digest IS NOT NULL AND judge_digest IS DISTINCT FROM (
-    SELECT digest FROM judges WHERE competition_id = $1 ORDER BY version DESC LIMIT 1))::int`;
+  (NOT ${judgedSql(judgeInForceSql)})::int`;
 
 export function pgExportsRepo(ctx: PgContext) {
   return {

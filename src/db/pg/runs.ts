@@ -5,7 +5,7 @@
 // writer.
 import type { TokenWeights } from '../../scoring/types.js';
 import { fromRow, type RunFilter, type RunRecord, type RunRow, type StoredRun } from '../runs.js';
-import { planRunChange, type RunChangePlan } from '../plan/runBatch.js';
+import { planRunChange, type JudgeInForce, type RunChangePlan } from '../plan/runBatch.js';
 import { deltaKey } from '../plan/aggregateDeltas.js';
 import type { SumOwner } from '../plan/tokenSums.js';
 import type { PgContext } from './context.js';
@@ -108,7 +108,7 @@ export function pgRunsRepo(ctx: PgContext) {
     records: RunRecord[],
     w: TokenWeights,
     excluded: ReadonlySet<string>,
-    judge: string | null,
+    judge: JudgeInForce | null,
   ): { plan: RunChangePlan; values: unknown[] } {
     const competitionId = records[0]!.competitionId;
     const plan = planRunChange(records, 1, w, excluded, judge);
@@ -212,15 +212,15 @@ export function pgRunsRepo(ctx: PgContext) {
     },
     /**
      * Inserts runs of one competition and updates every aggregate, atomically (in the open
-     * transaction, or one of its own). Runs of validators in `excluded`, and runs graded under a
-     * judge other than `judge` (the one in force), are stored and counted as stored, but enter no
-     * aggregate.
+     * transaction, or one of its own). Runs of validators in `excluded`, and runs stale under
+     * `judge` (the one in force, src/db/plan/runBatch.ts isStaleRun), are stored and counted as
+     * stored, but enter no aggregate.
      */
     async insertMany(
       records: RunRecord[],
       w: TokenWeights,
       excluded: ReadonlySet<string> = new Set(),
-      judge: string | null = null,
+      judge: JudgeInForce | null = null,
     ): Promise<void> {
       if (records.length === 0) return;
       const competitionId = records[0]!.competitionId;
@@ -231,7 +231,7 @@ export function pgRunsRepo(ctx: PgContext) {
       run: StoredRun,
       w: TokenWeights,
       excluded: ReadonlySet<string> = new Set(),
-      judge: string | null = null,
+      judge: JudgeInForce | null = null,
     ): Promise<void> {
       await ctx.write(run.competitionId, async (c) => {
         // The deletion's number comes from the run sequence, taken even when the run is gone
@@ -257,7 +257,7 @@ export function pgRunsRepo(ctx: PgContext) {
       records: RunRecord[],
       w: TokenWeights,
       excluded: ReadonlySet<string> = new Set(),
-      judge: string | null = null,
+      judge: JudgeInForce | null = null,
       check?: (stored: ReadonlyMap<string, StoredRun>) => Promise<void>,
     ): Promise<Map<string, StoredRun>> {
       if (records.length === 0) return new Map();

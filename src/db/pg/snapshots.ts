@@ -9,15 +9,21 @@ import {
   type SigningKeyRow,
   type SnapshotRow,
 } from '../snapshots.js';
+import { judgedSql } from './aggregates.js';
 import { RUN_SEQUENCE, type PgContext } from './context.js';
 
 const COLUMNS = `competition_id AS "competitionId", seq, taken_at AS "takenAt", run_seq AS "runSeq", document,
   input_head AS "inputHead", hash`;
 
-/** Not sent by one of the validators in $3. */
-/** Kept: not an excluded validator's ($3), and not graded under a judge other than $6 (SPEC 12). */
-const KEPT = `(validator_id IS NULL OR NOT (validator_id = ANY($3::text[])))
-  AND (judge_digest IS NULL OR judge_digest = $6::text)`;
+/**
+ * Kept: not an excluded validator's ($3), and not stale under $6 (SPEC 12); with $7, also the QnA
+ * runs that name no judge configuration (src/db/snapshots.ts).
+ */
+const kept = (excluded: string, judge: string, undigested: string) => `(validator_id IS NULL
+  OR NOT (validator_id = ANY(${excluded}::text[])))
+  AND (${judgedSql(`${judge}::text`)} OR (${undigested}::bool AND judge_digest IS NULL))`;
+const KEPT = kept('$3', '$6', '$7');
+const COUNTED = kept('$3', '$4', 'false');
 
 /**
  * The highest run sequence number handed out, 0 before the first. The sequence is not
@@ -87,16 +93,32 @@ export function pgSnapshotsRepo(ctx: PgContext) {
     runSeq: () => readRunSeq(ctx),
     /**
      * The runs of a competition as they stood at run sequence `upTo`, in run id order (bytes, as
-     * SQLite's BINARY), leaving out the runs of the given validators. A page at a time, as on
+     * SQLite's BINARY), leaving out the runs of the given validators and the stale ones. A page at a time, as on
      * SQLite: each page reads the live and the deleted runs over the same run id range, in one
      * statement (one snapshot of both), so a run deleted between two pages is still read, on the
      * deleted side.
      */
+    /** src/db/snapshots.ts inputRunCount. */
+    async inputRunCount(
+      competitionId: string,
+      upTo: number,
+      excludedValidators: readonly string[],
+      judge: string | null,
+    ): Promise<number> {
+      const [[n]] = (await ctx.query<[string]>(
+        `SELECT (SELECT count(*) FROM runs WHERE competition_id = $1 AND seq <= $2 AND ${COUNTED})
+        + (SELECT count(*) FROM deleted_runs WHERE competition_id = $1 AND seq <= $2 AND deleted_seq > $2 AND ${COUNTED})`,
+        [competitionId, upTo, excludedValidators, judge],
+        { array: true },
+      )) as [[string]];
+      return Number(n);
+    },
     async *inputRuns(
       competitionId: string,
       upTo: number,
       excludedValidators: readonly string[],
       judge: string | null = null,
+      undigestedQna = false,
     ): AsyncGenerator<InputRunRow> {
       for (let after = ''; ;) {
         const page = await ctx.query<RawRun>(
@@ -108,7 +130,7 @@ export function pgSnapshotsRepo(ctx: PgContext) {
             WHERE competition_id = $1 AND run_id COLLATE "C" > $4 AND seq <= $2 AND deleted_seq > $2 AND ${KEPT}
             ORDER BY run_id COLLATE "C" LIMIT $5)) page
           ORDER BY run_id COLLATE "C" LIMIT $5`,
-          [competitionId, upTo, excludedValidators, after, PAGE, judge],
+          [competitionId, upTo, excludedValidators, after, PAGE, judge, undigestedQna],
           { array: true },
         );
         for (const raw of page) yield toInputRun(raw);

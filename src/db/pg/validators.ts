@@ -4,6 +4,7 @@
 import { createHash, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
 import type { ValidatorPairRuns } from '../../scoring/agreement.js';
 import { toPairRuns, type PairRunsRow, type ValidatorRow, type ValidatorStanding } from '../validators.js';
+import { judgedSql, judgeInForceSql } from './aggregates.js';
 import { NOW_TEXT, type PgContext } from './context.js';
 
 const sha256 = (s: string) => createHash('sha256').update(s).digest();
@@ -87,8 +88,7 @@ export function pgValidatorsRepo(ctx: PgContext) {
           r.validator_id, count(*), count(*) FILTER (WHERE r.resolved)
         FROM runs r JOIN tasks t ON t.competition_id = r.competition_id AND t.id = r.task_id
         WHERE r.competition_id = $1 AND r.validator_id IS NOT NULL AND t.stage = ANY($2::text[])
-          AND (r.judge_digest IS NULL OR r.judge_digest = (
-            SELECT digest FROM judges WHERE competition_id = $1 ORDER BY version DESC LIMIT 1))
+          AND ${judgedSql(judgeInForceSql)}
         GROUP BY r.task_id, r.kind, r.miner_hotkey, r.validator_id
         ORDER BY r.task_id COLLATE "C", r.kind COLLATE "C", r.miner_hotkey COLLATE "C" NULLS FIRST,
           r.validator_id COLLATE "C"`,

@@ -6,15 +6,33 @@ import type { RunRecord } from '../rows.js';
 import { aggregateDeltas, type PairDelta } from './aggregateDeltas.js';
 import { criterionSums, type CriterionDelta } from './criterionSums.js';
 
-/** True when a QnA run was graded under a judge configuration other than `judge`, the one in force. */
-export const isStaleRun = (r: { judgeDigest?: string | null }, judge: string | null) =>
-  (r.judgeDigest ?? null) !== null && r.judgeDigest !== judge;
+/**
+ * The judge configuration in force (SPEC 12) as the stale rule needs it: its digest (null: none is
+ * set), and which of the runs' tasks are QnA tasks (only needed while one is set).
+ */
+export interface JudgeInForce {
+  digest: string | null;
+  qnaTasks: ReadonlySet<string>;
+}
 
 /**
- * True when the run enters no aggregate: its validator is excluded (SPEC 10), or it was graded
- * under a judge configuration other than `judge`, the one in force (stale, SPEC 12).
+ * True when a run is stale (SPEC 12): it names a judge configuration other than the one in force,
+ * or, while one is in force, it is a QnA run that names none (sent before any was set). SWE-bench
+ * runs never name one and are never stale. The same rule in SQL: src/db/aggregates.ts judgedSql
+ * (src/db/pg/aggregates.ts on PostgreSQL).
  */
-export const isExcludedRun = (r: RunRecord, excluded: ReadonlySet<string>, judge: string | null) =>
+export function isStaleRun(r: { taskId: string; judgeDigest?: string | null }, judge: JudgeInForce | null): boolean {
+  const inForce = judge?.digest ?? null;
+  const digest = r.judgeDigest ?? null;
+  if (digest !== null) return digest !== inForce;
+  return inForce !== null && judge!.qnaTasks.has(r.taskId);
+}
+
+/**
+ * True when the run enters no aggregate: its validator is excluded (SPEC 10), or it is stale under
+ * `judge`, the configuration in force (SPEC 12).
+ */
+export const isExcludedRun = (r: RunRecord, excluded: ReadonlySet<string>, judge: JudgeInForce | null) =>
   (r.validatorId !== null && excluded.has(r.validatorId)) || isStaleRun(r, judge);
 
 export interface RunChangePlan {
@@ -35,7 +53,7 @@ export function planRunChange(
   sign: 1 | -1,
   w: TokenWeights,
   excluded: ReadonlySet<string>,
-  judge: string | null,
+  judge: JudgeInForce | null,
 ): RunChangePlan {
   // Loops, not filter and flatMap: a batch plans a thousand runs or more.
   const counted: RunRecord[] = [];

@@ -40,7 +40,7 @@ describe('planRunChange', () => {
       1,
       w,
       new Set(['bad']),
-      'new',
+      { digest: 'new', qnaTasks: new Set() },
     );
     expect(plan.counted.map((r) => r.runId)).toEqual(['a', 'd']);
     expect(plan.miners).toEqual(['alice']);
