@@ -482,7 +482,7 @@ export interface paths {
         get: operations["getJudge"];
         /**
          * Set the judge configuration
-         * @description Sets the judge that grades QnA runs (SPEC 12); it is in force from now, every earlier one stays (audited). Only QnA runs graded under the configuration in force are scored: the others are stale until it returns. `votes` must be the competition’s `judgeVotes`; `promptTemplate` must carry `{answer_date}`.
+         * @description Sets the judge that grades QnA runs (SPEC 12); it is in force from now, every earlier one stays (audited). Only QnA runs graded under the configuration in force are scored: the others are stale until it returns. Its `votes` becomes the competition’s `judgeVotes` (one setting); `promptTemplate` must carry `{answer_date}`.
          */
         put: operations["putJudge"];
         post?: never;
@@ -867,7 +867,7 @@ export interface components {
             tokenWeights?: components["schemas"]["TokenWeightsInput"];
             /** @description Share of emission burned, 0 to 1. Default 0. */
             burnRatio?: number;
-            /** @description Judge votes per QnA criterion: odd, 1 to 15. Default 5. */
+            /** @description Judge votes per QnA criterion: odd, 1 to 15. Default 5. While a judge configuration is in force, its `votes` (another value is a 409: PUT …/judge changes both). */
             judgeVotes?: number;
             /** @description Stages that make the final score. Default `screener_2`, `evaluation`. */
             finalStages?: components["schemas"]["StageInput"][];
@@ -2495,6 +2495,15 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before sending the request again. */
                     "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
                     [name: string]: unknown;
                 };
                 content: {

@@ -21,7 +21,7 @@ export const competitionRoutes: FastifyPluginAsyncZod = async (app) => {
           'not exist is a 422.',
         params: CompetitionParams,
         body: CompetitionInputSchema,
-        response: { 200: CompetitionSchema, 201: CompetitionSchema, ...problems(400, 401, 403, 422) },
+        response: { 200: CompetitionSchema, 201: CompetitionSchema, ...problems(400, 401, 403, 409, 422) },
       },
     },
     async (request, reply) => {

@@ -17,7 +17,7 @@ export const judgeRoutes: FastifyPluginAsyncZod = async (app) => {
         description:
           'Sets the judge that grades QnA runs (SPEC 12); it is in force from now, every earlier one stays (audited). ' +
           'Only QnA runs graded under the configuration in force are scored: the others are stale until it returns. ' +
-          '`votes` must be the competition’s `judgeVotes`; `promptTemplate` must carry `{answer_date}`.',
+          'Its `votes` becomes the competition’s `judgeVotes` (one setting); `promptTemplate` must carry `{answer_date}`.',
         params: CompetitionParams,
         body: JudgeInputSchema,
         response: { 200: JudgeRecordSchema, ...problems(400, 401, 403, 404) },

@@ -31,7 +31,9 @@ export const CompetitionInputSchema = named(
     name: DisplayName.describe('Display name: no control characters or bidirectional controls.'),
     tokenWeights: TokenWeightsSchema.optional().describe('Default 1 / 0.1 / 3.'),
     burnRatio: z.number().min(0).max(1).optional().describe('Share of emission burned, 0 to 1. Default 0.'),
-    judgeVotes: JudgeVotes.optional().describe('Judge votes per QnA criterion: odd, 1 to 15. Default 5.'),
+    judgeVotes: JudgeVotes.optional().describe(
+      'Judge votes per QnA criterion: odd, 1 to 15. Default 5. While a judge configuration is in force, its `votes` (another value is a 409: PUT …/judge changes both).',
+    ),
     finalStages: z
       .array(StageSchema)
       .min(1)

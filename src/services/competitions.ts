@@ -2,7 +2,8 @@
 // straight from the aggregates: it never computes scores.
 import type { Store } from '../db/contract.js';
 import type { CompetitionSettings, CompetitionUpsert } from '../db/competitions.js';
-import { listSome, notFound, unprocessable, type ErrorField } from '../errors.js';
+import { conflict, listSome, notFound, unprocessable, type ErrorField } from '../errors.js';
+import type { JudgeInput } from '../schemas/judge.js';
 import { resolveRate } from '../scoring/index.js';
 import type { AuditService } from './audit.js';
 import type { Principal } from './principal.js';
@@ -44,6 +45,22 @@ export function competitionsService(store: Store, audit: AuditService) {
       );
   }
 
+  /**
+   * The competition's judgeVotes is the `votes` of the judge configuration in force (SPEC 12): a PUT
+   * that would part them is a 409 saying how to change both (the judge's PUT sets judgeVotes).
+   */
+  async function refusePartedVotes(tx: Store, id: string, judgeVotes: number) {
+    const inForce = await tx.judges.latest(id);
+    if (!inForce) return;
+    const { votes } = JSON.parse(inForce.document) as JudgeInput;
+    if (votes === judgeVotes) return;
+    const message =
+      `judgeVotes ${judgeVotes} is not the votes (${votes}) of the judge configuration in force, ${inForce.digest}: ` +
+      `judgeVotes is that configuration's votes (SPEC 12). To change both, PUT /v1/competitions/${id}/judge ` +
+      `with votes ${judgeVotes} (judgeVotes follows it); or send judgeVotes ${votes}, or leave it out`;
+    throw conflict(message, [{ path: 'body/judgeVotes', message }]);
+  }
+
   return {
     get,
     list: async (who: Principal | null) => Promise.all((await store.competitions.list()).map((c) => view(c, who))),
@@ -52,6 +69,7 @@ export function competitionsService(store: Store, audit: AuditService) {
       return store.transaction(
         async (tx) => {
           await checkAllowList(tx, input.validators);
+          if (input.judgeVotes !== undefined) await refusePartedVotes(tx, id, input.judgeVotes);
           const { competition, created } = await tx.competitions.upsert(id, input);
           await audit.record(tx, who, created ? 'competition.create' : 'competition.update', id, id, { ...input });
           return { created, competition: await view(competition, who, tx) };

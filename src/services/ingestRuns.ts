@@ -3,7 +3,9 @@
 // and nothing stored when the batch is refused.
 import type { CompetitionSettings } from '../db/competitions.js';
 import type { Store } from '../db/contract.js';
+import type { JudgeRow } from '../db/judges.js';
 import type { RunRecord } from '../db/runs.js';
+import type { JudgeInput } from '../schemas/judge.js';
 import type { RunInput } from '../schemas/runs.js';
 import { conflict, listSome, notFound, unprocessable, type ErrorField } from '../errors.js';
 import { gradeRubric } from '../scoring/index.js';
@@ -59,13 +61,20 @@ async function storedBy(tx: Store, id: string | null, sender: string | null): Pr
   return id === sender ? `${who}, this same validator,` : `another ${who}`;
 }
 
-/** The digests the batch names that the competition held: current or earlier configurations. */
-async function heldDigests(tx: Store, competitionId: string, judge: string | null, runs: RunInput[]) {
-  const held = new Set<string>(judge === null ? [] : [judge]);
+const votesOf = (row: JudgeRow) => (JSON.parse(row.document) as JudgeInput).votes;
+
+/**
+ * The digests the batch names that the competition held (current or earlier configurations), each
+ * with its `votes`: the vote count of every grade made under it (SPEC 12).
+ */
+async function heldDigests(tx: Store, competitionId: string, inForce: JudgeRow | null, runs: RunInput[]) {
+  const held = new Map<string, number>(inForce ? [[inForce.digest, votesOf(inForce)]] : []);
   const named = new Set<string>();
   for (const r of runs) if (r.judge) named.add(r.judge.digest);
   for (const digest of named) {
-    if (!held.has(digest) && (await tx.judges.get(competitionId, digest))) held.add(digest);
+    if (held.has(digest)) continue;
+    const row = await tx.judges.get(competitionId, digest);
+    if (row) held.set(digest, votesOf(row));
   }
   return held;
 }
@@ -79,7 +88,7 @@ function judgeProblem(
   r: RunInput,
   qna: boolean,
   judge: string | null,
-  held: ReadonlySet<string>,
+  held: ReadonlyMap<string, number>,
 ): { field: string; message: string } | null {
   const inForce = judge === null ? 'the competition holds no judge configuration' : `the one in force is ${judge}`;
   if (!qna || judge === null) {
@@ -135,9 +144,10 @@ export async function ingestRuns(
     );
   }
 
-  const judge = (await tx.judges.latest(competitionId))?.digest ?? null;
+  const inForce = await tx.judges.latest(competitionId);
+  const judge = inForce?.digest ?? null;
   const invalid: ErrorField[] = [];
-  const held = await heldDigests(tx, competitionId, judge, runs);
+  const held = await heldDigests(tx, competitionId, inForce, runs);
   const records: RunRecord[] = runs.map((r, i) => {
     const task = rubrics.get(r.taskId)!;
     const judged = judgeProblem(r, task.type === 'swe_atlas_qna', judge, held);
@@ -152,7 +162,9 @@ export async function ingestRuns(
           message: `${where}: votes sent for a task without a rubric`,
         });
       } else {
-        const grade = gradeRubric(task.criteria, r.rubricVotes, competition.judgeVotes);
+        // As many votes as the configuration it names casts; without one, the competition's judgeVotes.
+        const votes = (r.judge && held.get(r.judge.digest)) ?? competition.judgeVotes;
+        const grade = gradeRubric(task.criteria, r.rubricVotes, votes);
         if (!grade.ok) {
           const p = grade.problem;
           const extra = p.kind === 'vote_count' ? ` (${p.actual}, expected ${p.expected})` : '';

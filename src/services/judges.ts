@@ -4,7 +4,7 @@
 import { createHash } from 'node:crypto';
 import type { Store } from '../db/contract.js';
 import type { JudgeRow } from '../db/judges.js';
-import { badRequest, notFound } from '../errors.js';
+import { notFound } from '../errors.js';
 import { canonicalJson } from '../snapshots/canonicalJson.js';
 import type { JudgeInput } from '../schemas/judge.js';
 import type { AuditService } from './audit.js';
@@ -20,8 +20,8 @@ const judgeView = (row: JudgeRow) => versionedView<JudgeInput>(row);
 export function judgesService(store: Store, audit: AuditService) {
   return {
     /**
-     * Sets a new version, unless this one is in force already; `votes` must be the competition's
-     * `judgeVotes` (a 400 naming both).
+     * Sets a new version, unless this one is in force already. Its `votes` becomes the competition's
+     * `judgeVotes` (SPEC 12: they are one setting), audited as a competition update when it changes.
      */
     put(competitionId: string, input: JudgeInput, who: Principal) {
       const judge: JudgeInput = {
@@ -38,8 +38,9 @@ export function judgesService(store: Store, audit: AuditService) {
           const competition = await tx.competitions.get(competitionId);
           if (!competition) throw notFound(`competition ${competitionId} does not exist`);
           if (judge.votes !== competition.judgeVotes) {
-            const message = `votes ${judge.votes} is not the competition's judgeVotes, ${competition.judgeVotes}; send ${competition.judgeVotes}`;
-            throw badRequest(`judge: body/votes: ${message}`, [{ path: 'body/votes', message }]);
+            const change = { name: competition.name, judgeVotes: judge.votes };
+            await tx.competitions.upsert(competitionId, change);
+            await audit.record(tx, who, 'competition.update', competitionId, competitionId, change);
           }
           // PUT is idempotent: the configuration in force sent again records no version, no audit
           // entry, and no recount of every run.

@@ -116,7 +116,7 @@ describe('swe-scoring import', () => {
     }
   }, 120_000);
 
-  it('--judge sets the shipped AA judge configuration before the tasks, once; a refused one stops the import', async () => {
+  it('--judge sets the shipped AA judge configuration before the tasks, once; its votes become judgeVotes; a refused one stops the import', async () => {
     const judgeDb = join(dir, 'judge.db');
     const t = await testApp({ path: judgeDb });
     await seedCompetition(t, 'aa', { name: 'AA', judgeVotes: 5 });
@@ -141,10 +141,14 @@ describe('swe-scoring import', () => {
     const again = await cli('import', ['--competition', 'aa', '--file', JSONL, '--judge', JUDGE], env);
     expect(JSON.parse(again.stdout).judge).toEqual({ digest, version: 1, set: false });
 
-    // Five votes a criterion against a competition of three: refused, and no task imported.
-    const refused = await cli('import', ['--competition', 'three', '--file', JSONL, '--judge', JUDGE], env);
+    // Five votes a criterion on a competition of three: the judge's votes become its judgeVotes
+    // (SPEC 12: one setting), and the tasks are imported.
+    const adopted = await cli('import', ['--competition', 'three', '--file', JSONL, '--judge', JUDGE], env);
+    expect(adopted.code, adopted.stderr).toBe(0);
+    // A configuration the store refuses stops the import.
+    const refused = await cli('import', ['--competition', 'nowhere', '--file', JSONL, '--judge', JUDGE], env);
     expect(refused.code).toBe(1);
-    expect(refused.stderr).toContain("votes 5 is not the competition's judgeVotes, 3");
+    expect(refused.stderr).toContain('nowhere');
     const notJson = join(dir, 'judge.txt');
     writeFileSync(notJson, '{"model": "x"}');
     const bad = await cli('import', ['--competition', 'aa', '--file', JSONL, '--judge', notJson], env);
@@ -162,8 +166,10 @@ describe('swe-scoring import', () => {
         digest,
         recordedAt: judge.body.recordedAt,
       });
-      expect((await check.call({ url: '/v1/competitions/three/judge' })).status).toBe(404);
-      expect((await check.call({ url: '/v1/competitions/three/tasks' })).body.tasks).toEqual([]);
+      expect((await check.call({ url: '/v1/competitions/three/judge' })).body).toMatchObject({ digest, votes: 5 });
+      expect((await check.call({ url: '/v1/competitions/three' })).body).toMatchObject({ judgeVotes: 5 });
+      expect((await check.call({ url: '/v1/competitions/three/tasks' })).body.tasks).toHaveLength(124);
+      expect((await check.call({ url: '/v1/competitions/nowhere' })).status).toBe(404);
     } finally {
       await check.close();
     }

@@ -138,7 +138,7 @@ it('PUT keeps every version, GET gives the one in force and any by digest', asyn
 
 it('refuses a bad configuration with a 400 naming the field, and stores nothing', async () => {
   const cases: [Record<string, unknown>, string][] = [
-    [{ ...J1, votes: 5 }, 'body/votes'],
+    [{ ...J1, votes: 4 }, 'votes'],
     [{ ...J1, promptTemplate: 'no date here' }, 'promptTemplate'],
     [{ ...J1, temperature: -1 }, 'temperature'],
     [{ ...J1, model: '' }, 'model'],
@@ -395,4 +395,52 @@ it('a snapshot taken while QnA runs without a digest still counted under a judge
   const publicKeyPem = (await t.call({ method: 'GET', url: '/v1/identity' })).body.publicKey as string;
   const result = verifySnapshot({ snapshot: taken.document, input: again.body, publicKeyPem });
   expect(result.checks.filter((c) => c.ok === false)).toEqual([]);
+});
+
+it('a grade carries the votes of the configuration it names; judgeVotes never disagrees with the one in force', async () => {
+  /** A QnA run under `digest` with `n` votes on each criterion. */
+  const voted = (runId: string, digest: string, n: number) => {
+    const run = qnaRun(runId, 'q1', 'm1', true, digest);
+    return { ...run, rubricVotes: run.rubricVotes.map((c) => ({ ...c, votes: Array(n).fill(c.votes[0]) })) };
+  };
+  const competition = async () => (await t.call({ method: 'GET', url: '/v1/competitions/c' })).body;
+  expect((await putJudge('c', J1)).status).toBe(200);
+  // The competition's judgeVotes is the votes of the judge in force: a PUT that would part them is refused.
+  const parted = await t.call({
+    method: 'PUT',
+    url: '/v1/competitions/c',
+    headers: admin,
+    payload: { name: 'c', judgeVotes: 5 },
+  });
+  expect(parted.status, JSON.stringify(parted.body)).toBe(409);
+  expect(JSON.stringify(parted.body)).toContain('/judge');
+  expect(await competition()).toMatchObject({ judgeVotes: 3 });
+  const same = await t.call({
+    method: 'PUT',
+    url: '/v1/competitions/c',
+    headers: admin,
+    payload: { name: 'c', judgeVotes: 3 },
+  });
+  expect(same.status).toBe(200);
+  // The judge in force sent again is no change.
+  expect((await putJudge('c', J1)).body).toMatchObject({ digest: D1, version: 1 });
+
+  // A configuration with other votes changes both.
+  const J5 = { ...J1, votes: 5 };
+  const D5 = digestOf(J5);
+  const five = await putJudge('c', J5);
+  expect(five.status, JSON.stringify(five.body)).toBe(200);
+  expect(five.body).toMatchObject({ digest: D5, votes: 5 });
+  expect(await competition()).toMatchObject({ judgeVotes: 5 });
+  // Each run's vote count is that of the configuration it names.
+  const three = await post('c', [voted('r3', D5, 3)]);
+  expect(three.status).toBe(422);
+  expect(JSON.stringify(three.body)).toContain('expected 5');
+  await postOk('c', [voted('r5', D5, 5), voted('old3', D1, 3)]);
+  const oldFive = await post('c', [voted('old5', D1, 5)]);
+  expect(oldFive.status).toBe(422);
+  expect(JSON.stringify(oldFive.body)).toContain('expected 3');
+  // An identical resend is a duplicate.
+  expect((await post('c', [voted('r5', D5, 5)])).body).toMatchObject({ accepted: 0, duplicates: 1 });
+  expect(await staleOf('c')).toEqual({ r5: false, old3: true });
 });
