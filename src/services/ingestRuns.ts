@@ -147,17 +147,23 @@ export async function ingestRuns(
   const inForce = await tx.judges.latest(competitionId);
   const judge = inForce?.digest ?? null;
   const invalid: ErrorField[] = [];
+  /** The run (batch index) each entry of `invalid` is about. */
+  const invalidAt: number[] = [];
+  const refuse = (i: number, e: ErrorField) => {
+    invalid.push(e);
+    invalidAt.push(i);
+  };
   const held = await heldDigests(tx, competitionId, inForce, runs);
   const records: RunRecord[] = runs.map((r, i) => {
     const task = rubrics.get(r.taskId)!;
     const judged = judgeProblem(r, task.type === 'swe_atlas_qna', judge, held);
-    if (judged) invalid.push({ path: `body/runs/${i}/${judged.field}`, message: `run ${r.runId}: ${judged.message}` });
+    if (judged) refuse(i, { path: `body/runs/${i}/${judged.field}`, message: `run ${r.runId}: ${judged.message}` });
     let resolved = r.resolved ?? false;
     let criteria: RunRecord['criteria'] = null;
     if (r.rubricVotes) {
       const where = `run ${r.runId} on task ${r.taskId}`;
       if (task.type !== 'swe_atlas_qna' || task.criteria.length === 0) {
-        invalid.push({
+        refuse(i, {
           path: `body/runs/${i}/rubricVotes`,
           message: `${where}: votes sent for a task without a rubric`,
         });
@@ -168,12 +174,12 @@ export async function ingestRuns(
         if (!grade.ok) {
           const p = grade.problem;
           const extra = p.kind === 'vote_count' ? ` (${p.actual}, expected ${p.expected})` : '';
-          invalid.push({
+          refuse(i, {
             path: `body/runs/${i}/rubricVotes`,
             message: `${where}: criterion ${p.criterionId} ${problemText[p.kind]}${extra}`,
           });
         } else if (r.resolved !== undefined && r.resolved !== grade.resolved) {
-          invalid.push({
+          refuse(i, {
             path: `body/runs/${i}/resolved`,
             message: `${where}: resolved ${r.resolved} contradicts the votes, which give ${grade.resolved}`,
           });
@@ -203,13 +209,33 @@ export async function ingestRuns(
       answerDate: r.answerDate ?? null,
     };
   });
-  if (invalid.length > 0)
+  // A run identical to its stored copy is a duplicate (API.md), whatever changed in the settings
+  // since it was stored (a judge set, other votes): the refused runs' stored copies are read, and
+  // those sent again unchanged are taken as stored. Only a batch with refused runs reads them.
+  let refused = invalid;
+  if (invalid.length > 0) {
+    const stored = await tx.runs.existing(
+      competitionId,
+      invalidAt.map((i) => runs[i]!.runId),
+    );
+    const same = new Set<number>();
+    for (const i of new Set(invalidAt)) {
+      const old = stored.get(runs[i]!.runId);
+      // `resolved` left out with votes is what the votes gave, as stored (the rubric cannot change once runs exist).
+      if (!old || differingFields(old, { ...records[i]!, resolved: runs[i]!.resolved ?? old.resolved }).length > 0)
+        continue;
+      same.add(i);
+      records[i] = old;
+    }
+    refused = invalid.filter((_, k) => !same.has(invalidAt[k]!));
+  }
+  if (refused.length > 0)
     throw unprocessable(
-      invalid
+      refused
         .slice(0, 20)
         .map((e) => e.message)
         .join('; '),
-      invalid,
+      refused,
     );
 
   // A batch whose stored runs include one sent with other content is refused whole; the check runs

@@ -444,3 +444,19 @@ it('a grade carries the votes of the configuration it names; judgeVotes never di
   expect((await post('c', [voted('r5', D5, 5)])).body).toMatchObject({ accepted: 0, duplicates: 1 });
   expect(await staleOf('c')).toEqual({ r5: false, old3: true });
 });
+
+it('an identical resend of a stored run is a duplicate whatever changed in the settings since; other content is refused', async () => {
+  const { judge: _j, answerDate: _d, ...before } = qnaRun('old', 'q1', 'm1', true, D1);
+  await postOk('c', [before, sweRun('s1', 'm1', true)]);
+  // A judge of five votes set since: the stored run names none and has three votes a criterion.
+  expect((await putJudge('c', { ...J1, votes: 5 })).status).toBe(200);
+  const again = await post('c', [before, sweRun('s1', 'm1', true)]);
+  expect(again.status, JSON.stringify(again.body)).toBe(200);
+  expect(again.body).toEqual({ accepted: 0, duplicates: 2 });
+  // Other content under the same id is still refused, and nothing is stored.
+  const other = await post('c', [{ ...before, tokens: { input: 1, output: 1 } }]);
+  expect(other.status).toBe(422);
+  const mixed = await post('c', [before, { ...sweRun('s1', 'm1', false) }]);
+  expect(mixed.status).toBe(409);
+  expect(await staleOf('c')).toEqual({ old: true, s1: false });
+});
