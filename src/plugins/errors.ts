@@ -143,6 +143,13 @@ export function errorHandler(error: FastifyError, request: FastifyRequest, reply
   }
   if (status === 415)
     return sendProblem(reply, { status, slug: 'unsupported-media-type', detail: unsupportedType(request) });
+  // The router's cap on a path parameter: said as such, without echoing the whole path back.
+  if (status === 414)
+    return sendProblem(reply, {
+      status,
+      slug: 'uri-too-long',
+      detail: 'a path segment is longer than 1,024 characters: no identifier here is so long',
+    });
   if (status >= 400 && status < 500) {
     // Fastify's other client errors: invalid JSON, a broken percent-escape.
     return sendProblem(reply, { status, slug: 'bad-request', detail: error.message });

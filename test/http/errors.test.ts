@@ -29,6 +29,14 @@ it('an unknown route is a 404 problem', async () => {
   expect(res.body).toMatchObject({ status: 404, detail: 'no route GET /v1/nothing' });
 });
 
+it("a path parameter past the router's cap is a 414 that says so, without echoing the path", async () => {
+  const res = await t.call({ method: 'GET', url: `/v1/competitions/${'a'.repeat(5000)}/leaderboard` });
+  expect(res.status).toBe(414);
+  expect(res.body.type).toBe('urn:swe-scoring:problem:uri-too-long');
+  expect(res.body.detail).toContain('1,024 characters');
+  expect(res.body.detail.length).toBeLessThan(200);
+});
+
 it('invalid JSON is a 400 problem, not a 500', async () => {
   const res = await t.call({
     method: 'PUT',
