@@ -12,7 +12,7 @@ import { spoolDir } from './spool.js';
 import { pipeline } from 'node:stream/promises';
 import type { Store } from '../db/contract.js';
 import { TasksHaveRuns, type TaskRecord } from '../db/tasks.js';
-import { badRequest, DomainError, noCompetitionToWrite, unsupported } from '../errors.js';
+import { badRequest, DomainError, noCompetitionToWrite } from '../errors.js';
 import type { QnaTask } from '../qna/index.js';
 import type { Complexity, Stage } from '../scoring/types.js';
 import { auditService } from './audit.js';
@@ -174,9 +174,12 @@ export async function importQnaUpload(
       }
     };
     await pipeline(counted(), createWriteStream(path));
+    // A bad body, not a bad media type (it was one the route takes): a 400 naming it.
     if (bytes === 0)
-      throw unsupported(
-        'send a non-empty Parquet file (application/vnd.apache.parquet) or JSON Lines (application/x-ndjson)',
+      throw badRequest(
+        'the file is empty, nothing stored: send a non-empty Parquet file (application/vnd.apache.parquet) ' +
+          'or JSON Lines (application/x-ndjson)',
+        [{ path: 'body', message: 'is empty' }],
       );
     return await importQnaFile(store, competitionId, path, format, options, hooks);
   } finally {

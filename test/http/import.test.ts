@@ -178,6 +178,16 @@ describe('QnA import of the real task set', () => {
   );
 });
 
+it('an empty file is a 400 naming the body (it was a 415, as if the type were wrong), storing nothing', async () => {
+  for (const format of ['jsonl', 'parquet'] as const) {
+    const res = await importFile('', format);
+    expect(res.status, format).toBe(400);
+    expect(res.body.detail).toMatch(/the file is empty, nothing stored/);
+    expect(res.body.errors).toEqual([{ path: 'body', message: 'is empty' }]);
+  }
+  expect(await listTasks()).toEqual([]);
+});
+
 describe('an upload is written to disk as it arrives', () => {
   it('the first half of a slow upload is on disk before the rest is sent, and the import then succeeds', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'import-spool-'));
