@@ -3,7 +3,7 @@
 // that only begin with a number, which keep it.
 import { readFileSync } from 'node:fs';
 import { expect, it } from 'vitest';
-import { judgeTitle } from '../src/views/task.js';
+import { judgeTitle } from '../src/qna/judgeTitle.js';
 
 it.each([
   ['1.7: The answer names resetBudget', 'The answer names resetBudget'],

@@ -2,6 +2,7 @@
 // upsert (src/schemas/tasks.ts) and, by hand, the Parquet / JSON Lines import (rowCheck.ts).
 import { z } from 'zod';
 import { textProblem } from '../unicode.js';
+import { NOTHING_AFTER_NUMBERING, showsJudgeNothing } from './judgeTitle.js';
 import { COMMIT_PATTERN, CRITERION_ID_PATTERN, MAX_FIELD_LENGTH, REPOSITORY_PATTERN } from './types.js';
 
 const typeError = (expected: string) => (issue: { input: unknown }) =>
@@ -19,6 +20,13 @@ export const qnaText = (max: number) =>
   string()
     .max(max, { error: `must be at most ${max} characters` })
     .refine((s) => s.trim() !== '', { error: 'must not be empty' });
+
+/**
+ * A criterion's title: text, and something left of it once its numbering goes (`1.1:` alone would
+ * show the judge an empty criterion).
+ */
+export const criterionTitle = (max: number) =>
+  qnaText(max).refine((s) => !showsJudgeNothing(s), { error: NOTHING_AFTER_NUMBERING });
 
 export const matching = (pattern: RegExp, what: string) => string().regex(pattern, { error: `must be ${what}` });
 

@@ -10,6 +10,7 @@
 // Field names in problems are the file's column names, because that is what the person fixing
 // the file sees.
 import { textProblem } from '../unicode.js';
+import { NOTHING_AFTER_NUMBERING, showsJudgeNothing } from './judgeTitle.js';
 import {
   COMMIT_PATTERN,
   CRITERION_CHANGES,
@@ -57,7 +58,7 @@ const typeError = (v: unknown, expected: string) => (absent(v) ? 'is required' :
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** A length bound, a pattern, or the non-blank rule: checked in the order given. */
-type Rule = { max: number } | { pattern: RegExp; what: string } | 'nonBlank';
+type Rule = { max: number } | { pattern: RegExp; what: string } | 'nonBlank' | 'judgeSees';
 
 /**
  * A text field, as zod checks its string: the type, then whether stored text can hold it (either
@@ -81,6 +82,7 @@ function text(v: unknown, path: Path, rules: Rule[], out: RowIssue[]): boolean {
       if (length !== undefined && !((length as number) <= rule.max)) message = `must be at most ${rule.max} characters`;
     } else if (stopped) continue;
     else if (rule === 'nonBlank') message = (v as string).trim() === '' ? 'must not be empty' : null;
+    else if (rule === 'judgeSees') message = showsJudgeNothing(v as string) ? NOTHING_AFTER_NUMBERING : null;
     else message = rule.pattern.test(v as string) ? null : `must be ${rule.what}`;
     if (message) out.push({ path, message });
   }
@@ -106,7 +108,7 @@ function criterion(v: unknown, path: Path, out: RowIssue[]): void {
     return;
   }
   text(v['id'], [...path, 'id'], [CRITERION_ID], out);
-  text(v['title'], [...path, 'title'], qnaText(MAX_TITLE_LENGTH), out);
+  text(v['title'], [...path, 'title'], [...qnaText(MAX_TITLE_LENGTH), 'judgeSees'], out);
   const a = v['annotations'];
   const at = [...path, 'annotations'];
   if (!isObject(a)) out.push({ path: at, message: typeError(a, 'an object') });

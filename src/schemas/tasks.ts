@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { named } from './named.js';
 import { ComplexitySchema, LIMITS, StageSchema, TaskId } from './common.js';
-import { commitField, criterionIdField, qnaText, repositoryField } from '../qna/fields.js';
+import { commitField, criterionIdField, criterionTitle, qnaText, repositoryField } from '../qna/fields.js';
 import { MAX_FIELD_LENGTH, MAX_PROMPT_LENGTH, MAX_REFERENCE_ANSWER_LENGTH, MAX_TITLE_LENGTH } from '../qna/types.js';
 
 /** Labels are accepted case-insensitively with surrounding spaces trimmed (API.md). */
@@ -15,7 +15,7 @@ export const CriterionInputSchema = named(
   'One rubric criterion.',
   z.strictObject({
     id: criterionIdField().describe('Criterion id, 32 hex.'),
-    title: qnaText(MAX_TITLE_LENGTH).describe('The criterion text the judge grades.'),
+    title: criterionTitle(MAX_TITLE_LENGTH).describe('The criterion text the judge grades.'),
     type: z
       .enum(['positive', 'negative', 'positive hli verifier', 'negative hli verifier'])
       .describe('Polarity: a negative criterion is met when the verdict is NO.'),

@@ -4,17 +4,8 @@ import type { TaskScore, Stage, Complexity, TokenWeights } from '../scoring/type
 import { resolveRate } from '../scoring/index.js';
 import { weightedSum } from '../scoring/tokenSums.js';
 import type { QnaMeta, TaskRow } from '../db/tasks.js';
+import { judgeTitle } from '../qna/judgeTitle.js';
 
-/**
- * A criterion title as the judge sees it (SPEC 12): without its leading numbering. The numbering is
- * a number (`1.7`) ended by `:`, `)` or a `.` that no digit follows (`1.7: `, `4. `, `3.2. `), or a
- * dotted number ended by a space (`1.1 `); a title that only begins with a number (`3 retries`,
- * `1.5x`) keeps it. A `.` followed by a digit is part of the number, never its end: `1.1 X` is not
- * `1.` then `1 X`. A numbering written twice (`1.1: 1.1: `, `1. 2: `, both in the real task set)
- * goes whole.
- */
-const NUMBERING = /^\s*(?:(?:\d+(?:\.\d+)*\s*(?:[:)]|\.(?!\d))|\d+(?:\.\d+)+(?=\s))\s*)+/;
-export const judgeTitle = (title: string) => title.replace(NUMBERING, '');
 
 export interface CriterionStats {
   id: string;

@@ -333,6 +333,20 @@ it('a task read gives each criterion’s judgeTitle, without its numbering, besi
   expect(anonymous.body.criteria[0]).not.toHaveProperty('judgeTitle');
 });
 
+it('a criterion title that is only its numbering is a 400 naming it: the judge would be shown nothing', async () => {
+  const bare = { ...qna, rubric: [rubric[0], { ...rubric[1], title: '1.2:' }] };
+  const res = await t.call({
+    method: 'PUT',
+    url: '/v1/competitions/c/tasks',
+    headers: admin,
+    payload: { tasks: [{ id: 'q3', type: 'swe_atlas_qna', complexity: 'short', qna: bare }] },
+  });
+  expect(res.status).toBe(400);
+  expect(JSON.stringify(res.body.errors)).toContain('body/tasks/0/qna/rubric/1/title');
+  expect(res.body.detail).toContain('has nothing after its numbering');
+  expect((await t.call({ method: 'GET', url: '/v1/competitions/c/tasks/q3', headers: admin })).status).toBe(404);
+});
+
 it('a QnA run sent before any judge was set is stale under every judge: scored, reported and covered nowhere', async () => {
   // Sent while the competition held no judge configuration (allowed then): no digest.
   const { judge: _j, answerDate: _d, ...before } = qnaRun('old', 'q1', 'm1', true, D1);

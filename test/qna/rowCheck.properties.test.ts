@@ -55,6 +55,8 @@ const value = fc.oneof(
     `\u0000${' '.repeat(MAX_TITLE_LENGTH + 1)}`,
     'a\u0000b',
     'why \ud800?',
+    '1.1:',
+    ' 2. 3:  ',
     '\udc00',
     'abcdef0123456789abcdef01',
     'ABCDEF0123456789abcdef01',

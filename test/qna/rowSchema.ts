@@ -3,7 +3,15 @@
 // the oracle its problems are compared with (rowCheck.properties.test.ts), built from the same
 // field rules as the JSON task upsert (src/qna/fields.ts).
 import { z } from 'zod';
-import { commitField, criterionIdField, matching, qnaText, repositoryField, string } from '../../src/qna/fields.js';
+import {
+  commitField,
+  criterionIdField,
+  criterionTitle,
+  matching,
+  qnaText,
+  repositoryField,
+  string,
+} from '../../src/qna/fields.js';
 import {
   CRITERION_CHANGES,
   MAX_FIELD_LENGTH,
@@ -22,7 +30,7 @@ const text = qnaText;
 const criterionSchema = z.object(
   {
     id: criterionIdField(),
-    title: text(MAX_TITLE_LENGTH),
+    title: criterionTitle(MAX_TITLE_LENGTH),
     annotations: z.object(
       {
         type: z.enum(['positive hli verifier', 'negative hli verifier'], {
