@@ -22,7 +22,13 @@ export const CriterionVotesSchema = named(
   "The judge's votes on one criterion.",
   z.strictObject({
     criterionId: z.string().min(1).max(LIMITS.idLength).describe('The rubric criterion voted on.'),
-    votes: z.array(VoteSchema).min(1).max(LIMITS.maxJudgeVotes).describe('Exactly `judgeVotes` votes.'),
+    votes: z
+      .array(VoteSchema)
+      .min(1, { error: "no votes: a criterion has exactly the judge configuration's votes (judgeVotes)" })
+      .max(LIMITS.maxJudgeVotes, {
+        error: `more than ${LIMITS.maxJudgeVotes} votes: a criterion has exactly the judge configuration's votes (judgeVotes, at most ${LIMITS.maxJudgeVotes})`,
+      })
+      .describe('Exactly `judgeVotes` votes.'),
   }),
 );
 

@@ -333,6 +333,19 @@ it('a task read gives each criterion’s judgeTitle, without its numbering, besi
   expect(anonymous.body.criteria[0]).not.toHaveProperty('judgeTitle');
 });
 
+it('no votes, or more than 15, on a criterion: a 400 at the votes that says how many a criterion has', async () => {
+  expect((await putJudge('c', J1)).status).toBe(200);
+  for (const count of [0, 16]) {
+    const run = qnaRun(`v${count}`, 'q1', 'm1', true, D1);
+    run.rubricVotes[0]!.votes = Array.from({ length: count }, () => ({ verdict: 'YES' }));
+    const res = await post('c', [run]);
+    expect(res.status, String(count)).toBe(400);
+    expect(JSON.stringify(res.body.errors)).toContain('body/runs/0/rubricVotes/0/votes');
+    expect(res.body.detail).toContain("exactly the judge configuration's votes (judgeVotes");
+  }
+  expect(await staleOf('c')).toEqual({});
+});
+
 it('a criterion title that is only its numbering is a 400 naming it: the judge would be shown nothing', async () => {
   const bare = { ...qna, rubric: [rubric[0], { ...rubric[1], title: '1.2:' }] };
   const res = await t.call({
