@@ -148,7 +148,7 @@ export function errorHandler(error: FastifyError, request: FastifyRequest, reply
     return sendProblem(reply, {
       status,
       slug: 'uri-too-long',
-      detail: 'a path segment is longer than 1,024 characters: no identifier here is so long',
+      detail: 'a path parameter is longer than 1,024 characters: no identifier here is so long',
     });
   if (status >= 400 && status < 500) {
     // Fastify's other client errors: invalid JSON, a broken percent-escape.

@@ -40,10 +40,10 @@ function checkDocument(doc: Doc) {
   for (const field of ['runId', 'taskId', 'minerHotkey']) {
     const id = prop('MinerRun', field);
     expect(id).toMatchObject({ maxLength: LIMITS.idLength });
-    // One pattern: a run id's also refuses `export` (the export route's name), by a lookahead.
-    expect(id.pattern).toBe(
-      field === 'runId' ? '^(?!\\.\\.?$)(?!export$)[A-Za-z0-9._:-]+$' : '^(?!\\.\\.?$)[A-Za-z0-9._:-]+$',
-    );
+    // One pattern: a run id's also refuses `export` (the export route's name), a miner's hotkey
+    // `baseline` (coverage's name for the baseline's pairs), by a lookahead.
+    const reserved = { runId: '(?!export$)', taskId: '', minerHotkey: '(?!baseline$)' }[field];
+    expect(id.pattern).toBe(`^(?!\\.\\.?$)${reserved}[A-Za-z0-9._:-]+$`);
   }
   // Every path parameter of every route carries the 128-character cap.
   let params = 0;
