@@ -20,7 +20,9 @@ describe.runIf(TEST_ENGINE === 'postgres')('PostgreSQL down and back', () => {
     const started = performance.now();
     const res = await fetch(`${server.baseUrl}${path}`, {
       method,
-      headers: admin,
+      // Reads as a dashboard sends them, without a token: those are the ones answered ahead of the
+      // router (src/http/fastReads.ts; a read with a token is checked by the router).
+      headers: method === 'GET' ? {} : admin,
       ...(body === undefined ? {} : { body: JSON.stringify(body) }),
     });
     const text = await res.text();
