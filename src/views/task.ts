@@ -6,7 +6,6 @@ import { weightedSum } from '../scoring/tokenSums.js';
 import type { QnaMeta, TaskRow } from '../db/tasks.js';
 import { judgeTitle } from '../qna/judgeTitle.js';
 
-
 export interface CriterionStats {
   id: string;
   title: string;
