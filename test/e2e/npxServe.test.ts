@@ -92,32 +92,14 @@ it(
 
 it('starts with the start settings of npm start and says nothing of missing ones', async () => {
   const port = await freePort();
-  const env: NodeJS.ProcessEnv = { ...process.env };
-  for (const name of [...Object.keys(START_ENV), 'NODE_OPTIONS']) delete env[name];
-  const child = spawn(process.execPath, ['bin/swe-scoring.js', 'serve'], {
-    cwd: ROOT,
-    env: {
-      ...env,
-      PORT: String(port),
-      HOST: '127.0.0.1',
-      DATABASE_PATH: `${tmp.dir}/db.sqlite`,
-      SCORING_ADMIN_TOKEN: SERVER_ADMIN_TOKEN,
-      LOG_LEVEL: 'info',
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let out = '';
-  child.stdout.on('data', (d: Buffer) => (out += d.toString('utf8')));
-  child.stderr.on('data', (d: Buffer) => (out += d.toString('utf8')));
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  const { child, exited, output } = serve(port, `${tmp.dir}/db.sqlite`);
   try {
-    const deadline = Date.now() + 60_000;
-    while (!out.includes('"msg":"ready"') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+    await until('the server is ready', () => output().includes('"msg":"ready"'));
     expect((await fetch(`http://127.0.0.1:${port}/readyz`)).status).toBe(200);
-    expect(out).not.toContain('start settings');
+    expect(output()).not.toContain('start settings');
   } finally {
     child.kill('SIGTERM');
   }
   expect(await exited).toBe(0);
-  expect(out).toContain('database closed');
+  expect(output()).toContain('database closed');
 });
