@@ -7,8 +7,8 @@
 // - for certain, by `capabilities.freshness.sync(competitionId)` before each score read: one small read of every
 //   competition's version, shared by the reads that arrive together, on a connection of its own (src/db/pg/freshness.ts). So
 //   a read that follows an acknowledged write on any process reflects it, notification or not.
-// After the notifier reconnects (notifications may have been lost) every competition is re-read, and
-// its listeners told so at once.
+// Once the notifier listens, first or after a reconnect (notifications may have been lost), one
+// version read tells a rebuild of every competition whose version moved meanwhile, at once.
 // The versions told are also what scores saved at shutdown stand for (src/db/pg/savedScores.ts).
 import { databaseUnavailable, DomainError } from '../../errors.js';
 import type { Store } from '../contract.js';
@@ -70,19 +70,36 @@ export async function openPostgresStore(url: string, options: PostgresStoreOptio
     },
   });
   const freshness = createFreshness(pool);
+  /**
+   * Notifications sent while the notifier was not listening (before its first LISTEN, or while it
+   * was away) are lost. Once it listens, one version read sent after that catches up: every
+   * competition this process knows whose version moved is told as a rebuild now, not at the next
+   * read of it (event streams wait on those). One that did not move keeps its caches and its
+   * restored saved scores. When the read fails, everything known is read again.
+   */
+  let closing = false;
+  let catchingUp: Promise<void> = Promise.resolve();
+  function catchUpMissed(): void {
+    if (closing) return;
+    catchingUp = freshness.versions().then(
+      (got) => {
+        for (const competitionId of [...known.keys()]) seen(competitionId, got.get(competitionId) ?? 0);
+      },
+      () => {
+        for (const competitionId of known.keys()) {
+          known.set(competitionId, -1);
+          tellRebuild(competitionId);
+        }
+      },
+    );
+  }
   const notifier = startNotifier(url, {
     onNotify: ({ competitionId, version }) => seen(competitionId, version),
-    // Notifications sent while it was away are lost: every competition it knows is read again, and
-    // its listeners (event streams among them) are told now, not at the next read of it.
-    onReset: () => {
-      for (const competitionId of known.keys()) {
-        known.set(competitionId, -1);
-        tellRebuild(competitionId);
-      }
-    },
+    onReset: catchUpMissed,
     logger: options.logger,
     connectTimeoutMs: options.connectTimeoutMs,
   });
+  notifier.ready().then(catchUpMissed, () => {}); // rejected only when closed first
 
   /**
    * The catch-up the reads since the last version read was sent wait for. A `versions()` promise is
@@ -127,7 +144,9 @@ export async function openPostgresStore(url: string, options: PostgresStoreOptio
       },
     },
     async close() {
+      closing = true;
       await notifier.close();
+      await catchingUp; // its version read must not open a connection after the one below closes
       await freshness.close();
       await pgStore.close();
     },
