@@ -3,9 +3,15 @@ import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const ARGS = ['--import', 'tsx', 'src/cli/main.ts'];
+/**
+ * From source under tsx, or the compiled dist/cli/main.js when SCORING_TEST_SERVER_ENTRY=dist (CI
+ * builds dist/ just before the tests and sets it, as for the servers: test/support/serverProcess.ts).
+ * Each command then starts in about 0.6 s instead of 1.3 s.
+ */
+const ARGS =
+  process.env.SCORING_TEST_SERVER_ENTRY === 'dist' ? ['dist/cli/main.js'] : ['--import', 'tsx', 'src/cli/main.ts'];
 
-/** `swe-scoring <command> ...args` (node --import tsx src/cli/main.ts), with `env` added to this process's environment. */
+/** `swe-scoring <command> ...args` (see ARGS), with `env` added to this process's environment. */
 export function cli(command: string, args: string[], env: Record<string, string> = {}) {
   return new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
     execFile(
