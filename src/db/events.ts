@@ -7,8 +7,13 @@ import type { Db } from './client.js';
 export type WriteEvent =
   /** One (task, miner) aggregate row changed; `pair` is `pairKey(taskId, hotkey)`. */
   | { competitionId: string; kind: 'pair'; pair: string }
-  /** Every aggregate of the competition was rebuilt (e.g. new token weights). */
+  /** Every aggregate of the competition was rebuilt (e.g. new token weights), or may have been. */
   | { competitionId: string; kind: 'rebuild' }
+  /**
+   * Another server process wrote to the competition (PostgreSQL): anything of it may have changed;
+   * the pairs it changed are found by their stamps (src/db/pg/scoringInput.ts).
+   */
+  | { competitionId: string; kind: 'peer' }
   /** Settings, tasks or miners changed; the aggregates did not. */
   | { competitionId: string; kind: 'settings' | 'tasks' | 'miners' }
   /** A metagraph was recorded (SPEC 11): the weights on chain change, the scores do not. */

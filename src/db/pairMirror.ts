@@ -97,19 +97,33 @@ export class PairMirror {
     if (log.added.size + log.gone.length > LOGGED) this.log = null;
   }
 
-  /** Sets a pair from its row: in place when known, last when new. */
+  /**
+   * Sets a pair from its row: in place when known, last when new. A row read again as it was
+   * keeps its entry, so the list handed out stays the same, and so do the scores of the pair (a
+   * row is read again whenever it may have changed: another process's stamp, an event of a write
+   * that rolled back).
+   */
   put(row: unknown[]): void {
     const entry = this.entry(row);
     const key = this.key(entry.taskId, entry.hotkey);
     const list = this.list;
-    this.handed = null;
     const i = this.at.get(key);
     if (i === undefined) {
+      this.handed = null;
       this.at.set(key, list.length);
       list.push(entry);
       this.note(entry, undefined);
     } else {
-      this.note(entry, list.get(i));
+      const was = list.get(i)!;
+      if (
+        was.runs === entry.runs &&
+        was.resolved === entry.resolved &&
+        was.tokenSum === entry.tokenSum &&
+        was.tokenCount === entry.tokenCount
+      )
+        return;
+      this.handed = null;
+      this.note(entry, was);
       list.set(i, entry);
     }
   }

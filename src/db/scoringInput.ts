@@ -69,7 +69,8 @@ export function scoringInputRepo(db: Db) {
   const building = new Map<string, Mirror>();
   const tell = (mirror: Mirror | undefined, event: WriteEvent) => {
     if (!mirror) return;
-    if (event.kind === 'rebuild') mirror.changed = null;
+    // 'peer' is PostgreSQL's (another process wrote); here, should one come, everything is read again.
+    if (event.kind === 'rebuild' || event.kind === 'peer') mirror.changed = null;
     else if (event.kind === 'pair') mirror.changed?.add(event.pair);
   };
   const tellLists = (event: WriteEvent) => {

@@ -1,6 +1,7 @@
 // A server process's storage on PostgreSQL (src/db/pg/open.ts): its own commits keep its caches
-// exact (told as write events, never as a rebuild), while another process's commits reach it as a
-// rebuild of their competition, by notification and, for certain, by the version read of sync().
+// exact (told as write events, never as a peer's write or a rebuild), while another process's
+// commits reach it as a `peer` event of their competition, by notification and, for certain, by the
+// version read of sync(); its scoring input then reads the pairs the peer stamped.
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { WriteEvent } from '../../src/db/events.js';
@@ -20,7 +21,8 @@ describe.runIf(server.available)('two processes on one PostgreSQL database', () 
   let a: Store;
   let b: Store;
   const events: { a: WriteEvent[]; b: WriteEvent[] } = { a: [], b: [] };
-  const rebuilds = (list: WriteEvent[]) => list.filter((e) => e.kind === 'rebuild').length;
+  /** Events telling of writes this store did not make (or not knowingly): a peer's, or a rebuild. */
+  const toldOthers = (list: WriteEvent[]) => list.filter((e) => e.kind === 'peer' || e.kind === 'rebuild').length;
 
   beforeAll(async () => {
     scratch = await createScratchDatabase('pg_open');
@@ -88,17 +90,17 @@ describe.runIf(server.available)('two processes on one PostgreSQL database', () 
     await new Promise((r) => setTimeout(r, 300)); // every notification of those commits has arrived
     await a.capabilities.freshness!.sync('c');
     expect(events.a.filter((e) => e.kind === 'pair')).toHaveLength(25);
-    expect(rebuilds(events.a)).toBe(0);
+    expect(toldOthers(events.a)).toBe(0);
   });
 
-  it("another process's write is a rebuild on the next sync, even before its notification", async () => {
+  it("another process's write is told on the next sync, even before its notification", async () => {
     events.a.length = 0;
     events.b.length = 0;
     await insert(b, 'other1');
     // Right after b's acknowledgement, riding one version read with a read of another competition.
     await Promise.all([a.capabilities.freshness!.sync('elsewhere'), a.capabilities.freshness!.sync('c')]);
-    expect(rebuilds(events.a)).toBeGreaterThanOrEqual(1);
-    expect(rebuilds(events.b)).toBe(0);
+    expect(toldOthers(events.a)).toBeGreaterThanOrEqual(1);
+    expect(toldOthers(events.b)).toBe(0);
     const loaded = await a.scoringInput.load('c', W);
     expect([...loaded.minerTasks].find((e) => e.hotkey === 'm')?.runs).toBe(26);
   });
@@ -117,12 +119,12 @@ describe.runIf(server.available)('two processes on one PostgreSQL database', () 
     // b now commits the very version number a's rolled-back transaction had taken.
     await insert(b, 'other2');
     await a.capabilities.freshness!.sync('c');
-    expect(rebuilds(events.a)).toBe(1);
+    expect(toldOthers(events.a)).toBe(1);
     const loaded = await a.scoringInput.load('c', W);
     expect([...loaded.minerTasks].find((e) => e.hotkey === 'm')?.runs).toBe(27);
   });
 
-  it('after its notifier reconnects, a process tells a rebuild of each competition written meanwhile at once, and logs the loss', async () => {
+  it('after its notifier reconnects, a process tells of each competition written meanwhile at once, and logs the loss', async () => {
     // A write made while the notifications' connection was away reaches no notification: without a
     // rebuild told at the reconnect, an event stream heard of it only after some read of it.
     const warnings: string[] = [];
@@ -139,13 +141,10 @@ describe.runIf(server.available)('two processes on one PostgreSQL database', () 
           WHERE datname = current_database() AND application_name LIKE '%-listen'`,
       );
       await insert(b, 'in-the-gap');
-      await vi.waitFor(
-        () => expect(told.filter((e) => e.competitionId === 'c' && e.kind === 'rebuild')).not.toEqual([]),
-        {
-          timeout: 8000,
-          interval: 50,
-        },
-      );
+      await vi.waitFor(() => expect(told.filter((e) => e.competitionId === 'c' && e.kind === 'peer')).not.toEqual([]), {
+        timeout: 8000,
+        interval: 50,
+      });
       expect(warnings.some((m) => m.includes('notifier'))).toBe(true);
       // A competition no process wrote in the gap keeps what it has: no rebuild of it.
       expect(told.filter((e) => e.competitionId === 'quiet')).toEqual([]);

@@ -161,6 +161,8 @@ const sqliteBooleans = new Set(
 const postgresOnly = new Set([
   // Serializes a competition's writers and tells other processes it changed: SQLite has one writer process.
   'competition_versions',
+  // When each (task, miner) pair was last written, for other processes' catch-up (src/db/pg/scoringInput.ts).
+  'pair_versions',
   // Each engine's own (src/db/savedScores.ts): PostgreSQL's rows carry the version they stand for.
   'saved_scores',
 ]);

@@ -51,11 +51,12 @@ export interface TestApp {
 async function pgLayout(client: pg.Client): Promise<[table: string, columns: string[]][]> {
   const rows = (
     await client.query<{ table_name: string; column_name: string }>(
-      // competition_versions counts write transactions (src/db/pg/schema.ts): bookkeeping, not content.
+      // competition_versions counts write transactions and pair_versions stamps their pairs
+      // (src/db/pg/schema.ts): bookkeeping, not content.
       `SELECT c.relname AS table_name, a.attname AS column_name
          FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace JOIN pg_attribute a ON a.attrelid = c.oid
         WHERE n.nspname = 'public' AND c.relkind IN ('r', 'p') AND a.attnum > 0 AND NOT a.attisdropped
-          AND c.relname <> 'competition_versions'
+          AND c.relname NOT IN ('competition_versions', 'pair_versions')
         ORDER BY c.relname, a.attnum`,
     )
   ).rows;

@@ -2,13 +2,14 @@
 // own in-memory state (the scoring input, scores, response bodies), driven by the write events
 // its store tells its listeners. Its own writes tell exact events as they commit; another
 // process's writes reach it as a version change of their competition, told to the listeners as
-// `rebuild` (re-read everything of that competition):
+// `peer` (anything of it may have changed; the pairs that did are read by their stamps,
+// src/db/pg/scoringInput.ts):
 // - early, by NOTIFY (src/db/pg/notifier.ts), sent by every write transaction as it commits;
 // - for certain, by `capabilities.freshness.sync(competitionId)` before each score read: one small read of every
 //   competition's version, shared by the reads that arrive together, on a connection of its own (src/db/pg/freshness.ts). So
 //   a read that follows an acknowledged write on any process reflects it, notification or not.
 // Once the notifier listens, first or after a reconnect (notifications may have been lost), one
-// version read tells a rebuild of every competition whose version moved meanwhile, at once.
+// version read tells every competition whose version moved meanwhile, at once.
 // The versions told are also what scores saved at shutdown stand for (src/db/pg/savedScores.ts).
 import { databaseUnavailable, DomainError } from '../../errors.js';
 import type { Store } from '../contract.js';
@@ -31,10 +32,12 @@ export async function openPostgresStore(url: string, options: PostgresStoreOptio
   const committing = new Set<string>();
   const key = (competitionId: string, version: number) => `${competitionId}\u0000${version}`;
 
-  function tellRebuild(competitionId: string): void {
+  function tell(competitionId: string, kind: 'rebuild' | 'peer'): void {
     // Called only once everything below exists (after a commit, a notification or a read).
-    for (const listener of pgStore.listeners) listener({ competitionId, kind: 'rebuild' });
+    for (const listener of pgStore.listeners) listener({ competitionId, kind });
   }
+  /** Nothing is known of what changed, or whether: everything of the competition is read again. */
+  const tellRebuild = (competitionId: string) => tell(competitionId, 'rebuild');
 
   /** A version seen in a notification or a version read: another process's write, unless it is this one's. */
   function seen(competitionId: string, version: number): void {
@@ -42,7 +45,7 @@ export async function openPostgresStore(url: string, options: PostgresStoreOptio
     const have = known.get(competitionId);
     if (have !== undefined && have >= version) return;
     known.set(competitionId, version);
-    tellRebuild(competitionId);
+    tell(competitionId, 'peer');
   }
 
   const pgStore = createPgStore(pool, {

@@ -303,7 +303,35 @@ export const snapshots = pgTable(
 export const competitionVersions = pgTable('competition_versions', {
   competitionId: text('competition_id').primaryKey(),
   version: int64('version').notNull(),
+  /**
+   * The versions from `stamped_from` to `stamped_through` were all written by transactions that
+   * stamped the (task, miner) pairs they changed in pair_versions: a process whose pairs stand for
+   * a version in that span reads only the pairs stamped after it (src/db/pg/scoringInput.ts). A
+   * write that stamps nothing (a server from before migration 0010, which bumps `version` alone)
+   * breaks the span; one that rebuilds every aggregate starts it after itself.
+   */
+  stampedFrom: int64('stamped_from').notNull().default(0),
+  stampedThrough: int64('stamped_through').notNull().default(0),
 });
+
+/**
+ * PostgreSQL only: per (task, miner) pair of a competition, the version of the last write that
+ * changed its miner_tasks row, removed rows included. Another process catches up with a
+ * competition by reading the pairs stamped after the version it holds, not every pair.
+ */
+export const pairVersions = pgTable(
+  'pair_versions',
+  {
+    competitionId: text('competition_id').notNull(),
+    taskId: text('task_id').notNull(),
+    hotkey: text('hotkey').notNull(),
+    version: int64('version').notNull(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.competitionId, t.taskId, t.hotkey] }),
+    index('pair_versions_version').on(t.competitionId, t.version),
+  ],
+);
 
 /**
  * PostgreSQL's saved scores (src/db/pg/savedScores.ts): each competition's final-stage scores as a

@@ -27,6 +27,13 @@ interface CompetitionState {
   mirror: PairMirror | null;
   /** Pairs changed since the mirror's read began; null: read everything again. */
   changed: Set<string> | null;
+  /**
+   * The competition's version every pair of the mirror stands for (null: none yet): the pairs a
+   * peer changed since are those stamped after it (pair_versions).
+   */
+  version: number | null;
+  /** Another process wrote to the competition since the mirror's read began. */
+  peer: boolean;
   /** Counts the competition's events, so a load knows whether any came since another began. */
   events: number;
   inflight: { weights: TokenWeights; events: number; promise: Promise<ScoringInput> } | null;
@@ -46,6 +53,7 @@ export function createScoringMirrors(pool: pg.Pool, listeners: Set<WriteListener
     s.events++;
     if (event.kind === 'rebuild') s.changed = null;
     else if (event.kind === 'pair') s.changed?.add(event.pair);
+    else if (event.kind === 'peer') s.peer = true;
   });
   return { pool, states };
 }
@@ -61,6 +69,12 @@ const PAIRS = `SELECT ${COLUMNS} FROM miner_tasks m WHERE m.competition_id = $1
 const SOME_PAIRS = `SELECT ${COLUMNS} FROM miner_tasks m
   JOIN unnest($2::text[], $3::text[]) AS u(task_id, hotkey) ON m.task_id = u.task_id AND m.hotkey = u.hotkey
   WHERE m.competition_id = $1`;
+
+/** What the competition's stamps cover (src/db/pg/schema.ts, competition_versions). */
+const STAMPS = 'SELECT version, stamped_from, stamped_through FROM competition_versions WHERE competition_id = $1';
+/** The pairs changed after a version, in miner_tasks' key order: their rows are read again. */
+const STAMPED_SINCE = `SELECT task_id, hotkey FROM pair_versions WHERE competition_id = $1 AND version > $2
+  ORDER BY hotkey COLLATE "C", task_id COLLATE "C"`;
 
 const OWN_PAIRS = `SELECT ${COLUMNS} FROM miner_tasks m WHERE m.competition_id = $1 AND m.hotkey = $2
   ORDER BY m.task_id COLLATE "C"`;
@@ -104,27 +118,53 @@ export function pgScoringInputRepo(ctx: PgContext, mirrors: ScoringMirrors) {
     }
   }
 
+  /**
+   * Whether the pairs stamped after `since` are every pair changed from `since` to the version
+   * read: every write in between stamped its pairs, and none rebuilt every aggregate.
+   */
+  const stampsCover = (since: number | null, stamps: unknown[] | undefined): boolean => {
+    const [version, from, through] = (stamps ?? [0, 0, 0]).map(Number) as [number, number, number];
+    return since !== null && (version === since || (from <= since + 1 && through === version));
+  };
+
   /** A load from the mirror, started synchronously up to its first await (the swap of the changed set). */
   function read(s: CompetitionState, competitionId: string, w: TokenWeights): Promise<ScoringInput> {
-    const mirror = s.mirror && s.changed && sameWeights(s.mirror.weights, w) ? s.mirror : null;
+    let mirror = s.mirror && s.changed && sameWeights(s.mirror.weights, w) ? s.mirror : null;
     const changed = mirror ? s.changed! : null;
+    const peer = s.peer;
+    const since = s.version;
     s.changed = new Set();
+    s.peer = false;
     return snapshot(async (query) => {
       const { tasks, miners } = await readTasksAndMiners(query, competitionId, w);
+      const [stamps] = await query(STAMPS, [competitionId], 'pg_scoring_stamps');
+      const version = stamps ? Number(stamps[0]) : 0;
+      // Another process wrote: the pairs it changed are those stamped since the mirror's version,
+      // unless some write in between did not stamp (then everything is read again).
+      if (mirror && peer && !stampsCover(since, stamps)) mirror = null;
       if (!mirror) {
         s.mirror = new PairMirror({ ...w }, await query(PAIRS, [competitionId], 'pg_scoring_pairs'));
+        s.version = version;
         return { tasks, miners, minerTasks: s.mirror.entries() };
       }
-      if (changed!.size > 0) {
-        const keys = [...changed!].map((k) => k.split('\u0000') as [string, string]);
+      const keys = new Set(changed);
+      if (peer) {
+        if (version !== since) {
+          for (const r of await query(STAMPED_SINCE, [competitionId, since], 'pg_scoring_stamped'))
+            keys.add(pairKey(r[0] as string, r[1] as string));
+        }
+        s.version = version;
+      }
+      if (keys.size > 0) {
+        const split = [...keys].map((k) => k.split('\u0000') as [string, string]);
         const rows = await query(
           SOME_PAIRS,
-          [competitionId, keys.map((k) => k[0]), keys.map((k) => k[1])],
+          [competitionId, split.map((k) => k[0]), split.map((k) => k[1])],
           'pg_scoring_some_pairs',
         );
         const found = new Map(rows.map((r) => [pairKey(r[0] as string, r[1] as string), r]));
         // In the changed set's order, as SQLite: a pair seen again keeps its place, a new one goes last.
-        for (const key of changed!) {
+        for (const key of keys) {
           const row = found.get(key);
           if (row) mirror.put(row);
           else mirror.remove(...(key.split('\u0000') as [string, string]));
@@ -183,7 +223,11 @@ export function pgScoringInputRepo(ctx: PgContext, mirrors: ScoringMirrors) {
         return { tasks, miners, minerTasks };
       }
       let s = mirrors.states.get(competitionId);
-      if (!s) mirrors.states.set(competitionId, (s = { mirror: null, changed: null, events: 0, inflight: null }));
+      if (!s)
+        mirrors.states.set(
+          competitionId,
+          (s = { mirror: null, changed: null, version: null, peer: false, events: 0, inflight: null }),
+        );
       for (let f = s.inflight; f; f = s.inflight) {
         if (f.events === s.events && sameWeights(f.weights, w)) return f.promise;
         await f.promise.catch(() => undefined);

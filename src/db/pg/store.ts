@@ -40,13 +40,27 @@ import type { TokenWeights } from '../../scoring/types.js';
 /** The channel other processes LISTEN on; the payload is {"competitionId", "version"}. */
 export const WRITES_CHANNEL = 'swe_scoring_writes';
 
-/** Bumps the competition's version (taking its row lock until the transaction ends) and queues the notification. */
+/**
+ * Bumps the competition's version (taking its row lock until the transaction ends) and queues the
+ * notification. The span of versions whose writes stamp their pairs (schema.ts, competition_versions)
+ * goes on through this one, or starts at it when the version before was written by a server that
+ * does not stamp.
+ */
 const BUMP = `WITH v AS (
-    INSERT INTO competition_versions (competition_id, version) VALUES ($1, 1)
-    ON CONFLICT (competition_id) DO UPDATE SET version = competition_versions.version + 1
+    INSERT INTO competition_versions AS c (competition_id, version, stamped_from, stamped_through) VALUES ($1, 1, 1, 1)
+    ON CONFLICT (competition_id) DO UPDATE SET version = c.version + 1,
+      stamped_from = CASE WHEN c.stamped_through = c.version THEN c.stamped_from ELSE c.version + 1 END,
+      stamped_through = c.version + 1
     RETURNING version)
   SELECT v.version, pg_notify('${WRITES_CHANNEL}', json_build_object('competitionId', $1::text, 'version', v.version)::text)
   FROM v`;
+
+/** The version of the last write of each pair a transaction changed (removed rows included). */
+const STAMP_PAIRS = `INSERT INTO pair_versions AS p (competition_id, task_id, hotkey, version)
+  SELECT $1, u.task_id, u.hotkey, $4 FROM unnest($2::text[], $3::text[]) AS u(task_id, hotkey)
+  ON CONFLICT (competition_id, task_id, hotkey) DO UPDATE SET version = excluded.version`;
+/** Every aggregate rebuilt: no stamp before this version tells what changed. */
+const STAMPS_RESTART = 'UPDATE competition_versions SET stamped_from = version + 1 WHERE competition_id = $1';
 
 interface TxState {
   client: pg.PoolClient;
@@ -131,6 +145,37 @@ export function createPgStore(pool: pg.Pool, options: PgStoreOptions = {}): Stor
     state.bumped.set(competitionId, Number((results[1]!.rows[0] as { version: number | string }).version));
   }
 
+  /**
+   * Stamps the pairs the transaction changed with its version, for other processes' catch-up
+   * (src/db/pg/scoringInput.ts): one statement a competition, from the transaction's pair events,
+   * which every change of miner_tasks tells; a rebuild of every aggregate restarts the stamps.
+   */
+  async function stampPairs(state: TxState): Promise<void> {
+    for (const [competitionId, version] of state.bumped) {
+      const pairs = new Set<string>();
+      let rebuilt = false;
+      for (const e of state.events) {
+        if (e.competitionId !== competitionId) continue;
+        if (e.kind === 'pair') pairs.add(e.pair);
+        else if (e.kind === 'rebuild') rebuilt = true;
+      }
+      if (rebuilt) {
+        await runQuery(state.client, STAMPS_RESTART, [competitionId], { name: 'pg_store_stamps_restart' });
+      } else if (pairs.size > 0) {
+        const tasks: string[] = [];
+        const hotkeys: string[] = [];
+        for (const key of pairs) {
+          const cut = key.indexOf('\u0000');
+          tasks.push(key.slice(0, cut));
+          hotkeys.push(key.slice(cut + 1));
+        }
+        await runQuery(state.client, STAMP_PAIRS, [competitionId, tasks, hotkeys, version], {
+          name: 'pg_store_stamp_pairs',
+        });
+      }
+    }
+  }
+
   /** The context of statements inside the transaction `state`. */
   function txContext(state: TxState): PgContext {
     const ctx: PgContext = {
@@ -176,6 +221,7 @@ export function createPgStore(pool: pg.Pool, options: PgStoreOptions = {}): Stor
         if (scope?.competitionId === undefined) await client.query('BEGIN');
         else await beginWithBump(state, scope.competitionId);
         result = await fn(txContext(state), state);
+        await stampPairs(state);
         committing = true;
         for (const [competitionId, version] of state.bumped) options.onCommitting?.(competitionId, version);
         await client.query('COMMIT');

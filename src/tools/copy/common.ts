@@ -36,10 +36,12 @@ export interface CopyTable extends TableSpec {
 
 /**
  * Tables the copy does not carry over: competition_versions, which only PostgreSQL has (the copy
- * fills it), and each engine's saved scores (a server's start-up cache of its own, whose rows stand
- * for versions or triggers of the database they were saved in; src/db/savedScores.ts).
+ * fills it), pair_versions, PostgreSQL's stamps for other processes' catch-up (none is needed by a
+ * database no process has read yet), and each engine's saved scores (a server's start-up cache of
+ * its own, whose rows stand for versions or triggers of the database they were saved in;
+ * src/db/savedScores.ts).
  */
-export const NOT_COPIED = new Set(['competition_versions', 'saved_scores']);
+export const NOT_COPIED = new Set(['competition_versions', 'pair_versions', 'saved_scores']);
 /** Bounds a page's memory: tasks carry the QnA text and snapshots their whole document. */
 const PAGE_ROWS: Record<string, number> = { tasks: 200, snapshots: 8 };
 export const DEFAULT_PAGE_ROWS = 2000;
