@@ -12,16 +12,6 @@ import { BROTLI_OPTIONS, GZIP_OPTIONS, MIN_COMPRESSED } from '../plugins/compres
 import type { Body } from './body.js';
 import type { Maybe } from '../services/settled.js';
 
-/** True when an If-None-Match header names this ETag (or `*`). Weak comparison, as RFC 9110 asks for GET. */
-export function matchesETag(header: string | undefined, etag: string): boolean {
-  if (!header) return false;
-  const opaque = etag.replace(/^W\//, '');
-  return header.split(',').some((tag) => {
-    const t = tag.trim();
-    return t === '*' || t.replace(/^W\//, '') === opaque;
-  });
-}
-
 /**
  * What follows a body's digest in the ETag of each of its other forms (`etagOf`): its coding, and
  * for a fast form how it is made.

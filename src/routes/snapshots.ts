@@ -16,7 +16,7 @@ import {
 } from '../schemas/snapshots.js';
 import { RULES_VERSION } from '../scoring/index.js';
 import { jsonBody, textBody } from '../http/body.js';
-import { matchesETag, notModified, sendBody } from '../http/representation.js';
+import { namesForm, notModified, sendBody } from '../http/representation.js';
 
 /** JSON already serialized, as its bytes (compressed on the way out like any other answer). */
 function sendJson(reply: FastifyReply, bytes: Uint8Array): FastifyReply {
@@ -132,9 +132,13 @@ export const snapshotRoutes: FastifyPluginAsyncZod = async (app) => {
       // tag covers the compressed forms (@fastify/compress), which are equivalent but not the same bytes.
       // Vary on every answer: @fastify/compress adds it only to a 200 it compresses, and a 304 must
       // carry the Vary its 200 would (RFC 9110 15.4.5), as a plain 200 must for a cache to keep it apart.
-      const etag = `W/"${input.inputDigest}"`;
-      reply.header('etag', etag).header('cache-control', 'no-cache').header('vary', 'accept-encoding');
-      if (matchesETag(request.headers['if-none-match'], etag)) return notModified(reply);
+      reply
+        .header('etag', `W/"${input.inputDigest}"`)
+        .header('cache-control', 'no-cache')
+        .header('vary', 'accept-encoding');
+      const ifNoneMatch = request.headers['if-none-match'];
+      // The one If-None-Match rule (namesForm): the tag, weak or strong, or `*`.
+      if (ifNoneMatch && namesForm(ifNoneMatch, `"${input.inputDigest}"`)) return notModified(reply);
       return reply
         .type('application/x-ndjson; charset=utf-8')
         .header('content-disposition', `attachment; filename="${competitionId}-snapshot-${seq}-input.ndjson"`)
