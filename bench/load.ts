@@ -5,7 +5,7 @@ import { fork, spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { get, type IncomingMessage } from 'node:http';
 import { join } from 'node:path';
-import { LAZY_FORM_BYTES } from '../src/http/representation.js';
+import { LAZY_FORM_BYTES } from '../src/http/coding.js';
 
 export type LoadTool = 'wrk' | 'autocannon';
 

@@ -5,11 +5,12 @@
 // once it is read again (`coded`): a cold read sends the fresh body coded at zlib's fastest level,
 // or, for a body kept in pieces (the whole leaderboard), its gzip form put together from them.
 // A route handler using it is not `async`: a warm read is answered before the handler returns.
-// Its route says `compress: false` (src/plugins/compression.ts): the body is compressed here.
-import { brotliCompress, brotliCompressSync, constants, gzip, gzipSync } from 'node:zlib';
+// Its route says `compress: false` (src/plugins/compression.ts): the body is compressed here, by
+// ./coding.ts (which coding a request accepts, and the compression itself).
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { BROTLI_OPTIONS, GZIP_OPTIONS, MIN_COMPRESSED } from '../plugins/compression.js';
+import { MIN_COMPRESSED } from '../plugins/compression.js';
 import type { Body } from './body.js';
+import { ACCEPTED, coding, compressed, compressFast, compressSync, LAZY_FORM_BYTES, type Coding } from './coding.js';
 import type { Maybe } from '../services/settled.js';
 
 /**
@@ -71,86 +72,6 @@ function sameStem(header: string, at: number, etag: string, stem: number): boole
 /** A 304 with no body: the client's copy (If-None-Match) is current. */
 export function notModified(reply: FastifyReply): FastifyReply {
   return reply.code(304).send();
-}
-
-type Coding = 'br' | 'gzip';
-
-/** What a request accepts: the coding to use (br before gzip), and whether gzip is acceptable. */
-interface Accepted {
-  kind: Coding | null;
-  gzip: boolean;
-}
-const ACCEPTED: Record<'br' | 'brGzip' | 'gzip' | 'none', Accepted> = {
-  br: { kind: 'br', gzip: false },
-  brGzip: { kind: 'br', gzip: true },
-  gzip: { kind: 'gzip', gzip: true },
-  none: { kind: null, gzip: false },
-};
-
-/** Each coding only when acceptable (q > 0). */
-function parseCoding(header: string): Accepted {
-  const q = new Map<string, number>();
-  for (const part of header.toLowerCase().split(',')) {
-    const [name, ...params] = part.trim().split(';');
-    const qp = params.map((p) => p.trim()).find((p) => p.startsWith('q='));
-    q.set(name!.trim(), qp ? Number(qp.slice(2)) : 1);
-  }
-  const ok = (name: string) => (q.get(name) ?? q.get('*') ?? 0) > 0;
-  if (ok('br')) return ok('gzip') ? ACCEPTED.brGzip : ACCEPTED.br;
-  return ok('gzip') ? ACCEPTED.gzip : ACCEPTED.none;
-}
-
-/**
- * Accept-Encoding headers seen, and their coding: clients send a few distinct ones, again and
- * again. At most 256, of up to 200 characters each (a browser's is about 25).
- */
-const codings = new Map<string, Accepted>();
-const CODINGS_KEPT = 256;
-const CODING_KEPT_LENGTH = 200;
-
-function coding(header: string | undefined): Accepted {
-  if (!header) return ACCEPTED.none;
-  let kind = codings.get(header);
-  if (kind === undefined) {
-    kind = parseCoding(header);
-    if (header.length > CODING_KEPT_LENGTH) return kind;
-    if (codings.size >= CODINGS_KEPT) codings.clear();
-    codings.set(header, kind);
-  }
-  return kind;
-}
-
-/**
- * Bodies from this size on have their compressed forms made off the request path (`coded`):
- * compressing one on the request (gzip level 6 of a 124 kB leaderboard) would cost more than
- * everything else a cold read does.
- */
-export const LAZY_FORM_BYTES = 32 * 1024;
-
-function compressSync(kind: Coding, bytes: Buffer): Buffer {
-  return kind === 'br' ? brotliCompressSync(bytes, BROTLI_OPTIONS) : gzipSync(bytes, GZIP_OPTIONS);
-}
-
-/**
- * A large body's first reads, until its compressed form is made: the fastest levels, a fraction of
- * the CPU of the kept forms' (gzip level 1 against 6, brotli quality 1 against 5), for bytes a
- * little larger. A client that asks for a coding gets one (API.md: responses are compressed when
- * the request asks), and a body a write replaces after one read costs no more than that. A body
- * kept in pieces (`Body.gzipPieces`) is put together from them instead: the cost of the pieces a
- * write changed, far less than compressing the whole body.
- */
-const FAST = { br: { params: { [constants.BROTLI_PARAM_QUALITY]: 1 } }, gzip: { level: 1 } } as const;
-
-function compressFast(kind: Coding, body: Body): Buffer {
-  if (kind === 'gzip' && body.gzipPieces) return body.gzipPieces.make();
-  return kind === 'br' ? brotliCompressSync(body.bytes, FAST.br) : gzipSync(body.bytes, FAST.gzip);
-}
-
-/** Compresses on libuv's threads; `done` gets no bytes should zlib fail (the form is then not made). */
-function compressed(kind: Coding, bytes: Buffer, done: (payload: Buffer | undefined) => void): void {
-  const back = (err: Error | null, payload: Buffer) => done(err ? undefined : payload);
-  if (kind === 'br') brotliCompress(bytes, BROTLI_OPTIONS, back);
-  else gzip(bytes, GZIP_OPTIONS, back);
 }
 
 /**

@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { admin, seedCompetition, testApp, swebenchRun as run, type TestApp } from '../support/app.js';
-import { LAZY_FORM_BYTES } from '../../src/http/representation.js';
+import { LAZY_FORM_BYTES } from '../../src/http/coding.js';
 
 let t: TestApp;
 const post = (runs: object[]) =>

@@ -5,7 +5,7 @@ import { readFileSync } from 'node:fs';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { admin, seedCompetition, testApp, swebenchRun as run, type TestApp } from '../support/app.js';
-import { LAZY_FORM_BYTES } from '../../src/http/representation.js';
+import { LAZY_FORM_BYTES } from '../../src/http/coding.js';
 
 let t: TestApp;
 const post = (competition: string, runs: object[]) =>

@@ -6,7 +6,8 @@ import { constants, gunzipSync, gzipSync, inflateRawSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { deflatePiece, gzipMember, storedPiece } from '../../src/http/gzipPieces.js';
 import { PIECE_ENTRIES, leaderboardPages, type Fragments } from '../../src/http/leaderboardPages.js';
-import { LAZY_FORM_BYTES, represent } from '../../src/http/representation.js';
+import { LAZY_FORM_BYTES } from '../../src/http/coding.js';
+import { represent } from '../../src/http/representation.js';
 import { prng } from '../support/prng.js';
 
 /** Text-like bytes: words from a small set, so pieces compress. */

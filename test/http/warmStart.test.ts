@@ -10,7 +10,7 @@ import { gunzipSync } from 'node:zlib';
 import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { Store } from '../../src/db/contract.js';
-import { LAZY_FORM_BYTES } from '../../src/http/representation.js';
+import { LAZY_FORM_BYTES } from '../../src/http/coding.js';
 import { scoresService } from '../../src/services/scores/index.js';
 import type { RankedList } from '../../src/services/scores/views.js';
 import { scoringCodeIdentity } from '../../src/services/scoringCode.js';
