@@ -2,15 +2,12 @@
 // start` (src/heap.ts) even when node was run without them: no warning that they are missing, and
 // SIGTERM still shuts it down gracefully. The server then runs in a child process of its own; when
 // the command's process is killed outright, the server stops too and frees the database.
-import { spawn } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import { afterAll, expect, it } from 'vitest';
 import { START_ENV } from '../../src/heap.js';
+import { alive, startCommand } from '../support/commandProcess.js';
 import { freePort } from '../support/freePort.js';
-import { SERVER_ADMIN_TOKEN } from '../support/serverProcess.js';
 import { tempDir } from '../support/tempDir.js';
 
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const tmp = tempDir('npx-serve');
 afterAll(() => tmp.remove());
 
@@ -18,33 +15,8 @@ afterAll(() => tmp.remove());
 function serve(port: number, dbPath: string) {
   const env: NodeJS.ProcessEnv = { ...process.env };
   for (const name of [...Object.keys(START_ENV), 'NODE_OPTIONS']) delete env[name];
-  const child = spawn(process.execPath, ['bin/swe-scoring.js', 'serve'], {
-    cwd: ROOT,
-    env: {
-      ...env,
-      PORT: String(port),
-      HOST: '127.0.0.1',
-      DATABASE_PATH: dbPath,
-      SCORING_ADMIN_TOKEN: SERVER_ADMIN_TOKEN,
-      LOG_LEVEL: 'info',
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let out = '';
-  child.stdout.on('data', (d: Buffer) => (out += d.toString('utf8')));
-  child.stderr.on('data', (d: Buffer) => (out += d.toString('utf8')));
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  return { child, exited, output: () => out };
+  return startCommand(process.execPath, ['bin/swe-scoring.js', 'serve'], { port, dbPath, env });
 }
-
-const alive = (pid: number) => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
 
 async function until(what: string, ok: () => boolean, ms = 60_000) {
   const deadline = Date.now() + ms;

@@ -9,6 +9,7 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { canonicalJson } from '../../src/snapshots/canonicalJson.js';
 import { admin, testApp, type TestApp } from '../support/app.js';
+import { P, qna as kitQna } from './trustKit.js';
 
 interface Operation {
   responses: Record<string, { content?: Record<string, { schema?: object }> }>;
@@ -54,18 +55,8 @@ const JUDGE = {
   outputSchema: { type: 'object', properties: { verdict: { enum: ['YES', 'NO'] } }, required: ['verdict'] },
 };
 const DIGEST = createHash('sha256').update(canonicalJson(JUDGE), 'utf8').digest('hex');
-const P = 'a'.repeat(32);
-const rubric = [{ id: P, type: 'positive', title: '1.1: names resetBudget', importance: 'must have' }];
-const qna = {
-  prompt: 'Where is the retry budget reset?',
-  referenceAnswer: 'In resetBudget().',
-  repositoryUrl: 'acme/widgets',
-  repositoryBaseCommit: 'f'.repeat(40),
-  language: 'go',
-  category: 'Root-cause analysis',
-  dockerImage: 'img:1',
-  rubric,
-};
+/** trustKit's QnA task with its positive criterion alone. */
+const qna = { ...kitQna, rubric: kitQna.rubric.slice(0, 1) };
 const MINER = '5GthCMjCnhbwA2s1n7HDWQtryiFx9pYWbce8fWjku8hvqnHr';
 
 function qnaRun(runId: string, miner: string | null, yes: boolean) {
