@@ -262,7 +262,10 @@ describe('swe-scoring db copy', () => {
       expect(res.stdout).toMatch(/copied [\d,]+ rows in [\d.]+ s; counts checked/);
       // PostgreSQL only: one version row per competition, at 1.
       expect(
-        await withPg(copied.url, async (c) => (await c.query('SELECT competition_id, version FROM competition_versions ORDER BY 1')).rows),
+        await withPg(
+          copied.url,
+          async (c) => (await c.query('SELECT competition_id, version FROM competition_versions ORDER BY 1')).rows,
+        ),
       ).toEqual([
         { competition_id: 'demo', version: '1' },
         { competition_id: 'zweite', version: '1' },
