@@ -8,6 +8,7 @@ import { migratePostgres } from '../../src/db/pg/migrate.js';
 import { openPostgresStore } from '../../src/db/pg/open.js';
 import type { TokenWeights } from '../../src/scoring/types.js';
 import { computeScores } from '../../src/services/scores/compute.js';
+import { minerRun, sweCompetition } from './peerKit.js';
 import { prng } from '../support/prng.js';
 import { createScratchDatabase, testPostgres, type ScratchDatabase } from '../support/postgres.js';
 
@@ -41,29 +42,7 @@ describe.runIf(server.available)('attacks on the stamp catch-up', () => {
     await scratch?.drop();
   });
 
-  async function competition(C: string): Promise<void> {
-    await a.transaction((tx) => tx.competitions.upsert(C, { name: C, tokenWeights: W }).then(() => undefined), {
-      competitionId: C,
-    });
-    await a.transaction(
-      (tx) =>
-        tx.tasks
-          .upsertMany(
-            C,
-            TASKS.map((id) => ({
-              id,
-              type: 'swebench_verified' as const,
-              stage: 'evaluation' as const,
-              complexity: null,
-              plannedRuns: null,
-              qna: null,
-              rubric: [],
-            })),
-          )
-          .then(() => undefined),
-      { competitionId: C },
-    );
-  }
+  const competition = (C: string) => sweCompetition(a, C, TASKS, W);
 
   const run = (
     C: string,
@@ -73,21 +52,16 @@ describe.runIf(server.available)('attacks on the stamp catch-up', () => {
     resolved: boolean,
     tokens: number,
     validatorId: string | null = null,
-  ) => ({
-    competitionId: C,
-    runId: id,
-    taskId,
-    kind: 'miner' as const,
-    minerHotkey: hotkey,
-    validatorId,
-    attemptNo: null,
-    resolved,
-    tokens: { input: tokens, cachedInput: (tokens * 7) % 13, output: tokens },
-    timeTakenSeconds: null,
-    agentSteps: null,
-    rubricVotes: null,
-    criteria: null,
-  });
+  ) =>
+    minerRun(
+      C,
+      id,
+      taskId,
+      hotkey,
+      resolved,
+      { input: tokens, cachedInput: (tokens * 7) % 13, output: tokens },
+      validatorId,
+    );
 
   const canon = (input: { tasks: unknown[]; miners: unknown[]; minerTasks: Iterable<unknown> }) => ({
     tasks: input.tasks,

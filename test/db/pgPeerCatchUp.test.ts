@@ -10,6 +10,7 @@ import type { Store } from '../../src/db/contract.js';
 import { migratePostgres } from '../../src/db/pg/migrate.js';
 import { openPostgresStore } from '../../src/db/pg/open.js';
 import type { MinerTaskSummary, TokenWeights } from '../../src/scoring/types.js';
+import { minerRun, sweCompetition } from './peerKit.js';
 import { prng } from '../support/prng.js';
 import { createScratchDatabase, testPostgres, type ScratchDatabase } from '../support/postgres.js';
 
@@ -34,27 +35,7 @@ describe.runIf(server.available)("a peer's writes, caught up by their stamps", (
     b = await openPostgresStore(scratch.url, { max: 3 });
     direct = new pg.Client({ connectionString: scratch.url });
     await direct.connect();
-    await a.transaction((tx) => tx.competitions.upsert(C, { name: 'Peers' }).then(() => undefined), {
-      competitionId: C,
-    });
-    await a.transaction(
-      (tx) =>
-        tx.tasks
-          .upsertMany(
-            C,
-            TASKS.map((id) => ({
-              id,
-              type: 'swebench_verified' as const,
-              stage: 'evaluation' as const,
-              complexity: null,
-              plannedRuns: null,
-              qna: null,
-              rubric: [],
-            })),
-          )
-          .then(() => undefined),
-      { competitionId: C },
-    );
+    await sweCompetition(a, C, TASKS);
   });
   afterAll(async () => {
     await direct?.end();
@@ -63,21 +44,8 @@ describe.runIf(server.available)("a peer's writes, caught up by their stamps", (
     await scratch?.drop();
   });
 
-  const run = (id: string, taskId: string, hotkey: string, resolved: boolean, tokens: number) => ({
-    competitionId: C,
-    runId: id,
-    taskId,
-    kind: 'miner' as const,
-    minerHotkey: hotkey,
-    validatorId: null,
-    attemptNo: null,
-    resolved,
-    tokens: { input: tokens, cachedInput: 0, output: tokens },
-    timeTakenSeconds: null,
-    agentSteps: null,
-    rubricVotes: null,
-    criteria: null,
-  });
+  const run = (id: string, taskId: string, hotkey: string, resolved: boolean, tokens: number) =>
+    minerRun(C, id, taskId, hotkey, resolved, { input: tokens, cachedInput: 0, output: tokens });
 
   /** The pairs as a fresh read of the table gives them, in one order. */
   async function table(): Promise<string[]> {

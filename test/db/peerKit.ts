@@ -1,0 +1,60 @@
+// Shared by the suites of two stores on one PostgreSQL database (pgPeerCatchUp, pgPeerAttack): a
+// competition of SWE tasks, set up through a store, and a miner run as the runs repository takes it.
+import type { Store } from '../../src/db/contract.js';
+import type { TokenWeights } from '../../src/scoring/types.js';
+
+/** Creates competition `id` with SWE-bench tasks `taskIds` (all in the evaluation stage), through `store`. */
+export async function sweCompetition(
+  store: Store,
+  id: string,
+  taskIds: readonly string[],
+  tokenWeights?: TokenWeights,
+): Promise<void> {
+  await store.transaction(
+    (tx) => tx.competitions.upsert(id, { name: id, ...(tokenWeights ? { tokenWeights } : {}) }).then(() => undefined),
+    { competitionId: id },
+  );
+  await store.transaction(
+    (tx) =>
+      tx.tasks
+        .upsertMany(
+          id,
+          taskIds.map((taskId) => ({
+            id: taskId,
+            type: 'swebench_verified' as const,
+            stage: 'evaluation' as const,
+            complexity: null,
+            plannedRuns: null,
+            qna: null,
+            rubric: [],
+          })),
+        )
+        .then(() => undefined),
+    { competitionId: id },
+  );
+}
+
+/** A miner run of competition `competitionId` as runs.insertMany takes it. */
+export const minerRun = (
+  competitionId: string,
+  runId: string,
+  taskId: string,
+  hotkey: string,
+  resolved: boolean,
+  tokens: { input: number; cachedInput: number; output: number },
+  validatorId: string | null = null,
+) => ({
+  competitionId,
+  runId,
+  taskId,
+  kind: 'miner' as const,
+  minerHotkey: hotkey,
+  validatorId,
+  attemptNo: null,
+  resolved,
+  tokens,
+  timeTakenSeconds: null,
+  agentSteps: null,
+  rubricVotes: null,
+  criteria: null,
+});
