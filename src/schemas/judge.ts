@@ -33,6 +33,22 @@ function nestsDeeper(value: unknown, max: number): boolean {
   return false;
 }
 
+/**
+ * A number the JSON parse could not keep exactly: an integer beyond ±(2^53 − 1), outside I-JSON
+ * (RFC 7493), which RFC 8785's canonical JSON (the digest) requires. `9007199254740993` arrives as
+ * …992: the digest would be of another schema than the sender's, which its own canonicalizer may
+ * keep exactly. No recursion.
+ */
+function holdsInexactInteger(value: unknown): boolean {
+  const stack: unknown[] = [value];
+  while (stack.length > 0) {
+    const v = stack.pop();
+    if (typeof v === 'number' && Number.isInteger(v) && !Number.isSafeInteger(v)) return true;
+    if (v !== null && typeof v === 'object') for (const child of Object.values(v)) stack.push(child);
+  }
+  return false;
+}
+
 const JudgeFields = {
   model: z.string().min(1).max(200).describe('The judge model, as the validator calls it.'),
   reasoningEffort: z.string().min(1).max(64).describe('The reasoning effort the judge runs at, e.g. `high`.'),
@@ -49,6 +65,10 @@ const JudgeFields = {
     .refine(
       (schema) => !nestsDeeper(schema, OUTPUT_SCHEMA_DEPTH),
       `nests deeper than ${OUTPUT_SCHEMA_DEPTH} levels; a vote's JSON Schema needs a few`,
+    )
+    .refine(
+      (schema) => !holdsInexactInteger(schema),
+      'holds an integer beyond ±(2^53 − 1), which JSON numbers do not keep exactly (I-JSON, RFC 7493) and the digest (RFC 8785) cannot take; write it as a string or a smaller number',
     )
     .describe(
       `The JSON Schema of one vote, as the judge is asked to answer; at most ${OUTPUT_SCHEMA_DEPTH} levels deep.`,

@@ -187,6 +187,26 @@ it('refuses an outputSchema nested past 32 levels with a 400 naming it; one at t
   expect(snapshot.status, JSON.stringify(snapshot.body)).toBe(201);
 });
 
+it('refuses an outputSchema holding an integer JSON cannot keep exactly (beyond 2^53 - 1), naming it; 2^53 - 1 is kept', async () => {
+  // Parsed, 9007199254740993 is ...992: the digest would be of another schema than the one sent.
+  for (const literal of ['9007199254740993', '-9007199254740993', '1e300']) {
+    const payload = JSON.stringify({ ...J1, outputSchema: { type: 'integer', maximum: '@' } }).replace('"@"', literal);
+    const res = await t.call({
+      method: 'PUT',
+      url: '/v1/competitions/c/judge',
+      headers: { ...admin, 'content-type': 'application/json' },
+      payload,
+    });
+    expect(res.status, literal).toBe(400);
+    expect(JSON.stringify(res.body), literal).toContain('body/outputSchema');
+    expect(res.body.detail, literal).toContain('2^53');
+  }
+  expect((await t.call({ method: 'GET', url: '/v1/competitions/c/judge' })).status).toBe(404);
+  const exact = await putJudge('c', { ...J1, outputSchema: { type: 'integer', maximum: 2 ** 53 - 1, minimum: 0.5 } });
+  expect(exact.status, JSON.stringify(exact.body)).toBe(200);
+  expect((exact.body.outputSchema as { maximum: number }).maximum).toBe(2 ** 53 - 1);
+});
+
 it('a judge change makes earlier runs stale, the leaderboard that of the new runs; a return restores them', async () => {
   expect((await putJudge('c', J1)).status).toBe(200);
   const first = [
