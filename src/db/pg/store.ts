@@ -146,11 +146,15 @@ export function createPgStore(pool: pg.Pool, options: PgStoreOptions = {}): Stor
   }
 
   /**
-   * Stamps the pairs the transaction changed with its version, for other processes' catch-up
-   * (src/db/pg/scoringInput.ts): one statement a competition, from the transaction's pair events,
-   * which every change of miner_tasks tells; a rebuild of every aggregate restarts the stamps.
+   * The statements that stamp the pairs the transaction changed with its version, for other
+   * processes' catch-up (src/db/pg/scoringInput.ts), from the transaction's pair events, which
+   * every change of miner_tasks tells; a rebuild of every aggregate restarts the stamps instead.
+   * Literal SQL, sent in one message with the COMMIT (the simple protocol, as `beginWithBump`): no
+   * round trip of its own. Empty when there is nothing to stamp.
    */
-  async function stampPairs(state: TxState): Promise<void> {
+  function stampsSql(state: TxState): string {
+    const literal = (v: string) => state.client.escapeLiteral(v);
+    const statements: string[] = [];
     for (const [competitionId, version] of state.bumped) {
       const pairs = new Set<string>();
       let rebuilt = false;
@@ -159,21 +163,25 @@ export function createPgStore(pool: pg.Pool, options: PgStoreOptions = {}): Stor
         if (e.kind === 'pair') pairs.add(e.pair);
         else if (e.kind === 'rebuild') rebuilt = true;
       }
-      if (rebuilt) {
-        await runQuery(state.client, STAMPS_RESTART, [competitionId], { name: 'pg_store_stamps_restart' });
-      } else if (pairs.size > 0) {
+      // Replaced by functions: a replacement string would read `$&` and `$'` in it as patterns.
+      if (rebuilt) statements.push(STAMPS_RESTART.replaceAll('$1', () => literal(competitionId)));
+      else if (pairs.size > 0) {
         const tasks: string[] = [];
         const hotkeys: string[] = [];
         for (const key of pairs) {
           const cut = key.indexOf('\u0000');
-          tasks.push(key.slice(0, cut));
-          hotkeys.push(key.slice(cut + 1));
+          tasks.push(literal(key.slice(0, cut)));
+          hotkeys.push(literal(key.slice(cut + 1)));
         }
-        await runQuery(state.client, STAMP_PAIRS, [competitionId, tasks, hotkeys, version], {
-          name: 'pg_store_stamp_pairs',
-        });
+        statements.push(
+          STAMP_PAIRS.replaceAll('$4', String(version))
+            .replaceAll('$3', () => `ARRAY[${hotkeys.join(',')}]`)
+            .replaceAll('$2', () => `ARRAY[${tasks.join(',')}]`)
+            .replaceAll('$1', () => literal(competitionId)),
+        );
       }
     }
+    return statements.join('; ');
   }
 
   /** The context of statements inside the transaction `state`. */
@@ -221,10 +229,12 @@ export function createPgStore(pool: pg.Pool, options: PgStoreOptions = {}): Stor
         if (scope?.competitionId === undefined) await client.query('BEGIN');
         else await beginWithBump(state, scope.competitionId);
         result = await fn(txContext(state), state);
-        await stampPairs(state);
+        const stamps = stampsSql(state);
         committing = true;
         for (const [competitionId, version] of state.bumped) options.onCommitting?.(competitionId, version);
-        await client.query('COMMIT');
+        // A stamp that fails leaves the transaction aborted, and the COMMIT after it is not run: the
+        // outcome counts as uncertain (onAborted), and this process reads the competition again.
+        await client.query(stamps ? `${stamps}; COMMIT` : 'COMMIT');
       } catch (err) {
         for (const [competitionId, version] of state.bumped) options.onAborted?.(competitionId, version, committing);
         // A failed connection goes, not back to the pool: the server rolls back what it held as
