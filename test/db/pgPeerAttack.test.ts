@@ -8,7 +8,7 @@ import { migratePostgres } from '../../src/db/pg/migrate.js';
 import { openPostgresStore } from '../../src/db/pg/open.js';
 import type { TokenWeights } from '../../src/scoring/types.js';
 import { computeScores } from '../../src/services/scores/compute.js';
-import { minerRun, sweCompetition } from './peerKit.js';
+import { minerRun, sweCompetition, unstampedWrite } from './peerKit.js';
 import { prng } from '../support/prng.js';
 import { createScratchDatabase, testPostgres, type ScratchDatabase } from '../support/postgres.js';
 
@@ -479,23 +479,7 @@ describe.runIf(server.available)('attacks on the stamp catch-up', () => {
               { competitionId: C },
             );
           } else if (roll < 0.8) {
-            const [row] = (
-              await direct.query<{ task_id: string; hotkey: string }>(
-                'SELECT task_id, hotkey FROM miner_tasks WHERE competition_id = $1 ORDER BY random() LIMIT 1',
-                [C],
-              )
-            ).rows;
-            if (row) {
-              await direct.query('BEGIN');
-              await direct.query('UPDATE competition_versions SET version = version + 1 WHERE competition_id = $1', [
-                C,
-              ]);
-              await direct.query(
-                'UPDATE miner_tasks SET resolved = 1 - LEAST(resolved, 1) WHERE competition_id = $1 AND task_id = $2 AND hotkey = $3',
-                [C, row.task_id, row.hotkey],
-              );
-              await direct.query('COMMIT');
-            }
+            await unstampedWrite(direct, C);
           } else if (roll < 0.86) {
             await s.scoringInput.release(C);
           } else if (roll < 0.92) {

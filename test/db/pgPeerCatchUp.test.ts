@@ -10,7 +10,7 @@ import type { Store } from '../../src/db/contract.js';
 import { migratePostgres } from '../../src/db/pg/migrate.js';
 import { openPostgresStore } from '../../src/db/pg/open.js';
 import type { MinerTaskSummary, TokenWeights } from '../../src/scoring/types.js';
-import { minerRun, sweCompetition } from './peerKit.js';
+import { minerRun, sweCompetition, unstampedWrite } from './peerKit.js';
 import { prng } from '../support/prng.js';
 import { createScratchDatabase, testPostgres, type ScratchDatabase } from '../support/postgres.js';
 
@@ -97,21 +97,7 @@ describe.runIf(server.available)("a peer's writes, caught up by their stamps", (
         await writer.transaction((tx) => tx.aggregates.rebuild(C, w), { competitionId: C });
       } else {
         // A server that does not stamp: the version moves, a pair changes, no pair_versions row.
-        const [row] = (
-          await direct.query<{ task_id: string; hotkey: string }>(
-            'SELECT task_id, hotkey FROM miner_tasks WHERE competition_id = $1 ORDER BY random() LIMIT 1',
-            [C],
-          )
-        ).rows;
-        if (row) {
-          await direct.query('BEGIN');
-          await direct.query('UPDATE competition_versions SET version = version + 1 WHERE competition_id = $1', [C]);
-          await direct.query(
-            'UPDATE miner_tasks SET resolved = 1 - LEAST(resolved, 1) WHERE competition_id = $1 AND task_id = $2 AND hotkey = $3',
-            [C, row.task_id, row.hotkey],
-          );
-          await direct.query('COMMIT');
-        }
+        await unstampedWrite(direct, C);
       }
       const expected = await table();
       const after = await loaded(b);

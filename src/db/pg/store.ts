@@ -24,6 +24,7 @@ import { PG_MIGRATIONS_FOLDER } from './migrate.js';
 import { mapPgError, PG_TYPES, runQuery, type PgContext, type QueryOptions } from './context.js';
 import { pgAuditRepo } from './audit.js';
 import { rebuildAggregates } from './aggregates.js';
+import { stampsSql } from './stamps.js';
 import { pgCompetitionsRepo } from './competitions.js';
 import { pgExportsRepo } from './exports.js';
 import { pgMinersRepo } from './miners.js';
@@ -54,13 +55,6 @@ const BUMP = `WITH v AS (
     RETURNING version)
   SELECT v.version, pg_notify('${WRITES_CHANNEL}', json_build_object('competitionId', $1::text, 'version', v.version)::text)
   FROM v`;
-
-/** The version of the last write of each pair a transaction changed (removed rows included). */
-const STAMP_PAIRS = `INSERT INTO pair_versions AS p (competition_id, task_id, hotkey, version)
-  SELECT $1, u.task_id, u.hotkey, $4 FROM unnest($2::text[], $3::text[]) AS u(task_id, hotkey)
-  ON CONFLICT (competition_id, task_id, hotkey) DO UPDATE SET version = excluded.version`;
-/** Every aggregate rebuilt: no stamp before this version tells what changed. */
-const STAMPS_RESTART = 'UPDATE competition_versions SET stamped_from = version + 1 WHERE competition_id = $1';
 
 interface TxState {
   client: pg.PoolClient;
@@ -145,45 +139,6 @@ export function createPgStore(pool: pg.Pool, options: PgStoreOptions = {}): Stor
     state.bumped.set(competitionId, Number((results[1]!.rows[0] as { version: number | string }).version));
   }
 
-  /**
-   * The statements that stamp the pairs the transaction changed with its version, for other
-   * processes' catch-up (src/db/pg/scoringInput.ts), from the transaction's pair events, which
-   * every change of miner_tasks tells; a rebuild of every aggregate restarts the stamps instead.
-   * Literal SQL, sent in one message with the COMMIT (the simple protocol, as `beginWithBump`): no
-   * round trip of its own. Empty when there is nothing to stamp.
-   */
-  function stampsSql(state: TxState): string {
-    const literal = (v: string) => state.client.escapeLiteral(v);
-    const statements: string[] = [];
-    for (const [competitionId, version] of state.bumped) {
-      const pairs = new Set<string>();
-      let rebuilt = false;
-      for (const e of state.events) {
-        if (e.competitionId !== competitionId) continue;
-        if (e.kind === 'pair') pairs.add(e.pair);
-        else if (e.kind === 'rebuild') rebuilt = true;
-      }
-      // Replaced by functions: a replacement string would read `$&` and `$'` in it as patterns.
-      if (rebuilt) statements.push(STAMPS_RESTART.replaceAll('$1', () => literal(competitionId)));
-      else if (pairs.size > 0) {
-        const tasks: string[] = [];
-        const hotkeys: string[] = [];
-        for (const key of pairs) {
-          const cut = key.indexOf('\u0000');
-          tasks.push(literal(key.slice(0, cut)));
-          hotkeys.push(literal(key.slice(cut + 1)));
-        }
-        statements.push(
-          STAMP_PAIRS.replaceAll('$4', String(version))
-            .replaceAll('$3', () => `ARRAY[${hotkeys.join(',')}]`)
-            .replaceAll('$2', () => `ARRAY[${tasks.join(',')}]`)
-            .replaceAll('$1', () => literal(competitionId)),
-        );
-      }
-    }
-    return statements.join('; ');
-  }
-
   /** The context of statements inside the transaction `state`. */
   function txContext(state: TxState): PgContext {
     const ctx: PgContext = {
@@ -229,7 +184,7 @@ export function createPgStore(pool: pg.Pool, options: PgStoreOptions = {}): Stor
         if (scope?.competitionId === undefined) await client.query('BEGIN');
         else await beginWithBump(state, scope.competitionId);
         result = await fn(txContext(state), state);
-        const stamps = stampsSql(state);
+        const stamps = stampsSql(state.bumped, state.events, (v) => client.escapeLiteral(v));
         committing = true;
         for (const [competitionId, version] of state.bumped) options.onCommitting?.(competitionId, version);
         // A stamp that fails leaves the transaction aborted, and the COMMIT after it is not run: the
