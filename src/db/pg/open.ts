@@ -76,7 +76,7 @@ export async function openPostgresStore(url: string, options: PostgresStoreOptio
   /**
    * Notifications sent while the notifier was not listening (before its first LISTEN, or while it
    * was away) are lost. Once it listens, one version read sent after that catches up: every
-   * competition this process knows whose version moved is told as a rebuild now, not at the next
+   * competition this process knows whose version moved is told now (`peer`), not at the next
    * read of it (event streams wait on those). One that did not move keeps its caches and its
    * restored saved scores. When the read fails, everything known is read again.
    */
