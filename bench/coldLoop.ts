@@ -7,12 +7,13 @@
 // miner run then one leaderboard read, and as many of one baseline run then one read. Per read:
 // the wall time seen by this process and the CPU time of every thread of the server between the
 // write's answer and the read's (/proc/<pid>/task/*/schedstat, in ns), median of the rounds.
-import { copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { SIZES, buildCompetition, extraRun, runBatches, type SizeName } from './generate.js';
+import { SIZES, buildCompetition, extraRun, type SizeName } from './generate.js';
 import { launch } from './launch.js';
 import { call, cpuNs, percentile } from './measure.js';
-import { COMPETITION, ingest, setup } from './phases.js';
+import { COMPETITION } from './phases.js';
+import { referenceDatabase } from './referenceDb.js';
 
 const ADMIN = 'bench-admin-token-coldloop-0123';
 const { values } = parseArgs({
@@ -33,29 +34,8 @@ const db = values.db ?? `/tmp/coldloop-${sizeName}.db`;
 const rounds = Number(values.rounds);
 const log = (m: string) => console.log(`[coldloop] ${m}`);
 
-/** The key file: the validator key made at ingest, kept beside the database. */
-const keyFile = `${db}.key`;
-
-async function prepare(): Promise<void> {
-  if (existsSync(db) && existsSync(keyFile)) return;
-  log(`ingesting ${sizeName} into ${db}...`);
-  for (const f of [db, `${db}-wal`, `${db}-shm`]) rmSync(f, { force: true });
-  const server = await launch({ dbPath: db, adminToken: ADMIN, build: 'dist' });
-  try {
-    const key = await setup(server.baseUrl, ADMIN, c);
-    const { bodies, counts } = runBatches(c, 1000);
-    const s = await ingest(server.baseUrl, key, bodies, counts, 4);
-    log(`ingested in ${s.toFixed(1)} s`);
-    writeFileSync(keyFile, key);
-  } finally {
-    if (values.output) writeFileSync(values.output, server.output());
-    await server.stop();
-  }
-}
-
 async function main(): Promise<void> {
-  await prepare();
-  const key = readFileSync(keyFile, 'utf8');
+  const key = await referenceDatabase(db, c, ADMIN, log, values.output);
   const copy = `${db}.run`;
   for (const f of [copy, `${copy}-wal`, `${copy}-shm`]) rmSync(f, { force: true });
   copyFileSync(db, copy);

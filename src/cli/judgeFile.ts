@@ -7,6 +7,7 @@ import type { Store } from '../db/contract.js';
 import { JudgeInputSchema, type JudgeInput } from '../schemas/judge.js';
 import { auditService } from '../services/audit.js';
 import { judgeDigest, judgesService } from '../services/judges.js';
+import { writeGate } from '../services/writeGate.js';
 import { CliError } from './command.js';
 
 /** What the import says of the judge: its digest and version, and whether this import set it. */
@@ -38,7 +39,7 @@ export function readJudgeFile(file: string): JudgeInput {
 export async function setJudgeInStore(store: Store, competitionId: string, judge: JudgeInput): Promise<JudgeSet> {
   const current = await store.judges.latest(competitionId);
   if (current?.digest === judgeDigest(judge)) return { digest: current.digest, version: current.version, set: false };
-  const row = await judgesService(store, auditService(store)).put(competitionId, judge, { kind: 'admin' });
+  const row = await judgesService(store, auditService(store), writeGate()).put(competitionId, judge, { kind: 'admin' });
   return { digest: row.digest, version: row.version, set: true };
 }
 

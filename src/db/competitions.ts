@@ -76,6 +76,10 @@ export const toSettings = (r: CompetitionColumns, excludedValidators: string[]):
   minValidatorVersion: r.minValidatorVersion,
 });
 
+/** Whether two sets of token weights are the same (a change recounts every run). */
+export const sameTokenWeights = (a: TokenWeights, b: TokenWeights) =>
+  a.input === b.input && a.cachedInput === b.cachedInput && a.output === b.output;
+
 export function competitionsRepo(db: Db) {
   const countsStmt = db.$client.prepare(`SELECT
       (SELECT count(*) FROM tasks WHERE competition_id = @id) AS tasks,
@@ -146,11 +150,8 @@ export function competitionsRepo(db: Db) {
             .set({ ...values, updatedAt: sql`(strftime('%Y-%m-%dT%H:%M:%fZ','now'))` })
             .where(eq(competitions.id, id))
             .run();
-          const old = before.tokenWeights;
           // Validity of a run's tokens depends on the weights, so the aggregates are rebuilt.
-          if (old.input !== w.input || old.cachedInput !== w.cachedInput || old.output !== w.output) {
-            rebuildAggregates(db, id, w);
-          }
+          if (!sameTokenWeights(before.tokenWeights, w)) rebuildAggregates(db, id, w);
         } else {
           tx.insert(competitions)
             .values({ id, ...values })

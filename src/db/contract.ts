@@ -261,6 +261,12 @@ export interface StoreRepos {
 export interface TxScope {
   /** The competition whose data the transaction writes (its runs, tasks, settings or snapshots). */
   competitionId?: string;
+  /**
+   * The transaction recounts a whole competition (src/db/aggregates.ts). Where the store has a
+   * worker connection (SQLite on a file: src/db/sqlite/elsewhere.ts), it runs there, and the caller
+   * holds the write gate exclusively (src/services/writeGate.ts); elsewhere it runs as any other.
+   */
+  recounts?: boolean;
 }
 
 export interface Store extends StoreRepos {

@@ -3,7 +3,8 @@
 // committing on its own connection, and an import waits for the handlers already running. The
 // gate wraps the handler rather than sitting in a preHandler/onResponse pair so that it is let go
 // when the handler settles, whatever becomes of the connection. Reads never wait. The task
-// imports take the gate themselves, exclusively, around their commit (`config.ownWriteGate`);
+// imports take the gate themselves, exclusively, around their commit (`config.ownWriteGate`), as
+// do the writes that may recount a competition (src/services/writeGate.ts `gatedTransaction`);
 // wrapping them too would have them wait for themselves.
 import type { FastifyInstance, RouteHandlerMethod, RouteOptions } from 'fastify';
 import fp from 'fastify-plugin';
@@ -12,7 +13,7 @@ import type { WriteGate } from '../services/writeGate.js';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
-    /** The route's service takes the write gate itself (the task imports). */
+    /** The route's service takes the write gate itself (the task imports, the recounts). */
     ownWriteGate?: boolean;
   }
 }

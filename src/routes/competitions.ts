@@ -8,7 +8,8 @@ export const competitionRoutes: FastifyPluginAsyncZod = async (app) => {
   app.put(
     '/competitions/:competitionId',
     {
-      config: { access: 'admin' },
+      // The service takes the write gate: exclusively when the write recounts every run.
+      config: { access: 'admin', ownWriteGate: true },
       schema: {
         tags: ['competitions'],
         operationId: 'putCompetition',

@@ -9,7 +9,8 @@ export const judgeRoutes: FastifyPluginAsyncZod = async (app) => {
   app.put(
     path,
     {
-      config: { access: 'admin' },
+      // The service takes the write gate: exclusively when the write recounts every run.
+      config: { access: 'admin', ownWriteGate: true },
       schema: {
         tags: ['scores'],
         operationId: 'putJudge',

@@ -118,7 +118,8 @@ export const validatorRoutes: FastifyPluginAsyncZod = async (app) => {
   app.put(
     '/competitions/:competitionId/validators/:validatorId',
     {
-      config: { access: 'admin' },
+      // The service takes the write gate: exclusively when the write recounts every run.
+      config: { access: 'admin', ownWriteGate: true },
       schema: {
         tags: ['validators'],
         operationId: 'putCompetitionValidator',

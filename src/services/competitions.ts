@@ -1,14 +1,15 @@
 // Competition settings. A competition read shows settings, counts and the baseline's resolve rate
 // straight from the aggregates: it never computes scores.
 import type { Store } from '../db/contract.js';
-import type { CompetitionSettings, CompetitionUpsert } from '../db/competitions.js';
+import { sameTokenWeights, type CompetitionSettings, type CompetitionUpsert } from '../db/competitions.js';
 import { conflict, listSome, notFound, unprocessable, type ErrorField } from '../errors.js';
 import type { JudgeInput } from '../schemas/judge.js';
 import { resolveRate } from '../scoring/index.js';
 import type { AuditService } from './audit.js';
 import type { Principal } from './principal.js';
+import { gatedTransaction, type WriteGate } from './writeGate.js';
 
-export function competitionsService(store: Store, audit: AuditService) {
+export function competitionsService(store: Store, audit: AuditService, gate: WriteGate) {
   /** The competition as read; its validator allow-list (`validators`) for the admin only. */
   async function view(c: CompetitionSettings, who: Principal | null, db: Store = store) {
     const { allowedValidators, ...settings } = c;
@@ -65,8 +66,13 @@ export function competitionsService(store: Store, audit: AuditService) {
     get,
     list: async (who: Principal | null) => Promise.all((await store.competitions.list()).map((c) => view(c, who))),
     /** Creates or updates; fields left out keep their stored value (or the default on creation). */
-    put(id: string, input: CompetitionUpsert, who: Principal) {
-      return store.transaction(
+    async put(id: string, input: CompetitionUpsert, who: Principal) {
+      // New token weights recount every run (src/db/aggregates.ts).
+      const before = input.tokenWeights && (await store.competitions.get(id));
+      const recounts = !!before && !sameTokenWeights(before.tokenWeights, input.tokenWeights!);
+      return gatedTransaction(
+        store,
+        gate,
         async (tx) => {
           await checkAllowList(tx, input.validators);
           if (input.judgeVotes !== undefined) await refusePartedVotes(tx, id, input.judgeVotes);
@@ -74,7 +80,7 @@ export function competitionsService(store: Store, audit: AuditService) {
           await audit.record(tx, who, created ? 'competition.create' : 'competition.update', id, id, { ...input });
           return { created, competition: await view(competition, who, tx) };
         },
-        { competitionId: id },
+        { competitionId: id, recounts },
       );
     },
     /** The competition's settings; not found when it does not exist. */

@@ -15,7 +15,7 @@ import type { QnaProblem } from '../qna/problems.js';
 import type { QnaTask } from '../qna/types.js';
 import { startWorker } from '../workerThread.js';
 import type { ImportCounts, ImportFormat, ImportJob, TaskFeed } from './importJob.js';
-import { revive, type Failure } from './workerFailure.js';
+import { revive, type Failure } from '../workerFailure.js';
 
 /** What the worker stores a parsed file as, and in which database file. */
 export type CommitTarget = ImportJob & { database: string };

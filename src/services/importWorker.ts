@@ -15,7 +15,7 @@ import { parseQnaFile } from '../qna/parseFile.js';
 import type { QnaTask } from '../qna/types.js';
 import type { CommitTarget, FromWorker, ToWorker } from './importInWorker.js';
 import { storeQnaTasks } from './importTasks.js';
-import { failure } from './workerFailure.js';
+import { failure } from '../workerFailure.js';
 
 const port = parentPort!;
 const send = (m: FromWorker) => port.postMessage(m);

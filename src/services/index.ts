@@ -50,13 +50,13 @@ export function createServices(store: Store, options: ServiceOptions = {}) {
   );
   return {
     audit,
-    competitions: competitionsService(store, audit),
+    competitions: competitionsService(store, audit, gate),
     tasks: tasksService(store, audit, gate),
     runs: runsService(store, audit),
     miners: minersService(store, audit),
     metagraphs: metagraphsService(store, audit),
-    judges: judgesService(store, audit),
-    validators: validatorsService(store, audit, options.validatorSilentAfterMs),
+    judges: judgesService(store, audit, gate),
+    validators: validatorsService(store, audit, gate, options.validatorSilentAfterMs),
     scores,
     coverage: coverageService(scores, store),
     stability: stabilityService(scores, store),

@@ -10,6 +10,7 @@ import type { JudgeInput } from '../schemas/judge.js';
 import type { AuditService } from './audit.js';
 import type { Principal } from './principal.js';
 import { noVersion, versionedView } from './versionedDocuments.js';
+import { gatedTransaction, type WriteGate } from './writeGate.js';
 
 /** SHA-256, lower-case hex, of the configuration's canonical JSON (RFC 8785). */
 export const judgeDigest = (judge: JudgeInput) =>
@@ -17,13 +18,13 @@ export const judgeDigest = (judge: JudgeInput) =>
 
 const judgeView = (row: JudgeRow) => versionedView<JudgeInput>(row);
 
-export function judgesService(store: Store, audit: AuditService) {
+export function judgesService(store: Store, audit: AuditService, gate: WriteGate) {
   return {
     /**
      * Sets a new version, unless this one is in force already. Its `votes` becomes the competition's
      * `judgeVotes` (SPEC 12: they are one setting), audited as a competition update when it changes.
      */
-    put(competitionId: string, input: JudgeInput, who: Principal) {
+    async put(competitionId: string, input: JudgeInput, who: Principal) {
       const judge: JudgeInput = {
         model: input.model,
         reasoningEffort: input.reasoningEffort,
@@ -33,7 +34,11 @@ export function judgesService(store: Store, audit: AuditService) {
         outputSchema: input.outputSchema,
       };
       const digest = judgeDigest(judge);
-      return store.transaction(
+      // A configuration not in force recounts every QnA run (src/db/judges.ts).
+      const recounts = (await store.judges.latest(competitionId))?.digest !== digest;
+      return gatedTransaction(
+        store,
+        gate,
         async (tx) => {
           const competition = await tx.competitions.get(competitionId);
           if (!competition) throw notFound(`competition ${competitionId} does not exist`);
@@ -57,7 +62,7 @@ export function judgesService(store: Store, audit: AuditService) {
           });
           return judgeView(row);
         },
-        { competitionId },
+        { competitionId, recounts },
       );
     },
 

@@ -9,7 +9,7 @@ import { tooLarge, unavailable } from '../errors.js';
 import type { Stage } from '../scoring/types.js';
 import { startWorker } from '../workerThread.js';
 import { LIMIT_SETTINGS, OFFLINE_HINT, type ScoreLimits } from './offline.js';
-import { revive, type Failure } from './workerFailure.js';
+import { revive, type Failure } from '../workerFailure.js';
 
 export interface ScoreSettings extends ScoreLimits {
   /** The worker's old generation, in MiB. */

@@ -4,7 +4,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { scoreInputDocument } from './offline.js';
 import type { ScoreJob, ScoreReply } from './scoreInWorker.js';
-import { failure } from './workerFailure.js';
+import { failure } from '../workerFailure.js';
 
 const job = workerData as ScoreJob;
 const port = parentPort!;

@@ -7,8 +7,14 @@ import { decodeSs58 } from '../signatures/ss58.js';
 import type { AuditService } from './audit.js';
 import { DEFAULT_SILENT_AFTER_MS, liveness } from './liveness.js';
 import type { Principal } from './principal.js';
+import { gatedTransaction, type WriteGate } from './writeGate.js';
 
-export function validatorsService(store: Store, audit: AuditService, silentAfterMs = DEFAULT_SILENT_AFTER_MS) {
+export function validatorsService(
+  store: Store,
+  audit: AuditService,
+  gate: WriteGate,
+  silentAfterMs = DEFAULT_SILENT_AFTER_MS,
+) {
   const view = (v: ValidatorRow, now = Date.now()) => ({
     id: v.id,
     name: v.name,
@@ -82,13 +88,18 @@ export function validatorsService(store: Store, audit: AuditService, silentAfter
      * Sets a validator's runs aside in a competition (or brings them back): every aggregate is
      * rebuilt from the counted runs, so scores are exactly those of a competition without them.
      */
-    setStanding(
+    async setStanding(
       competitionId: string,
       validatorId: string,
       input: { excluded: boolean; reason?: string },
       who: Principal,
     ) {
-      return store.transaction(
+      // A change of standing recounts every run.
+      const now = (await store.validators.standings(competitionId)).find((s) => s.validatorId === validatorId);
+      const recounts = (now?.excluded ?? false) !== input.excluded;
+      return gatedTransaction(
+        store,
+        gate,
         async (tx) => {
           const competition = await tx.competitions.get(competitionId);
           if (!competition) throw notFound(`competition ${competitionId} does not exist`);
@@ -118,7 +129,7 @@ export function validatorsService(store: Store, audit: AuditService, silentAfter
             standing: { competitionId, validatorId, excluded: input.excluded, reason: input.reason ?? null },
           };
         },
-        { competitionId },
+        { competitionId, recounts },
       );
     },
   };

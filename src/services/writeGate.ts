@@ -7,6 +7,7 @@
 // `exclusive()`, which waits for the writes already running. Many writes run at once; they never
 // wait for one another. A waiting import goes before writes that arrive after it, so a stream of
 // writes cannot starve it. Reads never come here.
+import type { Store, TxScope } from '../db/contract.js';
 
 interface Waiter {
   exclusive: boolean;
@@ -68,3 +69,20 @@ export function writeGate() {
 }
 
 export type WriteGate = ReturnType<typeof writeGate>;
+
+/**
+ * A write transaction for a route that takes the gate itself (`config.ownWriteGate`). One that
+ * recounts a competition runs on a worker's connection where the store has one (SQLite on a file:
+ * src/db/sqlite/elsewhere.ts), so it holds the gate exclusively, as an import's commit does: no
+ * write on the main connection waits in SQLite's busy handler meanwhile, and reads go on. Any
+ * other shares the gate with the other writes.
+ */
+export function gatedTransaction<T>(
+  store: Store,
+  gate: WriteGate,
+  fn: (tx: Store) => Promise<T>,
+  scope: TxScope,
+): Promise<T> {
+  const run = () => store.transaction(fn, scope);
+  return scope.recounts && store.capabilities.workerConnection ? gate.exclusive(run) : gate.write(run);
+}

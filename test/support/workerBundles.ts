@@ -1,5 +1,5 @@
 // Global setup of the in-process test projects: the worker threads' entry modules
-// (src/services/scoreWorker.ts, importWorker.ts) bundled once a run with esbuild, which
+// (src/services/scoreWorker.ts, importWorker.ts, src/db/sqlite/txWorker.ts) bundled once a run with esbuild, which
 // src/workerThread.ts then starts in place of the TypeScript source (./useWorkerBundles.ts tells
 // it where). The same modules run; what is saved is tsx's start in every worker (a loader thread
 // of its own, and the worker's whole module graph transpiled again), several hundred ms of CPU a
@@ -19,7 +19,12 @@ declare module 'vitest' {
 }
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const ENTRIES = ['scoreWorker', 'importWorker'];
+/** Each worker's bundle name (what src/workerThread.ts starts) and its module under src/. */
+const ENTRIES: Record<string, string> = {
+  scoreWorker: 'services/scoreWorker.ts',
+  importWorker: 'services/importWorker.ts',
+  txWorker: 'db/sqlite/txWorker.ts',
+};
 
 /**
  * Each source module's import.meta.url as the module's own file's URL, as it is when run from
@@ -44,7 +49,7 @@ export default async function setup(project: TestProject) {
   await mkdir(join(ROOT, '.vitest-tmp'), { recursive: true });
   const dir = mkdtempSync(join(ROOT, '.vitest-tmp', 'workers-'));
   await build({
-    entryPoints: ENTRIES.map((name) => join(ROOT, 'src', 'services', `${name}.ts`)),
+    entryPoints: Object.fromEntries(Object.entries(ENTRIES).map(([name, path]) => [name, join(ROOT, 'src', path)])),
     outdir: dir,
     outExtension: { '.js': '.mjs' },
     bundle: true,

@@ -16,6 +16,7 @@ import { isReady } from '../client.js';
 import { emitWrite, writeListeners, type WriteEvent, type WriteListener } from '../events.js';
 import { createRepos } from '../repos.js';
 import { sqliteOnlineBackup } from './backup.js';
+import { transactionElsewhere } from './elsewhere.js';
 import { mapSqliteError } from './errors.js';
 import { savedScoresRepo } from '../savedScores.js';
 import type { StoreCapabilities } from '../capabilities.js';
@@ -39,6 +40,8 @@ export function createSqliteStore(db: Db): Store {
   let pending: WriteEvent[] | null = null;
   /** Settles when the open transaction ends; null when none is open. */
   let open: Promise<void> | null = null;
+  /** Settles when the transaction running on a worker's connection ends (./elsewhere.ts); null when none runs. */
+  let away: Promise<void> | null = null;
 
   writeListeners(db).add((event) => {
     if (pending) pending.push(event);
@@ -126,10 +129,12 @@ export function createSqliteStore(db: Db): Store {
     };
   }
 
+  const tell = (event: WriteEvent) => emitWrite(db, event);
+  const repoNames = Object.keys(reposOf(false)) as (keyof StoreRepos)[];
   const engineOnly: StoreCapabilities = {
     onlineBackup: sqliteOnlineBackup(c),
     // An in-memory database has no file for another connection.
-    workerConnection: c.memory ? undefined : { database: c.name, tell: (event) => emitWrite(db, event) },
+    workerConnection: c.memory ? undefined : { database: c.name, tell },
   };
 
   let savepoints = 0;
@@ -162,9 +167,23 @@ export function createSqliteStore(db: Db): Store {
     engine: 'sqlite',
     listeners,
     capabilities: { ...engineOnly, savedScores: asyncRepo(savedScoresRepo(db), true) },
-    async transaction(fn) {
-      await turn();
+    async transaction(fn, scope) {
+      while (open || away) await (open ?? away);
       if (fileMoved()) throw storageMoved(path!);
+      if (scope?.recounts && !c.memory) {
+        // A recount runs on a connection of its own, so this one's reads go on meanwhile; its
+        // transactions wait (BEGIN IMMEDIATE would wait in the busy handler, the event loop stopped).
+        const elsewhere = transactionElsewhere(c.name, repoNames, fn, tell, scope.competitionId);
+        const ended = (away = elsewhere.then(
+          () => {},
+          () => {},
+        ));
+        try {
+          return await elsewhere;
+        } finally {
+          if (away === ended) away = null;
+        }
+      }
       let end!: () => void;
       open = new Promise((resolve) => (end = resolve));
       pending = [];

@@ -1,6 +1,6 @@
 // An error crossing a worker thread's boundary: a domain error keeps its kind (a 400, a 409, a 413
 // stays one), anything else becomes a plain error (a 500, its message to the log).
-import { DomainError, type ErrorField, type ErrorKind } from '../errors.js';
+import { DomainError, type ErrorField, type ErrorKind } from './errors.js';
 
 export interface Failure {
   message: string;
