@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { CompetitionParams, Id, StagesQuery, problems } from '../schemas/common.js';
+import { CompetitionParams, Id, StagesQuery, problems, queryInteger } from '../schemas/common.js';
 import { sendBody } from '../http/representation.js';
 import { jsonBody } from '../http/body.js';
 import { withLiveness } from '../views/validators.js';
@@ -161,13 +161,7 @@ export const validatorRoutes: FastifyPluginAsyncZod = async (app) => {
           "Every admin write and every run deletion, oldest first: who, when, what, and a summary (a deleted run's whole content). Append-only.",
         querystring: z.strictObject({
           competition: Id.optional().describe('Only entries about this competition.'),
-          limit: z.coerce
-            .number()
-            .int()
-            .min(1)
-            .max(1000)
-            .default(100)
-            .describe('Entries per page, 1 to 1,000; default 100.'),
+          limit: queryInteger(1, 1000, 100).describe('Entries per page, 1 to 1,000; default 100.'),
           cursor: z.string().max(32).optional().describe('`nextCursor` of the previous page.'),
         }),
         response: { 200: AuditPageSchema, ...problems(400, 401, 403) },

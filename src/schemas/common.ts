@@ -147,3 +147,22 @@ export const StagesParam = z
   .describe("Comma-separated stages to score, e.g. `screener_2,evaluation`. Default: the competition's `finalStages`.");
 
 export const StagesQuery = z.strictObject({ stages: StagesParam });
+
+/**
+ * A query-string integer from `min` to `max`, `fallback` when left out: decimal digits only.
+ * `Number()` (z.coerce) would also read `0x10` as 16, `1e2` as 100 and ` 5` as 5, numbers the
+ * client never wrote.
+ */
+export function queryInteger(min: number, max: number, fallback: number): z.ZodType<number>;
+export function queryInteger(min: number, max?: number): z.ZodType<number | undefined>;
+export function queryInteger(min: number, max = Number.MAX_SAFE_INTEGER, fallback?: number): z.ZodType {
+  const n = z
+    .number({ error: `must be a decimal integer from ${min} to ${max.toLocaleString('en-US')}` })
+    .int()
+    .min(min)
+    .max(max);
+  return z.preprocess(
+    (v) => (typeof v === 'string' && /^[0-9]{1,16}$/.test(v) ? Number(v) : v),
+    fallback === undefined ? n.optional() : n.default(fallback),
+  );
+}

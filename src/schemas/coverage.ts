@@ -1,7 +1,7 @@
 // GET …/coverage (API.md 1.2, SPEC 13): what still has to be run.
 import { z } from 'zod';
 import { named } from './named.js';
-import { Id, LIMITS, StagesParam } from './common.js';
+import { Id, LIMITS, queryInteger, StagesParam } from './common.js';
 
 /** Pairs per coverage page at most, and by default. */
 export const COVERAGE_PAGE = { max: 10_000, default: 1000 } as const;
@@ -25,13 +25,9 @@ export const CoverageQuery = z.strictObject({
     .optional()
     .transform((v) => v === 'true')
     .describe('`true`: only the pairs still missing runs. The summary still covers every chosen pair.'),
-  limit: z.coerce
-    .number()
-    .int()
-    .min(1)
-    .max(COVERAGE_PAGE.max)
-    .default(COVERAGE_PAGE.default)
-    .describe(`Pairs per page, 1 to ${thousands(COVERAGE_PAGE.max)}; default ${COVERAGE_PAGE.default}.`),
+  limit: queryInteger(1, COVERAGE_PAGE.max, COVERAGE_PAGE.default).describe(
+    `Pairs per page, 1 to ${thousands(COVERAGE_PAGE.max)}; default ${COVERAGE_PAGE.default}.`,
+  ),
   cursor: z
     .string()
     .max(2 * LIMITS.idLength + 1)

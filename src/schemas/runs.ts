@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { named } from './named.js';
 import { JudgeDigest } from './judge.js';
-import { Id, ItemId, LIMITS, MinerHotkey, TokenCount } from './common.js';
+import { Id, ItemId, LIMITS, MinerHotkey, queryInteger, TokenCount } from './common.js';
 import { withFastCheck } from './fastCheck.js';
 import { ISO_DATE, dateExists, isWellFormedRunBatch } from './runBatchCheck.js';
 
@@ -271,7 +271,7 @@ export const RunListQuery = z.strictObject({
   miner: Id.optional().describe("Only this miner's runs."),
   task: Id.optional().describe('Only runs on this task.'),
   kind: z.enum(['baseline', 'miner']).optional().describe('Only baseline or only miner runs.'),
-  limit: z.coerce.number().int().min(1).max(1000).default(100).describe('Runs per page, 1 to 1,000; default 100.'),
+  limit: queryInteger(1, 1000, 100).describe('Runs per page, 1 to 1,000; default 100.'),
   cursor: z.string().max(32).optional().describe('`nextCursor` of the previous page.'),
 });
 

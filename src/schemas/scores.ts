@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { named } from './named.js';
-import { ComplexitySchema, Id, LIMITS, StageSchema, StagesParam } from './common.js';
+import { ComplexitySchema, Id, LIMITS, queryInteger, StageSchema, StagesParam } from './common.js';
 
 const Score = (what: string) => z.number().nullable().describe(`${what}; null when the miner has nothing scored.`);
 
@@ -121,19 +121,12 @@ const HotkeysParam = z
 
 export const LeaderboardQuery = z.strictObject({
   stages: StagesParam,
-  limit: z.coerce
-    .number()
-    .int()
-    .min(1)
-    .max(LIMITS.leaderboardPage)
-    .optional()
-    .describe('Entries per page, 1 to 1,000; default every entry from `offset` on.'),
-  offset: z.coerce
-    .number()
-    .int()
-    .min(0)
-    .default(0)
-    .describe('Entries to skip before the page, 0 or more; default 0. Past the end the page is empty.'),
+  limit: queryInteger(1, LIMITS.leaderboardPage).describe(
+    'Entries per page, 1 to 1,000; default every entry from `offset` on.',
+  ),
+  offset: queryInteger(0, Number.MAX_SAFE_INTEGER, 0).describe(
+    'Entries to skip before the page, 0 or more; default 0. Past the end the page is empty.',
+  ),
   hotkeys: HotkeysParam,
 });
 

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { named } from './named.js';
-import { Id, LIMITS, StageSchema, StagesParam } from './common.js';
+import { Id, LIMITS, queryInteger, StageSchema, StagesParam } from './common.js';
 import { LeaderboardSchema, WeightsSchema } from './scores.js';
 import { TokenWeightsSchema } from './competitions.js';
 import { ChainWeightsSchema } from './metagraph.js';
@@ -88,7 +88,7 @@ export const SnapshotInputSchema = named(
 );
 
 export const PageQuery = z.strictObject({
-  limit: z.coerce.number().int().min(1).max(1000).default(100).describe('Items per page, 1 to 1,000; default 100.'),
+  limit: queryInteger(1, 1000, 100).describe('Items per page, 1 to 1,000; default 100.'),
   cursor: z.string().max(32).optional().describe('`nextCursor` of the previous page.'),
 });
 
