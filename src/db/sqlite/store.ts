@@ -214,7 +214,8 @@ export function createSqliteStore(db: Db): Store {
     },
     ready: async () => !fileMoved() && isReady(db),
     async close() {
-      await turn();
+      // A recount on the worker's connection tells its events to this one's listeners once it commits.
+      while (open || away) await (open ?? away);
       c.close();
     },
   };
