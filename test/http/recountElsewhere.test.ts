@@ -10,37 +10,29 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { txWorkerRunning } from '../../src/db/sqlite/elsewhere.js';
 import { admin, TEST_ENGINE, testApp, type TestApp } from '../support/app.js';
 import { tempDir, type TempDir } from '../support/tempDir.js';
+import { JUDGE, N, P, qna } from './trustKit.js';
 
-const J1 = {
-  model: 'judge-a',
-  reasoningEffort: 'high',
-  votes: 3,
-  temperature: 0,
-  promptTemplate: 'Question: {question}\nAnswer ({answer_date}): {answer}\nCriterion: {criterion}',
-  outputSchema: { type: 'object', properties: { verdict: { enum: ['YES', 'NO'] } }, required: ['verdict'] },
-};
+const J1 = JUDGE;
 const J2 = { ...J1, model: 'judge-b' };
-const P = 'a'.repeat(32);
-const N = 'b'.repeat(32);
-const qna = {
-  prompt: 'Where is the retry budget reset?',
-  referenceAnswer: 'In resetBudget().',
-  repositoryUrl: 'acme/widgets',
-  repositoryBaseCommit: 'f'.repeat(40),
-  language: 'go',
-  category: 'Root-cause analysis',
-  dockerImage: 'img:1',
-  rubric: [
-    { id: P, type: 'positive', title: '1.1: names resetBudget', importance: 'must have' },
-    { id: N, type: 'negative', title: '1.2: does not blame the client', importance: 'must have' },
-  ],
-};
 const TASKS = [
   { id: 'q1', type: 'swe_atlas_qna', complexity: 'short', qna },
   { id: 'q2', type: 'swe_atlas_qna', complexity: 'long', qna },
   { id: 's', type: 'swebench_verified', complexity: 'short' },
 ];
 const C = '/v1/competitions/c';
+/** A batch sent while a recount waits. */
+const DURING = {
+  runs: [
+    {
+      runId: 'during',
+      taskId: 's',
+      kind: 'miner',
+      minerHotkey: 'dave',
+      resolved: true,
+      tokens: { input: 10, output: 10 },
+    },
+  ],
+};
 
 /** Runs of every kind from one validator: SWE-bench and QnA, graded under judge `digest`. */
 function runsOf(prefix: string, digest: string, seed: number) {
@@ -201,18 +193,7 @@ describe.skipIf(TEST_ENGINE !== 'sqlite')('a recount on a database file', () => 
       method: 'POST',
       url: `${C}/runs`,
       headers: { authorization: `Bearer ${file.keys[1]}` },
-      payload: {
-        runs: [
-          {
-            runId: 'during',
-            taskId: 's',
-            kind: 'miner',
-            minerHotkey: 'dave',
-            resolved: true,
-            tokens: { input: 10, output: 10 },
-          },
-        ],
-      },
+      payload: DURING,
     });
     try {
       // On the main connection the PUT would wait in SQLite's busy handler, holding the event loop
@@ -233,26 +214,7 @@ describe.skipIf(TEST_ENGINE !== 'sqlite')('a recount on a database file', () => 
     expect((await post).status).toBe(200);
     // The run written meanwhile counts under the new weights, as on the main connection.
     await ok(memory.t, 'PUT', C, { name: 'c', tokenWeights: { input: 2, cachedInput: 0.5, output: 3 } });
-    await ok(
-      memory.t,
-      'POST',
-      `${C}/runs`,
-      {
-        runs: [
-          {
-            runId: 'during',
-            taskId: 's',
-            kind: 'miner',
-            minerHotkey: 'dave',
-            resolved: true,
-            tokens: { input: 10, output: 10 },
-          },
-        ],
-      },
-      {
-        authorization: `Bearer ${memory.keys[1]}`,
-      },
-    );
+    await ok(memory.t, 'POST', `${C}/runs`, DURING, { authorization: `Bearer ${memory.keys[1]}` });
     expect(await recounted(file.t)).toEqual(await recounted(memory.t));
   });
 

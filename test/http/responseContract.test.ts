@@ -9,7 +9,7 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { canonicalJson } from '../../src/snapshots/canonicalJson.js';
 import { admin, testApp, type TestApp } from '../support/app.js';
-import { P, qna as kitQna } from './trustKit.js';
+import { JUDGE, P, qna as kitQna } from './trustKit.js';
 
 interface Operation {
   responses: Record<string, { content?: Record<string, { schema?: object }> }>;
@@ -46,14 +46,6 @@ function problems(path: string, body: unknown): string[] {
   return (validate.errors ?? []).map((e) => `${e.instancePath} ${e.message} ${JSON.stringify(e.params)}`);
 }
 
-const JUDGE = {
-  model: 'judge-a',
-  reasoningEffort: 'high',
-  votes: 3,
-  temperature: 0,
-  promptTemplate: 'Question: {question}\nAnswer ({answer_date}): {answer}\nCriterion: {criterion}',
-  outputSchema: { type: 'object', properties: { verdict: { enum: ['YES', 'NO'] } }, required: ['verdict'] },
-};
 const DIGEST = createHash('sha256').update(canonicalJson(JUDGE), 'utf8').digest('hex');
 /** trustKit's QnA task with its positive criterion alone. */
 const qna = { ...kitQna, rubric: kitQna.rubric.slice(0, 1) };

@@ -10,6 +10,16 @@ export const SWE_IDS = ['swe-a', 'swe-b', 'swe-c'];
 export const TASK_IDS = [...SWE_IDS, QNA_ID];
 export const JUDGE_VOTES = 3;
 
+/** A judge configuration of JUDGE_VOTES votes (SPEC 12). */
+export const JUDGE = {
+  model: 'judge-a',
+  reasoningEffort: 'high',
+  votes: JUDGE_VOTES,
+  temperature: 0,
+  promptTemplate: 'Question: {question}\nAnswer ({answer_date}): {answer}\nCriterion: {criterion}',
+  outputSchema: { type: 'object', properties: { verdict: { enum: ['YES', 'NO'] } }, required: ['verdict'] },
+};
+
 export const qna = {
   prompt: 'Where is the retry budget reset?',
   referenceAnswer: 'In resetBudget(), called by the scheduler.',
