@@ -36,6 +36,11 @@ let idleTimer: NodeJS.Timeout | null = null;
 /** Whether the worker is running (tests). */
 export const txWorkerRunning = () => worker !== null;
 
+/** Stops the worker at once, whatever it is doing (tests: a worker that dies mid-transaction). */
+export const terminateTxWorkerForTests = async (): Promise<void> => {
+  await worker?.terminate();
+};
+
 function shared(): Worker {
   if (worker) return worker;
   const w = (worker = startWorker('txWorker', import.meta.url));
