@@ -499,6 +499,20 @@ describe.skipIf(TEST_ENGINE !== 'sqlite')('a transaction run elsewhere, at the s
   });
   const elsewhere = <T>(fn: (tx: Store) => Promise<T>) => store.transaction(fn, { competitionId: 'a', recounts: true });
 
+  it('writes nothing once closed', async () => {
+    await store.competitions.upsert('a', { name: 'A' });
+    await store.close();
+    await expect(elsewhere(async (tx) => tx.competitions.upsert('b', { name: 'B' }))).rejects.toThrow(/not open/);
+    const after = createSqliteStore(openDatabase(join(dir.dir, 'x.db')));
+    try {
+      expect((await after.competitions.list()).map((c) => c.id)).toEqual(['a']);
+    } finally {
+      await after.close();
+    }
+    // afterEach closes it again.
+    store = { ...store, close: async () => {} };
+  });
+
   it('answers each of calls made at once with its own result, a savepoint among them', async () => {
     await store.competitions.upsert('a', { name: 'A' });
     const [a, inner, list] = await elsewhere(async (tx) =>

@@ -171,6 +171,8 @@ export function createSqliteStore(db: Db): Store {
       while (open || away) await (open ?? away);
       if (fileMoved()) throw storageMoved(path!);
       if (scope?.recounts && !c.memory) {
+        // Closed, this connection refuses its BEGIN below: the worker's, of its own, must not write.
+        if (!c.open) throw new TypeError('The database connection is not open');
         // A recount runs on a connection of its own, so this one's reads go on meanwhile; its
         // transactions wait (BEGIN IMMEDIATE would wait in the busy handler, the event loop stopped).
         const elsewhere = transactionElsewhere(c.name, repoNames, fn, tell, scope.competitionId);
