@@ -513,6 +513,23 @@ describe.skipIf(TEST_ENGINE !== 'sqlite')('a transaction run elsewhere, at the s
     store = { ...store, close: async () => {} };
   });
 
+  it('refuses a call whose arguments cannot cross to the worker, and goes on answering the right calls', async () => {
+    await store.competitions.upsert('a', { name: 'A' });
+    const w = { input: 1, cachedInput: 0.1, output: 3 };
+    // A function (insertNew's check) cannot be sent to the worker: that call fails, the others answer.
+    const failing = elsewhere(async (tx) => {
+      await expect(tx.runs.insertNew([], w, new Set(), null, async () => {})).rejects.toThrow(/could not be cloned/);
+      expect((await tx.competitions.get('a'))?.name).toBe('A');
+      await tx.competitions.upsert('b', { name: 'B' });
+      return tx.runs.insertNew([], w, new Set(), null, async () => {});
+    });
+    await expect(failing).rejects.toThrow(/could not be cloned/);
+    expect((await store.competitions.list()).map((c) => c.id)).toEqual(['a']);
+    // The store is free again.
+    await elsewhere(async (tx) => tx.competitions.upsert('c', { name: 'C' }));
+    expect((await store.competitions.list()).map((c) => c.id).sort()).toEqual(['a', 'c']);
+  }, 15_000);
+
   it('answers each of calls made at once with its own result, a savepoint among them', async () => {
     await store.competitions.upsert('a', { name: 'A' });
     const [a, inner, list] = await elsewhere(async (tx) =>

@@ -108,6 +108,9 @@ export async function transactionElsewhere<T>(
         lost = true;
         return reject(stopped());
       }
+      // Sent first: a message that cannot be (an argument not cloneable) throws, a rejection, and
+      // waits for no answer, which would be another message's.
+      w.postMessage({ id, ...message });
       queue.push((r) => {
         if (r instanceof Error) {
           lost = true;
@@ -115,7 +118,6 @@ export async function transactionElsewhere<T>(
         } else if ('failed' in r) reject(revive(r.failed, 'transaction worker'));
         else resolve('committed' in r ? r.committed : r.value);
       });
-      w.postMessage({ id, ...message });
     });
 
   const tx = proxyStore(repos, ask);
