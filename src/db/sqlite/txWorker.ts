@@ -10,6 +10,7 @@ import { failure } from '../../workerFailure.js';
 import { openDatabase, type Db } from '../client.js';
 import type { Store } from '../contract.js';
 import type { WriteEvent } from '../events.js';
+import { mapSqliteError } from './errors.js';
 import { createSqliteStore } from './store.js';
 import type { FromTxWorker, ToTxWorker } from './elsewhere.js';
 
@@ -49,7 +50,8 @@ async function begin(id: number, database: string): Promise<void> {
     send({ id, committed: events });
   } catch (e) {
     if (e instanceof RolledBack) send({ id, value: undefined });
-    else send({ id, failed: failure(e) });
+    // Opening the file (or its migrations) may fail too: a busy or unreadable file is a 503, as on the main connection.
+    else send({ id, failed: failure(mapSqliteError(e)) });
   } finally {
     open.delete(id);
     db?.$client.close();
