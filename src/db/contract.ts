@@ -265,6 +265,8 @@ export interface TxScope {
    * The transaction recounts a whole competition (src/db/aggregates.ts). Where the store has a
    * worker connection (SQLite on a file: src/db/sqlite/elsewhere.ts), it runs there, and the caller
    * holds the write gate exclusively (src/services/writeGate.ts); elsewhere it runs as any other.
+   * Its function may then call the repositories' methods whose arguments and results can be cloned
+   * (not the generators, not `insertNew`'s `check`), and finds no capabilities on its store.
    */
   recounts?: boolean;
 }

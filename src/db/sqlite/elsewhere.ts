@@ -28,7 +28,12 @@ type Reply = FromTxWorker;
 /** How long the worker outlives its last transaction (such writes come in bursts of a few). */
 const IDLE_MS = 2_000;
 let worker: Worker | null = null;
-/** Each open transaction's answers awaited, in the order asked. */
+/**
+ * Each open transaction's answers awaited, in the order asked. Answers carry no sequence number:
+ * the worker answers each message before it takes the next (the repositories are synchronous, and
+ * what follows a call, a commit included, runs in microtasks), so they come back in order. A
+ * repository method that waited for a timer or I/O would break this.
+ */
 const awaiting = new Map<number, { worker: Worker; queue: ((r: Reply | Error) => void)[] }>();
 let nextId = 1;
 let idleTimer: NodeJS.Timeout | null = null;
