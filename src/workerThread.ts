@@ -48,3 +48,81 @@ export function startWorker(
     { eval: true, resourceLimits, workerData },
   );
 }
+
+/** One job's hold on an on-demand worker (`onDemandWorker`). */
+export interface WorkerJob {
+  /** The job's id: what its messages carry, to and from the worker. */
+  readonly id: number;
+  /** The worker the job runs on (a stopped worker fails only its own jobs). */
+  readonly worker: Worker;
+  /** Lets the worker go: once no job holds it for the idle time, it stops. */
+  end(): void;
+}
+
+/**
+ * A worker thread (`name`, beside `base`) started on first use, kept without holding the process
+ * open between jobs, and stopped once no job has used it for `idleMs()` (an idle isolate keeps tens
+ * of MB). Its messages go to the job their `id` names; should it stop, each of its jobs is told why
+ * (`onStop`) and forgotten, and the next job starts a new worker.
+ */
+export function onDemandWorker<FromWorker extends { id: number }>(name: string, base: string, idleMs: () => number) {
+  let worker: Worker | null = null;
+  const jobs = new Map<number, { worker: Worker; onMessage(m: FromWorker): void; onStop(why: string): void }>();
+  let nextId = 1;
+  let idleTimer: NodeJS.Timeout | null = null;
+
+  function shared(): Worker {
+    if (worker) return worker;
+    const w = (worker = startWorker(name, base));
+    const stop = (why: string) => {
+      if (worker === w) worker = null;
+      for (const [id, job] of jobs)
+        if (job.worker === w) {
+          jobs.delete(id);
+          job.onStop(why);
+        }
+    };
+    w.on('message', (m: FromWorker) => jobs.get(m.id)?.onMessage(m));
+    w.once('error', (e) => stop(e.message));
+    w.once('exit', (code) => stop(`exit code ${code}`));
+    w.unref();
+    return w;
+  }
+
+  return {
+    /** Whether the worker is running (tests, diagnostics). */
+    running: () => worker !== null,
+    /** Stops the worker at once, whatever it is doing (tests). */
+    terminate: async (): Promise<void> => {
+      await worker?.terminate();
+    },
+    /** Starts a job on the worker (started now if none runs); it holds the process open until `end()`. */
+    start(onMessage: (m: FromWorker) => void, onStop: (why: string) => void): WorkerJob {
+      if (idleTimer) clearTimeout(idleTimer);
+      idleTimer = null;
+      const w = shared();
+      const id = nextId++;
+      jobs.set(id, { worker: w, onMessage, onStop });
+      w.ref();
+      return {
+        id,
+        worker: w,
+        end() {
+          jobs.delete(id);
+          if (jobs.size > 0) return;
+          w.unref();
+          if (idleTimer) clearTimeout(idleTimer);
+          idleTimer = setTimeout(() => {
+            idleTimer = null;
+            // A job that started meanwhile cancelled this timer. The next job starts a new worker
+            // at once; this one's 'exit' fails no job (it has none).
+            if (jobs.size > 0 || worker !== w) return;
+            worker = null;
+            void w.terminate();
+          }, idleMs());
+          idleTimer.unref();
+        },
+      };
+    },
+  };
+}

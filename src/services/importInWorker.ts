@@ -8,12 +8,11 @@
 // database file). Either way the main thread's event loop never holds the parse, and for a SQLite
 // file never the commit. Should the worker stop, every import in it fails with a 503 and the next
 // import starts a new worker.
-import type { Worker } from 'node:worker_threads';
 import type { WriteEvent } from '../db/events.js';
 import { unavailable, type DomainError } from '../errors.js';
 import type { QnaProblem } from '../qna/problems.js';
 import type { QnaTask } from '../qna/types.js';
-import { startWorker } from '../workerThread.js';
+import { onDemandWorker } from '../workerThread.js';
 import type { ImportCounts, ImportFormat, ImportJob, TaskFeed } from './importJob.js';
 import { revive, type Failure } from '../workerFailure.js';
 
@@ -36,72 +35,36 @@ export type ToWorker = { id: number } & (
 type Reply = { parsed: { ok: true } | Problems } | { committed: Committed } | { failed: Failure };
 export type FromWorker = { id: number } & ({ tasks: QnaTask[] } | Reply);
 
-interface Job {
-  /** The worker the job runs on (a stopped worker fails only its own jobs). */
-  worker: Worker;
-  onMessage(m: FromWorker): void;
-  onStop(e: DomainError): void;
-}
-
-let worker: Worker | null = null;
-const jobs = new Map<number, Job>();
-let nextId = 1;
 /** How long the worker outlives its last job: long enough for a batch of imports sent one after
  * another (milliseconds apart), short enough that its memory (tens of MB) is not held through the
  * run ingest that usually follows a competition's setup, which the server's memory bound counts. */
 let idleMs = 1_000;
-let idleTimer: NodeJS.Timeout | null = null;
+const importWorker = onDemandWorker<FromWorker>('importWorker', import.meta.url, () => idleMs);
 
 /** Whether the import worker is running (tests, diagnostics). */
-export const importWorkerRunning = () => worker !== null;
+export const importWorkerRunning = importWorker.running;
 /** Sets how long the worker outlives its last job (tests). */
 export function setImportWorkerIdleMs(ms: number): void {
   idleMs = ms;
 }
 
-function shared(): Worker {
-  if (worker) return worker;
-  const w = (worker = startWorker('importWorker', import.meta.url));
-  const stop = (why: string) => {
-    if (worker === w) worker = null;
-    const e = unavailable(
-      `the import worker stopped (${why}) before it answered, and the import was not acknowledged; ` +
-        'send it again: an import that was stored comes back as unchanged',
-    );
-    for (const [id, job] of jobs)
-      if (job.worker === w) {
-        jobs.delete(id);
-        job.onStop(e);
-      }
-  };
-  w.on('message', (m: FromWorker) => jobs.get(m.id)?.onMessage(m));
-  w.once('error', (e) => stop(e.message));
-  w.once('exit', (code) => stop(`exit code ${code}`));
-  w.unref();
-  return w;
-}
-
 /** One job's exchange with the worker: each `ask` posts a message and waits for its answer. */
 function start() {
-  if (idleTimer) clearTimeout(idleTimer);
-  idleTimer = null;
-  const w = shared();
-  const id = nextId++;
   let stopped: DomainError | null = null;
   let pending: { resolve(r: Reply): void; reject(e: Error): void } | null = null;
   /** Where a read's batches go, one at a time: the worker sends the next when told `next`. */
   let take: ((tasks: QnaTask[]) => Promise<void>) | null = null;
-  jobs.set(id, {
-    worker: w,
-    onMessage(m) {
+  // A job in flight keeps the process alive until it ends.
+  const job = importWorker.start(
+    (m) => {
       if ('tasks' in m) {
         const into = take;
         if (!into) return;
         into(m.tasks).then(
-          () => w.postMessage({ id, next: true }),
+          () => job.worker.postMessage({ id: job.id, next: true }),
           (e: unknown) => {
             // The batch was not stored: the worker stops reading, the read answers the error.
-            w.postMessage({ id, abort: true });
+            job.worker.postMessage({ id: job.id, abort: true });
             const p = pending;
             pending = null;
             take = null;
@@ -115,13 +78,16 @@ function start() {
       if (p && 'failed' in m) p.reject(revive(m.failed, 'import worker'));
       else p?.resolve(m);
     },
-    onStop(e) {
-      stopped = e;
-      pending?.reject(e);
+    (why) => {
+      stopped = unavailable(
+        `the import worker stopped (${why}) before it answered, and the import was not acknowledged; ` +
+          'send it again: an import that was stored comes back as unchanged',
+      );
+      pending?.reject(stopped);
       pending = null;
     },
-  });
-  w.ref(); // a job in flight keeps the process alive until it ends
+  );
+  const { id, worker: w } = job;
   const ask = (message: Omit<ToWorker, 'id'>) =>
     new Promise<Reply>((resolve, reject) => {
       if (stopped) return reject(stopped);
@@ -142,21 +108,7 @@ function start() {
     tell(message: Omit<ToWorker, 'id'>): void {
       if (!stopped) w.postMessage({ id, ...message });
     },
-    end(): void {
-      jobs.delete(id);
-      if (jobs.size > 0) return;
-      w.unref();
-      if (idleTimer) clearTimeout(idleTimer);
-      idleTimer = setTimeout(() => {
-        idleTimer = null;
-        // A job that started meanwhile cancelled this timer. The next job starts a new worker at
-        // once; this one's 'exit' fails no job (it has none).
-        if (jobs.size > 0 || worker !== w) return;
-        worker = null;
-        void w.terminate();
-      }, idleMs);
-      idleTimer.unref();
-    },
+    end: () => job.end(),
   };
 }
 

@@ -9,10 +9,9 @@
 // exclusively (src/services/writeGate.ts), so no write on the main connection waits in SQLite's
 // busy handler with the event loop stopped. The transaction's write events are told to this
 // connection's listeners once it commits, as the import worker's are.
-import type { Worker } from 'node:worker_threads';
 import { unavailable } from '../../errors.js';
 import { revive, type Failure } from '../../workerFailure.js';
-import { startWorker } from '../../workerThread.js';
+import { onDemandWorker } from '../../workerThread.js';
 import type { Store, StoreRepos } from '../contract.js';
 import type { WriteEvent } from '../events.js';
 
@@ -25,59 +24,14 @@ export type ToTxWorker = { id: number } & (
 export type FromTxWorker = { id: number } & ({ value: unknown } | { committed: WriteEvent[] } | { failed: Failure });
 type Reply = FromTxWorker;
 
-/** How long the worker outlives its last transaction (such writes come in bursts of a few). */
-const IDLE_MS = 2_000;
-let worker: Worker | null = null;
-/**
- * Each open transaction's answers awaited, in the order asked. Answers carry no sequence number:
- * the worker answers each message before it takes the next (the repositories are synchronous, and
- * what follows a call, a commit included, runs in microtasks), so they come back in order. A
- * repository method that waited for a timer or I/O would break this.
- */
-const awaiting = new Map<number, { worker: Worker; queue: ((r: Reply | Error) => void)[] }>();
-let nextId = 1;
-let idleTimer: NodeJS.Timeout | null = null;
+/** The worker, which outlives its last transaction by two seconds (such writes come in bursts of a few). */
+const txWorker = onDemandWorker<Reply>('txWorker', import.meta.url, () => 2_000);
 
 /** Whether the worker is running (tests). */
-export const txWorkerRunning = () => worker !== null;
+export const txWorkerRunning = txWorker.running;
 
 /** Stops the worker at once, whatever it is doing (tests: a worker that dies mid-transaction). */
-export const terminateTxWorkerForTests = async (): Promise<void> => {
-  await worker?.terminate();
-};
-
-function shared(): Worker {
-  if (worker) return worker;
-  const w = (worker = startWorker('txWorker', import.meta.url));
-  const stop = (why: string) => {
-    if (worker === w) worker = null;
-    for (const [id, job] of awaiting)
-      if (job.worker === w) {
-        awaiting.delete(id);
-        for (const answer of job.queue.splice(0)) answer(new Error(`the transaction worker stopped (${why})`));
-      }
-  };
-  w.on('message', (m: Reply) => awaiting.get(m.id)?.queue.shift()?.(m));
-  w.once('error', (e) => stop(e.message));
-  w.once('exit', (code) => stop(`exit code ${code}`));
-  w.unref();
-  return w;
-}
-
-/** Ends a transaction's use of the worker, which stops once none has used it for IDLE_MS. */
-function release(id: number, w: Worker): void {
-  awaiting.delete(id);
-  if (awaiting.size > 0) return;
-  w.unref();
-  if (idleTimer) clearTimeout(idleTimer);
-  idleTimer = setTimeout(() => {
-    idleTimer = null;
-    if (awaiting.size > 0 || worker !== w) return;
-    worker = null;
-    void w.terminate();
-  }, IDLE_MS);
-  idleTimer.unref();
-}
+export const terminateTxWorkerForTests = txWorker.terminate;
 
 /** Every kind of change a transaction can tell, for a competition whose transaction's outcome is unknown. */
 const everything = (competitionId: string): WriteEvent[] =>
@@ -97,19 +51,28 @@ export async function transactionElsewhere<T>(
   tell: (event: WriteEvent) => void,
   competitionId?: string,
 ): Promise<T> {
-  if (idleTimer) clearTimeout(idleTimer);
-  idleTimer = null;
-  const w = shared();
-  const id = nextId++;
+  /**
+   * The transaction's answers awaited, in the order asked. Answers carry no sequence number: the
+   * worker answers each message before it takes the next (the repositories are synchronous, and
+   * what follows a call, a commit included, runs in microtasks), so they come back in order. A
+   * repository method that waited for a timer or I/O would break this.
+   */
   const queue: ((r: Reply | Error) => void)[] = [];
-  awaiting.set(id, { worker: w, queue });
-  /** Set when the worker stopped before answering. */
+  /** Set once the worker stopped; `lost`, when it stopped before answering a message. */
+  let gone = false;
   let lost = false;
-  w.ref(); // an open transaction keeps the process alive until it ends
+  const job = txWorker.start(
+    (m) => queue.shift()?.(m),
+    (why) => {
+      gone = true;
+      for (const answer of queue.splice(0)) answer(new Error(`the transaction worker stopped (${why})`));
+    },
+  );
+  const { id, worker: w } = job;
 
   const ask = (message: Omit<ToTxWorker, 'id'>): Promise<unknown> =>
     new Promise((resolve, reject) => {
-      if (!awaiting.has(id)) {
+      if (gone) {
         lost = true;
         return reject(stopped());
       }
@@ -146,7 +109,7 @@ export async function transactionElsewhere<T>(
     for (const event of events) tell(event);
     return result;
   } finally {
-    release(id, w);
+    job.end();
   }
 }
 
