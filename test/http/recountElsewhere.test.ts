@@ -8,17 +8,10 @@ import Database from 'better-sqlite3';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { txWorkerRunning } from '../../src/db/sqlite/elsewhere.js';
-import { admin, TEST_ENGINE, testApp, type TestApp } from '../support/app.js';
+import { admin, TEST_ENGINE, testApp } from '../support/app.js';
 import { tempDir, type TempDir } from '../support/tempDir.js';
-import { JUDGE, N, P, qna } from './trustKit.js';
+import { J1, J2, ok, recounted, runsOf, seed, type Side } from './recountKit.js';
 
-const J1 = JUDGE;
-const J2 = { ...J1, model: 'judge-b' };
-const TASKS = [
-  { id: 'q1', type: 'swe_atlas_qna', complexity: 'short', qna },
-  { id: 'q2', type: 'swe_atlas_qna', complexity: 'long', qna },
-  { id: 's', type: 'swebench_verified', complexity: 'short' },
-];
 const C = '/v1/competitions/c';
 /** A batch sent while a recount waits. */
 const DURING = {
@@ -33,81 +26,6 @@ const DURING = {
     },
   ],
 };
-
-/** Runs of every kind from one validator: SWE-bench and QnA, graded under judge `digest`. */
-function runsOf(prefix: string, digest: string, seed: number) {
-  const runs: unknown[] = [];
-  const who = [null, 'alice', 'bob', 'carol'];
-  for (let i = 0; i < 24; i++) {
-    const miner = who[(i + seed) % who.length]!;
-    const kind = miner ? { kind: 'miner', minerHotkey: miner } : { kind: 'baseline' };
-    const met = (i * 7 + seed) % 3 !== 0;
-    const tokens = { input: 1000 + 37 * i, cachedInput: 50 * (i % 4), output: 100 + 11 * ((i + seed) % 5) };
-    if (i % 3 === 2) runs.push({ runId: `${prefix}-${i}`, taskId: 's', ...kind, resolved: met, tokens });
-    else
-      runs.push({
-        runId: `${prefix}-${i}`,
-        taskId: i % 3 === 0 ? 'q1' : 'q2',
-        ...kind,
-        tokens,
-        rubricVotes: [
-          { criterionId: P, votes: [0, 1, 2].map((k) => ({ verdict: met || k === 0 ? 'YES' : 'NO' })) },
-          { criterionId: N, votes: [0, 1, 2].map((k) => ({ verdict: k === i % 3 ? 'YES' : 'NO' })) },
-        ],
-        judge: { digest },
-        answerDate: '2026-11-30',
-      });
-  }
-  return runs;
-}
-
-interface Side {
-  t: TestApp;
-  keys: string[];
-  ids: string[];
-}
-
-async function ok(t: TestApp, method: 'PUT' | 'POST', url: string, payload: unknown, headers = admin) {
-  const res = await t.call({ method, url, headers, payload: payload as object });
-  expect(res.status, `${method} ${url}: ${JSON.stringify(res.body)}`).toBeLessThan(300);
-  return res.body;
-}
-
-/** The same competition, validators and runs on `t`. */
-async function seed(t: TestApp): Promise<Side> {
-  await ok(t, 'PUT', C, { name: 'c', judgeVotes: 3 });
-  await ok(t, 'PUT', `${C}/tasks`, { tasks: TASKS });
-  const j1 = await ok(t, 'PUT', `${C}/judge`, J1);
-  const keys: string[] = [];
-  const ids: string[] = [];
-  for (const name of ['v1', 'v2']) {
-    const v = await ok(t, 'POST', '/v1/validators', { name });
-    keys.push(v.apiKey);
-    ids.push(v.id);
-  }
-  for (const [i, key] of keys.entries())
-    await ok(t, 'POST', `${C}/runs`, { runs: runsOf(`v${i}`, j1.digest, i) }, { authorization: `Bearer ${key}` });
-  return { t, keys, ids };
-}
-
-/** What a recount decides: the scores, the criteria's counts and every aggregate row. */
-async function recounted(t: TestApp) {
-  const read = async (url: string) => {
-    const res = await t.call({ method: 'GET', url, headers: admin });
-    expect(res.status, url).toBe(200);
-    return res.body;
-  };
-  return {
-    leaderboard: await read(`${C}/leaderboard`),
-    weights: await read(`${C}/weights`),
-    q1: await read(`${C}/tasks/q1`),
-    criteria: await read(`${C}/criteria/report`),
-    minerTasks: await t.rows('miner_tasks'),
-    tasks: await t.rows('tasks'),
-    taskCriteria: await t.rows('task_criteria'),
-    miners: await t.rows('miners', ['created_at', 'updated_at']),
-  };
-}
 
 describe.skipIf(TEST_ENGINE !== 'sqlite')('a recount on a database file', () => {
   let dir: TempDir;
@@ -164,7 +82,7 @@ describe.skipIf(TEST_ENGINE !== 'sqlite')('a recount on a database file', () => 
           JSON.stringify(b).replace(/"\w+At":"[^"]+"/g, ''),
         );
       expect(strip(answers[1], file), step).toBe(strip(answers[0], memory));
-      expect(await recounted(file.t), step).toEqual(await recounted(memory.t));
+      expect(await recounted(file.t, 'c', file.ids), step).toEqual(await recounted(memory.t, 'c', memory.ids));
     }
     // The steps changed what is scored: the leaderboard at the end is not the one at the start.
     const fresh = await seed(await testApp());
@@ -215,7 +133,7 @@ describe.skipIf(TEST_ENGINE !== 'sqlite')('a recount on a database file', () => 
     // The run written meanwhile counts under the new weights, as on the main connection.
     await ok(memory.t, 'PUT', C, { name: 'c', tokenWeights: { input: 2, cachedInput: 0.5, output: 3 } });
     await ok(memory.t, 'POST', `${C}/runs`, DURING, { authorization: `Bearer ${memory.keys[1]}` });
-    expect(await recounted(file.t)).toEqual(await recounted(memory.t));
+    expect(await recounted(file.t, 'c', file.ids)).toEqual(await recounted(memory.t, 'c', memory.ids));
   });
 
   it('refuses on the worker what the main connection refuses, storing nothing', async () => {
