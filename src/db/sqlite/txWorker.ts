@@ -24,7 +24,10 @@ interface Open {
 }
 const open = new Map<number, Open>();
 
-/** Runs `body` inside `run` (a transaction or a savepoint), ended when the main thread says so. */
+/**
+ * Opens one level, `run` (the transaction, or a savepoint in it), whose function waits until the
+ * main thread ends it: committed (released), or rolled back. Answers the message that opened it.
+ */
 function level(id: number, run: (fn: (tx: Store) => Promise<void>) => Promise<void>): Promise<void> {
   return run(
     (tx) =>
