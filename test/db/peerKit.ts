@@ -3,6 +3,7 @@
 import type pg from 'pg';
 import type { Store } from '../../src/db/contract.js';
 import type { TokenWeights } from '../../src/scoring/types.js';
+import { sweTask } from '../support/enginePair.js';
 
 /** Creates competition `id` with SWE-bench tasks `taskIds` (all in the evaluation stage), through `store`. */
 export async function sweCompetition(
@@ -20,15 +21,7 @@ export async function sweCompetition(
       tx.tasks
         .upsertMany(
           id,
-          taskIds.map((taskId) => ({
-            id: taskId,
-            type: 'swebench_verified' as const,
-            stage: 'evaluation' as const,
-            complexity: null,
-            plannedRuns: null,
-            qna: null,
-            rubric: [],
-          })),
+          taskIds.map((taskId) => sweTask(taskId)),
         )
         .then(() => undefined),
     { competitionId: id },
