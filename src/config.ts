@@ -19,10 +19,7 @@ export interface Config {
   databaseUrl: string | null;
   /** DATABASE_POOL_SIZE: PostgreSQL connections this process keeps at most. */
   databasePoolSize: number;
-  /**
-   * DATABASE_TIMEOUT_MS: on PostgreSQL, the longest wait for a connection; a statement may run
-   * twice as long. A request that hits either answers 503.
-   */
+  /** DATABASE_TIMEOUT_MS: on PostgreSQL, the longest wait for a connection (a statement: twice that); else a 503. */
   databaseTimeoutMs: number;
   adminToken: string;
   /** The admin token file, when the token came from it rather than the environment. */
@@ -287,14 +284,13 @@ function parseBool(value: string, name: string): boolean {
 
 /** The admin token file beside the database: read it, or create it with mode 0600. */
 function adminTokenFromFile(databasePath: string): { token: string; file: string; generated: boolean } {
-  const dir = dataDir(databasePath);
   const file = adminTokenPath(databasePath);
   if (existsSync(file)) {
     const token = readFileSync(file, 'utf8').trim();
     if (token.length < 16) throw new ConfigError(`${file} holds no usable admin token (under 16 characters)`);
     return { token, file, generated: false };
   }
-  makePrivateDir(dir);
+  makePrivateDir(dataDir(databasePath));
   const token = `swa_${randomBytes(32).toString('base64url')}`;
   writeFileSync(file, `${token}\n`, { mode: 0o600, flag: 'wx' });
   chmodSync(file, 0o600);
