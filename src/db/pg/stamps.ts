@@ -4,11 +4,13 @@
 import type { WriteEvent } from '../events.js';
 
 /** The version of the last write of each pair a transaction changed (removed rows included). */
-const STAMP_PAIRS = `INSERT INTO pair_versions AS p (competition_id, task_id, hotkey, version)
-  SELECT $1, u.task_id, u.hotkey, $4 FROM unnest($2::text[], $3::text[]) AS u(task_id, hotkey)
+const stampPairs = (competition: string, tasks: string, hotkeys: string, version: number) =>
+  `INSERT INTO pair_versions AS p (competition_id, task_id, hotkey, version)
+  SELECT ${competition}, u.task_id, u.hotkey, ${version} FROM unnest(${tasks}::text[], ${hotkeys}::text[]) AS u(task_id, hotkey)
   ON CONFLICT (competition_id, task_id, hotkey) DO UPDATE SET version = excluded.version`;
 /** Every aggregate rebuilt: no stamp before this version tells what changed. */
-const STAMPS_RESTART = 'UPDATE competition_versions SET stamped_from = version + 1 WHERE competition_id = $1';
+const stampsRestart = (competition: string) =>
+  `UPDATE competition_versions SET stamped_from = version + 1 WHERE competition_id = ${competition}`;
 
 /**
  * The statements that stamp the pairs the transaction changed with its version, for other
@@ -32,8 +34,7 @@ export function stampsSql(
       if (e.kind === 'pair') pairs.add(e.pair);
       else if (e.kind === 'rebuild') rebuilt = true;
     }
-    // Replaced by functions: a replacement string would read `$&` and `$'` in it as patterns.
-    if (rebuilt) statements.push(STAMPS_RESTART.replaceAll('$1', () => literal(competitionId)));
+    if (rebuilt) statements.push(stampsRestart(literal(competitionId)));
     else if (pairs.size > 0) {
       const tasks: string[] = [];
       const hotkeys: string[] = [];
@@ -43,10 +44,7 @@ export function stampsSql(
         hotkeys.push(literal(key.slice(cut + 1)));
       }
       statements.push(
-        STAMP_PAIRS.replaceAll('$4', String(version))
-          .replaceAll('$3', () => `ARRAY[${hotkeys.join(',')}]`)
-          .replaceAll('$2', () => `ARRAY[${tasks.join(',')}]`)
-          .replaceAll('$1', () => literal(competitionId)),
+        stampPairs(literal(competitionId), `ARRAY[${tasks.join(',')}]`, `ARRAY[${hotkeys.join(',')}]`, version),
       );
     }
   }
