@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { base58 } from '@scure/base';
-import { decodeSs58, encodeSs58, ss58ToPublicKey, Ss58Error } from '../../src/signatures/ss58.js';
+import * as nodeCrypto from 'node:crypto';
+import { decodeSs58, encodeSs58, ss58Hasher, ss58ToPublicKey, Ss58Error } from '../../src/signatures/ss58.js';
 
 const hex = (b: Uint8Array) => Buffer.from(b).toString('hex');
 const ALICE = '5GrwvaEF5zXb26Fz9rcQpDWS57CtERHpNehXCPcNoHGKutQY';
@@ -87,5 +88,18 @@ describe('ss58', () => {
     expect(ss58ToPublicKey(ALICE)).toHaveLength(32);
     expect(() => encodeSs58(new Uint8Array(31))).toThrow(Ss58Error);
     expect(() => encodeSs58(new Uint8Array(32), 16384)).toThrow(Ss58Error);
+  });
+
+  it("node:crypto's blake2b-512 and noble's (a browser's) give the same hash, and subkey's checksums", () => {
+    const [native, noble] = [ss58Hasher(nodeCrypto), ss58Hasher(null)];
+    for (let n = 0; n < 200; n++) {
+      const payload = nodeCrypto.randomBytes(n % 2 === 0 ? 33 : 34);
+      expect(hex(native(payload))).toBe(hex(noble(payload)));
+    }
+    for (const [address] of SUBKEY_PAIRS) {
+      const bytes = base58.decode(address);
+      const payload = bytes.subarray(0, bytes.length - 2);
+      for (const hash of [native, noble]) expect(hex(hash(payload).subarray(0, 2))).toBe(hex(bytes.subarray(-2)));
+    }
   });
 });
