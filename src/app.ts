@@ -29,6 +29,7 @@ import { bodyGuardPlugin } from './plugins/bodyGuard.js';
 import { connectionsPlugin } from './plugins/connections.js';
 import { doorMetricsPlugin } from './plugins/doorMetrics.js';
 import { rateLimitsPlugin } from './plugins/rateLimits.js';
+import { signatureFailureBudget } from './plugins/signatureFailures.js';
 import { securityHeadersPlugin } from './plugins/securityHeaders.js';
 import { StreamSlots } from './routes/streamSlots.js';
 import { DOOR_DEFAULTS, type DoorLimits, type RateLimits } from './doorLimits.js';
@@ -142,6 +143,10 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     readsRequireToken: options.readsRequireToken ?? false,
     validatorByKey: services.validators.authenticate,
     admitSigned: (headers, now) => services.signatures.admit(headers, now),
+    signatureFailures:
+      door.rateLimits.signatureFailures > 0
+        ? signatureFailureBudget(door.rateLimits.signatureFailures, door.rateLimits.windowMs)
+        : null,
   });
   await app.register(rateLimitsPlugin, door.rateLimits);
   app.decorate('streamSlots', new StreamSlots(door.maxEventStreams, door.maxEventStreamsPerAddress));

@@ -184,6 +184,7 @@ function doorLimits(env: Env): DoorLimits {
       anonymous: rate('SCORING_RATE_LIMIT_ANONYMOUS', d.rateLimits.anonymous),
       validator: rate('SCORING_RATE_LIMIT_VALIDATOR', d.rateLimits.validator),
       admin: rate('SCORING_RATE_LIMIT_ADMIN', d.rateLimits.admin),
+      signatureFailures: rate('SCORING_RATE_LIMIT_SIGNATURE_FAILURES', d.rateLimits.signatureFailures),
     },
   };
 }

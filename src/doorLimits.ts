@@ -12,6 +12,12 @@ export interface RateLimits {
   validator: number;
   /** SCORING_RATE_LIMIT_ADMIN: for the admin token; off by default. */
   admin: number;
+  /**
+   * SCORING_RATE_LIMIT_SIGNATURE_FAILURES: signed requests per client address whose signature did
+   * not verify (or whose uuid was used) per window; past it, the address's signed requests are
+   * refused before sr25519 (src/plugins/signatureFailures.ts). 0 turns it off.
+   */
+  signatureFailures: number;
 }
 
 export interface DoorLimits {
@@ -50,5 +56,8 @@ export const DOOR_DEFAULTS: DoorLimits = {
     anonymous: 1200,
     validator: 1200,
     admin: 0,
+    // A validator whose requests verify never fails one; 30 refusals a minute tell a misconfigured
+    // one why (each 401 says), and cost the server about 0.1 s of sr25519 a minute an address.
+    signatureFailures: 30,
   },
 };

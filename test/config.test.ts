@@ -83,7 +83,7 @@ describe('configuration from the environment', () => {
         maxConnections: 1024,
         maxEventStreams: 512,
         maxEventStreamsPerAddress: 8,
-        rateLimits: { windowMs: 60_000, anonymous: 1200, validator: 1200, admin: 0 },
+        rateLimits: { windowMs: 60_000, anonymous: 1200, validator: 1200, admin: 0, signatureFailures: 30 },
       },
       trustProxy: false,
     });
@@ -93,8 +93,12 @@ describe('configuration from the environment', () => {
       SCORING_RATE_LIMIT_WINDOW: '10s',
       SCORING_RATE_LIMIT_ADMIN: '100',
       SCORING_RATE_LIMIT_VALIDATOR: '0',
+      SCORING_RATE_LIMIT_SIGNATURE_FAILURES: '0',
     });
-    expect(set.door).toMatchObject({ bodyTimeoutMs: 5000, rateLimits: { windowMs: 10_000, admin: 100, validator: 0 } });
+    expect(set.door).toMatchObject({
+      bodyTimeoutMs: 5000,
+      rateLimits: { windowMs: 10_000, admin: 100, validator: 0, signatureFailures: 0 },
+    });
     const proxy = (v: string) => loadConfig({ ...env, SCORING_TRUST_PROXY: v }).trustProxy;
     expect([proxy('off'), proxy('true'), proxy('2')]).toEqual([false, true, 2]);
     expect(proxy('127.0.0.1, 10.0.0.0/8,loopback')).toEqual(['127.0.0.1', '10.0.0.0/8', 'loopback']);

@@ -4,9 +4,10 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance, FastifyRequest, RouteOptions } from 'fastify';
 import fp from 'fastify-plugin';
-import { badRequest, forbidden, unauthorized } from '../errors.js';
+import { badRequest, DomainError, forbidden, unauthorized } from '../errors.js';
 import type { Principal } from '../services/principal.js';
 import type { SignedBodyCheck } from '../services/signatures.js';
+import type { SignatureFailureBudget } from './signatureFailures.js';
 import { hasEpistulaHeaders, type HeaderBag } from '../signatures/headers.js';
 
 /** open: never asks for a token (health, metrics); public: reads, token optional unless configured. */
@@ -58,7 +59,12 @@ export interface AuthOptions {
    * answering the check of its body, which names the validator that signed it.
    */
   admitSigned: (headers: HeaderBag, now: number) => Promise<SignedBodyCheck>;
+  /** Failed signature checks by client address (./signatureFailures.ts), or null when not limited. */
+  signatureFailures: SignatureFailureBudget | null;
 }
+
+/** The refusals of a signature check that ran sr25519: what a failure budget counts. */
+const COSTLY_REFUSALS = new Set(['signature-invalid', 'signature-replayed']);
 
 const digest = (s: string) => createHash('sha256').update(s).digest();
 /** An Authorization header of the Bearer scheme (case-insensitive, RFC 9110 11.1), well-formed or not. */
@@ -100,7 +106,13 @@ const hook =
     else done();
   };
 
-export function authenticator({ adminToken, readsRequireToken, validatorByKey, admitSigned }: AuthOptions) {
+export function authenticator({
+  adminToken,
+  readsRequireToken,
+  validatorByKey,
+  admitSigned,
+  signatureFailures,
+}: AuthOptions) {
   const adminDigest = digest(adminToken);
 
   /** null: a header that names no one. */
@@ -130,7 +142,13 @@ export function authenticator({ adminToken, readsRequireToken, validatorByKey, a
     bytes: Buffer | undefined,
   ): Promise<void> {
     request.checkSignedBody = null;
-    request.principal = await check(bytes);
+    try {
+      request.principal = await check(bytes);
+    } catch (err) {
+      if (signatureFailures && err instanceof DomainError && COSTLY_REFUSALS.has(err.reason ?? ''))
+        signatureFailures.failed(request.ip, Date.now());
+      throw err;
+    }
     allow(access, request.principal);
   }
 
@@ -145,7 +163,9 @@ export function authenticator({ adminToken, readsRequireToken, validatorByKey, a
       hook((request) => {
         if (hasEpistulaHeaders(request.headers)) {
           // Every signed request is checked, a public read's too: each uses up its uuid (API.md 1.2).
-          return admitSigned(request.headers, Date.now()).then((check) => {
+          const now = Date.now();
+          signatureFailures?.admit(request.ip, now);
+          return admitSigned(request.headers, now).then((check) => {
             if (!hasBody(request)) return checkBody(request, access, check, undefined);
             request.checkSignedBody = (bytes) => checkBody(request, access, check, bytes);
           });

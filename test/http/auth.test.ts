@@ -37,6 +37,7 @@ it('a /v1 route without a declared access level fails closed (admin only)', asyn
     readsRequireToken: false,
     validatorByKey: (key) => t.store.validators.authenticate(key),
     admitSigned: (headers, now) => t.app.services.signatures.admit(headers, now),
+    signatureFailures: null,
   });
   bare.get('/v1/forgotten', () => ({ ok: true }));
   bare.get('/elsewhere', () => ({ ok: true }));

@@ -117,6 +117,73 @@ describe('rate limits', () => {
     expect(await t.count('runs')).toBe(2);
   });
 
+  it("refuses an address's signed requests before sr25519 once its failed checks pass SCORING_RATE_LIMIT_SIGNATURE_FAILURES", async () => {
+    t = await testApp({
+      door: { rateLimits: { signatureFailures: 3 } },
+      signatures: { serverAddress: SERVER.address },
+    });
+    await seedCompetition(t, 'c');
+    const tasks = { tasks: [{ id: 't1', type: 'swebench_verified' }] };
+    await t.call({ method: 'PUT', url: '/v1/competitions/c/tasks', headers: admin, payload: tasks });
+    const v = { name: 'signer', hotkey: ALICE.address };
+    expect((await t.call({ method: 'POST', url: '/v1/validators', headers: admin, payload: v })).status).toBe(201);
+    const signed = (runId: string, opts: { signer?: typeof ALICE; now?: number } = {}) => {
+      const payload = JSON.stringify({
+        runs: [{ runId, taskId: 't1', kind: 'miner', minerHotkey: 'm1', resolved: true }],
+      });
+      const headers = signRequest({
+        key: opts.signer ?? ALICE,
+        body: payload,
+        signedFor: SERVER.address,
+        now: opts.now,
+      });
+      // Alice's hotkey is public; Bob signs, claiming to be her.
+      headers['Epistula-Signed-By'] = ALICE.address;
+      return { 'content-type': 'application/json', ...headers, payload };
+    };
+    const send = ({ payload, ...headers }: ReturnType<typeof signed>, remoteAddress: string) =>
+      t!.call({ method: 'POST', url: '/v1/competitions/c/runs', headers, payload, remoteAddress });
+    const reason = (res: { body: unknown }) => (res.body as { type: string }).type.split(':').pop();
+
+    // Refusals on the headers alone cost nothing and are not counted: stale ones, say.
+    for (let i = 0; i < 5; i++)
+      expect(reason(await send(signed(`stale-${i}`, { now: Date.now() - 3_600_000 }), '192.0.2.1'))).toBe(
+        'signature-stale',
+      );
+    // Two forged signatures and a replayed request: three checks that ran sr25519 and failed.
+    const kept = signed('r1');
+    expect((await send(kept, '192.0.2.1')).status).toBe(200);
+    const failed = [
+      await send(signed('f1', { signer: BOB }), '192.0.2.1'),
+      await send(signed('f2', { signer: BOB }), '192.0.2.1'),
+      await send(kept, '192.0.2.1'),
+    ];
+    expect(failed.map((res) => [res.status, reason(res)])).toEqual([
+      [401, 'signature-invalid'],
+      [401, 'signature-invalid'],
+      [401, 'signature-replayed'],
+    ]);
+    // Past the budget, the address's signed requests are refused on their headers, a good one's too.
+    for (const attempt of [signed('f3', { signer: BOB }), signed('r2')]) {
+      const res = await send(attempt, '192.0.2.1');
+      expect(res.status).toBe(429);
+      expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
+      expect(Number(res.headers['retry-after'])).toBeGreaterThan(0);
+      expect(res.body).toMatchObject({ type: 'urn:swe-scoring:problem:too-many-requests', status: 429 });
+      expect((res.body as { detail: string }).detail).toContain('SCORING_RATE_LIMIT_SIGNATURE_FAILURES');
+    }
+    // Another address, and bearer requests from the same one, are not affected.
+    expect((await send(signed('r3'), '192.0.2.2')).status).toBe(200);
+    const bearer = await t.call({
+      method: 'GET',
+      url: '/v1/competitions/c',
+      headers: admin,
+      remoteAddress: '192.0.2.1',
+    });
+    expect(bearer.status).toBe(200);
+    expect(await t.count('runs')).toBe(2);
+  });
+
   it('counts the admin when SCORING_RATE_LIMIT_ADMIN is set', async () => {
     t = await testApp({ door: { rateLimits: { admin: 1 } } });
     expect((await t.call({ method: 'GET', url: '/v1/competitions', headers: admin })).status).toBe(200);

@@ -46,8 +46,12 @@ const STRANGERS = Array.from({ length: 64 }, () => keypairFromSeed(randomBytes(3
  */
 const HALF_REAL = Array.from({ length: 16 }, (_, i) => `0x${bytesToHex(sign(ALICE.secretKey, Uint8Array.of(i)))}`);
 
-/** A batch of runs signed (so it claims) by a hotkey nobody registered: a real ss58 address, and a real signature of something else. */
-function forged(signedFor: string, i: number): { headers: Record<string, string>; body: string } {
+/** A batch of runs signed (so it claims) by `by` (by default a hotkey nobody registered): a real ss58 address, and a real signature of something else. */
+function forged(
+  signedFor: string,
+  i: number,
+  by = STRANGERS[i % STRANGERS.length]!,
+): { headers: Record<string, string>; body: string } {
   const body = JSON.stringify({
     runs: Array.from({ length: 20 }, (_, j) => ({
       runId: `f-${i}-${j}`,
@@ -64,7 +68,7 @@ function forged(signedFor: string, i: number): { headers: Record<string, string>
       'Epistula-Version': '2',
       'Epistula-Timestamp': String(Date.now()),
       'Epistula-Uuid': randomUUID(),
-      'Epistula-Signed-By': STRANGERS[i % STRANGERS.length]!,
+      'Epistula-Signed-By': by,
       'Epistula-Signed-For': signedFor,
       'Epistula-Request-Signature': HALF_REAL[i % HALF_REAL.length]!,
     },
@@ -72,12 +76,12 @@ function forged(signedFor: string, i: number): { headers: Record<string, string>
 }
 
 /** Sends `n` forged batches, CONCURRENCY at a time; answers each one's status and problem type. */
-async function flood(signedFor: string, n: number, from: number): Promise<Map<string, number>> {
+async function flood(signedFor: string, n: number, from: number, by?: string): Promise<Map<string, number>> {
   const seen = new Map<string, number>();
   let next = 0;
   const worker = async () => {
     while (next < n) {
-      const { headers, body } = forged(signedFor, from + next++);
+      const { headers, body } = forged(signedFor, from + next++, by);
       const res = await fetch(`${server!.baseUrl}/v1/competitions/c/runs`, { method: 'POST', headers, body });
       const problem = (await res.json()) as { type?: string };
       const key = `${res.status} ${problem.type?.split(':').pop()}`;
@@ -114,6 +118,47 @@ it.runIf(process.platform === 'linux')(
     expect(Object.fromEntries(seen)).toEqual({ '401 unknown-hotkey': FORGED });
     expect(spent).toBeLessThan(CPU_SECONDS);
     // Nothing was stored.
+    const runs = await fetch(`${server.baseUrl}/v1/competitions/c/runs`);
+    expect(((await runs.json()) as { runs: unknown[] }).runs).toEqual([]);
+  },
+  120_000,
+);
+
+it.runIf(process.platform === 'linux')(
+  `${FORGED} forged signatures of a registered hotkey from one address: past its failure budget, refused before sr25519`,
+  async () => {
+    const dir = tempDir('door-signatures-registered');
+    server = await startServer({ dbPath: join(dir.dir, 'door.db') });
+    expect((await admin('PUT', '/v1/competitions/c', { name: 'C' })).status).toBe(201);
+    await admin('PUT', '/v1/competitions/c/tasks', { tasks: [{ id: 't1', type: 'swebench_verified' }] });
+    // Validators' hotkeys are public (they are registered on chain): anyone can name one.
+    expect((await admin('POST', '/v1/validators', { name: 'alice', hotkey: ALICE.address })).status).toBe(201);
+    const signedFor = await serverHotkey(server.baseUrl);
+
+    const cpuAtStart = cpu(server.pid);
+    const first = await flood(signedFor, 2 * FORGED, 0, ALICE.address);
+    console.log(
+      `[doorSignatures] ${2 * FORGED} forged requests of a registered hotkey, the budget's included: ` +
+        `${(cpu(server.pid) - cpuAtStart).toFixed(2)} s of server CPU`,
+    );
+    // The default budget, 30 a minute: those checks ran sr25519 (a few more may, admitted on their
+    // headers while the 30th was being checked: at most one a connection), the rest were refused on
+    // their headers.
+    const checked = first.get('401 signature-invalid') ?? 0;
+    expect(checked).toBeGreaterThanOrEqual(30);
+    expect(checked).toBeLessThan(30 + CONCURRENCY);
+    expect(Object.fromEntries(first)).toEqual({
+      '401 signature-invalid': checked,
+      '429 too-many-requests': 2 * FORGED - checked,
+    });
+    const before = cpu(server.pid);
+    const seen = await flood(signedFor, FORGED, 2 * FORGED, ALICE.address);
+    const spent = cpu(server.pid) - before;
+    console.log(
+      `[doorSignatures] ${FORGED} forged requests of a registered hotkey past the budget: ${spent.toFixed(2)} s of server CPU`,
+    );
+    expect(Object.fromEntries(seen)).toEqual({ '429 too-many-requests': FORGED });
+    expect(spent).toBeLessThan(CPU_SECONDS);
     const runs = await fetch(`${server.baseUrl}/v1/competitions/c/runs`);
     expect(((await runs.json()) as { runs: unknown[] }).runs).toEqual([]);
   },

@@ -80,6 +80,8 @@ Limits at the door (docs/SECURITY.md), each with its default:
   SCORING_RATE_LIMIT_ANONYMOUS (1200)         requests per window per address without credentials; 0: off
   SCORING_RATE_LIMIT_VALIDATOR (1200)         requests per window per validator; 0: off
   SCORING_RATE_LIMIT_ADMIN (0: off)           requests per window with the admin token
+  SCORING_RATE_LIMIT_SIGNATURE_FAILURES (30)  failed signature checks per window per address, then
+                                              its signed requests are refused before sr25519; 0: off
   SCORING_TRUST_PROXY (false)                 whose X-Forwarded-For names the client: true, a hop count,
                                               or proxy addresses and CIDR ranges (behind a TLS proxy)`,
   async run(argv) {
