@@ -182,6 +182,23 @@ export function authenticator({
       }),
     /** A signed request whose body no parser read (a method without one): checked over an empty body. */
     afterBody: hook((request) => request.checkSignedBody?.(undefined)),
+    /**
+     * A signed request to an open route or to no route: answered as it would be unsigned, and its
+     * signature checked all the same, so that it uses up its (hotkey, uuid) like every signed request
+     * (API.md 1.2): headers sent to /healthz or a mistyped path cannot be replayed on a route that
+     * takes them. A refusal is not the answer here: such a request asks for no rights.
+     */
+    spendSigned: hook((request) => {
+      if (!hasEpistulaHeaders(request.headers)) return;
+      const ignored = () => undefined;
+      return admitSigned(request.headers, Date.now()).then((check) => {
+        if (!hasBody(request)) return check(undefined).then(ignored, ignored);
+        request.checkSignedBody = (bytes) => {
+          request.checkSignedBody = null;
+          return check(bytes).then(ignored, ignored);
+        };
+      }, ignored);
+    }),
   };
 }
 
@@ -192,13 +209,20 @@ export const authPlugin = fp(
     const auth = authenticator(options);
     // A GET, HEAD or DELETE with a body: a 400 before anything else, signed or not.
     app.addHook('onRequest', (request, _reply, done) => done(bodyRefused(request) ?? undefined));
+    // A request that matched no route is answered 404, and its signature, if any, used up.
+    app.addHook('onRequest', (request, reply, done) =>
+      request.is404 ? auth.spendSigned(request, reply, done) : done(),
+    );
     // Each route gets the hooks of its access level, so a request costs no lookup of its route's
     // declaration (Fastify's `request.routeOptions` builds a new object on every read); before the
-    // route's own hooks, after the app-wide ones. Routes without a hook: open ones.
+    // route's own hooks, after the app-wide ones. Open routes only use up a signature (`spendSigned`).
     app.addHook('onRoute', (route: RouteOptions) => {
       const access = accessOf(route.url, route.config?.access);
       if (route.schema && !route.schema.hide) route.schema.security = SECURITY[access];
-      if (access === 'open') return;
+      if (access === 'open') {
+        route.onRequest = [auth.spendSigned, ...[route.onRequest ?? []].flat()];
+        return;
+      }
       route.onRequest = [auth.onRequest(access), ...[route.onRequest ?? []].flat()];
       // preValidation: after any body was read, before the schema sees it.
       route.preValidation = [auth.afterBody, ...[route.preValidation ?? []].flat()];

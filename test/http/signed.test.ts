@@ -356,6 +356,28 @@ describe('signatures bound to this server (API.md 1.2)', () => {
     expect(await runCount()).toBe(1);
   });
 
+  it('a signed request to an open route, or to no route, uses up its uuid too: its headers reused on a DELETE are a replay', async () => {
+    await setup();
+    await register(ALICE);
+    expect((await signedPost(ALICE, body('r1'))).status).toBe(200);
+    for (const [url, status] of [
+      ['/v1/competitions/c/leaderbord', 404],
+      ['/v1/nope', 404],
+      ['/healthz', 200],
+      ['/openapi.json', 200],
+    ] as const) {
+      const headers = sign({ key: ALICE });
+      // Answered as it would be unsigned.
+      expect((await t.call({ method: 'GET', url, headers })).status, url).toBe(status);
+      await expectRefused(
+        () => t.call({ method: 'DELETE', url: '/v1/competitions/c/runs/r1', headers }),
+        'signature-replayed',
+        'Epistula-Uuid',
+      );
+    }
+    expect(await runCount()).toBe(1);
+  });
+
   it('a signed read of a warm leaderboard over the network is checked too (not answered ahead of the router)', async () => {
     await setup();
     await register(ALICE);
