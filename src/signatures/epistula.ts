@@ -218,6 +218,9 @@ function inspect(
   if (!signer.ok)
     return refuse('signature-malformed', H.signedBy, `${H.signedBy} is not an ss58 address: ${signer.message}`);
   if (signedFor !== serverAddress) {
+    // Sent empty: signed for no one, as the message spells it (`{signedFor or empty}`), like a header left out.
+    if (signedFor === '')
+      return refuse('signature-missing', H.signedFor, `the ${H.signedFor} header is empty: ${signFor(serverAddress)}`);
     // Decoded only when it differs, to say whether it names an address at all.
     const target = decodeSs58(signedFor);
     if (!target.ok)

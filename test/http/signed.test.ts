@@ -297,6 +297,10 @@ describe('signatures bound to this server (API.md 1.2)', () => {
     const { 'Epistula-Signed-For': _for, ...forNoOne } = sign({ key: ALICE, body: payload });
     const missing = await expectRefused(() => postRaw(payload, forNoOne), 'signature-missing', 'Epistula-Signed-For');
     expect(missing.detail).toContain(t.serverHotkey);
+    // Signed for no one as the message spells it (`{signedFor or empty}`): the header sent empty.
+    const forEmpty = sign({ key: ALICE, body: payload, signedFor: '' });
+    const empty = await expectRefused(() => postRaw(payload, forEmpty), 'signature-missing', 'Epistula-Signed-For');
+    expect(empty.detail).toContain(t.serverHotkey);
     // Signed for the miner but the header then set to this server: the signature no longer verifies.
     const swapped = {
       ...sign({ key: ALICE, body: payload, signedFor: BOB.address }),
