@@ -142,14 +142,19 @@ export function authenticator({
     bytes: Buffer | undefined,
   ): Promise<void> {
     request.checkSignedBody = null;
+    request.principal = await checked(request, check, bytes);
+    allow(access, request.principal);
+  }
+
+  /** A body check, a failure of which (sr25519 ran) counts against the client's address. */
+  async function checked(request: FastifyRequest, check: SignedBodyCheck, bytes: Buffer | undefined) {
     try {
-      request.principal = await check(bytes);
+      return await check(bytes);
     } catch (err) {
       if (signatureFailures && err instanceof DomainError && COSTLY_REFUSALS.has(err.reason ?? ''))
         signatureFailures.failed(request.ip, Date.now());
       throw err;
     }
-    allow(access, request.principal);
   }
 
   return {
@@ -164,7 +169,8 @@ export function authenticator({
         if (hasEpistulaHeaders(request.headers)) {
           // Every signed request is checked, a public read's too: each uses up its uuid (API.md 1.2).
           const now = Date.now();
-          signatureFailures?.admit(request.ip, now);
+          const overBudget = signatureFailures?.refusal(request.ip, now);
+          if (overBudget) throw overBudget;
           return admitSigned(request.headers, now).then((check) => {
             if (!hasBody(request)) return checkBody(request, access, check, undefined);
             request.checkSignedBody = (bytes) => checkBody(request, access, check, bytes);
@@ -186,16 +192,19 @@ export function authenticator({
      * A signed request to an open route or to no route: answered as it would be unsigned, and its
      * signature checked all the same, so that it uses up its (hotkey, uuid) like every signed request
      * (API.md 1.2): headers sent to /healthz or a mistyped path cannot be replayed on a route that
-     * takes them. A refusal is not the answer here: such a request asks for no rights.
+     * takes them. A refusal is not the answer here: such a request asks for no rights. A failed
+     * check counts against the address as anywhere; past its budget, nothing is checked.
      */
     spendSigned: hook((request) => {
       if (!hasEpistulaHeaders(request.headers)) return;
+      const now = Date.now();
+      if (signatureFailures?.refusal(request.ip, now)) return;
       const ignored = () => undefined;
-      return admitSigned(request.headers, Date.now()).then((check) => {
-        if (!hasBody(request)) return check(undefined).then(ignored, ignored);
+      return admitSigned(request.headers, now).then((check) => {
+        if (!hasBody(request)) return checked(request, check, undefined).then(ignored, ignored);
         request.checkSignedBody = (bytes) => {
           request.checkSignedBody = null;
-          return check(bytes).then(ignored, ignored);
+          return checked(request, check, bytes).then(ignored, ignored);
         };
       }, ignored);
     }),

@@ -16,8 +16,8 @@ import { LimitError } from '../errors.js';
 const KEPT = 10_000;
 
 export interface SignatureFailureBudget {
-  /** Refuses (throws a 429) when `ip` has no failed checks left in this window. */
-  admit(ip: string, now: number): void;
+  /** The 429 to answer when `ip` has no failed checks left in this window, else null. */
+  refusal(ip: string, now: number): LimitError | null;
   /** Counts one failed check from `ip`. */
   failed(ip: string, now: number): void;
 }
@@ -34,11 +34,11 @@ export function signatureFailureBudget(max: number, windowMs: number): Signature
     return c;
   };
   return {
-    admit(ip, now) {
+    refusal(ip, now) {
       const c = current(normalizeIP(ip), now);
-      if (!c || c.failures < max) return;
+      if (!c || c.failures < max) return null;
       const retryAfter = Math.max(1, Math.ceil((c.resetAt - now) / 1000));
-      throw new LimitError(
+      return new LimitError(
         'too_many',
         `the address ${ip} sent ${c.failures} signed requests whose signature or uuid was refused in the window ` +
           `(at most ${max}, SCORING_RATE_LIMIT_SIGNATURE_FAILURES): its signed requests are refused for ${retryAfter} s; ` +

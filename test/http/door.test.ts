@@ -184,6 +184,36 @@ describe('rate limits', () => {
     expect(await t.count('runs')).toBe(2);
   });
 
+  it('counts failed checks of signed requests to open routes and to no route against the same budget', async () => {
+    t = await testApp({
+      door: { rateLimits: { signatureFailures: 2 } },
+      signatures: { serverAddress: SERVER.address },
+    });
+    const v = { name: 'signer', hotkey: ALICE.address };
+    expect((await t.call({ method: 'POST', url: '/v1/validators', headers: admin, payload: v })).status).toBe(201);
+    const forged = () => {
+      const headers = signRequest({ key: BOB, body: '', signedFor: SERVER.address });
+      headers['Epistula-Signed-By'] = ALICE.address;
+      return headers;
+    };
+    // Answered as unsigned requests are (an open route asks for no rights), the checks failing.
+    const health = await t.call({ method: 'GET', url: '/healthz', headers: forged(), remoteAddress: '192.0.2.9' });
+    expect(health.status).toBe(200);
+    const lost = await t.call({ method: 'GET', url: '/v1/nowhere', headers: forged(), remoteAddress: '192.0.2.9' });
+    expect(lost.status).toBe(404);
+    // The budget is spent: a good signature from that address is refused on its headers.
+    const good = signRequest({ key: ALICE, body: '', signedFor: SERVER.address });
+    const read = await t.call({ method: 'GET', url: '/v1/competitions', headers: good, remoteAddress: '192.0.2.9' });
+    expect(read.status).toBe(429);
+    const elsewhere = await t.call({
+      method: 'GET',
+      url: '/v1/competitions',
+      headers: good,
+      remoteAddress: '192.0.2.10',
+    });
+    expect(elsewhere.status).toBe(200);
+  });
+
   it('counts the admin when SCORING_RATE_LIMIT_ADMIN is set', async () => {
     t = await testApp({ door: { rateLimits: { admin: 1 } } });
     expect((await t.call({ method: 'GET', url: '/v1/competitions', headers: admin })).status).toBe(200);
