@@ -9,10 +9,13 @@ import {
   createEpistulaChecks,
   DEFAULT_SIGNATURE_WINDOW_MS,
   MAX_SIGNATURE_WINDOW_MS,
+  signedParts,
+  verdictOf,
   type EpistulaRefused,
 } from '../signatures/epistula.js';
 import type { HeaderBag } from '../signatures/headers.js';
 import type { Principal } from './principal.js';
+import { verifyInWorker } from './verifyInWorker.js';
 import type { WriteGate } from './writeGate.js';
 
 export interface SignatureOptions {
@@ -46,9 +49,9 @@ const refused = (verdict: EpistulaRefused) =>
 export function signaturesService(store: Store, gate: WriteGate, options: SignatureOptions = {}) {
   const windowMs = options.windowMs ?? DEFAULT_SIGNATURE_WINDOW_MS;
   const serverAddress = options.serverAddress || ephemeralServerKey().address;
-  // sr25519 runs here, on the event loop (a few ms a request, `npm run bench:signatures`): a worker
-  // thread's isolate for it would hold tens of MB against the server's memory bound. It runs only
-  // for a registered, active hotkey whose request passed every cheap check.
+  // sr25519 (a few ms a request, `npm run bench:signatures`) runs on a worker thread
+  // (./verifyInWorker.ts), only for a registered, active hotkey whose request passed every cheap
+  // check, and within the client address's budget of failed checks (src/plugins/signatureFailures.ts).
   const checks = createEpistulaChecks({ serverAddress, windowMs });
   let lastPrune = 0;
 
@@ -82,7 +85,7 @@ export function signaturesService(store: Store, gate: WriteGate, options: Signat
       }
       const principal: Principal = { kind: 'validator', id: validator.id };
       return async (body) => {
-        const verdict = checks.body(seen, body);
+        const verdict = verdictOf(seen, await verifyInWorker(signedParts(seen, body)));
         if (!verdict.ok) throw refused(verdict);
         if (!(await remember(verdict.publicKeyHex, verdict.uuid, verdict.timestamp, now))) {
           throw unauthorized(`Epistula-Uuid ${verdict.uuid} was already used by this hotkey`, 'signature-replayed', [

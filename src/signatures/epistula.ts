@@ -134,17 +134,20 @@ export interface EpistulaChecks {
   body(seen: EpistulaHeadersAccepted, body: Uint8Array | string | null | undefined): EpistulaVerdict;
 }
 
+/** What sr25519 checks for a request whose headers passed: the message over its body's hash, the signature, the key. */
+export function signedParts(seen: EpistulaHeadersAccepted, body: Uint8Array | string | null | undefined): SignedParts {
+  const { uuid, timestamp, signedFor, signature } = seen.signed;
+  const message = Buffer.from(epistulaMessage(sha256Hex(body), uuid, timestamp, signedFor), 'utf8');
+  return { message, signature, publicKey: seen.publicKey };
+}
+
 /** Checks the options once (a bad server address is a startup error, `Ss58Error`) and returns the two steps. */
 export function createEpistulaChecks(options: EpistulaOptions): EpistulaChecks {
   const set = settings(options);
   const sr25519 = options.sr25519Verify ?? scureVerify;
   return {
     headers: (headers, now) => inspect(headers, now, set),
-    body: (seen, body) => {
-      const { uuid, timestamp, signedFor, signature } = seen.signed;
-      const message = Buffer.from(epistulaMessage(sha256Hex(body), uuid, timestamp, signedFor), 'utf8');
-      return conclude(seen, signatureValid({ message, signature, publicKey: seen.publicKey }, sr25519));
-    },
+    body: (seen, body) => verdictOf(seen, signatureValid(signedParts(seen, body), sr25519)),
   };
 }
 
@@ -162,7 +165,8 @@ export function verifyEpistula(request: EpistulaRequest, options: EpistulaOption
   return createEpistulaVerifier(options)(request);
 }
 
-function conclude(seen: EpistulaHeadersAccepted, valid: boolean): EpistulaVerdict {
+/** The verdict on a request whose headers passed, once sr25519 has said whether its signature holds. */
+export function verdictOf(seen: EpistulaHeadersAccepted, valid: boolean): EpistulaVerdict {
   if (!valid)
     return refuse(
       'signature-invalid',

@@ -1,5 +1,5 @@
 // Global setup of the in-process test projects: the worker threads' entry modules
-// (src/services/scoreWorker.ts, importWorker.ts, src/db/sqlite/txWorker.ts) bundled once a run with esbuild, which
+// (src/services/scoreWorker.ts, importWorker.ts, verifyWorker.ts, src/db/sqlite/txWorker.ts) bundled once a run with esbuild, which
 // src/workerThread.ts then starts in place of the TypeScript source (./useWorkerBundles.ts tells
 // it where). The same modules run; what is saved is tsx's start in every worker (a loader thread
 // of its own, and the worker's whole module graph transpiled again), several hundred ms of CPU a
@@ -24,6 +24,7 @@ const ENTRIES: Record<string, string> = {
   scoreWorker: 'services/scoreWorker.ts',
   importWorker: 'services/importWorker.ts',
   txWorker: 'db/sqlite/txWorker.ts',
+  verifyWorker: 'services/verifyWorker.ts',
 };
 
 /**
