@@ -13,7 +13,7 @@
 import { Transform, type TransformCallback } from 'node:stream';
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
 import fp from 'fastify-plugin';
-import { LimitError } from '../errors.js';
+import { LimitError, notFound } from '../errors.js';
 import { ProblemSchema } from '../schemas/common.js';
 
 declare module 'fastify' {
@@ -56,6 +56,9 @@ export const bodyGuardPlugin = fp(
 
     app.addHook('preParsing', (request, reply, payload, done) => {
       if (!hasBody(request)) return done(null, payload);
+      // A body sent to no route: its 404 comes before a byte of it is read, as a body without its
+      // credentials gets its 401 (src/plugins/auth.ts), not once up to the body limit was gathered.
+      if (request.is404) return done(notFound(`no route ${request.method} ${request.url.split('?')[0]}`));
       let held = 0;
       let counting = true;
       let settled = false;
