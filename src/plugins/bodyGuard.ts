@@ -124,6 +124,16 @@ export const bodyGuardPlugin = fp(
       payload.pipe(guard);
       done(null, guard);
     });
+    // A body answered before it was read (refused at the door: no or a wrong token, a route the
+    // token may not use, no such route, a GET with a body): kept alive, its connection would read
+    // and drop whatever the client still sent, for as long as it sent (until Node's request
+    // timeout), unauthenticated. It closes after the answer instead, as a refused body's does. (An
+    // injected request has no connection, and no `complete`.)
+    app.addHook('onSend', (request, reply, payload, done) => {
+      if (hasBody(request) && request.raw.complete === false && reply.getHeader('connection') !== 'close')
+        closeAfterAnswer(request, reply);
+      done(null, payload);
+    });
   },
   { name: 'body-guard' },
 );

@@ -1,6 +1,11 @@
 // Bodies refused before they are read (API.md 1.2: the refusals that cost nothing come first), over
 // real sockets. A body sent to no route gets its 404 at once: gathered first, bodies that stalled
 // there held the server-wide in-flight budget, unauthenticated, and a validator's batch was a 503.
+// And whatever refused it (no credentials, a wrong token, a route the token may not use, no such
+// route, a GET with a body), the connection closes after the answer, however long the client goes
+// on sending. Kept alive, Node read and dropped what it sent for as long as it sent (until its
+// request timeout, 50 s at the defaults): some 700 MB a second per connection, a core's worth, for
+// a client without credentials.
 import { connect, type AddressInfo } from 'node:net';
 import { afterEach, expect, it } from 'vitest';
 import { admin, seedCompetition, testApp, type TestApp } from '../support/app.js';
@@ -59,4 +64,98 @@ it('a body sent to no route is a 404 before it is read: stalled there, unauthent
   });
   expect(res.status, await res.text()).toBe(200);
   for (const s of stalled) s.socket.destroy();
+});
+
+/**
+ * Sends `head` announcing a body, then body bytes as fast as the server takes them until it closes
+ * the connection or `ms` pass (none when not `push`): the answer, when the connection closed (null:
+ * not within `ms`), the bytes sent.
+ */
+async function pushBody(port: number, head: string, ms: number, push = true) {
+  const socket = connect(port, '127.0.0.1');
+  await new Promise<void>((resolve, reject) => socket.once('connect', resolve).once('error', reject));
+  const started = Date.now();
+  let text = '';
+  let closedAfter: number | null = null;
+  socket.on('data', (d: Buffer) => (text += d.toString('latin1')));
+  socket.on('error', () => {});
+  const closed = new Promise<void>((resolve) =>
+    socket.once('close', () => {
+      closedAfter = Date.now() - started;
+      resolve();
+    }),
+  );
+  socket.write(head);
+  const piece = Buffer.alloc(64 * 1024, 0x20);
+  const chunked = /transfer-encoding: chunked/i.test(head);
+  const frame = chunked
+    ? Buffer.concat([Buffer.from(`${piece.length.toString(16)}\r\n`), piece, Buffer.from('\r\n')])
+    : piece;
+  let sent = 0;
+  const stop = sleep(ms);
+  let done = false;
+  void Promise.race([closed, stop]).then(() => (done = true));
+  while (push && !done && !socket.destroyed) {
+    sent += frame.length;
+    if (!socket.write(frame)) await Promise.race([new Promise((r) => socket.once('drain', r)), closed, stop]);
+    else await new Promise((r) => setImmediate(r));
+  }
+  if (!push) await Promise.race([closed, stop]);
+  socket.destroy();
+  await closed;
+  return { text, closedAfter: closedAfter === null || closedAfter >= ms ? null : closedAfter, sent };
+}
+
+it('a body refused before it is read: answered at once, and its connection closes however long the client sends', async () => {
+  t = await testApp();
+  await seedCompetition(t, 'c');
+  const key = (await t.call({ method: 'POST', url: '/v1/validators', headers: admin, payload: { name: 'v' } })).body
+    .apiKey as string;
+  await t.app.listen({ port: 0, host: '127.0.0.1' });
+  const port = (t.app.server.address() as AddressInfo).port;
+  const cases: [status: number, head: string][] = [
+    [
+      401,
+      'POST /v1/competitions/c/runs HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100000000\r\n\r\n',
+    ],
+    [
+      401,
+      'POST /v1/competitions/c/runs HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n',
+    ],
+    [
+      401,
+      'POST /v1/competitions/c/runs HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer swv_wrong\r\nContent-Type: application/json\r\nContent-Length: 100000000\r\n\r\n',
+    ],
+    [
+      403,
+      `PUT /v1/competitions/c/tasks HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${key}\r\nContent-Type: application/json\r\nContent-Length: 100000000\r\n\r\n`,
+    ],
+    [
+      404,
+      'POST /v1/nothing/here HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100000000\r\n\r\n',
+    ],
+    [
+      400,
+      'GET /v1/competitions HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n',
+    ],
+  ];
+  for (const [status, head] of cases) {
+    const res = await pushBody(port, head, 8000);
+    const line = head.split('\r\n')[0];
+    expect(res.text, line).toMatch(new RegExp(`^HTTP/1\\.1 ${status} `));
+    expect(res.text, line).toMatch(/\r\nconnection: close\r\n/i);
+    // Closed within the linger a refused body's connection has (2 s), not kept reading.
+    expect(res.closedAfter, `${line}: ${res.sent} bytes sent, still open`).not.toBeNull();
+    expect(res.closedAfter!, line).toBeLessThan(5000);
+  }
+  // A body read whole keeps its connection, whatever its answer.
+  const whole = await pushBody(
+    port,
+    `POST /v1/competitions/c/runs HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${key}\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}`,
+    500,
+    false,
+  );
+  expect(whole.text).toMatch(/^HTTP\/1\.1 400 /);
+  expect(whole.text).toMatch(/\r\nconnection: keep-alive\r\n/i);
+  expect(whole.closedAfter).toBeNull();
 });
