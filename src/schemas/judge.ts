@@ -49,6 +49,20 @@ function holdsInexactInteger(value: unknown): boolean {
   return false;
 }
 
+/**
+ * A number past the largest double (`1e400`), which the JSON parse gives as ±Infinity: no JSON
+ * number, and RFC 8785's canonical JSON (the digest) has none to write. No recursion.
+ */
+function holdsInfinity(value: unknown): boolean {
+  const stack: unknown[] = [value];
+  while (stack.length > 0) {
+    const v = stack.pop();
+    if (typeof v === 'number' && !Number.isFinite(v)) return true;
+    if (v !== null && typeof v === 'object') for (const child of Object.values(v)) stack.push(child);
+  }
+  return false;
+}
+
 const JudgeFields = {
   model: z.string().min(1).max(200).describe('The judge model, as the validator calls it.'),
   reasoningEffort: z.string().min(1).max(64).describe('The reasoning effort the judge runs at, e.g. `high`.'),
@@ -65,6 +79,10 @@ const JudgeFields = {
     .refine(
       (schema) => !nestsDeeper(schema, OUTPUT_SCHEMA_DEPTH),
       `nests deeper than ${OUTPUT_SCHEMA_DEPTH} levels; a vote's JSON Schema needs a few`,
+    )
+    .refine(
+      (schema) => !holdsInfinity(schema),
+      'holds a number past the largest double (about 1.8e308), which JSON parses as Infinity and the digest (RFC 8785) cannot take; write it as a string or a smaller number',
     )
     .refine(
       (schema) => !holdsInexactInteger(schema),

@@ -207,6 +207,22 @@ it('refuses an outputSchema holding an integer JSON cannot keep exactly (beyond 
   expect((exact.body.outputSchema as { maximum: number }).maximum).toBe(2 ** 53 - 1);
 });
 
+it('refuses an outputSchema holding a number past the largest double (1e400 parses as Infinity) with a 400 naming it, not a 500', async () => {
+  // The digest's canonical JSON (RFC 8785) has no Infinity: it threw, and the PUT was a 500.
+  for (const literal of ['1e400', '-1e400', '[1, 2e308]']) {
+    const payload = JSON.stringify({ ...J1, outputSchema: { type: 'number', maximum: '@' } }).replace('"@"', literal);
+    const res = await t.call({
+      method: 'PUT',
+      url: '/v1/competitions/c/judge',
+      headers: { ...admin, 'content-type': 'application/json' },
+      payload,
+    });
+    expect(res.status, literal).toBe(400);
+    expect(JSON.stringify(res.body), literal).toContain('body/outputSchema');
+  }
+  expect((await t.call({ method: 'GET', url: '/v1/competitions/c/judge' })).status).toBe(404);
+});
+
 it('a judge change makes earlier runs stale, the leaderboard that of the new runs; a return restores them', async () => {
   expect((await putJudge('c', J1)).status).toBe(200);
   const first = [
