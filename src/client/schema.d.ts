@@ -1173,7 +1173,7 @@ export interface components {
             status: number;
             /** @description What went wrong with this request, naming the field or item. */
             detail: string;
-            /** @description Each invalid field, for validation errors. */
+            /** @description Each invalid field, for validation errors: the first 100 (`detail` then says how many there are in all). */
             errors?: {
                 /** @description Where the problem is, e.g. `body/runs/3/tokens/input`. */
                 path: string;

@@ -64,6 +64,12 @@ export interface Problem {
 
 export const problemType = (slug: string) => `${PROBLEM_TYPE_PREFIX}${slug}`;
 
+/**
+ * Fields a problem lists at most: a 10 kB batch of 5,000 broken runs named each of them, a 429 kB
+ * answer; the first hundred say what is wrong, and `detail` how many there are in all.
+ */
+export const MAX_LISTED_ERRORS = 100;
+
 export function sendProblem(reply: FastifyReply, p: Problem): FastifyReply {
   if (p.retryAfter !== undefined || p.status === 503) reply.header('retry-after', String(p.retryAfter ?? 5));
   // A 401 names the scheme that would be taken (RFC 9110 11.6.1); signed requests are told in `type`.
@@ -75,7 +81,10 @@ export function sendProblem(reply: FastifyReply, p: Problem): FastifyReply {
     status: p.status,
     detail: p.detail,
   };
-  if (p.errors) body.errors = p.errors;
+  if (p.errors && p.errors.length > MAX_LISTED_ERRORS) {
+    body.detail = `${p.detail} (${p.errors.length} problems in all; errors lists the first ${MAX_LISTED_ERRORS})`;
+    body.errors = p.errors.slice(0, MAX_LISTED_ERRORS);
+  } else if (p.errors) body.errors = p.errors;
   return reply.code(p.status).type('application/problem+json').send(body);
 }
 

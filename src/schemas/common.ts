@@ -116,7 +116,9 @@ export const ProblemSchema = named(
         }),
       )
       .optional()
-      .describe('Each invalid field, for validation errors.'),
+      .describe(
+        'Each invalid field, for validation errors: the first 100 (`detail` then says how many there are in all).',
+      ),
   }),
 );
 

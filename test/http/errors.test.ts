@@ -23,6 +23,19 @@ it('an unexpected failure is a 500 problem that leaks no internals', async () =>
   expect(JSON.stringify(res.body)).not.toMatch(/validators|sqlite|stack/i);
 });
 
+it('a problem lists at most 100 fields, and says how many there are in all', async () => {
+  await t.call({ method: 'PUT', url: '/v1/competitions/c', headers: admin, payload: { name: 'c' } });
+  const runs = Array.from({ length: 5000 }, () => ({ runId: 7 }));
+  const res = await t.call({ method: 'POST', url: '/v1/competitions/c/runs', headers: admin, payload: { runs } });
+  expect(res.status).toBe(400);
+  const body = res.body as { detail: string; errors: { path: string }[] };
+  expect(body.errors).toHaveLength(100);
+  expect(body.errors[0]!.path).toMatch(/^body\/runs\/0\//);
+  expect(body.detail).toMatch(/\(\d{4,} problems in all; errors lists the first 100\)$/);
+  expect(JSON.stringify(body).length).toBeLessThan(20_000);
+  expect(await t.count('runs')).toBe(0);
+});
+
 it('an unknown route is a 404 problem', async () => {
   const res = await t.call({ method: 'GET', url: '/v1/nothing' });
   expect(res.status).toBe(404);
