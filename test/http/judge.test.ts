@@ -187,16 +187,19 @@ it('refuses an outputSchema nested past 32 levels with a 400 naming it; one at t
   expect(snapshot.status, JSON.stringify(snapshot.body)).toBe(201);
 });
 
+/** A judge PUT whose outputSchema's `maximum` is `literal` as written (JSON.stringify would rewrite it). */
+const putMaximum = (type: string, literal: string) =>
+  t.call({
+    method: 'PUT',
+    url: '/v1/competitions/c/judge',
+    headers: { ...admin, 'content-type': 'application/json' },
+    payload: JSON.stringify({ ...J1, outputSchema: { type, maximum: '@' } }).replace('"@"', literal),
+  });
+
 it('refuses an outputSchema holding an integer JSON cannot keep exactly (beyond 2^53 - 1), naming it; 2^53 - 1 is kept', async () => {
   // Parsed, 9007199254740993 is ...992: the digest would be of another schema than the one sent.
   for (const literal of ['9007199254740993', '-9007199254740993', '1e300']) {
-    const payload = JSON.stringify({ ...J1, outputSchema: { type: 'integer', maximum: '@' } }).replace('"@"', literal);
-    const res = await t.call({
-      method: 'PUT',
-      url: '/v1/competitions/c/judge',
-      headers: { ...admin, 'content-type': 'application/json' },
-      payload,
-    });
+    const res = await putMaximum('integer', literal);
     expect(res.status, literal).toBe(400);
     expect(JSON.stringify(res.body), literal).toContain('body/outputSchema');
     expect(res.body.detail, literal).toContain('2^53');
@@ -210,13 +213,7 @@ it('refuses an outputSchema holding an integer JSON cannot keep exactly (beyond 
 it('refuses an outputSchema holding a number past the largest double (1e400 parses as Infinity) with a 400 naming it, not a 500', async () => {
   // The digest's canonical JSON (RFC 8785) has no Infinity: it threw, and the PUT was a 500.
   for (const literal of ['1e400', '-1e400', '[1, 2e308]']) {
-    const payload = JSON.stringify({ ...J1, outputSchema: { type: 'number', maximum: '@' } }).replace('"@"', literal);
-    const res = await t.call({
-      method: 'PUT',
-      url: '/v1/competitions/c/judge',
-      headers: { ...admin, 'content-type': 'application/json' },
-      payload,
-    });
+    const res = await putMaximum('number', literal);
     expect(res.status, literal).toBe(400);
     expect(JSON.stringify(res.body), literal).toContain('body/outputSchema');
   }
