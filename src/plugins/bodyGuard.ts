@@ -10,6 +10,7 @@
 //
 // Streamed uploads (task files, import chunks: src/routes/streamBody.ts) go to disk as they arrive:
 // they say so (`request.bodyStreamed()`) and stop counting against the budget, but not the clock.
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Transform, type TransformCallback } from 'node:stream';
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
 import fp from 'fastify-plugin';
@@ -54,11 +55,24 @@ export const bodyGuardPlugin = fp(
       responses[503] ??= ProblemSchema;
     });
 
+    // A client that sends `Expect: 100-continue` waits for the 100 before it sends its body (RFC 9110
+    // 10.1.1). Node sends the 100 at once unless the server listens for 'checkContinue', inviting the
+    // body of a request about to be refused for its credentials. Here the request goes on as any
+    // other, and the 100 is sent when its body is about to be read (below): once the route, the
+    // credentials and the signature's headers have passed. A request refused before gets its final
+    // answer instead, and its client never sends the body.
+    const awaitingContinue = new WeakSet<IncomingMessage>();
+    app.server.on('checkContinue', (req: IncomingMessage, res: ServerResponse) => {
+      awaitingContinue.add(req);
+      app.server.emit('request', req, res);
+    });
+
     app.addHook('preParsing', (request, reply, payload, done) => {
       if (!hasBody(request)) return done(null, payload);
       // A body sent to no route: its 404 comes before a byte of it is read, as a body without its
       // credentials gets its 401 (src/plugins/auth.ts), not once up to the body limit was gathered.
       if (request.is404) return done(notFound(`no route ${request.method} ${request.url.split('?')[0]}`));
+      if (awaitingContinue.delete(request.raw)) reply.raw.writeContinue();
       let held = 0;
       let counting = true;
       let settled = false;

@@ -8,7 +8,7 @@
 // a client without credentials.
 import { connect, type AddressInfo } from 'node:net';
 import { afterEach, expect, it } from 'vitest';
-import { admin, seedCompetition, testApp, type TestApp } from '../support/app.js';
+import { ADMIN_TOKEN, admin, seedCompetition, testApp, type TestApp } from '../support/app.js';
 
 let t: TestApp | undefined;
 afterEach(async () => {
@@ -158,4 +158,91 @@ it('a body refused before it is read: answered at once, and its connection close
   expect(whole.text).toMatch(/^HTTP\/1\.1 400 /);
   expect(whole.text).toMatch(/\r\nconnection: keep-alive\r\n/i);
   expect(whole.closedAfter).toBeNull();
+});
+
+/**
+ * Sends `head` (with `Expect: 100-continue`) and waits, as a client does, for the server's interim
+ * 100 or its final answer; sends `body` only after a 100. Answers everything received, once the
+ * final answer is in or the connection closes.
+ */
+async function expectContinue(port: number, head: string, body: string) {
+  const socket = connect(port, '127.0.0.1');
+  await new Promise<void>((resolve, reject) => socket.once('connect', resolve).once('error', reject));
+  let text = '';
+  let sentBody = false;
+  const final = /HTTP\/1\.1 [2-5]\d\d [^\r]*\r\n[\s\S]*?\r\n\r\n/;
+  const done = new Promise<void>((resolve) => {
+    socket.on('data', (d: Buffer) => {
+      text += d.toString('latin1');
+      if (!sentBody && text.startsWith('HTTP/1.1 100 Continue\r\n\r\n')) {
+        sentBody = true;
+        socket.write(body);
+      }
+      if (final.test(text)) resolve();
+    });
+    socket.once('close', () => resolve());
+  });
+  socket.on('error', () => {});
+  socket.write(head);
+  await Promise.race([done, sleep(5000)]);
+  socket.destroy();
+  return { text, sentBody };
+}
+
+it('Expect: 100-continue: the 100 only once the body is about to be read; a request refused before gets its answer instead', async () => {
+  t = await testApp();
+  await seedCompetition(t, 'c');
+  await t.call({
+    method: 'PUT',
+    url: '/v1/competitions/c/tasks',
+    headers: admin,
+    payload: { tasks: [{ id: 't1', type: 'swebench_verified' }] },
+  });
+  const key = (await t.call({ method: 'POST', url: '/v1/validators', headers: admin, payload: { name: 'v' } })).body
+    .apiKey as string;
+  await t.app.listen({ port: 0, host: '127.0.0.1' });
+  const port = (t.app.server.address() as AddressInfo).port;
+  const batch = JSON.stringify({
+    runs: [{ runId: 'r1', taskId: 't1', kind: 'miner', minerHotkey: 'm1', resolved: true }],
+  });
+  const head = (path: string, auth: string, length: number, type = 'application/json') =>
+    `POST ${path} HTTP/1.1\r\nHost: x\r\n${auth}Content-Type: ${type}\r\nContent-Length: ${length}\r\n` +
+    'Expect: 100-continue\r\n\r\n';
+
+  // Refused before the body: no 100, the final answer at once, and the body never asked for.
+  for (const [status, path, auth] of [
+    [401, '/v1/competitions/c/runs', ''],
+    [401, '/v1/competitions/c/runs', 'Authorization: Bearer swv_wrong\r\n'],
+    [403, '/v1/competitions/c/tasks/import', `Authorization: Bearer ${key}\r\n`],
+    [404, '/v1/nothing', ''],
+  ] as const) {
+    const res = await expectContinue(port, head(path, auth, batch.length), batch);
+    expect(res.text, path).toMatch(new RegExp(`^HTTP/1\\.1 ${status} `));
+    expect(res.sentBody, path).toBe(false);
+  }
+  expect(await t.count('runs')).toBe(0);
+
+  // Accepted: the 100 comes, the body follows, and the batch is stored.
+  const ok = await expectContinue(
+    port,
+    head('/v1/competitions/c/runs', `Authorization: Bearer ${key}\r\n`, batch.length),
+    batch,
+  );
+  expect(ok.sentBody).toBe(true);
+  expect(ok.text).toMatch(/^HTTP\/1\.1 100 Continue\r\n\r\nHTTP\/1\.1 200 /);
+  expect(await t.count('runs')).toBe(1);
+  // A streamed upload (a task file, admin) is asked for its body the same way.
+  const file = `${JSON.stringify({ id: 't2', type: 'swebench_verified' })}\n`;
+  const upload = await expectContinue(
+    port,
+    head(
+      '/v1/competitions/c/tasks/import',
+      `Authorization: Bearer ${ADMIN_TOKEN}\r\n`,
+      file.length,
+      'application/x-ndjson',
+    ),
+    file,
+  );
+  expect(upload.sentBody).toBe(true);
+  expect(upload.text).toMatch(/^HTTP\/1\.1 100 Continue\r\n\r\nHTTP\/1\.1 \d{3} /);
 });
