@@ -186,7 +186,11 @@ describe('bodies at the door', () => {
     expect(statuses.filter((s) => s !== 408 && s !== 503)).toEqual([]);
     expect(statuses).toContain(503);
     for (const raw of result) expectRefusal(raw, status(raw));
-    expect(peakMb).toBeLessThan(250);
+    // Bounded by the budget, not by what the clients send (16 x 31 MiB, about 500 MB): the bytes held,
+    // and those of refused bodies until they are collected, some twice the budget (SECURITY.md), over
+    // what the server held before. Measured: +104 to +122 MB on a quiet machine, whose clients push
+    // fastest, +57 to +75 under CI's load. (An absolute bound, 250 MB, failed on the quiet machine.)
+    expect(peakMb - before).toBeLessThan(2 * 48 + 50); // MB; the default budget, 48 MiB
     console.log(
       `[door] 16 bodies pushed: ${statuses.filter((s) => s === 503).length} refused by the 48 MiB budget (503), ` +
         `${statuses.filter((s) => s === 408).length} cut off (408); RSS ${before.toFixed(0)} -> peak ${peakMb.toFixed(0)} MB`,
