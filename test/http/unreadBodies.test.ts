@@ -29,19 +29,23 @@ async function open(port: number, head: string) {
   return { socket, received: () => text };
 }
 
-it('a body sent to no route is a 404 before it is read: stalled there, unauthenticated, it holds none of the in-flight budget', async () => {
-  t = await testApp({ door: { maxInflightBodyBytes: 1024 * 1024, bodyTimeoutMs: 30_000 } });
-  await seedCompetition(t, 'c');
-  await t.call({
+/** Competition `c` with task `t1` and a validator (its key), the app listening on a port. */
+async function listening(app: TestApp) {
+  await seedCompetition(app, 'c');
+  await app.call({
     method: 'PUT',
     url: '/v1/competitions/c/tasks',
     headers: admin,
     payload: { tasks: [{ id: 't1', type: 'swebench_verified' }] },
   });
-  const key = (await t.call({ method: 'POST', url: '/v1/validators', headers: admin, payload: { name: 'v' } })).body
-    .apiKey as string;
-  await t.app.listen({ port: 0, host: '127.0.0.1' });
-  const port = (t.app.server.address() as AddressInfo).port;
+  const v = await app.call({ method: 'POST', url: '/v1/validators', headers: admin, payload: { name: 'v' } });
+  await app.app.listen({ port: 0, host: '127.0.0.1' });
+  return { key: v.body.apiKey as string, port: (app.app.server.address() as AddressInfo).port };
+}
+
+it('a body sent to no route is a 404 before it is read: stalled there, unauthenticated, it holds none of the in-flight budget', async () => {
+  t = await testApp({ door: { maxInflightBodyBytes: 1024 * 1024, bodyTimeoutMs: 30_000 } });
+  const { key, port } = await listening(t);
   const piece = ' '.repeat(256 * 1024);
   const stalled = await Promise.all(
     Array.from({ length: 8 }, (_, i) =>
@@ -191,17 +195,7 @@ async function expectContinue(port: number, head: string, body: string) {
 
 it('Expect: 100-continue: the 100 only once the body is about to be read; a request refused before gets its answer instead', async () => {
   t = await testApp();
-  await seedCompetition(t, 'c');
-  await t.call({
-    method: 'PUT',
-    url: '/v1/competitions/c/tasks',
-    headers: admin,
-    payload: { tasks: [{ id: 't1', type: 'swebench_verified' }] },
-  });
-  const key = (await t.call({ method: 'POST', url: '/v1/validators', headers: admin, payload: { name: 'v' } })).body
-    .apiKey as string;
-  await t.app.listen({ port: 0, host: '127.0.0.1' });
-  const port = (t.app.server.address() as AddressInfo).port;
+  const { key, port } = await listening(t);
   const batch = JSON.stringify({
     runs: [{ runId: 'r1', taskId: 't1', kind: 'miner', minerHotkey: 'm1', resolved: true }],
   });
