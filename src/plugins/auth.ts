@@ -7,6 +7,7 @@ import fp from 'fastify-plugin';
 import { badRequest, DomainError, forbidden, unauthorized } from '../errors.js';
 import type { Principal } from '../services/principal.js';
 import type { SignedBodyCheck } from '../services/signatures.js';
+import { hasBody } from './bodyGuard.js';
 import type { SignatureFailureBudget } from './signatureFailures.js';
 import { hasEpistulaHeaders, type HeaderBag } from '../signatures/headers.js';
 
@@ -69,10 +70,6 @@ const COSTLY_REFUSALS = new Set(['signature-invalid', 'signature-replayed']);
 const digest = (s: string) => createHash('sha256').update(s).digest();
 /** An Authorization header of the Bearer scheme (case-insensitive, RFC 9110 11.1), well-formed or not. */
 const BEARER = /^bearer(?: |$)/i;
-
-/** A request that carries a body is verified once the body is read (the signature covers its bytes). */
-const hasBody = (request: FastifyRequest) =>
-  request.headers['transfer-encoding'] !== undefined || Number(request.headers['content-length'] ?? 0) > 0;
 
 /**
  * Methods that take no body. One sent with a body is refused: a signature covers the body, the uuid,

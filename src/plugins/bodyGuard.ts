@@ -33,7 +33,8 @@ export interface BodyGuardOptions {
   maxInflightBytes: number;
 }
 
-const hasBody = (request: FastifyRequest) =>
+/** Whether a request carries a body (chunked, or a length above 0): what the door counts, and a signature covers. */
+export const hasBody = (request: FastifyRequest) =>
   request.headers['transfer-encoding'] !== undefined || Number(request.headers['content-length'] ?? 0) > 0;
 
 /** How long a refused client is asked to wait: the time a body may take, at most a minute. */

@@ -33,35 +33,29 @@ function nestsDeeper(value: unknown, max: number): boolean {
   return false;
 }
 
-/**
- * A number the JSON parse could not keep exactly: an integer beyond ±(2^53 − 1), outside I-JSON
- * (RFC 7493), which RFC 8785's canonical JSON (the digest) requires. `9007199254740993` arrives as
- * …992: the digest would be of another schema than the sender's, which its own canonicalizer may
- * keep exactly. No recursion.
- */
-function holdsInexactInteger(value: unknown): boolean {
+/** Whether any number in `value` is one `bad` names. No recursion. */
+function holdsNumber(value: unknown, bad: (n: number) => boolean): boolean {
   const stack: unknown[] = [value];
   while (stack.length > 0) {
     const v = stack.pop();
-    if (typeof v === 'number' && Number.isInteger(v) && !Number.isSafeInteger(v)) return true;
+    if (typeof v === 'number' && bad(v)) return true;
     if (v !== null && typeof v === 'object') for (const child of Object.values(v)) stack.push(child);
   }
   return false;
 }
 
 /**
- * A number past the largest double (`1e400`), which the JSON parse gives as ±Infinity: no JSON
- * number, and RFC 8785's canonical JSON (the digest) has none to write. No recursion.
+ * A number the JSON parse could not keep exactly: an integer beyond ±(2^53 − 1), outside I-JSON
+ * (RFC 7493), which RFC 8785's canonical JSON (the digest) requires. `9007199254740993` arrives as
+ * …992: the digest would be of another schema than the sender's, which its own canonicalizer may
+ * keep exactly.
  */
-function holdsInfinity(value: unknown): boolean {
-  const stack: unknown[] = [value];
-  while (stack.length > 0) {
-    const v = stack.pop();
-    if (typeof v === 'number' && !Number.isFinite(v)) return true;
-    if (v !== null && typeof v === 'object') for (const child of Object.values(v)) stack.push(child);
-  }
-  return false;
-}
+const inexactInteger = (n: number) => Number.isInteger(n) && !Number.isSafeInteger(n);
+/**
+ * A number past the largest double (`1e400`), which the JSON parse gives as ±Infinity: no JSON
+ * number, and RFC 8785's canonical JSON (the digest) has none to write.
+ */
+const infinite = (n: number) => !Number.isFinite(n);
 
 const JudgeFields = {
   model: z.string().min(1).max(200).describe('The judge model, as the validator calls it.'),
@@ -81,11 +75,11 @@ const JudgeFields = {
       `nests deeper than ${OUTPUT_SCHEMA_DEPTH} levels; a vote's JSON Schema needs a few`,
     )
     .refine(
-      (schema) => !holdsInfinity(schema),
+      (schema) => !holdsNumber(schema, infinite),
       'holds a number past the largest double (about 1.8e308), which JSON parses as Infinity and the digest (RFC 8785) cannot take; write it as a string or a smaller number',
     )
     .refine(
-      (schema) => !holdsInexactInteger(schema),
+      (schema) => !holdsNumber(schema, inexactInteger),
       'holds an integer beyond ±(2^53 − 1), which JSON numbers do not keep exactly (I-JSON, RFC 7493) and the digest (RFC 8785) cannot take; write it as a string or a smaller number',
     )
     .describe(
