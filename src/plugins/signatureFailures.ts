@@ -1,7 +1,7 @@
 // Failed signature checks, counted by client address (docs/SECURITY.md "Limits at the door").
 //
-// Checking a signature is the one costly step of a signed request (sr25519, 2 to 4 ms of the event
-// loop), and it runs for any request naming a registered hotkey: validators' hotkeys are public (on
+// Checking a signature is the one costly step of a signed request (sr25519, 2 to 4 ms of CPU, on a
+// worker thread), and it runs for any request naming a registered hotkey: validators' hotkeys are public (on
 // chain), so anyone can make the server run it, as often as they can send requests. A check that
 // fails (a signature that does not verify, a uuid used before) counts against the address that
 // sent it; past `max` failures in a window, that address's signed requests are refused on their
