@@ -995,7 +995,7 @@ export interface components {
             temperature: number;
             /** @description The judge’s prompt text with the placeholders the validator fills, `{answer_date}` among them. */
             promptTemplate: string;
-            /** @description The JSON Schema of one vote, as the judge is asked to answer; at most 32 levels deep. */
+            /** @description The JSON Schema of one vote, as the judge is asked to answer; at most 32 levels deep and 200,000 characters as JSON. */
             outputSchema: {
                 [key: string]: unknown;
             };
@@ -1428,7 +1428,7 @@ export interface components {
             temperature: number;
             /** @description The judge’s prompt text with the placeholders the validator fills, `{answer_date}` among them. */
             promptTemplate: string;
-            /** @description The JSON Schema of one vote, as the judge is asked to answer; at most 32 levels deep. */
+            /** @description The JSON Schema of one vote, as the judge is asked to answer; at most 32 levels deep and 200,000 characters as JSON. */
             outputSchema: {
                 [key: string]: unknown;
             };

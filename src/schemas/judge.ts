@@ -21,6 +21,14 @@ export const JudgeDigest = z
  */
 export const OUTPUT_SCHEMA_DEPTH = 32;
 
+/**
+ * Characters an outputSchema may take as JSON: as many as the prompt. A vote's JSON Schema is a few
+ * hundred; the bound keeps every read of the configuration, its digest and each snapshot's input
+ * small. A 5 MB schema of 200,000 properties, accepted before, cost its PUT 2.4 s and each read of
+ * it 0.7 s.
+ */
+export const OUTPUT_SCHEMA_CHARACTERS = 200_000;
+
 /** Whether a JSON value nests deeper than `max` levels (a scalar is 0, `{}` and `[]` are 1); no recursion. */
 function nestsDeeper(value: unknown, max: number): boolean {
   const stack: [unknown, number][] = [[value, 0]];
@@ -70,9 +78,14 @@ const JudgeFields = {
     .describe('The judge’s prompt text with the placeholders the validator fills, `{answer_date}` among them.'),
   outputSchema: z
     .record(z.string(), z.unknown())
+    // First, and the last check when it fails: the size's JSON.stringify recurses.
+    .refine((schema) => !nestsDeeper(schema, OUTPUT_SCHEMA_DEPTH), {
+      message: `nests deeper than ${OUTPUT_SCHEMA_DEPTH} levels; a vote's JSON Schema needs a few`,
+      abort: true,
+    })
     .refine(
-      (schema) => !nestsDeeper(schema, OUTPUT_SCHEMA_DEPTH),
-      `nests deeper than ${OUTPUT_SCHEMA_DEPTH} levels; a vote's JSON Schema needs a few`,
+      (schema) => JSON.stringify(schema).length <= OUTPUT_SCHEMA_CHARACTERS,
+      `is longer than ${OUTPUT_SCHEMA_CHARACTERS.toLocaleString('en-US')} characters as JSON; a vote's JSON Schema needs a few hundred`,
     )
     .refine(
       (schema) => !holdsNumber(schema, infinite),
@@ -83,7 +96,7 @@ const JudgeFields = {
       'holds an integer beyond ±(2^53 − 1), which JSON numbers do not keep exactly (I-JSON, RFC 7493) and the digest (RFC 8785) cannot take; write it as a string or a smaller number',
     )
     .describe(
-      `The JSON Schema of one vote, as the judge is asked to answer; at most ${OUTPUT_SCHEMA_DEPTH} levels deep.`,
+      `The JSON Schema of one vote, as the judge is asked to answer; at most ${OUTPUT_SCHEMA_DEPTH} levels deep and ${OUTPUT_SCHEMA_CHARACTERS.toLocaleString('en-US')} characters as JSON.`,
     ),
 };
 

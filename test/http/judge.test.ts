@@ -187,6 +187,31 @@ it('refuses an outputSchema nested past 32 levels with a 400 naming it; one at t
   expect(snapshot.status, JSON.stringify(snapshot.body)).toBe(201);
 });
 
+it('refuses an outputSchema longer than 200,000 characters as JSON with a 400 naming it; one at the bound is kept', async () => {
+  // `{"type":"object","properties":{…}}` of n properties `"pNNNNNN":{"type":"string"}`.
+  const wide = (n: number) => ({
+    type: 'object',
+    properties: Object.fromEntries(
+      Array.from({ length: n }, (_, i) => [`p${String(i).padStart(6, '0')}`, { type: 'string' }]),
+    ),
+  });
+  const length = (n: number) => JSON.stringify(wide(n)).length;
+  // A 5 MB schema of 200,000 properties was stored (its PUT took 2.4 s, every read 0.7 s).
+  for (const n of [20_000, 7_700]) {
+    expect(length(n)).toBeGreaterThan(200_000);
+    const res = await putJudge('c', { ...J1, outputSchema: wide(n) });
+    expect(res.status, String(n)).toBe(400);
+    expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
+    expect(JSON.stringify(res.body)).toContain('body/outputSchema');
+    expect(res.body.detail).toContain('200,000 characters');
+  }
+  expect((await t.call({ method: 'GET', url: '/v1/competitions/c/judge' })).status).toBe(404);
+  // The largest n whose schema fits: each property takes 28 characters.
+  const n = Math.floor((200_000 - length(0) + 1) / 28);
+  expect([length(n) <= 200_000, length(n + 1) > 200_000]).toEqual([true, true]);
+  expect((await putJudge('c', { ...J1, outputSchema: wide(n) })).status).toBe(200);
+});
+
 /** A judge PUT whose outputSchema's `maximum` is `literal` as written (JSON.stringify would rewrite it). */
 const putMaximum = (type: string, literal: string) =>
   t.call({
