@@ -1,0 +1,146 @@
+// Hostile data, as a validator or an operator can write it (markup in names and rubric text, long
+// unbroken hotkeys and task ids, bidi overrides, joiners and emoji, hotkeys naming Object.prototype's
+// members) and hostile hash routes: the dashboard shows it all as text under its own CSP, stays
+// usable, and says so when a route names nothing.
+import type { Page } from 'playwright-core';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { useDashboard } from './dashboard.js';
+
+const XSS = `<img src=x onerror=alert(1)>"><svg onload=alert(2)>`;
+const C = 'h';
+const LONG_TASK = `T${'x'.repeat(127)}`;
+const LONG_MINER = `M${'m'.repeat(127)}`;
+const MINERS = [LONG_MINER, '__proto__', 'constructor', 'toString', 'javascript:x'];
+const criterion = (i: number, title: string) => ({
+  id: i.toString(16).padStart(32, '0'),
+  title,
+  type: 'positive',
+  importance: 'must have',
+  change: i === 1 ? 'stability' : null,
+});
+
+const ui = useDashboard({ seed: 'empty' });
+
+/** Everything a page did that data could have made it do: dialogs, CSP refusals, console errors. */
+async function watch(page: Page) {
+  const dialogs: string[] = [];
+  page.on('dialog', (d) => {
+    dialogs.push(d.message());
+    void d.dismiss();
+  });
+  await page.addInitScript(() => {
+    const w = window as unknown as { violations: string[] };
+    w.violations = [];
+    document.addEventListener('securitypolicyviolation', (e) => w.violations.push(e.violatedDirective));
+  });
+  return dialogs;
+}
+
+beforeAll(async () => {
+  await ui.server.send('PUT', `/v1/competitions/${C}`, {
+    name: `${XSS}👩‍👩‍👧‍👦${'W'.repeat(140)}`,
+    burnRatio: 0.1,
+    revealAnswers: true,
+  });
+  await ui.server.send('PUT', `/v1/competitions/${C}/tasks`, {
+    tasks: [
+      { id: LONG_TASK, type: 'swebench_verified', complexity: 'short' },
+      { id: 'javascript:x', type: 'swebench_verified', complexity: 'long' },
+      {
+        id: 'q1',
+        type: 'swe_atlas_qna',
+        complexity: 'medium',
+        qna: {
+          prompt: `${XSS}\u202Eevil ${'P'.repeat(10_000)}`,
+          referenceAnswer: XSS,
+          repositoryUrl: 'a/b',
+          repositoryBaseCommit: 'a'.repeat(40),
+          language: 'python',
+          category: `${XSS}${'C'.repeat(400)}`,
+          dockerImage: XSS,
+          rubric: [criterion(1, `${XSS}\u202Eabc`), criterion(2, 'R'.repeat(4000)), criterion(3, 'a\u200d👨‍💻 ok')],
+        },
+      },
+    ],
+  });
+  const { apiKey } = await ui.server.send('POST', '/v1/validators', { name: `${XSS}${'V'.repeat(140)}` });
+  const runs = [];
+  let n = 0;
+  for (const taskId of [LONG_TASK, 'javascript:x', 'q1'])
+    for (const who of ['baseline', ...MINERS])
+      for (let attempt = 0; attempt < 2; attempt++) {
+        n++;
+        const run: Record<string, unknown> = {
+          runId: `r${n}`,
+          taskId,
+          kind: who === 'baseline' ? 'baseline' : 'miner',
+          ...(who === 'baseline' ? {} : { minerHotkey: who }),
+          tokens: { input: 1000 + n * 10, output: 100 },
+        };
+        if (taskId === 'q1')
+          run.rubricVotes = [1, 2, 3].map((i) => ({
+            criterionId: i.toString(16).padStart(32, '0'),
+            votes: Array.from({ length: 5 }, (_, k) => ({
+              verdict: (n + i) % 2 || k < 2 ? 'YES' : 'NO',
+              reason: XSS,
+              evidence: XSS,
+            })),
+          }));
+        else run.resolved = n % 3 !== 0;
+        runs.push(run);
+      }
+  const res = await fetch(`${ui.server.baseUrl}/v1/competitions/${C}/runs`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ runs }),
+  });
+  expect(res.status).toBe(200);
+  await ui.server.send('PUT', `/v1/competitions/${C}/miners/constructor`, { excluded: true, reason: XSS });
+  await ui.server.send('POST', `/v1/competitions/${C}/snapshots`, { note: XSS });
+});
+
+const PAGES = [
+  '',
+  `#/c/${C}`,
+  `#/c/${C}/miners/${LONG_MINER}`,
+  `#/c/${C}/miners/__proto__`,
+  `#/c/${C}/miners/constructor`,
+  `#/c/${C}/tasks/q1`,
+  `#/c/${C}/tasks/${LONG_TASK}`,
+  `#/c/${C}/tasks/javascript:x`,
+  `#/c/${C}/weights`,
+  `#/c/${C}/weights/history`,
+  `#/c/${C}/validators`,
+  `#/c/${C}/coverage`,
+  `#/c/${C}/criteria`,
+];
+
+describe('hostile data', () => {
+  it('is text on every page: no element, dialog, CSP refusal, console error or NaN comes of it', async () => {
+    const { page, errors } = await ui.browser.page();
+    const dialogs = await watch(page);
+    const index = await page.goto(`${ui.server.baseUrl}/`);
+    const csp = index!.headers()['content-security-policy']!;
+    expect(csp).toMatch(/script-src 'self';/);
+    expect(csp).not.toMatch(/script-src[^;]*'unsafe-inline'/);
+    for (const hash of PAGES) {
+      await page.goto('about:blank');
+      await page.goto(`${ui.server.baseUrl}/${hash}`);
+      await page.locator('main h1').first().waitFor();
+      await page.waitForLoadState('networkidle');
+      const seen = await page.evaluate(() => ({
+        injected: document.querySelectorAll('img[src="x"], [onload], [onerror]').length,
+        links: [...document.querySelectorAll('a[href]')]
+          .map((a) => a.getAttribute('href')!)
+          .filter((h) => !h.startsWith('#') && !h.startsWith('/') && !h.startsWith('blob:')),
+        violations: (window as unknown as { violations: string[] }).violations,
+        nan: /\bNaN\b|Infinity/.test(document.body.innerText),
+      }));
+      expect(seen, hash).toEqual({ injected: 0, links: [], violations: [], nan: false });
+      if (hash.endsWith('/tasks/q1')) expect(await page.locator('#criteria').innerText()).toContain(XSS);
+    }
+    expect(dialogs).toEqual([]);
+    expect(errors).toEqual([]);
+    await page.close();
+  });
+});
