@@ -144,3 +144,32 @@ describe('hostile data', () => {
     await page.close();
   });
 });
+
+describe('hostile hash routes', () => {
+  /** Opens `hash` in a fresh document and returns the page's heading and text. */
+  async function show(hash: string) {
+    const { page, errors } = await ui.browser.page();
+    const dialogs = await watch(page);
+    await page.goto(`${ui.server.baseUrl}/${hash}`);
+    await page.locator('main h1').first().waitFor({ timeout: 5000 });
+    await page.waitForLoadState('networkidle');
+    const seen = {
+      h1: await page.locator('main h1').first().innerText(),
+      main: await page.locator('main').innerText(),
+      injected: await page.locator('img[src="x"], [onload], [onerror]').count(),
+      dialogs,
+      errors,
+    };
+    await page.close();
+    return seen;
+  }
+
+  it.each(['#/c/%', `#/c/${C}/miners/%E0%A4%A`, `#/c/${C}/tasks/a%ZZ`])(
+    'a malformed percent-escape (%s) is a page not found, not a blank page',
+    async (hash) => {
+      const seen = await show(hash);
+      expect(seen.h1).toBe('Page not found');
+      expect(seen.errors).toEqual([]);
+    },
+  );
+});

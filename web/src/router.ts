@@ -22,12 +22,24 @@ export interface Location {
   query: URLSearchParams;
 }
 
+/** A path segment decoded, or null when its percent-escapes are malformed (`%`, `%E0%A4%A`). */
+function decode(part: string): string | null {
+  try {
+    return decodeURIComponent(part);
+  } catch {
+    return null;
+  }
+}
+
 export function parse(hash: string): Location {
   const [path = '', search = ''] = hash.replace(/^#/, '').split('?');
-  const parts = path.split('/').filter(Boolean).map(decodeURIComponent);
+  const decoded = path.split('/').filter(Boolean).map(decode);
   const query = new URLSearchParams(search);
-  const [c, id, kind, key] = parts;
   let route: Route = { page: 'notFound', path };
+  // A segment that does not decode names nothing: decodeURIComponent's throw would blank the app.
+  if (decoded.includes(null)) return { route, query };
+  const parts = decoded as string[];
+  const [c, id, kind, key] = parts;
   if (parts.length === 0) route = { page: 'competitions' };
   else if (c === 'c' && id !== undefined) {
     if (parts.length === 2) route = { page: 'competition', id };
