@@ -150,6 +150,8 @@ describe('hostile hash routes', () => {
   async function show(hash: string) {
     const { page, errors } = await ui.browser.page();
     const dialogs = await watch(page);
+    const requests: string[] = [];
+    page.on('request', (r) => requests.push(new URL(r.url()).pathname));
     await page.goto(`${ui.server.baseUrl}/${hash}`);
     await page.locator('main h1').first().waitFor({ timeout: 5000 });
     await page.waitForLoadState('networkidle');
@@ -159,6 +161,7 @@ describe('hostile hash routes', () => {
       injected: await page.locator('img[src="x"], [onload], [onerror]').count(),
       dialogs,
       errors,
+      requests,
     };
     await page.close();
     return seen;
@@ -169,6 +172,18 @@ describe('hostile hash routes', () => {
     async (hash) => {
       const seen = await show(hash);
       expect(seen.h1).toBe('Page not found');
+      expect(seen.errors).toEqual([]);
+    },
+  );
+
+  // The server refuses '.' and '..' as ids because clients resolve them away: GET
+  // /v1/competitions/../validators is GET /v1/validators, which the read token then goes to.
+  it.each(['#/c/..', '#/c/%2E%2E/validators', '#/c/./weights', `#/c/${C}/tasks/..`, `#/c/${C}/miners/%2E`])(
+    "a '.' or '..' segment (%s) is a page not found, and asks the API for nothing",
+    async (hash) => {
+      const seen = await show(hash);
+      expect(seen.h1).toBe('Page not found');
+      expect(seen.requests.filter((p) => p.startsWith('/v1/'))).toEqual([]);
       expect(seen.errors).toEqual([]);
     },
   );

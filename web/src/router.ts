@@ -37,7 +37,9 @@ export function parse(hash: string): Location {
   const query = new URLSearchParams(search);
   let route: Route = { page: 'notFound', path };
   // A segment that does not decode names nothing: decodeURIComponent's throw would blank the app.
-  if (decoded.includes(null)) return { route, query };
+  // Nor does '.' or '..', which the server refuses as an id: fetch resolves them away, so
+  // #/c/../validators would ask GET /v1/validators, carrying the read token.
+  if (decoded.some((p) => p === null || p === '.' || p === '..')) return { route, query };
   const parts = decoded as string[];
   const [c, id, kind, key] = parts;
   if (parts.length === 0) route = { page: 'competitions' };
