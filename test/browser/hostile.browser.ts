@@ -145,6 +145,27 @@ describe('hostile data', () => {
   });
 });
 
+describe('long unbroken names, hotkeys and task ids', () => {
+  it('wrap: no page scrolls sideways (wide tables scroll in their own box), no cell spills into the next', async () => {
+    const { page, errors } = await ui.browser.page();
+    for (const hash of [...PAGES, `#/c/${'a'.repeat(5000)}`]) {
+      await page.goto('about:blank');
+      await page.goto(`${ui.server.baseUrl}/${hash}`);
+      await page.locator('main h1').first().waitFor();
+      await page.waitForLoadState('networkidle');
+      const width = await page.evaluate(() => [document.documentElement.scrollWidth, window.innerWidth]);
+      expect(width[0], hash.slice(0, 80)).toBeLessThanOrEqual(width[1]!);
+    }
+    await page.goto(`${ui.server.baseUrl}/#/c/${C}`);
+    const cell = page.locator(`#leaderboard tbody tr[data-key="${LONG_MINER}"] th`);
+    const [link, box] = await Promise.all([cell.locator('a.hotkey').boundingBox(), cell.boundingBox()]);
+    expect(link!.x + link!.width).toBeLessThanOrEqual(box!.x + box!.width);
+    // The 414 of the 5000-character id is a console error; nothing else is.
+    expect(errors.filter((e) => !/status of 414/.test(e))).toEqual([]);
+    await page.close();
+  });
+});
+
 describe('hostile hash routes', () => {
   /** Opens `hash` in a fresh document and returns the page's heading and text. */
   async function show(hash: string) {
