@@ -208,4 +208,18 @@ describe('hostile hash routes', () => {
       expect(seen.errors).toEqual([]);
     },
   );
+
+  it.each([
+    ['#/c/nope', 'Competition nope'],
+    ['#/c/%3Cimg%20src%3Dx%20onerror%3Dalert(1)%3E', 'Competition <img src=x onerror=alert(1)>'],
+    [`#/c/${C}/tasks/%3Csvg%20onload%3Dalert(1)%3E`, 'Task <svg onload=alert(1)>'],
+  ])('%s names what was asked for as text and says why there is nothing', async (hash, h1) => {
+    const seen = await show(hash);
+    expect(seen.h1).toBe(h1);
+    expect(seen.main).toMatch(/Not found \(HTTP 404\): competition nope does not exist|HTTP 400/);
+    expect(seen.injected).toBe(0);
+    expect(seen.dialogs).toEqual([]);
+    // The browser logs the API's 404 or 400 itself; the app throws nothing.
+    expect(seen.errors.filter((e) => !/status of 40[04]/.test(e))).toEqual([]);
+  });
 });
