@@ -35,10 +35,12 @@ function readLine(text: string, line: number): { kind: Kind; value: unknown } {
   } catch {
     throw new InputDocumentError(line, null, notJson(text));
   }
-  const keys = json && typeof json === 'object' && !Array.isArray(json) ? Object.keys(json) : [];
+  const isObject = json !== null && typeof json === 'object' && !Array.isArray(json);
+  const keys = isObject ? Object.keys(json as object) : [];
   const kind = keys[0] as Kind;
   if (keys.length !== 1 || !KINDS.includes(kind)) {
-    const problem = json as { type?: unknown; title?: unknown; status?: unknown };
+    // A line of `null` is JSON too: only an object can be the server's problem answer.
+    const problem = (isObject ? json : {}) as { type?: unknown; title?: unknown; status?: unknown };
     if (line === 1 && typeof problem.type === 'string' && problem.type.startsWith(PROBLEM_TYPE_PREFIX))
       throw new InputDocumentError(
         line,

@@ -102,6 +102,10 @@ describe('POST /v1/score', () => {
       `${'['.repeat(100_000)}\n`,
       '\u0000\n',
       '{"__proto__": {}}\n',
+      // JSON that is not an object: `null` once threw a TypeError (a 500) reading it as a problem answer.
+      'null\n',
+      '"competition"\n',
+      '[]\n',
     ]) {
       const res = await score(a, body);
       expect(res.status, body.slice(0, 20)).toBe(400);

@@ -102,6 +102,7 @@ describe('input document', () => {
       () => '{"type":"urn:swe-scoring:problem:not-found","title":"Not found","status":404,"detail":"no snapshot 9"}\n',
       /^line 1: this is the server's error answer \(404 Not found\), not an input document/,
     ],
+    ['a line of null', () => 'null\n', /^line 1: expected an object with one key/],
     [
       'a line of another kind',
       () => withLines((l) => [l[0]!, '{"snapshot":{}}', ...l.slice(2)]),
