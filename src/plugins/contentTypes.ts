@@ -5,6 +5,7 @@ import { isUtf8 } from 'node:buffer';
 import { errorCodes } from 'fastify';
 import fp from 'fastify-plugin';
 import { badRequest, unsupported } from '../errors.js';
+import { jsonSyntaxProblem } from '../http/jsonSyntax.js';
 import { mayHoldBadText, printable, textProblem } from '../unicode.js';
 
 export const FILE_TYPES = ['application/vnd.apache.parquet', 'application/x-ndjson'] as const;
@@ -137,8 +138,8 @@ const poisoned = () =>
   ]);
 
 /**
- * A JSON body's value, or the 400 that refuses it: empty, not JSON (Fastify's own errors, as its
- * parser gives them), prototype poisoning (said as such), or nested too deep to look through for
+ * A JSON body's value, or the 400 that refuses it: empty (Fastify's own error), not JSON (where, and
+ * what JSON takes: src/http/jsonSyntax.ts), prototype poisoning (said as such), or nested too deep to look through for
  * it. What Fastify's parser does, without two regular expressions run over every body: a run
  * batch of 600 kB is looked through by three short byte searches instead (`mayPoison`).
  */
@@ -150,7 +151,9 @@ function parseJson(body: Buffer): { value: unknown } | { refused: Error } {
   try {
     value = JSON.parse(text);
   } catch {
-    return { refused: new errorCodes.FST_ERR_CTP_INVALID_JSON_BODY() };
+    // Where, and what JSON takes: Fastify's own error ("Body is not valid JSON") said neither.
+    const problem = jsonSyntaxProblem(text);
+    return { refused: badRequest(`body is ${problem}`, [{ path: 'body', message: problem }]) };
   }
   if (typeof value !== 'object' || value === null || !mayPoison(body, text)) return { value };
   const found = walk(value, poisoning);

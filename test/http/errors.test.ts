@@ -62,6 +62,31 @@ it('invalid JSON is a 400 problem, not a 500', async () => {
 });
 
 it.each([
+  ['NaN', '{"name": "x", "burnRatio": NaN}', 'line 1, column 28: found "NaN}"'],
+  ['Infinity, a line down', '{"name": "x",\n "burnRatio": -Infinity}', 'line 2, column 16: found "Infinity}"'],
+  ['a trailing comma', '{"name": "x",}', 'line 1, column 14: found "}"'],
+  ['a single quote', "{'name': 'x'}", 'line 1, column 2: found'],
+  ['a number with a leading zero', '{"name": "x", "burnRatio": 01}', 'line 1, column 29: found "1}"'],
+  ['a cut-off body', '{"name": ', 'line 1, column 10: the body ends there'],
+])(
+  'invalid JSON (%s) is a 400 naming where it departs from JSON and what JSON takes',
+  async (_name, payload, where) => {
+    // Fastify's "Body is not valid JSON but content-type is set to 'application/json'" said neither.
+    const res = await t.call({
+      method: 'PUT',
+      url: '/v1/competitions/c',
+      headers: { ...admin, 'content-type': 'application/json' },
+      payload,
+    });
+    expect(res.status).toBe(400);
+    expect(res.body.detail).toContain(`body is not valid JSON at ${where}`);
+    expect(res.body.detail).toContain('JSON (RFC 8259) has no NaN, Infinity');
+    expect(res.body.errors).toEqual([{ path: 'body', message: expect.stringContaining(where) }]);
+    expect((await t.call({ method: 'GET', url: '/v1/competitions/c' })).status).toBe(404);
+  },
+);
+
+it.each([
   '{"name": "x", "__proto__": {"admin": true}}',
   // Escaped: the text holds neither name written out.
   '{"name": "x", "\\u005f_proto__": {"admin": true}}',
