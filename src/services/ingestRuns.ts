@@ -25,6 +25,17 @@ const problemText: Record<RubricProblem['kind'], string> = {
 };
 
 /**
+ * Where in a run's `rubricVotes` a problem is: the entry naming an unknown criterion, the second
+ * entry of a repeated one, the votes of an entry with the wrong number; a missing criterion has no entry.
+ */
+function entryAt(entries: readonly { criterionId: string }[], p: RubricProblem): string {
+  if (p.kind === 'missing') return '';
+  const at = entries.flatMap((e, j) => (e.criterionId === p.criterionId ? [j] : []));
+  if (p.kind === 'repeated') return `/${at[1]}/criterionId`;
+  return p.kind === 'unknown' ? `/${at[0]}/criterionId` : `/${at[0]}/votes`;
+}
+
+/**
  * A run's content, field by field in a fixed order. A resent run id is compared with the stored
  * run this way, so nothing is computed for the (usual) new run. Votes keep the schema's key order
  * both when parsed and when read back from their stored JSON.
@@ -175,7 +186,7 @@ export async function ingestRuns(
           const p = grade.problem;
           const extra = p.kind === 'vote_count' ? ` (${p.actual}, expected ${p.expected})` : '';
           refuse(i, {
-            path: `body/runs/${i}/rubricVotes`,
+            path: `body/runs/${i}/rubricVotes${entryAt(r.rubricVotes, p)}`,
             message: `${where}: criterion ${p.criterionId} ${problemText[p.kind]}${extra}`,
           });
         } else if (r.resolved !== undefined && r.resolved !== grade.resolved) {

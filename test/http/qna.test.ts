@@ -147,48 +147,58 @@ describe('QnA grading (SPEC 7)', () => {
     expect((await post([miner('a', ordered), miner('b', reversed)])).body).toEqual({ accepted: 0, duplicates: 2 });
   });
 
-  const rejected: [string, () => object, RegExp][] = [
+  // The path names the entry at fault (it named only rubricVotes, whichever entry it was).
+  const rejected: [string, () => object, RegExp, string][] = [
     [
       'votes on a non-QnA task',
       () => ({ ...miner('x', PASS), taskId: 'swe' }),
       /run x on task swe: votes sent for a task without a rubric/,
+      'rubricVotes',
     ],
     [
       'a missing criterion',
       () => miner('x', PASS.slice(0, 3)),
       new RegExp(`run x on task q: criterion ${N2} has no votes`),
+      'rubricVotes',
     ],
     [
       'an unknown criterion',
       () => miner('x', [...PASS, cv('f'.repeat(32), 5)]),
       new RegExp(`run x on task q: criterion f{32} is not in the task's rubric`),
+      'rubricVotes/4/criterionId',
     ],
     [
       'a repeated criterion',
       () => miner('x', [...PASS, cv(P1, 5)]),
       new RegExp(`run x on task q: criterion ${P1} is voted on more than once`),
+      'rubricVotes/4/criterionId',
     ],
     [
       'the wrong number of votes',
       () => miner('x', [cv(P1, 3, 3), ...PASS.slice(1)]),
       new RegExp(`run x on task q: criterion ${P1} has the wrong number of votes \\(3, expected 5\\)`),
+      'rubricVotes/0/votes',
     ],
     [
       'a resolved contradicting the votes',
       () => miner('x', votes(5, 2, 0, 0), { resolved: true }),
       /run x on task q: resolved true contradicts the votes, which give false/,
+      'resolved',
     ],
   ];
 
-  it.each(rejected)('rejects %s with a 422 naming run and criterion, storing nothing', async (_name, run, message) => {
-    // A valid run in the same batch: the whole batch is rejected.
-    const res = await post([miner('ok', PASS), run()]);
-    expect(res.status).toBe(422);
-    expect(res.body.detail).toMatch(message);
-    expect(res.body.errors[0].path).toMatch(/^body\/runs\/1\//);
-    expect(await runCount()).toBe(0);
-    expect((await getRun('ok')).status).toBe(404);
-  });
+  it.each(rejected)(
+    'rejects %s with a 422 naming run and criterion, storing nothing',
+    async (_name, run, message, at) => {
+      // A valid run in the same batch: the whole batch is rejected.
+      const res = await post([miner('ok', PASS), run()]);
+      expect(res.status).toBe(422);
+      expect(res.body.detail).toMatch(message);
+      expect(res.body.errors[0].path).toBe(`body/runs/1/${at}`);
+      expect(await runCount()).toBe(0);
+      expect((await getRun('ok')).status).toBe(404);
+    },
+  );
 
   it("counts votes against the competition's judgeVotes", async () => {
     await seedCompetition(t, 'three', { name: 'Three votes', judgeVotes: 3 });
