@@ -21,7 +21,9 @@ export const runRoutes: FastifyPluginAsyncZod = async (app) => {
       // is known once its body is checked, and refused then, in the write's transaction.
       onRequest: async (request) => {
         const { principal, params } = request as typeof request & { params: { competitionId: string } };
-        if (principal?.kind === 'validator') await runs.admitWriter(params.competitionId, principal);
+        // An id the schema refuses is no key to look up (PostgreSQL refuses a NUL in text): its 400 comes next.
+        if (principal?.kind !== 'validator' || !CompetitionParams.safeParse(params).success) return;
+        await runs.admitWriter(params.competitionId, principal);
       },
       schema: {
         tags: ['runs'],

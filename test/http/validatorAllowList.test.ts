@@ -38,6 +38,24 @@ beforeEach(async () => {
 afterEach(async () => t.close());
 
 describe('validator allow-list', () => {
+  it.each(['x%00y', '%00', 'a%E2%80%AEb', 'a'.repeat(129)])(
+    "a validator's batch to a competition id the schema refuses (%s) is a 400 naming it, on both engines",
+    async (id) => {
+      // Admission reads the competition before the schema checks its id; PostgreSQL refuses a NUL in
+      // text, which was a 500 there (a 400 on SQLite).
+      const before = await t.dump();
+      const res = await t.call({
+        method: 'POST',
+        url: `/v1/competitions/${id}/runs`,
+        headers: v1.headers,
+        payload: { runs: [{ runId: 'r', taskId: 'a', kind: 'miner', minerHotkey: 'm1', resolved: true }] },
+      });
+      expect(res.status).toBe(400);
+      expect(res.body.errors[0].path).toBe('params/competitionId');
+      expect(await t.dump()).toBe(before);
+    },
+  );
+
   it('without a list, every validator writes', async () => {
     expect((await post(v1.headers, 'r1')).status).toBe(200);
     expect((await post(v2.headers, 'r2')).status).toBe(200);
