@@ -13,6 +13,7 @@ import type { Signer } from './services/snapshots.js';
 import { LIMITS } from './schemas/common.js';
 import { authPlugin } from './plugins/auth.js';
 import { compressionPlugin } from './plugins/compression.js';
+import { headRoutesPlugin } from './plugins/headRoutes.js';
 import { contentTypesPlugin } from './plugins/contentTypes.js';
 import { docsPlugin } from './plugins/docs.js';
 import { clientErrorHandler, errorHandler, errorsPlugin, expectationHandler } from './plugins/errors.js';
@@ -154,6 +155,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(doorMetricsPlugin);
   await app.register(writeGatePlugin, { gate: services.writeGate });
   await app.register(compressionPlugin);
+  await app.register(headRoutesPlugin);
   await app.register(docsPlugin);
   await app.register(routes);
   // Warm whole leaderboards and weights ahead of the router, when reads need no token. Behind a
