@@ -155,6 +155,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(doorMetricsPlugin);
   await app.register(writeGatePlugin, { gate: services.writeGate });
   await app.register(compressionPlugin);
+  // After compression: a HEAD is answered as its GET once the body is compressed (./plugins/headRoutes.ts).
   await app.register(headRoutesPlugin);
   await app.register(docsPlugin);
   await app.register(routes);

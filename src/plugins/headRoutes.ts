@@ -1,9 +1,14 @@
-// HEAD answers what GET would (RFC 9110 9.3.2). Fastify makes a HEAD route of every GET route, whose
-// last onSend handler (Fastify's own) drops the body and sets Content-Length to its length, and to
-// 0 when there is none. A 304 has none: the 304 a HEAD holding a current ETag gets then said
-// `content-length: 0`, where RFC 9110 8.6 allows a 304 no Content-Length but the 200's (GET's 304
-// carries none). Here that handler is left out of a 304, which then leaves with the headers its
-// route gave it (src/http/representation.ts), as GET's does.
+// HEAD answers what GET would (RFC 9110 9.3.2). Fastify makes a HEAD route of every GET route, with
+// an onSend handler of its own (fastify/lib/head-route.js) that drops the body and sets
+// Content-Length to its length, and to 0 when there is none. Two things are set right here:
+// - It ran before the onSend handlers that plugins add to each route as it is made
+//   (@fastify/compress's), which then saw no body: a HEAD was answered uncompressed, without the
+//   Vary and Content-Encoding its GET carries, and with the Content-Length of the plain body where
+//   GET sends the compressed one (8.6: a HEAD's Content-Length is the length GET would send). It
+//   now runs last, so it is registered after those plugins (src/app.ts).
+// - A 304 has no body: the 304 a HEAD holding a current ETag gets said `content-length: 0`, where
+//   8.6 allows a 304 no Content-Length but the 200's (GET's 304 carries none). That handler is left
+//   out of a 304, which leaves with the headers its route gave it (src/http/representation.ts).
 import type { FastifyInstance, onSendHookHandler, RouteOptions } from 'fastify';
 import fp from 'fastify-plugin';
 
@@ -17,13 +22,12 @@ export const headRoutesPlugin = fp(
       const onSend = [route.onSend ?? []].flat();
       const at = onSend.findIndex((handler) => handler.name === FASTIFY_HEAD);
       if (at < 0) return; // a HEAD route of its own
-      const head = onSend[at]!;
-      const notFor304: onSendHookHandler = function (request, reply, payload, done) {
+      const [head] = onSend.splice(at, 1);
+      const last: onSendHookHandler = function (request, reply, payload, done) {
         if (reply.statusCode === 304) done(null, null);
-        else void head.call(this, request, reply, payload, done);
+        else void head!.call(this, request, reply, payload, done);
       };
-      onSend[at] = notFor304;
-      route.onSend = onSend;
+      route.onSend = [...onSend, last];
     });
   },
   { name: 'head-routes' },

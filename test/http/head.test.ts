@@ -79,3 +79,36 @@ describe('a HEAD answered 304', () => {
     }
   });
 });
+
+/** Every GET but the event stream (it never ends) and the backup (a copy of the database, checked elsewhere). */
+const reads = Object.entries(doc.paths)
+  .filter(([path, ops]) => ops.get && !path.endsWith('/events') && !path.endsWith('/backup'))
+  .map(([path]) => concrete(path));
+
+/** The header fields GET and HEAD must agree on; Content-Length apart. */
+const FIELDS = ['content-type', 'content-encoding', 'vary', 'etag', 'cache-control', 'www-authenticate'];
+
+describe('HEAD sends the header fields GET sends', () => {
+  it.each(reads)('%s, for each coding asked, with and without a token', async (url) => {
+    await seed();
+    const got: string[] = [];
+    const want: string[] = [];
+    for (const coding of ['identity', 'gzip', 'br', 'gzip, deflate, br'])
+      for (const auth of [{}, admin, { authorization: 'Bearer mistyped' }] as Record<string, string>[]) {
+        const headers = { 'accept-encoding': coding, ...auth };
+        const label = `${coding} ${auth.authorization ?? 'anonymous'}`;
+        const get = await t.app.inject({ method: 'GET', url, headers });
+        const head = await t.app.inject({ method: 'HEAD', url, headers });
+        const fields = (res: typeof get) => FIELDS.map((f) => `${f}=${String(res.headers[f])}`).join(' ');
+        want.push(`${label}: ${get.statusCode} ${fields(get)}`);
+        got.push(`${label}: ${head.statusCode} ${fields(head)}`);
+        // The metrics change from one read to the next: their length too.
+        if (url === '/metrics') continue;
+        // A Content-Length, if any, is that of the bytes GET sends (RFC 9110 8.6).
+        const length = head.headers['content-length'];
+        if (length !== undefined) expect(Number(length), label).toBe(get.rawPayload.length);
+        expect(head.rawPayload.length, label).toBe(0);
+      }
+    expect(got).toEqual(want);
+  });
+});
