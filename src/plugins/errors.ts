@@ -224,10 +224,13 @@ export function expectationHandler(req: IncomingMessage, res: ServerResponse): v
 }
 
 export function notFoundHandler(request: FastifyRequest, reply: FastifyReply): FastifyReply {
+  // A HEAD is answered as its GET, and carries the Content-Length of GET's body (RFC 9110 8.6,
+  // 9.3.2): the detail is GET's.
+  const method = request.method === 'HEAD' ? 'GET' : request.method;
   return sendProblem(reply, {
     status: 404,
     slug: 'not-found',
-    detail: `no route ${request.method} ${request.url.split('?')[0]}`,
+    detail: `no route ${method} ${request.url.split('?')[0]}`,
   });
 }
 

@@ -112,3 +112,17 @@ describe('HEAD sends the header fields GET sends', () => {
     expect(got).toEqual(want);
   });
 });
+
+describe('HEAD of a path no GET route serves', () => {
+  it.each(['/v1/nothing', '/v1/competitions/c/leaderboard/x', '/v1/score'])(
+    '%s: the 404 GET gets, with its Content-Length',
+    async (url) => {
+      const get = await t.app.inject({ method: 'GET', url });
+      const head = await t.app.inject({ method: 'HEAD', url });
+      expect(get.statusCode).toBe(404);
+      expect(head.statusCode).toBe(404);
+      expect(head.headers['content-type']).toBe(get.headers['content-type']);
+      expect(head.headers['content-length']).toBe(String(get.rawPayload.length));
+    },
+  );
+});
