@@ -14,6 +14,7 @@ import { LIMITS } from './schemas/common.js';
 import { authPlugin } from './plugins/auth.js';
 import { compressionPlugin } from './plugins/compression.js';
 import { headRoutesPlugin } from './plugins/headRoutes.js';
+import { readCachingPlugin } from './plugins/readCaching.js';
 import { contentTypesPlugin } from './plugins/contentTypes.js';
 import { docsPlugin } from './plugins/docs.js';
 import { clientErrorHandler, errorHandler, errorsPlugin, expectationHandler } from './plugins/errors.js';
@@ -155,6 +156,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(doorMetricsPlugin);
   await app.register(writeGatePlugin, { gate: services.writeGate });
   await app.register(compressionPlugin);
+  await app.register(readCachingPlugin);
   // After compression: a HEAD is answered as its GET once the body is compressed (./plugins/headRoutes.ts).
   await app.register(headRoutesPlugin);
   await app.register(docsPlugin);
