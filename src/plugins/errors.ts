@@ -35,6 +35,7 @@ const TITLES: Record<number, string> = {
   426: 'Upgrade required',
   431: 'Request header fields too large',
   500: 'Internal server error',
+  501: 'Not implemented',
   503: 'Service unavailable',
 };
 
@@ -173,8 +174,9 @@ export function errorHandler(error: FastifyError, request: FastifyRequest, reply
 
 /**
  * Requests Node's HTTP parser refuses before Fastify sees them (headers over 16 KiB, a malformed
- * request line or header, a request that did not arrive in time) leave as problem+json too, on a
- * connection that then closes: the parser cannot tell where the next request would start.
+ * request line or header, a method it does not know, a request that did not arrive in time) leave
+ * as problem+json too, on a connection that then closes: the parser cannot tell where the next
+ * request would start. An unknown method is a 501, which RFC 9110 9.1 asks for, not a 400.
  */
 export function clientErrorHandler(err: Error & { code?: string }, socket: Socket): void {
   if (err.code === 'ECONNRESET' || socket.destroyed) return; // the client is gone: nobody to answer
@@ -187,7 +189,13 @@ export function clientErrorHandler(err: Error & { code?: string }, socket: Socke
             'headers-too-large',
             'the request line and headers exceed 16 KiB; a long query (hotkeys, a cursor) must be shorter',
           ]
-        : [400, 'bad-request', `the request is not valid HTTP/1.1 (${err.code ?? 'unparsable'})`];
+        : err.code === 'HPE_INVALID_METHOD'
+          ? [
+              501,
+              'not-implemented',
+              'the request method is not implemented here: the API takes GET, HEAD, POST, PUT and DELETE',
+            ]
+          : [400, 'bad-request', `the request is not valid HTTP/1.1 (${err.code ?? 'unparsable'})`];
   const body = JSON.stringify({ type: problemType(slug), title: TITLES[status], status, detail });
   if (socket.writable) {
     socket.write(
