@@ -2,7 +2,9 @@
 // first), at `/`. Pages are hash routes, so the server needs no fallback route: only the built
 // files are routes, and every other path keeps its problem+json 404. Without a build, `/` says so
 // with a 503. Assets have content hashes in their names and are cached for good; index.html is
-// revalidated and carries a CSP that allows nothing from elsewhere.
+// revalidated and carries a CSP that allows nothing from elsewhere, and no inline script or style:
+// Preact and uPlot set styles through the CSSOM (element.style), which the policy does not govern,
+// and the app's CSS is its stylesheet (test/browser/csp.browser.ts draws every page under it).
 import { existsSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -15,7 +17,7 @@ export const DASHBOARD_DIR = fileURLToPath(new URL('../../web/dist/', import.met
 const CSP = [
   "default-src 'self'",
   "script-src 'self'",
-  "style-src 'self' 'unsafe-inline'",
+  "style-src 'self'",
   "img-src 'self' data:",
   "connect-src 'self'",
   "object-src 'none'",

@@ -48,7 +48,7 @@ function withoutOptionalLocks(doc: Readonly<Record<string, unknown>>): Record<st
 }
 
 /**
- * Swagger UI's policy with `style-src 'self' 'unsafe-inline'`, as the dashboard's (./dashboard.ts).
+ * Swagger UI's policy with `style-src 'self' 'unsafe-inline'` (the dashboard, ./dashboard.ts, needs none).
  * Its bundle sets inline style attributes as it draws, which the package's own `style-src 'self'
  * https: <hashes>` blocks (a console error on every load). A hash cannot allow them: a style
  * attribute is allowed by hash only with 'unsafe-hashes', each value set must be listed, and the

@@ -38,6 +38,9 @@ describe('dashboard plugin', () => {
     expect(res.headers['content-type']).toMatch(/^text\/html/);
     expect(res.body).toContain('<title>dashboard</title>');
     expect(res.headers['content-security-policy']).toContain("default-src 'self'");
+    // Styles come from the stylesheet and the CSSOM: nothing inline (test/browser/csp.browser.ts).
+    expect(res.headers['content-security-policy']).toContain("style-src 'self';");
+    expect(res.headers['content-security-policy']).not.toContain("'unsafe-inline'");
     expect(res.headers['cache-control']).toBe('no-cache');
   });
 
