@@ -56,7 +56,7 @@ beforeAll(async () => {
           repositoryUrl: 'a/b',
           repositoryBaseCommit: 'a'.repeat(40),
           language: 'python',
-          category: `${XSS}${'C'.repeat(400)}`,
+          category: `${XSS}\u202E${'C'.repeat(400)}`,
           dockerImage: XSS,
           rubric: [criterion(1, `${XSS}\u202Eabc`), criterion(2, 'R'.repeat(4000)), criterion(3, 'a\u200d👨‍💻 ok')],
         },
@@ -162,6 +162,63 @@ describe('long unbroken names, hotkeys and task ids', () => {
     expect(link!.x + link!.width).toBeLessThanOrEqual(box!.x + box!.width);
     // The 414 of the 5000-character id is a console error; nothing else is.
     expect(errors.filter((e) => !/status of 414/.test(e))).toEqual([]);
+    await page.close();
+  });
+});
+
+describe('bidi overrides in operator and validator text', () => {
+  // A category and a rubric title may carry U+202E (names refuse it, these fields do not): each is
+  // isolated (<bdi>) where a sentence inlines it, so it reorders nothing after it. (The prompt is a
+  // paragraph of its own: its override ends with it.)
+  it("reorder nothing around them: the category's ')' and a criterion's badge stay on its right", async () => {
+    const { page, errors } = await ui.browser.page();
+    await page.goto(`${ui.server.baseUrl}/#/c/${C}/tasks/q1`);
+    await page.locator('#criteria tbody tr').first().waitFor();
+    const seen = await page.evaluate(() => {
+      /** The rects of the `n` characters of `node` from `start`. */
+      const rects = (node: Node, start: number, n = 1) => {
+        const r = document.createRange();
+        r.setStart(node, start);
+        r.setEnd(node, start + n);
+        return [...r.getClientRects()];
+      };
+      /** The last text node under `root` whose text contains `needle`. */
+      const textWith = (root: Element, needle: string) => {
+        const walk = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
+        let found: Node | null = null;
+        for (let n = walk.nextNode(); n; n = walk.nextNode()) if (n.textContent!.includes(needle)) found = n;
+        if (!found) throw new Error(`no text with ${needle}`);
+        return found;
+      };
+      const isolated = (node: Node) => {
+        const el = node.parentElement!;
+        return el.textContent === node.textContent && getComputedStyle(el).unicodeBidi === 'isolate';
+      };
+      // The summary "Question (a/b, python, <category>)": the ')' ends the last line, right of the category.
+      const summary = document.querySelector('.question summary')!;
+      const category = textWith(summary, '\u202E');
+      const close = textWith(summary, ')');
+      const paren = rects(close, close.textContent!.lastIndexOf(')'))[0]!;
+      const last = rects(category, category.textContent!.length - 1).at(-1)!;
+      // The first criterion, '<markup>\u202Eabc', with its 'reworded: stability' badge after it.
+      const cell = document.querySelector('#criteria tbody tr th')!;
+      const title = textWith(cell, '\u202E');
+      const c = rects(title, title.textContent!.length - 1).at(-1)!;
+      const badge = cell.querySelector('.badge')!.getBoundingClientRect();
+      return {
+        categoryIsolated: isolated(category),
+        titleIsolated: isolated(title),
+        parenAfterCategory: Math.abs(paren.top - last.top) < 2 && paren.left >= last.right - 0.5,
+        badgeAfterTitle: badge.left >= c.right - 0.5,
+      };
+    });
+    expect(seen).toEqual({
+      categoryIsolated: true,
+      titleIsolated: true,
+      parenAfterCategory: true,
+      badgeAfterTitle: true,
+    });
+    expect(errors).toEqual([]);
     await page.close();
   });
 });

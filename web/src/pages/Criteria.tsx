@@ -43,7 +43,8 @@ export function Criteria({ criteria }: { criteria: Criterion[] }) {
             <tr key={c.id || i}>
               <td class="num">{i + 1}</td>
               <th scope="row" class="criterion">
-                {c.title || `criterion ${i + 1}`}
+                {/* Free text (it may hold U+202E): isolated, it cannot reorder the badge after it. */}
+                <bdi>{c.title || `criterion ${i + 1}`}</bdi>
                 {c.change ? <span class="badge">reworded: {c.change}</span> : null}
               </th>
               <td>{c.type}</td>

@@ -117,7 +117,8 @@ export function Task({ id, taskId, stages, query, tick }: PageProps & { taskId: 
             {t.qna ? (
               <details class="question" open>
                 <summary>
-                  Question ({t.qna.repositoryUrl}, {t.qna.language}, {t.qna.category})
+                  {/* The category is free text (it may hold U+202E): isolated, it cannot reorder the ')'. */}
+                  Question ({t.qna.repositoryUrl}, {t.qna.language}, <bdi>{t.qna.category}</bdi>)
                 </summary>
                 <p class="prompt">{t.qna.prompt}</p>
               </details>
