@@ -23,6 +23,11 @@ export const tokens = (v: number | null | undefined) => (v === null || v === und
 /** Counts: 12,345. */
 export const count = (v: number | null | undefined) => (v === null || v === undefined ? DASH : whole.format(v));
 
+/** The noun for `n` of it: `run` for 1, `runs` otherwise (`many` for an irregular plural). */
+export const noun = (n: number, one: string, many = `${one}s`) => (n === 1 ? one : many);
+/** A count and its noun: `1 ranked miner`, `1,024 runs`, `3 criteria`. */
+export const counted = (n: number, one: string, many?: string) => `${count(n)} ${noun(n, one, many)}`;
+
 /** The exact value, for a tooltip. */
 export const exact = (v: number | null | undefined) => (v === null || v === undefined ? 'none' : String(v));
 

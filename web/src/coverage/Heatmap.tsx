@@ -4,6 +4,7 @@
 // CSV download beside it carries every cell for those who cannot use the picture.
 import { useLayoutEffect, useRef, useState } from 'preact/hooks';
 import type { CoveragePair } from '../api.js';
+import { counted, noun } from '../format.js';
 import type { Grid } from './grid.js';
 
 /** Shade of a cell: light for nothing in, dark blue for all planned runs in. */
@@ -83,7 +84,7 @@ export function Heatmap({ grid }: { grid: Grid }) {
             ref={canvas}
             style={{ width: `${width}px`, height: `${height}px` }}
             role="img"
-            aria-label={`Heatmap of ${grid.tasks.length} tasks by ${grid.miners.length} miners; the CSV download lists every cell.`}
+            aria-label={`Heatmap of ${counted(grid.tasks.length, 'task')} by ${counted(grid.miners.length, 'miner')}; the CSV download lists every cell.`}
             onMouseMove={onMove}
             onMouseLeave={() => setTip(null)}
           />
@@ -99,7 +100,7 @@ export function Heatmap({ grid }: { grid: Grid }) {
               <strong>{tip.pair.taskId}</strong> · {tip.pair.miner}
               <br />
               <span data-field="have">{tip.pair.have}</span> of <span data-field="planned">{tip.pair.planned}</span>{' '}
-              planned runs in, <span data-field="missing">{tip.pair.missing}</span> missing
+              planned {noun(tip.pair.planned, 'run')} in, <span data-field="missing">{tip.pair.missing}</span> missing
             </div>
           ) : null}
         </div>

@@ -1,7 +1,7 @@
 // Met and split rate by kind of criterion change and polarity, as horizontal bars with their
 // counts: an SVG drawn from the report, so the numbers on the plot are the API's.
 import type { StabilityReport } from '../api.js';
-import { count, pct } from '../format.js';
+import { count, counted, pct } from '../format.js';
 
 type Group = StabilityReport['groups'][number];
 
@@ -31,7 +31,7 @@ export function RatePlot({ groups }: { groups: Group[] }) {
   const label = groups
     .map(
       (g) =>
-        `${changeLabel(g.change)} ${g.polarity}: met ${pct(g.pooled.metRate)}, split ${pct(g.pooled.splitRate)} of ${count(g.pooled.verdicts)} verdicts`,
+        `${changeLabel(g.change)} ${g.polarity}: met ${pct(g.pooled.metRate)}, split ${pct(g.pooled.splitRate)} of ${counted(g.pooled.verdicts, 'verdict')}`,
     )
     .join('; ');
   return (
@@ -53,7 +53,7 @@ export function RatePlot({ groups }: { groups: Group[] }) {
                 {changeLabel(g.change)}, {g.polarity}
               </text>
               <text x={0} y={y + 32} class="plot-sub">
-                {count(g.criteria)} criteria · {count(g.pooled.verdicts)} verdicts
+                {counted(g.criteria, 'criterion', 'criteria')} · {counted(g.pooled.verdicts, 'verdict')}
               </text>
               <Bar y={y} rate={g.pooled.metRate} n={g.pooled.met} of={g.pooled.verdicts} kind="met" />
               <Bar y={y + 20} rate={g.pooled.splitRate} n={g.pooled.split} of={g.pooled.verdicts} kind="split" />

@@ -6,7 +6,7 @@ import { EmptyStage } from '../components/EmptyStage.js';
 import { SearchBox } from '../components/SearchBox.js';
 import { SortableTable, type Dir } from '../components/SortableTable.js';
 import { Loading } from '../components/Status.js';
-import { count, pct } from '../format.js';
+import { count, counted, pct } from '../format.js';
 import { links, type PageProps } from '../links.js';
 import { stagesEmpty } from '../optionalApi.js';
 import { replaceQuery } from '../router.js';
@@ -73,9 +73,10 @@ export function Competition({ id, competition, stages, query, tick }: PageProps)
           return (
             <>
               <p class="summary">
-                {count(ranked)} ranked miners{excluded ? `, ${count(excluded)} excluded` : ''} · baseline resolve rate{' '}
+                {counted(ranked, 'ranked miner')}
+                {excluded ? `, ${count(excluded)} excluded` : ''} · baseline resolve rate{' '}
                 <span title={String(board.baseline.resolveRate)}>{pct(board.baseline.resolveRate)}</span> (
-                {count(board.baseline.resolved)} of {count(board.baseline.runs)} runs)
+                {count(board.baseline.resolved)} of {counted(board.baseline.runs, 'run')})
                 {burnRatio === null ? '' : ` · burn ${pct(burnRatio)}`}
               </p>
               <div class="toolbar">
@@ -86,7 +87,7 @@ export function Competition({ id, competition, stages, query, tick }: PageProps)
                   onInput={(v) => replaceQuery({ q: v || null })}
                 />
                 <p class="hint" role="status">
-                  {needle ? `${rows.length} of ${board.miners.length} miners match` : ''}
+                  {needle ? `${count(rows.length)} of ${counted(board.miners.length, 'miner')} match` : ''}
                 </p>
               </div>
               {table}

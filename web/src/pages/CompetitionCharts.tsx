@@ -4,7 +4,7 @@ import type uPlot from 'uplot';
 import type { LeaderboardEntry } from '../api.js';
 import { barSeries, Chart, COLOURS } from '../charts/Chart.js';
 import { RANK_INCRS, rankRange, rankTicks } from '../charts/rankAxis.js';
-import { pct } from '../format.js';
+import { count, counted, pct } from '../format.js';
 
 const BIN = 0.1;
 
@@ -67,14 +67,14 @@ export function CompetitionCharts({ miners, burnRatio }: { miners: LeaderboardEn
         title="S_N distribution over ranked miners"
         options={dist.options}
         data={dist.data}
-        summary={`Histogram of ${ranked.length} miners' S_N in bins of ${BIN}.`}
+        summary={`Histogram of the S_N of ${counted(ranked.length, 'miner')} in bins of ${BIN}.`}
       />
       <Chart
         id="chart-weight"
         title={`Final weight by rank${burnRatio === null ? '' : ` (burn ${pct(burnRatio)})`}`}
         options={weights.options}
         data={weights.data}
-        summary={`${paid} of ${ranked.length} ranked miners receive weight; the table lists each miner's final weight.`}
+        summary={`${count(paid)} of ${counted(ranked.length, 'ranked miner')} ${paid === 1 ? 'receives' : 'receive'} weight; the table lists each miner's final weight.`}
       />
     </div>
   );

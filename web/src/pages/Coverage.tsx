@@ -7,7 +7,7 @@ import { StageProgress } from '../coverage/StageProgress.js';
 import { Heatmap } from '../coverage/Heatmap.js';
 import { toCsv, toGrid } from '../coverage/grid.js';
 import { loadCoverage, loadSummary } from '../coverage/load.js';
-import { count, pct } from '../format.js';
+import { count, counted, pct } from '../format.js';
 import type { PageProps } from '../links.js';
 import { STAGES } from '../stages.js';
 import { useData } from '../useData.js';
@@ -40,9 +40,10 @@ export function Coverage({ id, competition, stages, tick }: PageProps) {
               ) : (
                 <>
                   <p class="summary" id="coverage-summary">
-                    {count(s.pairs)} pairs over {count(grid.tasks.length)} tasks and {count(grid.miners.length)} columns
-                    (the baseline and each miner) · {count(s.have)} of {count(s.planned)} planned runs in (
-                    {pct(s.planned ? s.have / s.planned : 1)}) · {count(s.missing)} missing
+                    {counted(s.pairs, 'pair')} over {counted(grid.tasks.length, 'task')} and{' '}
+                    {counted(grid.miners.length, 'column')} (the baseline and each miner) · {count(s.have)} of{' '}
+                    {counted(s.planned, 'planned run')} in ({pct(s.planned ? s.have / s.planned : 1)}) ·{' '}
+                    {count(s.missing)} missing
                     {s.complete ? ' · complete' : ''} ·{' '}
                     <a href={csv ?? undefined} download={`coverage-${id}-${coverage.stages.join('+')}.csv`}>
                       Download every pair (CSV)

@@ -4,7 +4,7 @@
 import { api, read, stagesQuery, type StabilityReport } from '../api.js';
 import { Loading } from '../components/Status.js';
 import { changeLabel, RatePlot } from '../criteria/RatePlot.js';
-import { count, exact, pct } from '../format.js';
+import { count, counted, exact, pct } from '../format.js';
 import { links, type PageProps } from '../links.js';
 import { useData } from '../useData.js';
 
@@ -140,13 +140,14 @@ export function CriteriaReport({ id, competition, stages, tick }: PageProps) {
             );
           const miners = Object.keys(report.groups[0]!.miners);
           const verdicts = report.groups.reduce((n, g) => n + g.pooled.verdicts, 0);
+          const criteria = report.groups.reduce((n, g) => n + g.criteria, 0);
           return (
             <>
               <p class="summary" id="criteria-summary">
-                {count(report.groups.reduce((n, g) => n + g.criteria, 0))} criteria · {count(verdicts)} verdicts from
-                the baseline and {count(miners.length)} miners. A verdict is one scored run's majority on one criterion;
-                it is split when the judge's votes were not unanimous. Runs graded under an earlier judge configuration
-                count nowhere.
+                {counted(criteria, 'criterion', 'criteria')} · {counted(verdicts, 'verdict')} from the baseline and{' '}
+                {counted(miners.length, 'miner')}. A verdict is one scored run's majority on one criterion; it is split
+                when the judge's votes were not unanimous. Runs graded under an earlier judge configuration count
+                nowhere.
               </p>
               {verdicts === 0 ? (
                 <p class="note">No scored QnA run yet in these stages: the rates fill in as runs arrive.</p>

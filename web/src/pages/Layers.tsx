@@ -1,6 +1,6 @@
 // The complexity layers of the weights (SPEC 6): each element, its weight and its winners.
 import type { Weights } from '../api.js';
-import { exact, pct, score } from '../format.js';
+import { counted, exact, pct, score } from '../format.js';
 
 type Layer = Weights['layers'][number];
 
@@ -40,8 +40,8 @@ export function Layers({ layers, rankOf, minerHref }: Props) {
           <table class="layer" data-subset-size={layer.subsetSize}>
             <caption>
               {layer.subsetSize === 1 ? 'Single groups' : `${layer.subsetSize} groups together`}: layer weight{' '}
-              <span title={exact(layer.layerWeight)}>{pct(layer.layerWeight)}</span>, {layer.elements.length} element
-              {layer.elements.length === 1 ? '' : 's'} of{' '}
+              <span title={exact(layer.layerWeight)}>{pct(layer.layerWeight)}</span>,{' '}
+              {counted(layer.elements.length, 'element')} of{' '}
               <span title={exact(layer.elementWeight)}>{pct(layer.elementWeight)}</span>
             </caption>
             <thead>

@@ -4,7 +4,7 @@ import { useMemo } from 'preact/hooks';
 import { api, read, stagesQuery } from '../api.js';
 import { SortableTable, type Dir } from '../components/SortableTable.js';
 import { Loading } from '../components/Status.js';
-import { count, exact, pct, score } from '../format.js';
+import { count, counted, exact, pct, score } from '../format.js';
 import { links, type PageProps } from '../links.js';
 import { replaceQuery } from '../router.js';
 import { useData } from '../useData.js';
@@ -32,7 +32,7 @@ export function Miner({ id, hotkey, stages, query, tick }: PageProps & { hotkey:
       tasks && (
         <SortableTable
           id="miner-tasks"
-          caption={`Per-task breakdown: ${tasks.length} tasks run`}
+          caption={`Per-task breakdown: ${counted(tasks.length, 'task')} run`}
           columns={columns}
           rows={tasks}
           rowKey={(t) => t.taskId}
@@ -81,7 +81,7 @@ export function Miner({ id, hotkey, stages, query, tick }: PageProps & { hotkey:
                 ))}
               <div>
                 <dt>Resolve rate</dt>
-                <dd title={`${m.resolvedRuns} of ${m.runs} runs`}>{pct(m.resolveRate)}</dd>
+                <dd title={`${count(m.resolvedRuns)} of ${counted(m.runs, 'run')}`}>{pct(m.resolveRate)}</dd>
               </div>
               <div>
                 <dt>Final weight</dt>

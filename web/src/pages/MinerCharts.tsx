@@ -4,7 +4,7 @@ import { useMemo } from 'preact/hooks';
 import type uPlot from 'uplot';
 import type { MinerTaskScore } from '../api.js';
 import { Chart, COLOURS, pointSeries } from '../charts/Chart.js';
-import { POOL_LABEL, score3, tokens } from '../format.js';
+import { counted, POOL_LABEL, score3, tokens } from '../format.js';
 
 type Opts = Omit<uPlot.Options, 'width' | 'height'>;
 const ZONES = ['penalty', 'maintain', 'bonus'] as const;
@@ -85,14 +85,14 @@ export function MinerCharts({ tasks }: { tasks: MinerTaskScore[] }) {
         title="Task score by zone and pool"
         options={byScore.options}
         data={byScore.data}
-        summary={`${byScore.n} scored tasks ordered by score; series by pool and zone. The table below lists every task.`}
+        summary={`${counted(byScore.n, 'scored task')} ordered by score; series by pool and zone. The table below lists every task.`}
       />
       <Chart
         id="chart-r-tokens"
         title="r against baseline tokens"
         options={byTokens.options}
         data={byTokens.data}
-        summary={`${byTokens.n} tasks with baseline tokens: r (token thrift against the baseline) by T_B, coloured and labelled by zone.`}
+        summary={`${counted(byTokens.n, 'task')} with baseline tokens: r (token thrift against the baseline) by T_B, coloured and labelled by zone.`}
       />
     </div>
   );

@@ -3,7 +3,7 @@
 import { useMemo } from 'preact/hooks';
 import type uPlot from 'uplot';
 import { Chart, COLOURS } from '../charts/Chart.js';
-import { score } from '../format.js';
+import { counted, score } from '../format.js';
 import { minerHistory } from '../optionalApi.js';
 import { useData } from '../useData.js';
 
@@ -43,7 +43,7 @@ export function MinerHistory({ id, hotkey, tick }: { id: string; hotkey: string;
       title="Rank and S_N over snapshots"
       options={chart.options}
       data={chart.data}
-      summary={`${points!.length} snapshots: S_N on the left axis, rank on the right.`}
+      summary={`${counted(points!.length, 'snapshot')}: S_N on the left axis, rank on the right.`}
     />
   );
 }

@@ -4,7 +4,7 @@
 import { api, read, stagesQuery } from '../api.js';
 import { EmptyStage } from '../components/EmptyStage.js';
 import { Loading } from '../components/Status.js';
-import { exact, pct, score, weightOf } from '../format.js';
+import { counted, exact, pct, score, weightOf } from '../format.js';
 import { links, type PageProps } from '../links.js';
 import { chainWeights, stagesEmpty } from '../optionalApi.js';
 import { useData } from '../useData.js';
@@ -84,7 +84,7 @@ export function Weights({ id, competition, stages, tick }: PageProps) {
                                 <span
                                   key={e.name}
                                   class="chip"
-                                  title={`element weight ${exact(e.elementWeight)}, ${e.winners} winner(s)`}
+                                  title={`element weight ${exact(e.elementWeight)}, ${counted(e.winners, 'winner')}`}
                                 >
                                   {e.name}
                                   {e.winners > 1 ? ` (1/${e.winners})` : ''}

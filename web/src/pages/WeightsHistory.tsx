@@ -4,7 +4,7 @@ import { useMemo } from 'preact/hooks';
 import type uPlot from 'uplot';
 import { Chart } from '../charts/Chart.js';
 import { Loading } from '../components/Status.js';
-import { exact, pct, utc, weightOf } from '../format.js';
+import { counted, exact, pct, utc, weightOf } from '../format.js';
 import { links, type PageProps } from '../links.js';
 import { useData } from '../useData.js';
 import { loadWeightsHistory, topMiners, type HistoryEntry } from '../weightsHistory.js';
@@ -53,15 +53,15 @@ export function WeightsHistory({ id, competition, stages, tick }: PageProps) {
           ) : (
             <>
               <p class="summary">
-                {history.length} snapshots · the {view.top.length} miners with the most final weight in any snapshot,
-                and the burn
+                {counted(history.length, 'snapshot')} · the {counted(view.top.length, 'miner')} with the most final
+                weight in any snapshot, and the burn
               </p>
               <Chart
                 id="chart-weights-history"
                 title="Final weight per snapshot, top miners and the burn"
                 options={view.options}
                 data={view.data}
-                summary={`Lines of final weight over ${history.length} snapshots for ${view.top.length} miners and the burn; the table below lists every value.`}
+                summary={`Lines of final weight over ${counted(history.length, 'snapshot')} for ${counted(view.top.length, 'miner')} and the burn; the table below lists every value.`}
               />
               <div class="table-wrap">
                 <table id="weights-history">

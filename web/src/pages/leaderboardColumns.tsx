@@ -2,7 +2,7 @@
 // final weight. Rounded in the cell, exact in the tooltip.
 import type { LeaderboardEntry } from '../api.js';
 import type { Column } from '../components/SortableTable.js';
-import { count, exact, pct, score } from '../format.js';
+import { count, counted, exact, pct, score } from '../format.js';
 
 type Group = 'short' | 'medium' | 'long';
 const GROUPS: Group[] = ['short', 'medium', 'long'];
@@ -56,7 +56,7 @@ export function leaderboardColumns(
       numeric: true,
       value: (m) => m.resolveRate,
       cell: (m) => pct(m.resolveRate),
-      exact: (m) => `${m.resolvedRuns} of ${m.runs} runs resolved`,
+      exact: (m) => `${count(m.resolvedRuns)} of ${counted(m.runs, 'run')} resolved`,
     },
     {
       key: 'tasks',
