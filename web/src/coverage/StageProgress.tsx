@@ -9,7 +9,9 @@ export interface StageSummary {
 
 export function StageProgress({ rows }: { rows: StageSummary[] }) {
   return (
-    <div class="table-wrap">
+    // Wide on a narrow window, with nothing focusable in it: the box takes focus, so the keyboard
+    // scrolls it too.
+    <div class="table-wrap" tabIndex={0} role="region" aria-label="Progress per stage table">
       <table id="coverage-stages">
         <caption>Progress per stage: scored runs against the runs planned for every (task, miner) pair</caption>
         <thead>

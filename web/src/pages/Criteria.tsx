@@ -18,7 +18,9 @@ function Bar({ value, kind }: { value: number | null; kind: string }) {
 
 export function Criteria({ criteria }: { criteria: Criterion[] }) {
   return (
-    <div class="table-wrap">
+    // Wide on a narrow window, with nothing focusable in it: the box takes focus, so the keyboard
+    // scrolls it too (as the validators table and the criteria report's).
+    <div class="table-wrap" tabIndex={0} role="region" aria-label="Rubric criteria table">
       <table id="criteria">
         <caption>
           Rubric criteria: met rate (share of graded runs that met it) and split rate (share whose judge votes were not

@@ -120,7 +120,10 @@ export function Task({ id, taskId, stages, query, tick }: PageProps & { taskId: 
                   {/* The category is free text (it may hold U+202E): isolated, it cannot reorder the ')'. */}
                   Question ({t.qna.repositoryUrl}, {t.qna.language}, <bdi>{t.qna.category}</bdi>)
                 </summary>
-                <p class="prompt">{t.qna.prompt}</p>
+                {/* A long prompt scrolls in its box (max-height): focusable, so the keyboard scrolls it too. */}
+                <p class="prompt" tabIndex={0} role="region" aria-label="Question prompt">
+                  {t.qna.prompt}
+                </p>
               </details>
             ) : null}
             {t.criteria ? <Criteria criteria={t.criteria} /> : null}
