@@ -68,6 +68,15 @@ export interface AuthOptions {
 const COSTLY_REFUSALS = new Set(['signature-invalid', 'signature-replayed']);
 
 const digest = (s: string) => createHash('sha256').update(s).digest();
+
+/**
+ * A signed request's headers, each with every value it was sent with. Node joins a repeated header
+ * it does not know into one value (`2, 2`), which was then refused for its shape ("must be 2") and
+ * not for being sent twice; `headersDistinct` keeps the values apart (inject has no such field, and
+ * hands a repeated header over as an array already).
+ */
+const signedHeaders = (request: FastifyRequest): HeaderBag =>
+  (request.raw as { headersDistinct?: HeaderBag }).headersDistinct ?? request.headers;
 /** An Authorization header of the Bearer scheme (case-insensitive, RFC 9110 11.1), well-formed or not. */
 const BEARER = /^bearer(?: |$)/i;
 
@@ -168,7 +177,7 @@ export function authenticator({
           const now = Date.now();
           const overBudget = signatureFailures?.refusal(request.ip, now);
           if (overBudget) throw overBudget;
-          return admitSigned(request.headers, now).then((check) => {
+          return admitSigned(signedHeaders(request), now).then((check) => {
             if (!hasBody(request)) return checkBody(request, access, check, undefined);
             request.checkSignedBody = (bytes) => checkBody(request, access, check, bytes);
           });
@@ -197,7 +206,7 @@ export function authenticator({
       const now = Date.now();
       if (signatureFailures?.refusal(request.ip, now)) return;
       const ignored = () => undefined;
-      return admitSigned(request.headers, now).then((check) => {
+      return admitSigned(signedHeaders(request), now).then((check) => {
         if (!hasBody(request)) return checked(request, check, undefined).then(ignored, ignored);
         request.checkSignedBody = (bytes) => {
           request.checkSignedBody = null;

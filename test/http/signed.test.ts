@@ -456,6 +456,23 @@ describe('signatures bound to this server (API.md 1.2)', () => {
     }
   });
 
+  it('an Epistula header sent on two lines is refused as sent more than once, over the wire too', async () => {
+    await setup();
+    await register(ALICE);
+    const address = new URL(await t.app.listen({ port: 0, host: '127.0.0.1' }));
+    // Node joins a repeated header it does not know into one value ("a, a"): read as one, it was
+    // refused for its shape ("must be 2" of a client sending 2), not for being sent twice.
+    for (const name of ['Epistula-Version', 'Epistula-Uuid', 'Epistula-Signed-For']) {
+      const headers: Record<string, string | string[]> = sign({ key: ALICE, body: 'x' });
+      headers[name] = [headers[name] as string, headers[name] as string];
+      const answer = await unfinishedPost(address, headers);
+      expect(answer.status, answer.text).toBe(401);
+      expect(answer.text).toContain('signature-malformed');
+      expect(answer.text, name).toContain(`the ${name} header is sent more than once`);
+    }
+    expect(await runCount()).toBe(0);
+  });
+
   it('a replay is refused after a restart with a wider window, once the narrower window is long past', async () => {
     const dir = tempDir('signed-window');
     const path = join(dir.dir, 'scoring.db');
@@ -483,7 +500,10 @@ describe('signatures bound to this server (API.md 1.2)', () => {
  * POSTs runs with these headers, a Content-Length of 1 MB and 10 bytes of body that never go on,
  * and gives the answer that came before the body did (after 5 s: status 0).
  */
-function unfinishedPost(address: URL, headers: Record<string, string>): Promise<{ status: number; text: string }> {
+function unfinishedPost(
+  address: URL,
+  headers: Record<string, string | string[]>,
+): Promise<{ status: number; text: string }> {
   return new Promise((resolve, reject) => {
     const socket = connect(Number(address.port), address.hostname);
     let text = '';
@@ -500,7 +520,7 @@ function unfinishedPost(address: URL, headers: Record<string, string>): Promise<
       if (m && text.includes('\r\n\r\n{')) finish(Number(m[1]));
     });
     const lines = Object.entries({ ...headers, 'content-type': 'application/json', 'content-length': '1000000' })
-      .map(([k, v]) => `${k}: ${v}\r\n`)
+      .flatMap(([k, v]) => [v].flat().map((line) => `${k}: ${line}\r\n`))
       .join('');
     socket.write(`POST /v1/competitions/c/runs HTTP/1.1\r\nhost: ${address.host}\r\n${lines}\r\n{"runs": [`);
   });
