@@ -167,18 +167,14 @@ export const contentTypesPlugin = fp(
     // JSON as Fastify parses it (prototype poisoning refused). A signed request's signature covers
     // the exact bytes: it is checked on them first (src/plugins/auth.ts), and a refusal is the answer.
     app.removeContentTypeParser('application/json');
-    // The signature first, then the body's type, coding and charset: the body is read by now, and a
-    // forged signature refused as such counts against its address's budget of failed checks
-    // (src/plugins/signatureFailures.ts); refused for its type first, it was never counted, and an
-    // address could have its bodies read without end.
     app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (req, body, done) => {
+      // A file route (an import, a chunk, an input document) takes no JSON: a 415, not an empty file.
+      if (!takes(req, 'application/json')) return done(notTaken(req, 'application/json'), undefined);
+      const refused = codingRefused(req) ?? charsetRefused(req);
+      if (refused) return done(refused, undefined);
       // Strings stored text cannot hold (a NUL, a lone surrogate; src/unicode.ts) are a 400 naming
       // the field. Only bodies with such an escape are walked.
       const parse = () => {
-        // A file route (an import, a chunk, an input document) takes no JSON: a 415, not an empty file.
-        if (!takes(req, 'application/json')) return done(notTaken(req, 'application/json'), undefined);
-        const refused = codingRefused(req) ?? charsetRefused(req);
-        if (refused) return done(refused, undefined);
         const bytes = body as Buffer;
         if (!isUtf8(bytes)) return done(notUtf8(), undefined);
         const parsed = parseJson(bytes);
@@ -192,13 +188,14 @@ export const contentTypesPlugin = fp(
     });
     for (const type of BINARY_TYPES) {
       app.addContentTypeParser(type, { parseAs: 'buffer' }, (req, body, done) => {
-        const take = () => {
-          if (!takes(req, type)) return done(notTaken(req, type), undefined);
-          const refused = codingRefused(req);
-          done(refused, refused ? undefined : body);
-        };
-        if (!req.checkSignedBody) return take();
-        req.checkSignedBody(body as Buffer).then(take, (err: Error) => done(err, undefined));
+        if (!takes(req, type)) return done(notTaken(req, type), undefined);
+        const refused = codingRefused(req);
+        if (refused) return done(refused, undefined);
+        if (!req.checkSignedBody) return done(null, body);
+        req.checkSignedBody(body as Buffer).then(
+          () => done(null, body),
+          (err: Error) => done(err, undefined),
+        );
       });
     }
   },
