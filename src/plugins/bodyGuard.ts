@@ -16,6 +16,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from
 import fp from 'fastify-plugin';
 import { LimitError, notFound } from '../errors.js';
 import { ProblemSchema } from '../schemas/common.js';
+import { refusedOnHeaders } from './contentTypes.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -73,6 +74,9 @@ export const bodyGuardPlugin = fp(
       // A body sent to no route: its 404 comes before a byte of it is read, as a body without its
       // credentials gets its 401 (src/plugins/auth.ts), not once up to the body limit was gathered.
       if (request.is404) return done(notFound(`no route ${request.method} ${request.url.split('?')[0]}`));
+      // As is a body of a type, coding or charset the route does not take.
+      const refused = refusedOnHeaders(request);
+      if (refused) return done(refused);
       if (awaitingContinue.delete(request.raw)) reply.raw.writeContinue();
       let held = 0;
       let counting = true;

@@ -63,6 +63,20 @@ const notTaken = (request: FastifyRequest, type: string) =>
   unsupported(`${type} is not taken here; this route accepts ${acceptedTypes(request).join(' or ')}`);
 
 /**
+ * The 415 a body gets on its headers alone, before a byte of it is read (src/plugins/bodyGuard.ts
+ * preParsing): a type the route does not take, a Content-Encoding, a JSON charset other than UTF-8.
+ * Refused once read, a body of up to the limit was gathered for nothing, and a forged signature
+ * beside it was never checked nor counted. A type no parser takes is Fastify's own 415, unread too.
+ */
+export function refusedOnHeaders(request: FastifyRequest): Error | null {
+  const type = (request.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
+  const json = type === 'application/json';
+  if (!json && !BINARY_TYPES.includes(type)) return null;
+  if (!takes(request, type)) return notTaken(request, type);
+  return codingRefused(request) ?? (json ? charsetRefused(request) : null);
+}
+
+/**
  * How deep the checks below walk a parsed body. No request of this API nests past a dozen levels;
  * a deeper body is refused as such, and no walk recurses, so no depth overflows the stack.
  */
@@ -167,11 +181,9 @@ export const contentTypesPlugin = fp(
     // JSON as Fastify parses it (prototype poisoning refused). A signed request's signature covers
     // the exact bytes: it is checked on them first (src/plugins/auth.ts), and a refusal is the answer.
     app.removeContentTypeParser('application/json');
+    // A type the route does not take, a coding or a charset were refused before the body was read
+    // (`refusedOnHeaders`).
     app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (req, body, done) => {
-      // A file route (an import, a chunk, an input document) takes no JSON: a 415, not an empty file.
-      if (!takes(req, 'application/json')) return done(notTaken(req, 'application/json'), undefined);
-      const refused = codingRefused(req) ?? charsetRefused(req);
-      if (refused) return done(refused, undefined);
       // Strings stored text cannot hold (a NUL, a lone surrogate; src/unicode.ts) are a 400 naming
       // the field. Only bodies with such an escape are walked.
       const parse = () => {
@@ -188,9 +200,6 @@ export const contentTypesPlugin = fp(
     });
     for (const type of BINARY_TYPES) {
       app.addContentTypeParser(type, { parseAs: 'buffer' }, (req, body, done) => {
-        if (!takes(req, type)) return done(notTaken(req, type), undefined);
-        const refused = codingRefused(req);
-        if (refused) return done(refused, undefined);
         if (!req.checkSignedBody) return done(null, body);
         req.checkSignedBody(body as Buffer).then(
           () => done(null, body),

@@ -184,6 +184,51 @@ describe('rate limits', () => {
     expect(await t.count('runs')).toBe(2);
   });
 
+  it('refuses a signed body of a type, coding or charset the route does not take on its headers: unread, its signature unchecked, nothing counted or spent', async () => {
+    t = await testApp({
+      door: { rateLimits: { signatureFailures: 2 } },
+      signatures: { serverAddress: SERVER.address },
+    });
+    await seedCompetition(t, 'c');
+    const v = { name: 'signer', hotkey: ALICE.address };
+    expect((await t.call({ method: 'POST', url: '/v1/validators', headers: admin, payload: v })).status).toBe(201);
+    const payload = JSON.stringify({ runs: [] });
+    // Alice's hotkey is public; Bob signs, claiming to be her. Read and then refused for its type,
+    // such a body cost the server its bytes and was never counted against the address.
+    const forged = (contentType: string, extra: Record<string, string> = {}) => {
+      const headers = signRequest({ key: BOB, body: payload, signedFor: SERVER.address });
+      headers['Epistula-Signed-By'] = ALICE.address;
+      return { 'content-type': contentType, ...headers, ...extra };
+    };
+    const attempts = [
+      ['/v1/competitions/c/runs', forged('application/json', { 'content-encoding': 'gzip' })],
+      ['/v1/competitions/c/runs', forged('application/json; charset=latin1')],
+      ['/v1/score', forged('application/json')],
+    ] as const;
+    for (let round = 0; round < 2; round++)
+      for (const [url, headers] of attempts) {
+        const res = await t.call({ method: 'POST', url, headers, payload, remoteAddress: '192.0.2.20' });
+        expect([url, res.status]).toEqual([url, 415]);
+      }
+    // Nothing counted: the same address's forged JSON batch is checked, and refused as forged.
+    const checked = await t.call({
+      method: 'POST',
+      url: '/v1/competitions/c/runs',
+      headers: forged('application/json'),
+      payload,
+      remoteAddress: '192.0.2.20',
+    });
+    expect([checked.status, (checked.body as { type: string }).type.split(':').pop()]).toEqual([
+      401,
+      'signature-invalid',
+    ]);
+    // A good signature on a body of the wrong coding: a 415 too, and its uuid not used up.
+    const good = signRequest({ key: ALICE, body: payload, signedFor: SERVER.address });
+    const gzip = { 'content-type': 'application/json', 'content-encoding': 'gzip', ...good };
+    expect((await t.call({ method: 'POST', url: '/v1/competitions/c/runs', headers: gzip, payload })).status).toBe(415);
+    expect(await t.count('signature_nonces')).toBe(0);
+  });
+
   it('counts failed checks of signed requests to open routes and to no route against the same budget', async () => {
     t = await testApp({
       door: { rateLimits: { signatureFailures: 2 } },

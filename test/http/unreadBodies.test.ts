@@ -202,17 +202,22 @@ it('Expect: 100-continue: the 100 only once the body is about to be read; a requ
   const head = (path: string, auth: string, length: number, type = 'application/json') =>
     `POST ${path} HTTP/1.1\r\nHost: x\r\n${auth}Content-Type: ${type}\r\nContent-Length: ${length}\r\n` +
     'Expect: 100-continue\r\n\r\n';
+  const bearer = `Authorization: Bearer ${key}\r\n`;
 
-  // Refused before the body: no 100, the final answer at once, and the body never asked for.
-  for (const [status, path, auth] of [
-    [401, '/v1/competitions/c/runs', ''],
-    [401, '/v1/competitions/c/runs', 'Authorization: Bearer swv_wrong\r\n'],
-    [403, '/v1/competitions/c/tasks/import', `Authorization: Bearer ${key}\r\n`],
-    [404, '/v1/nothing', ''],
+  // Refused before the body: no 100, the final answer at once, and the body never asked for. A body
+  // of a type, coding or charset the route does not take is refused on its headers too.
+  for (const [status, path, auth, type] of [
+    [401, '/v1/competitions/c/runs', '', undefined],
+    [401, '/v1/competitions/c/runs', 'Authorization: Bearer swv_wrong\r\n', undefined],
+    [403, '/v1/competitions/c/tasks/import', bearer, undefined],
+    [404, '/v1/nothing', '', undefined],
+    [415, '/v1/competitions/c/runs', bearer, 'application/x-ndjson'],
+    [415, '/v1/competitions/c/runs', `${bearer}Content-Encoding: gzip\r\n`, undefined],
+    [415, '/v1/competitions/c/runs', bearer, 'application/json; charset=latin1'],
   ] as const) {
-    const res = await expectContinue(port, head(path, auth, batch.length), batch);
-    expect(res.text, path).toMatch(new RegExp(`^HTTP/1\\.1 ${status} `));
-    expect(res.sentBody, path).toBe(false);
+    const res = await expectContinue(port, head(path, auth, batch.length, type), batch);
+    expect(res.text, `${path} ${auth} ${type}`).toMatch(new RegExp(`^HTTP/1\\.1 ${status} `));
+    expect(res.sentBody, `${path} ${auth} ${type}`).toBe(false);
   }
   expect(await t.count('runs')).toBe(0);
 

@@ -715,11 +715,12 @@ function confusions(byLabel: (label: string) => Op): [Op, () => Case][] {
   out.push([
     runs,
     () => {
-      // A file body on a JSON route: its signature checked (its uuid used up), then a 415.
+      // A file body on a JSON route: a 415 on its headers, before the body is read or its signature
+      // checked (src/plugins/contentTypes.ts refusedOnHeaders): its uuid is not used up.
       const s = score.fresh();
       return {
         name: "a score request's body and headers sent to the runs",
-        verdict: null,
+        verdict: 'unchecked',
         status: 415,
         ...s,
         url: runs.fresh().url,
