@@ -32,7 +32,7 @@ export function acceptedTypes(request: FastifyRequest): readonly string[] {
  * compressed bytes, or a plain body would be taken under a coding it does not have. Bodies go
  * uncompressed (a signature covers their exact bytes): a 415 naming the header (RFC 9110 15.5.16).
  */
-export function codingRefused(request: FastifyRequest): Error | null {
+function codingRefused(request: FastifyRequest): Error | null {
   const coding = request.headers['content-encoding'];
   if (coding === undefined || coding.trim().toLowerCase() === 'identity') return null;
   return unsupported(`Content-Encoding ${coding} is not taken: send the body uncompressed, without the header`, [

@@ -4,7 +4,6 @@
 // pieces, then their concatenation), and the event loop never copies or writes it in one go.
 import { buffer } from 'node:stream/consumers';
 import { errorCodes, type FastifyRequest } from 'fastify';
-import { codingRefused } from '../plugins/contentTypes.js';
 import type { UploadPieces } from '../services/importTasks.js';
 
 const tooLarge = () => new errorCodes.FST_ERR_CTP_BODY_TOO_LARGE();
@@ -30,9 +29,8 @@ export function streamedBody(limit: number) {
     payload: AsyncIterable<Uint8Array>,
     done: (err: Error | null, body?: unknown) => void,
   ): void => {
+    // A Content-Encoding was refused before the body was read (src/plugins/contentTypes.ts refusedOnHeaders).
     if (Number(request.headers['content-length']) > limit) return done(tooLarge(), undefined);
-    const refused = codingRefused(request);
-    if (refused) return done(refused, undefined);
     const body = limited(payload, limit);
     if (!request.checkSignedBody) {
       request.bodyStreamed(); // handed on as it comes, not held: out of the in-flight budget (src/plugins/bodyGuard.ts)
