@@ -214,6 +214,12 @@ it('Expect: 100-continue: the 100 only once the body is about to be read; a requ
     [415, '/v1/competitions/c/runs', bearer, 'application/x-ndjson'],
     [415, '/v1/competitions/c/runs', `${bearer}Content-Encoding: gzip\r\n`, undefined],
     [415, '/v1/competitions/c/runs', bearer, 'application/json; charset=latin1'],
+    [
+      415,
+      '/v1/competitions/c/tasks/import',
+      `Authorization: Bearer ${ADMIN_TOKEN}\r\nContent-Encoding: gzip\r\n`,
+      'application/x-ndjson',
+    ],
   ] as const) {
     const res = await expectContinue(port, head(path, auth, batch.length, type), batch);
     expect(res.text, `${path} ${auth} ${type}`).toMatch(new RegExp(`^HTTP/1\\.1 ${status} `));
