@@ -5,6 +5,7 @@
 //   node --import tsx bench/pgWarm.ts [--engine postgres|sqlite] [--db NAME] [--rounds N] [--seconds S] [--connections C]
 //     [--path leaderboard|weights] [--variant name=ENV=VALUE ...] [--node-args=FLAGS]
 //     [--perf PREFIX (perf record of each variant's server)] [--output PREFIX (its stdout)]
+//     [--header 'Accept-Encoding: br' ...] (wrk's request headers; no floor with them: it sends one form)
 // The first call ingests the reference competition into the database NAME (kept; default
 // pgwarm_ref, on PG_TEST_URL's server). Each variant is a server started on it (PROBE_SCRIPT=<path
 // of another build's dist/server.js> runs that build), warmed by 3 s of load, then loaded with
@@ -36,6 +37,8 @@ const { values } = parseArgs({
     path: { type: 'string', default: 'leaderboard' },
     perf: { type: 'string' },
     output: { type: 'string' },
+    // Request headers wrk sends (e.g. `Accept-Encoding: br`, the read as a browser asks); server variants only.
+    header: { type: 'string', multiple: true, default: [] },
   },
 });
 const server0 = process.env.PG_TEST_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
@@ -178,8 +181,10 @@ async function one(name: string, env: Record<string, string>): Promise<string> {
     if (i > 600) throw new Error('server not ready');
     await new Promise((r) => setTimeout(r, 50));
   }
+  const headers = values.header.flatMap((h) => ['-H', h]);
+  if (name === 'floor' && headers.length > 0) throw new Error('--header: no floor (it sends one form of the body)');
   // Warm: a few reads, then wrk 1 s.
-  spawnSync('wrk', ['-t1', `-c${values.connections}`, '-d3s', url]);
+  spawnSync('wrk', ['-t1', `-c${values.connections}`, '-d3s', ...headers, url]);
   const pgPids = name === 'floor' || !onPg ? [] : await backends();
   const us0 = userSys(child.pid!);
   const cs0 = ctxt(child.pid!);
@@ -195,7 +200,9 @@ async function one(name: string, env: Record<string, string>): Promise<string> {
         },
       )
     : undefined;
-  const w = spawnSync('wrk', ['-t1', `-c${values.connections}`, `-d${values.seconds}s`, url], { encoding: 'utf8' });
+  const w = spawnSync('wrk', ['-t1', `-c${values.connections}`, `-d${values.seconds}s`, ...headers, url], {
+    encoding: 'utf8',
+  });
   const used = cpuNs(child.pid!) - before;
   if (perf) {
     perf.kill('SIGINT');
