@@ -62,6 +62,12 @@ describe('swe-scoring', () => {
       /cannot read README\.md \(DATABASE_PATH\) as a SQLite database: file is not a database/,
     ],
     [
+      '--out in a folder that does not exist',
+      { DATABASE_PATH: 'README.md' },
+      ['--out', 'no-such-folder/x.db'],
+      /no folder \S*no-such-folder: create it first \(mkdir -p -m 0700 \S*no-such-folder\)/,
+    ],
+    [
       '--out naming a folder',
       { DATABASE_PATH: 'README.md' },
       ['--out', 'src', '--force'],

@@ -49,7 +49,10 @@ beside it), start the server.`,
     if (existsSync(out) && statSync(out).isDirectory())
       throw new CliError(`${values.out} is a folder: --out names the file to write`);
     if (existsSync(out) && !values.force) throw new CliError(`${values.out} exists; pass --force to overwrite it`);
-    if (!existsSync(dirname(out))) throw new CliError(`no folder ${dirname(out)}`);
+    if (!existsSync(dirname(out)))
+      throw new CliError(
+        `no folder ${dirname(out)}: create it first (mkdir -p -m 0700 ${dirname(out)}); the copy holds the answer keys`,
+      );
     // A connection of its own, read-only: the server's writes go on meanwhile (WAL).
     let db: Database.Database;
     try {
