@@ -17,6 +17,7 @@ import fp from 'fastify-plugin';
 import { LimitError, notFound } from '../errors.js';
 import { ProblemSchema } from '../schemas/common.js';
 import { refusedOnHeaders } from './contentTypes.js';
+import { noRoute } from './errors.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -73,7 +74,7 @@ export const bodyGuardPlugin = fp(
       if (!hasBody(request)) return done(null, payload);
       // A body sent to no route: its 404 comes before a byte of it is read, as a body without its
       // credentials gets its 401 (src/plugins/auth.ts), not once up to the body limit was gathered.
-      if (request.is404) return done(notFound(`no route ${request.method} ${request.url.split('?')[0]}`));
+      if (request.is404) return done(notFound(noRoute(request)));
       // As is a body of a type, coding or charset the route does not take.
       const refused = refusedOnHeaders(request);
       if (refused) return done(refused);

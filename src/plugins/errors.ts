@@ -231,15 +231,17 @@ export function expectationHandler(req: IncomingMessage, res: ServerResponse): v
   res.end(body);
 }
 
-export function notFoundHandler(request: FastifyRequest, reply: FastifyReply): FastifyReply {
-  // A HEAD is answered as its GET, and carries the Content-Length of GET's body (RFC 9110 8.6,
-  // 9.3.2): the detail is GET's.
+/**
+ * What a request that matched no route is told. A HEAD is answered as its GET, and carries the
+ * Content-Length of GET's body (RFC 9110 8.6, 9.3.2): the detail is GET's.
+ */
+export function noRoute(request: FastifyRequest): string {
   const method = request.method === 'HEAD' ? 'GET' : request.method;
-  return sendProblem(reply, {
-    status: 404,
-    slug: 'not-found',
-    detail: `no route ${method} ${request.url.split('?')[0]}`,
-  });
+  return `no route ${method} ${request.url.split('?')[0]}`;
+}
+
+export function notFoundHandler(request: FastifyRequest, reply: FastifyReply): FastifyReply {
+  return sendProblem(reply, { status: 404, slug: 'not-found', detail: noRoute(request) });
 }
 
 /** Installs the handlers on the root instance, so every route and router error goes through them. */
