@@ -15,6 +15,7 @@ export type ErrorKind =
   | 'unauthorized'
   | 'forbidden'
   | 'not_found'
+  | 'method_not_allowed'
   | 'timeout'
   | 'conflict'
   | 'too_large'
@@ -53,6 +54,15 @@ export const unauthorized = (detail: string, reason?: string, errors?: ErrorFiel
   new DomainError('unauthorized', detail, errors, reason);
 export const forbidden = (detail: string) => new DomainError('forbidden', detail);
 export const notFound = (detail: string, errors?: ErrorField[]) => new DomainError('not_found', detail, errors);
+/** A path some route serves, asked with a method none of them takes: `allow` lists the ones they do. */
+export class MethodNotAllowed extends DomainError {
+  constructor(
+    detail: string,
+    readonly allow: readonly string[],
+  ) {
+    super('method_not_allowed', detail);
+  }
+}
 export const conflict = (detail: string, errors?: ErrorField[]) => new DomainError('conflict', detail, errors);
 /** Past a stated limit (a document's miners, its answer's size): the detail names the limit and its setting. */
 export const tooLarge = (detail: string, errors?: ErrorField[]) => new DomainError('too_large', detail, errors);

@@ -14,10 +14,10 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Transform, type TransformCallback } from 'node:stream';
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
 import fp from 'fastify-plugin';
-import { LimitError, notFound } from '../errors.js';
+import { LimitError } from '../errors.js';
 import { ProblemSchema } from '../schemas/common.js';
 import { refusedOnHeaders } from './contentTypes.js';
-import { noRoute } from './errors.js';
+import { routeMiss } from './errors.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -72,9 +72,9 @@ export const bodyGuardPlugin = fp(
 
     app.addHook('preParsing', (request, reply, payload, done) => {
       if (!hasBody(request)) return done(null, payload);
-      // A body sent to no route: its 404 comes before a byte of it is read, as a body without its
+      // A body sent to no route: its 404 (or 405) comes before a byte of it is read, as a body without its
       // credentials gets its 401 (src/plugins/auth.ts), not once up to the body limit was gathered.
-      if (request.is404) return done(notFound(noRoute(request)));
+      if (request.is404) return done(routeMiss(request));
       // As is a body of a type, coding or charset the route does not take.
       const refused = refusedOnHeaders(request);
       if (refused) return done(refused);

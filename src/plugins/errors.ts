@@ -9,6 +9,8 @@ import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
 import {
   DomainError,
   LimitError,
+  MethodNotAllowed,
+  notFound,
   PROBLEM_TYPE_PREFIX,
   ServiceUnavailable,
   type ErrorField,
@@ -44,6 +46,7 @@ const STATUS: Record<ErrorKind, { status: number; slug: string }> = {
   unauthorized: { status: 401, slug: 'unauthorized' },
   forbidden: { status: 403, slug: 'forbidden' },
   not_found: { status: 404, slug: 'not-found' },
+  method_not_allowed: { status: 405, slug: 'method-not-allowed' },
   timeout: { status: 408, slug: 'timeout' },
   conflict: { status: 409, slug: 'conflict' },
   too_large: { status: 413, slug: 'too-large' },
@@ -61,6 +64,8 @@ export interface Problem {
   errors?: ErrorField[];
   /** Seconds for Retry-After; a 503 says 5 unless told. */
   retryAfter?: number;
+  /** A 405's `Allow`: the methods the path takes (RFC 9110 15.5.6). */
+  allow?: readonly string[];
 }
 
 export const problemType = (slug: string) => `${PROBLEM_TYPE_PREFIX}${slug}`;
@@ -75,6 +80,7 @@ export function sendProblem(reply: FastifyReply, p: Problem): FastifyReply {
   if (p.retryAfter !== undefined || p.status === 503) reply.header('retry-after', String(p.retryAfter ?? 5));
   // A 401 names the scheme that would be taken (RFC 9110 11.6.1); signed requests are told in `type`.
   if (p.status === 401) reply.header('www-authenticate', 'Bearer realm="swe-scoring"');
+  if (p.allow) reply.header('allow', p.allow.join(', '));
   reply.header('x-content-type-options', 'nosniff');
   const body: Record<string, unknown> = {
     type: problemType(p.slug),
@@ -92,7 +98,8 @@ export function sendProblem(reply: FastifyReply, p: Problem): FastifyReply {
 export function fromDomainError(e: DomainError): Problem {
   const { status, slug } = STATUS[e.kind];
   const retryAfter = e instanceof LimitError || e instanceof ServiceUnavailable ? e.retryAfter : undefined;
-  return { status, slug: e.reason ?? slug, detail: e.detail, errors: e.errors, retryAfter };
+  const allow = e instanceof MethodNotAllowed ? e.allow : undefined;
+  return { status, slug: e.reason ?? slug, detail: e.detail, errors: e.errors, retryAfter, allow };
 }
 
 /** zod says a missing field is of the wrong type ("expected string, received undefined"): say it is required. */
@@ -231,17 +238,24 @@ export function expectationHandler(req: IncomingMessage, res: ServerResponse): v
   res.end(body);
 }
 
+/** The methods a route may take; a path's `Allow` lists those some route at it takes, in this order. */
+const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const;
+
 /**
- * What a request that matched no route is told. A HEAD is answered as its GET, and carries the
+ * What a request that matched no route is told: a 405 with `Allow` when routes serve its path with
+ * other methods (RFC 9110 15.5.6), else a 404. A HEAD is answered as its GET, and carries the
  * Content-Length of GET's body (RFC 9110 8.6, 9.3.2): the detail is GET's.
  */
-export function noRoute(request: FastifyRequest): string {
+export function routeMiss(request: FastifyRequest): DomainError {
   const method = request.method === 'HEAD' ? 'GET' : request.method;
-  return `no route ${method} ${request.url.split('?')[0]}`;
+  const url = request.url.split('?')[0]!;
+  const allow = METHODS.filter((m) => m !== request.method && request.server.findRoute({ method: m, url }) !== null);
+  if (allow.length === 0) return notFound(`no route ${method} ${url}`);
+  return new MethodNotAllowed(`${method} is not a method of ${url}; it takes ${allow.join(', ')}`, allow);
 }
 
 export function notFoundHandler(request: FastifyRequest, reply: FastifyReply): FastifyReply {
-  return sendProblem(reply, { status: 404, slug: 'not-found', detail: noRoute(request) });
+  return sendProblem(reply, fromDomainError(routeMiss(request)));
 }
 
 /** Installs the handlers on the root instance, so every route and router error goes through them. */

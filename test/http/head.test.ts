@@ -114,15 +114,17 @@ describe('HEAD sends the header fields GET sends', () => {
 });
 
 describe('HEAD of a path no GET route serves', () => {
-  it.each(['/v1/nothing', '/v1/competitions/c/leaderboard/x', '/v1/score'])(
-    '%s: the 404 GET gets, with its Content-Length',
-    async (url) => {
-      const get = await t.app.inject({ method: 'GET', url });
-      const head = await t.app.inject({ method: 'HEAD', url });
-      expect(get.statusCode).toBe(404);
-      expect(head.statusCode).toBe(404);
-      expect(head.headers['content-type']).toBe(get.headers['content-type']);
-      expect(head.headers['content-length']).toBe(String(get.rawPayload.length));
-    },
-  );
+  it.each([
+    ['/v1/nothing', 404],
+    ['/v1/competitions/c/leaderboard/x', 404],
+    ['/v1/score', 405], // a POST route's path
+  ])('%s: the %i GET gets, with its Content-Length', async (url, status) => {
+    const get = await t.app.inject({ method: 'GET', url });
+    const head = await t.app.inject({ method: 'HEAD', url });
+    expect(get.statusCode).toBe(status);
+    expect(head.statusCode).toBe(status);
+    expect(head.headers.allow).toBe(get.headers.allow);
+    expect(head.headers['content-type']).toBe(get.headers['content-type']);
+    expect(head.headers['content-length']).toBe(String(get.rawPayload.length));
+  });
 });

@@ -38,3 +38,61 @@ it('a request that is not HTTP stays a 400', async () => {
   const answer = await raw('GET /v1/competitions NOT-HTTP\r\n\r\n');
   expect(answer).toMatch(/^HTTP\/1\.1 400 Bad Request\r\n/);
 });
+
+// A path some route serves, asked with a method none of them takes: a 405 whose Allow lists the
+// methods that path takes (RFC 9110 15.5.6), not a 404 saying the path is not there.
+it.each([
+  ['DELETE', '/v1/competitions', 'GET, HEAD'],
+  ['PUT', '/v1/competitions/c/leaderboard', 'GET, HEAD'],
+  ['POST', '/v1/competitions/c/tasks/t', 'GET, HEAD'],
+  ['PATCH', '/v1/competitions/c', 'GET, HEAD, PUT'],
+  ['GET', '/v1/validators/heartbeat', 'POST, DELETE'],
+  ['POST', '/v1/admin/backup', null],
+])('%s %s: a 405 with the methods the path takes', async (method, url, allow) => {
+  const res = await t.call({ method: method, url });
+  expect(res.status).toBe(405);
+  expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
+  const allowed = String(res.headers.allow).split(', ');
+  if (allow) expect(res.headers.allow).toBe(allow);
+  expect(allowed.length).toBeGreaterThan(0);
+  expect(allowed).not.toContain(method);
+  expect(res.body).toMatchObject({
+    type: 'urn:swe-scoring:problem:method-not-allowed',
+    status: 405,
+    detail: `${method} is not a method of ${url}; it takes ${allowed.join(', ')}`,
+  });
+  // Each method it names reaches a route (whose own answer may be a 404 for a missing competition).
+  for (const m of allowed) {
+    const other = await t.call({ method: m, url });
+    expect([m, other.status]).not.toEqual([m, 405]);
+    if (m !== 'HEAD')
+      expect([m, String((other.body as { detail?: string })?.detail)]).not.toEqual([m, `no route ${m} ${url}`]);
+  }
+});
+
+it('a HEAD of a path that only takes POST is the 405 its GET gets, with no body', async () => {
+  const get = await t.call({ method: 'GET', url: '/v1/score' });
+  const head = await t.call({ method: 'HEAD', url: '/v1/score' });
+  expect(get.status).toBe(405);
+  expect(head.status).toBe(405);
+  expect(head.headers.allow).toBe(get.headers.allow);
+  expect(head.headers['content-length']).toBe(get.headers['content-length']);
+});
+
+it('a body sent with a method its path does not take is a 405 before it is read', async () => {
+  const res = await t.call({
+    method: 'PATCH',
+    url: '/v1/competitions',
+    headers: { 'content-type': 'application/json' },
+    payload: '{"never": "read"',
+  });
+  expect(res.status).toBe(405);
+  expect(res.headers.allow).toBe('GET, HEAD');
+});
+
+it('a path no route serves stays a 404', async () => {
+  const res = await t.call({ method: 'DELETE', url: '/v1/nothing/here' });
+  expect(res.status).toBe(404);
+  expect(res.headers.allow).toBeUndefined();
+  expect(res.body).toMatchObject({ status: 404, detail: 'no route DELETE /v1/nothing/here' });
+});
