@@ -17,7 +17,13 @@ export type WriteEvent =
   /** Settings, tasks or miners changed; the aggregates did not. */
   | { competitionId: string; kind: 'settings' | 'tasks' | 'miners' }
   /** A metagraph was recorded (SPEC 11): the weights on chain change, the scores do not. */
-  | { competitionId: string; kind: 'metagraph' };
+  | { competitionId: string; kind: 'metagraph' }
+  /**
+   * Runs that enter no aggregate (an excluded validator's, or stale under the judge in force) were
+   * stored or deleted: the scores stay as they are, what reads the stored runs does not (SPEC 10's
+   * validators table, which compares an excluded validator with the others).
+   */
+  | { competitionId: string; kind: 'runs' };
 
 export type WriteListener = (event: WriteEvent) => void;
 

@@ -2,6 +2,7 @@
 // a query builder's per-row cost.
 import type { Db } from './client.js';
 import { aggregateWriter } from './aggregates.js';
+import { emitWrite } from './events.js';
 import { planRunChange, type JudgeInForce, type RunChangePlan } from './plan/runBatch.js';
 import type { CriterionGrade, TokenWeights } from '../scoring/types.js';
 import type { RunFilter, RunRecord, StoredRun, StoredVote } from './rows.js';
@@ -123,6 +124,7 @@ export function runsRepo(db: Db) {
 
   /** Runs the statements a plan (src/db/plan/runBatch.ts) names, but the runs' own rows. */
   function applyPlan(competitionId: string, plan: RunChangePlan, sign: 1 | -1): void {
+    if (plan.uncounted > 0) emitWrite(db, { competitionId, kind: 'runs' });
     for (const hotkey of plan.miners) addMiner.run(competitionId, hotkey);
     for (const [taskId, n] of plan.perTask) taskRunCount.run(n, competitionId, taskId);
     for (const s of plan.criteria) criterionStats.run(s.graded, s.met, s.split, competitionId, s.taskId, s.id);

@@ -80,7 +80,7 @@ export function scoringInputRepo(db: Db) {
     else if (event.kind === 'miners') kept.miners = null;
     else if (event.kind === 'pair') {
       if (!kept.hotkeys.has(event.pair.slice(event.pair.indexOf('\u0000') + 1))) kept.miners = null;
-    } else if (event.kind !== 'metagraph') lists.delete(event.competitionId);
+    } else if (event.kind !== 'metagraph' && event.kind !== 'runs') lists.delete(event.competitionId);
   };
   writeListeners(db).add((event) => {
     tell(mirrors.get(event.competitionId), event);

@@ -111,6 +111,23 @@ describe('a tiny case, by hand', () => {
     expect((await table()).get(B.id).agreement.sharedPairs).toBe(3);
   });
 
+  it('an excluded validator’s runs sent or deleted after the last read show in the next read (found by the SPEC audit)', async () => {
+    const { C } = await seed();
+    await exclude(C);
+    expect((await table()).get(C.id)).toMatchObject({ runs: 2, agreement: { sharedPairs: 2 } });
+    // C's new run counts in no score, but C stays in this table, compared against the others (SPEC 10):
+    // (swe-a, baseline) is now shared with A and B, pooled 1/2, C 1/1.
+    await postRuns(t, C.headers, [baseline('c3', 'swe-a', true)]);
+    let c = (await table()).get(C.id);
+    expect(c).toMatchObject({ runs: 3, baselineRuns: 1 });
+    // C: (swe-a, m1) 0 - 3/4; (swe-b, m1) 1 - 0; (swe-a, baseline) 1 - 1/2.
+    expect(c.agreement).toEqual({ sharedPairs: 3, resolveRateDelta: (-3 / 4 + 1 + 1 / 2) / 3, flagged: false });
+    expect((await t.call({ method: 'DELETE', url: '/v1/competitions/c/runs/c2', headers: admin })).status).toBe(200);
+    c = (await table()).get(C.id);
+    expect(c).toMatchObject({ runs: 2, tasks: 1 });
+    expect(c.agreement).toEqual({ sharedPairs: 2, resolveRateDelta: (-3 / 4 + 1 / 2) / 2, flagged: false });
+  });
+
   it('a validator excluded before sending anything is listed with no runs', async () => {
     t = await testApp();
     await setupCompetition(t);

@@ -81,7 +81,13 @@ export function pgRunsRepo(ctx: PgContext) {
    * Runs the statements a plan (src/db/plan/runBatch.ts) names but the aggregates' (applied first,
    * see insertMany) and the runs' own rows: one statement per table.
    */
+  /** Runs that enter no aggregate still change what reads stored runs (src/db/events.ts, `runs`). */
+  function tellUncounted(c: PgContext, competitionId: string, plan: RunChangePlan): void {
+    if (plan.uncounted > 0) c.emit({ competitionId, kind: 'runs' });
+  }
+
   async function applyPlan(c: PgContext, competitionId: string, plan: RunChangePlan): Promise<void> {
+    tellUncounted(c, competitionId, plan);
     if (plan.miners.length > 0)
       await c.execute(ADD_MINERS, [competitionId, plan.miners], { name: 'pg_runs_add_miners' });
     await c.execute(TASK_RUN_COUNTS, [competitionId, [...plan.perTask.values()], [...plan.perTask.keys()]], {
@@ -109,7 +115,7 @@ export function pgRunsRepo(ctx: PgContext) {
     w: TokenWeights,
     excluded: ReadonlySet<string>,
     judge: JudgeInForce | null,
-  ): { plan: RunChangePlan; values: unknown[] } {
+  ): { competitionId: string; plan: RunChangePlan; values: unknown[] } {
     const competitionId = records[0]!.competitionId;
     const plan = planRunChange(records, 1, w, excluded, judge);
     const { miner, baseline, skipped } = splitDeltas(plan.pairs);
@@ -149,11 +155,12 @@ export function pgRunsRepo(ctx: PgContext) {
       criteria.map((s) => s.met),
       criteria.map((s) => s.split),
     ])!;
-    return { plan, values };
+    return { competitionId, plan, values };
   }
 
   /** Sends a batch's statement (in a transaction scoped to its competition), then settles its aggregates. */
   async function sendBatch(c: PgContext, batch: ReturnType<typeof batchStatement>): Promise<void> {
+    tellUncounted(c, batch.competitionId, batch.plan);
     const rows = await c.query<[SumOwner['kind'], string, string | null]>(INSERT_BATCH, batch.values, {
       array: true,
       name: 'pg_runs_insert_batch',

@@ -38,6 +38,11 @@ export const isExcludedRun = (r: RunRecord, excluded: ReadonlySet<string>, judge
 export interface RunChangePlan {
   /** The runs that enter the aggregates. */
   counted: RunRecord[];
+  /**
+   * How many runs enter none (an excluded validator's, or stale): stored or deleted all the same,
+   * so the engines tell it (a `runs` write event, src/db/events.ts) for what reads stored runs.
+   */
+  uncounted: number;
   /** The miners the counted runs make known: an excluded validator's runs put no miner on the leaderboard. */
   miners: string[];
   /** Each task's change in stored runs (counted or not). */
@@ -67,6 +72,7 @@ export function planRunChange(
   }
   return {
     counted,
+    uncounted: records.length - counted.length,
     miners: [...miners],
     perTask,
     criteria: criterionSums(counted, sign),

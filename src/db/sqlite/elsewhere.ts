@@ -35,7 +35,7 @@ export const terminateTxWorkerForTests = txWorker.terminate;
 
 /** Every kind of change a transaction can tell, for a competition whose transaction's outcome is unknown. */
 const everything = (competitionId: string): WriteEvent[] =>
-  (['rebuild', 'settings', 'tasks', 'miners', 'metagraph'] as const).map((kind) => ({ competitionId, kind }));
+  (['rebuild', 'settings', 'tasks', 'miners', 'metagraph', 'runs'] as const).map((kind) => ({ competitionId, kind }));
 
 /**
  * Runs `fn` in one transaction on a connection of the worker's own to `database`: all of its

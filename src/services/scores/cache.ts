@@ -57,7 +57,7 @@ export function entryOf<T>(p: Promise<T>, forget: () => void): Settled<T> {
 }
 
 /** Write events after which a competition's settings (its row, its excluded validators) are as before. */
-const KEEPS_SETTINGS: ReadonlySet<WriteEvent['kind']> = new Set(['pair', 'tasks', 'miners', 'metagraph']);
+const KEEPS_SETTINGS: ReadonlySet<WriteEvent['kind']> = new Set(['pair', 'tasks', 'miners', 'metagraph', 'runs']);
 
 export function scoreCache(
   store: Store,
