@@ -131,7 +131,7 @@ export const storageMoved = (path: string) =>
     "the database's file was deleted, moved or replaced while the server runs: the request changed " +
       'nothing; retry it once the operator has put the file back (or saved it and restarted the server)',
     // The path for the log only, never for the client.
-    new Error(`the database file ${path} is not the one the server opened`),
+    new Error(`the database's file ${path} is not the one the server opened`),
     'storage-moved',
     60,
   );

@@ -34,6 +34,11 @@ export interface WorkerConnection {
   readonly database: string;
   /** Tells this store's listeners what the worker's transaction wrote, as if this connection had. */
   tell(event: WriteEvent): void;
+  /**
+   * Throws a 503 `storage-moved` when the database's files are no longer the ones this store opened
+   * (deleted, moved or replaced): the worker, opening the path, would write into others.
+   */
+  checkFiles(): void;
 }
 
 /** Catching up with writes other processes acknowledged (PostgreSQL, shared by several processes). */

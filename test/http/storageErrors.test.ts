@@ -4,8 +4,9 @@
 // Each through the real app on a real database file; the write stores nothing, and once the
 // storage takes writes again the same request is stored.
 import Database from 'better-sqlite3';
-import { renameSync } from 'node:fs';
+import { readFileSync, renameSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { admin, seedCompetition, swebenchRun, testApp, TEST_ENGINE, type TestApp } from '../support/app.js';
 import { tempDir, type TempDir } from '../support/tempDir.js';
@@ -98,6 +99,36 @@ describe.runIf(TEST_ENGINE === 'sqlite')('storage failures of SQLite', () => {
     expect((await t.call({ method: 'GET', url: '/readyz' })).status).toBe(200);
     await retried();
   });
+
+  for (const [suffix, what] of [
+    ['-wal', 'write-ahead log'],
+    ['-shm', 'shared memory'],
+  ] as const)
+    it(`its ${what} (${suffix}) deleted while the server runs: writes a 503 storage-moved, not ready; a graceful close keeps every acknowledged run`, async () => {
+      // The connection went on writing into the deleted -wal and acknowledged it; an import's worker,
+      // opening the path, made a new -wal beside it; then even a graceful stop lost every run not yet
+      // checkpointed (a tester found the competition gone after a restart).
+      rmSync(file + suffix);
+      await refused('storage-moved', '60', /deleted, moved or replaced.*changed nothing/);
+      const jsonl = readFileSync(fileURLToPath(new URL('../../fixtures/swe-atlas-qna/tasks.jsonl', import.meta.url)));
+      const imported = await t.call({
+        method: 'POST',
+        url: '/v1/competitions/c/tasks/import',
+        headers: { ...admin, 'content-type': 'application/x-ndjson' },
+        payload: jsonl,
+      });
+      expect(imported.status, JSON.stringify(imported.body)).toBe(503);
+      expect(imported.headers['retry-after']).toBe('60');
+      expect((imported.body as { type: string }).type).toBe('urn:swe-scoring:problem:storage-moved');
+      expect((await t.call({ method: 'GET', url: '/readyz' })).status).toBe(503);
+      expect((await t.call({ method: 'GET', url: '/v1/competitions/c/runs' })).status).toBe(200);
+      // Closing, the connection writes what its log holds into the file (still the one at the path).
+      await t.close();
+      t = await testApp({ path: file });
+      expect(await t.count('runs')).toBe(1);
+      expect(await t.count('tasks')).toBe(1);
+      await retried();
+    });
 
   it('a write lock held by another connection past busy_timeout is a 503 unavailable, Retry-After 5', async () => {
     t.db.$client.pragma('busy_timeout = 50');

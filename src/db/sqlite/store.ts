@@ -48,15 +48,28 @@ export function createSqliteStore(db: Db): Store {
     else for (const listener of listeners) listener(event);
   });
 
-  // The file as opened. Deleted, moved or replaced while the server runs, the connection would
-  // still write into the old file and acknowledge it, and the next start would open a new, empty
-  // one at the path: writes are refused instead, and the server says it is not ready.
   const path = c.memory ? null : c.name;
-  const opened = path === null ? null : statSync(path);
-  const fileMoved = (): boolean => {
-    if (path === null) return false;
-    const now = statSync(path, { throwIfNoEntry: false });
-    return !now || now.ino !== opened!.ino || now.dev !== opened!.dev;
+  // The files as opened: the database, its write-ahead log and shared memory. The database deleted,
+  // moved or replaced while the server runs, the connection would still write into the old file and
+  // acknowledge it, and the next start would open a new, empty one at the path. The -wal or -shm
+  // deleted, it would write its commits into a log no later start reads, and another connection
+  // (an import's worker) would make a new pair beside it: every write since the last checkpoint
+  // lost, even at a graceful stop. Writes are refused instead, and the server says it is not ready.
+  const files = path === null ? [] : [path, `${path}-wal`, `${path}-shm`].map((name) => ({ name, id: fileId(name) }));
+  /** The first of the files that is not the one opened, or null. */
+  const movedFile = (): string | null => {
+    for (const f of files) {
+      const now = fileId(f.name);
+      // A -wal or -shm the connection had not made yet when the store was created is taken as it comes.
+      if (f.id === null && f.name !== path) f.id = now;
+      else if (now !== f.id) return f.name;
+    }
+    return null;
+  };
+  const fileMoved = () => movedFile() !== null;
+  const refuseMoved = () => {
+    const moved = movedFile();
+    if (moved !== null) throw storageMoved(moved);
   };
 
   async function turn(): Promise<void> {
@@ -134,7 +147,7 @@ export function createSqliteStore(db: Db): Store {
   const engineOnly: StoreCapabilities = {
     onlineBackup: sqliteOnlineBackup(c),
     // An in-memory database has no file for another connection.
-    workerConnection: c.memory ? undefined : { database: c.name, tell },
+    workerConnection: c.memory ? undefined : { database: c.name, tell, checkFiles: refuseMoved },
   };
 
   let savepoints = 0;
@@ -169,10 +182,11 @@ export function createSqliteStore(db: Db): Store {
     capabilities: { ...engineOnly, savedScores: asyncRepo(savedScoresRepo(db), true) },
     async transaction(fn, scope) {
       while (open || away) await (open ?? away);
-      if (fileMoved()) throw storageMoved(path!);
+      // Closed, this connection refuses its BEGIN below: the worker's, of its own, must not write
+      // either (and a closed connection's -wal and -shm are gone: it did not lose them).
+      if (!c.open) throw new TypeError('The database connection is not open');
+      refuseMoved();
       if (scope?.recounts && !c.memory) {
-        // Closed, this connection refuses its BEGIN below: the worker's, of its own, must not write.
-        if (!c.open) throw new TypeError('The database connection is not open');
         // A recount runs on a connection of its own, so this one's reads go on meanwhile; its
         // transactions wait (BEGIN IMMEDIATE would wait in the busy handler, the event loop stopped).
         const elsewhere = transactionElsewhere(c.name, repoNames, fn, tell, scope.competitionId);
@@ -231,6 +245,12 @@ function mapped<T>(fn: () => T): T {
   } catch (e) {
     throw mapSqliteError(e);
   }
+}
+
+/** A file's identity (device and inode), or null when there is none at `name`. */
+function fileId(name: string): string | null {
+  const st = statSync(name, { throwIfNoEntry: false });
+  return st ? `${st.dev}:${st.ino}` : null;
 }
 
 function isGeneratorFunction(fn: unknown): boolean {
