@@ -121,6 +121,26 @@ export const storageReadOnly = (cause?: unknown) =>
   );
 
 /**
+ * The server's temporary folder (TMPDIR: import uploads, the copies GET /v1/admin/backup sends)
+ * has no room for the request's file, or cannot be written: the same 503s as the database's disk,
+ * retried after a minute, once the operator has freed space there or fixed the folder.
+ */
+export const temporaryFolderFull = (cause?: unknown) =>
+  new ServiceUnavailable(
+    "the server's temporary folder is full: the request changed nothing; retry it once the operator has freed space there",
+    cause,
+    'storage-full',
+    60,
+  );
+export const temporaryFolderReadOnly = (cause?: unknown) =>
+  new ServiceUnavailable(
+    "the server's temporary folder cannot be written: the request changed nothing; retry it once the operator has made it writable",
+    cause,
+    'storage-read-only',
+    60,
+  );
+
+/**
  * The database's file was deleted, moved or replaced while the server runs (`storage-moved`): a write
  * would go into a file no later start opens. A 503 retried after a minute: it clears once the file
  * is back at its path; otherwise the operator saves the data (GET /v1/admin/backup still reads it)

@@ -11,7 +11,7 @@ import { closeSync, fsyncSync, openSync, renameSync, rmSync, statSync } from 'no
 import { basename, dirname, join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { createPrivateFile } from '../privateFiles.js';
-import { spoolDir } from './spool.js';
+import { spoolDir, spoolError } from './spool.js';
 
 export interface BackupFile {
   path: string;
@@ -85,7 +85,7 @@ export function backupService(store: Store) {
         return { path, bytes: await backupDatabase(source, path), remove };
       } catch (e) {
         remove();
-        throw e;
+        throw spoolError(e);
       }
     },
   };

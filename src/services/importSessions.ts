@@ -3,9 +3,9 @@
 // in one transaction, or nothing (src/services/importTasks.ts). Cancelling deletes the file; a
 // session left idle expires.
 import { createHash, randomUUID } from 'node:crypto';
-import { appendFileSync, closeSync, ftruncateSync, openSync, rmSync, writeSync } from 'node:fs';
+import { appendFileSync, closeSync, ftruncateSync, openSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { spoolDir } from './spool.js';
+import { spoolDir, spoolError, writeAll } from './spool.js';
 import type { Store } from '../db/contract.js';
 import type { Principal } from './principal.js';
 import { badRequest, conflict, noCompetitionToWrite, notFound } from '../errors.js';
@@ -118,7 +118,12 @@ export function importSessionsService(
         lastActivity: now(),
         state: 'open',
       };
-      appendFileSync(s.file, new Uint8Array(0));
+      try {
+        appendFileSync(s.file, new Uint8Array(0));
+      } catch (e) {
+        rmSync(dir, { recursive: true, force: true });
+        throw spoolError(e);
+      }
       sessions.set(s.id, s);
       return view(s);
     },
@@ -153,7 +158,7 @@ export function importSessionsService(
               `import session ${id} would exceed ${settings.maxBytes} bytes, the largest file a session takes`,
             );
           hash.update(piece);
-          if (fd !== null) writeFully(fd, piece);
+          if (fd !== null) writeAll(fd, piece);
         }
         // Cancelled or expired while the chunk came in: its file is gone, and nothing is acknowledged.
         open(s, 'chunks');
@@ -217,9 +222,4 @@ export function importSessionsService(
       for (const s of sessions.values()) if (s.state === 'open') drop(s);
     },
   };
-}
-
-/** Writes all of `bytes` (a write may take fewer than it is given). */
-function writeFully(fd: number, bytes: Uint8Array): void {
-  for (let at = 0; at < bytes.length;) at += writeSync(fd, bytes, at);
 }

@@ -8,7 +8,7 @@
 // ':memory:' database has no second connection, so the main thread commits. Both run storeQnaTasks.
 import { createWriteStream, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { spoolDir } from './spool.js';
+import { spoolDir, spoolError } from './spool.js';
 import { pipeline } from 'node:stream/promises';
 import type { Store } from '../db/contract.js';
 import { TasksHaveRuns, type TaskRecord } from '../db/tasks.js';
@@ -174,7 +174,9 @@ export async function importQnaUpload(
         yield piece;
       }
     };
-    await pipeline(counted(), createWriteStream(path));
+    await pipeline(counted(), createWriteStream(path)).catch((e: unknown) => {
+      throw spoolError(e);
+    });
     // A bad body, not a bad media type (it was one the route takes): a 400 naming it.
     if (bytes === 0)
       throw badRequest(

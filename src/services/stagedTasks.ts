@@ -3,10 +3,10 @@
 // PostgreSQL that transaction holds the competition's row (docs/POSTGRES.md, "Writers take
 // turns"): it waits for nothing but its own statements, not for the worker reading and parsing the
 // file again, batch by batch. No thread holds the whole file either way.
-import { closeSync, openSync, readSync, rmSync, writeSync } from 'node:fs';
+import { closeSync, openSync, readSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { QnaTask } from '../qna/index.js';
-import { spoolDir } from './spool.js';
+import { spoolDir, writeAll } from './spool.js';
 
 /** Hands tasks to `take` a batch at a time, waiting for each (importTasks.ts's TaskFeed). */
 type TaskFeed = (take: (batch: QnaTask[]) => Promise<void>) => Promise<void>;
@@ -29,7 +29,7 @@ export async function stageTasks(feed: TaskFeed): Promise<StagedTasks> {
     try {
       await feed(async (batch) => {
         const bytes = Buffer.from(JSON.stringify(batch), 'utf8');
-        for (let at = 0; at < bytes.length;) at += writeSync(fd, bytes, at);
+        writeAll(fd, bytes);
         sizes.push(bytes.length);
       });
     } finally {
