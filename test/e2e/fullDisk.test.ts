@@ -33,6 +33,8 @@ function mountTmpfs(name: string, size: string): string {
   return dir;
 }
 
+const resize = (dir: string, size: string) => execFileSync('mount', ['-o', `remount,size=${size}`, dir]);
+
 /** Fills the file system of `dir` to its last byte with a file `filler`. */
 function fill(dir: string): void {
   const fd = openSync(join(dir, 'filler'), 'w');
@@ -68,14 +70,107 @@ function fullDisk(res: Awaited<ReturnType<typeof call>>, what: RegExp) {
   expect(res.text).not.toMatch(/ENOSPC|SQLITE|stack|\/tmp/);
 }
 
-const tasks = async () =>
-  (JSON.parse((await call('GET', '/v1/competitions/c')).text) as { counts: { tasks: number } }).counts.tasks;
+const counts = async () =>
+  (JSON.parse((await call('GET', '/v1/competitions/c')).text) as { counts: { tasks: number; runs: number } }).counts;
+const tasks = async () => (await counts()).tasks;
+/** Lines of the server's log saying a request met an unavailable storage. */
+const unavailableLogged = () => server!.output().match(/"msg":"database unavailable"/g)?.length ?? 0;
+
+/** Batch `n`: 200 runs of 20 tasks and 13 miners, with ids long enough to fill pages fast. */
+const batch = (n: number) => ({
+  runs: Array.from({ length: 200 }, (_, i) => ({
+    runId: `b${n}-r${i}-${'x'.repeat(60)}`,
+    taskId: `t${i % 20}`,
+    kind: 'miner',
+    minerHotkey: `m${i % 13}`,
+    resolved: i % 2 === 0,
+    tokens: { input: 100 + i, output: 10 },
+  })),
+});
 
 // The database's disk and the backup copies are SQLite's; mounting needs root (CI runs as root).
 describe.runIf(TEST_ENGINE === 'sqlite' && process.getuid?.() === 0)(
   'full disks (tmpfs, as root)',
   { timeout: 120_000 },
   () => {
+    it("the database's disk full: every write, an import's too, is 503 storage-full and logged; room again, stored, and kept across a restart", async () => {
+      const data = mountTmpfs('data', '4m');
+      const dbPath = join(data, 'scoring.db');
+      server = await startServer({ dbPath });
+      expect((await call('PUT', '/v1/competitions/c', { name: 'c' })).status).toBe(201);
+      const taskList = Array.from({ length: 20 }, (_, i) => ({ id: `t${i}`, type: 'swebench_verified' }));
+      expect((await call('PUT', '/v1/competitions/c/tasks', { tasks: taskList })).status).toBe(200);
+      const validator = JSON.parse((await call('POST', '/v1/validators', { name: 'v' })).text) as {
+        id: string;
+        apiKey: string;
+      };
+      const post = (n: number) =>
+        fetch(`${server!.baseUrl}/v1/competitions/c/runs`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${validator.apiKey}`, 'content-type': 'application/json' },
+          body: JSON.stringify(batch(n)),
+        }).then(async (res) => ({
+          status: res.status,
+          headers: res.headers,
+          text: await res.text(),
+          bytes: Buffer.of(),
+        }));
+
+      // Ingest until the disk (WAL and file together) is full.
+      let acked = 0;
+      let refused = -1;
+      for (let n = 0; n < 200 && refused < 0; n++) {
+        const res = await post(n);
+        if (res.status === 200) acked += 200;
+        else {
+          fullDisk(res, /disk is full.*changed nothing/);
+          refused = n;
+        }
+      }
+      expect(refused).toBeGreaterThan(0);
+      const before = await counts();
+      expect(before.runs).toBe(acked);
+
+      // A write on a connection of its own (the import's worker) says the same, with the
+
+      // same Retry-After, and is logged like the others. (The refused batch's rollback gave back some
+
+      // room: the disk is filled to its last byte first.)
+
+      fill(data);
+      const logged = unavailableLogged();
+      fullDisk(await call('POST', '/v1/competitions/c/tasks/import', JSONL, 'application/x-ndjson'), /disk is full/);
+      // (The server's log reaches this process through a pipe, shortly after the answer.)
+      await expect.poll(unavailableLogged).toBe(logged + 1);
+      expect(await counts()).toEqual(before);
+      expect((await call('GET', '/v1/competitions/c/leaderboard')).status).toBe(200);
+
+      // Room again: the same requests are stored, without a restart.
+      rmSync(join(data, 'filler'));
+      resize(data, '64m');
+      expect((await post(refused)).status).toBe(200);
+      acked += 200;
+      expect((await call('POST', '/v1/competitions/c/tasks/import', JSONL, 'application/x-ndjson')).status).toBe(200);
+      expect(await counts()).toEqual({ ...before, tasks: 20 + 124, runs: acked });
+
+      // Full again (the log's own room used up too), then stopped: the scores the stop saves may not
+      // fit, and nothing acknowledged is lost.
+      fill(data);
+      let full = false;
+      for (let n = refused + 1; n < refused + 100 && !full; n++) {
+        const res = await post(n);
+        if (res.status === 200) acked += 200;
+        else full = res.status === 503;
+      }
+      expect(full).toBe(true);
+      expect((await call('GET', '/v1/competitions/c/leaderboard')).status).toBe(200);
+      expect(await server.stop()).toEqual({ code: 0, signal: null });
+      rmSync(join(data, 'filler'));
+      server = await startServer({ dbPath });
+      expect(await counts()).toEqual({ ...before, tasks: 20 + 124, runs: acked });
+      await server.stop();
+    });
+
     it("the server's temporary folder full: a backup, an upload and an import chunk are 503 storage-full; room again, they succeed", async () => {
       const spool = mountTmpfs('spool', '8m');
       server = await startServer({ dbPath: join(tmp.dir, 'spool-test.db'), env: { TMPDIR: spool } });
