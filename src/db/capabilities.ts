@@ -36,9 +36,10 @@ export interface WorkerConnection {
   tell(event: WriteEvent): void;
   /**
    * Throws a 503 `storage-moved` when the database's files are no longer the ones this store opened
-   * (deleted, moved or replaced): the worker, opening the path, would write into others.
+   * (deleted, moved or replaced): the worker, opening the path, would write into others; a 503
+   * `storage-full` while the log could not be checkpointed into the disk's room (src/db/sqlite/walGuard.ts).
    */
-  checkFiles(): void;
+  checkWritable(): void;
 }
 
 /** Catching up with writes other processes acknowledged (PostgreSQL, shared by several processes). */
@@ -52,6 +53,8 @@ export interface StoreCapabilities {
   readonly workerConnection?: WorkerConnection;
   /** Absent where one process holds the database, whose own writes are told as they commit. */
   readonly freshness?: Freshness;
+  /** SQLite on a file: the size of its write-ahead log, bytes (/metrics). */
+  readonly walBytes?: () => number;
   /** On PostgreSQL only where the process keeps count of the versions it was told (src/db/pg/open.ts). */
   readonly savedScores?: SavedScoresRepo;
 }

@@ -7,6 +7,7 @@ import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createPrivateFile, makePrivateDir } from '../privateFiles.js';
 import * as schema from './schema.js';
+import { WAL_LIMIT_BYTES } from './sqlite/walGuard.js';
 
 export type Db = BetterSQLite3Database<typeof schema> & { $client: Database.Database };
 
@@ -51,6 +52,9 @@ function configure(sqlite: Database.Database, cacheMiB: number): Db {
   // stay in memory. Ingest is faster than at 2 MiB and as fast as with 16 or 64 MiB, which would
   // only raise the peak RSS against the server's memory bound (docs/bench/README.md).
   sqlite.pragma(`cache_size = -${cacheMiB * 1024}`);
+  // A log that grew past its bound (a long reader kept it from being checkpointed, a big import) is
+  // truncated back to it once checkpointed, giving the disk back (./sqlite/walGuard.ts).
+  sqlite.pragma(`journal_size_limit = ${WAL_LIMIT_BYTES}`);
   return Object.assign(drizzle(sqlite, { schema }), { $client: sqlite });
 }
 

@@ -129,7 +129,7 @@ export async function importQnaFile(
   const outcome = await importFileInWorker(path, { ...job, database: own.database }, (commit) =>
     gate.exclusive(async () => {
       hooks.beforeWrite?.();
-      own.checkFiles();
+      own.checkWritable();
       try {
         const { counts, events } = await commit();
         // What the worker's transaction told its own connection, told to this one's listeners

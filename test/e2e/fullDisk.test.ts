@@ -3,8 +3,8 @@
 // backup copies are spooled). Every refusal is a 503 problem+json with Retry-After 60 that
 // stores nothing, never a 500; once there is room again the same requests succeed, without a
 // restart; and every acknowledged run is there after one.
-import { execFileSync } from 'node:child_process';
-import { closeSync, mkdirSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
+import { execFileSync, spawn } from 'node:child_process';
+import { closeSync, mkdirSync, openSync, readFileSync, rmSync, statfsSync, statSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -77,8 +77,8 @@ const tasks = async () => (await counts()).tasks;
 const unavailableLogged = () => server!.output().match(/"msg":"database unavailable"/g)?.length ?? 0;
 
 /** Batch `n`: 200 runs of 20 tasks and 13 miners, with ids long enough to fill pages fast. */
-const batch = (n: number) => ({
-  runs: Array.from({ length: 200 }, (_, i) => ({
+const batch = (n: number, size = 200) => ({
+  runs: Array.from({ length: size }, (_, i) => ({
     runId: `b${n}-r${i}-${'x'.repeat(60)}`,
     taskId: `t${i % 20}`,
     kind: 'miner',
@@ -169,6 +169,75 @@ describe.runIf(TEST_ENGINE === 'sqlite' && process.getuid?.() === 0)(
       server = await startServer({ dbPath });
       expect(await counts()).toEqual({ ...before, tasks: 20 + 124, runs: acked });
       await server.stop();
+    });
+
+    it('a reader holding the log open: writes stop before the log fills the disk; the reader gone, the server takes writes again by itself', async () => {
+      // Another process's read transaction (a sqlite3 shell left open, a backup tool) keeps SQLite
+      // from checkpointing the log past it: the -wal grew until it filled the disk, and then, the
+      // reader gone, the checkpoint had no room to copy it into the file: every write stayed refused,
+      // across restarts, until the operator added disk.
+      const data = mountTmpfs('wal', '64m');
+      const dbPath = join(data, 'scoring.db');
+      server = await startServer({ dbPath });
+      expect((await call('PUT', '/v1/competitions/c', { name: 'c' })).status).toBe(201);
+      const taskList = Array.from({ length: 20 }, (_, i) => ({ id: `t${i}`, type: 'swebench_verified' }));
+      expect((await call('PUT', '/v1/competitions/c/tasks', { tasks: taskList })).status).toBe(200);
+      const key = (JSON.parse((await call('POST', '/v1/validators', { name: 'v' })).text) as { apiKey: string }).apiKey;
+      const post = (n: number) =>
+        fetch(`${server!.baseUrl}/v1/competitions/c/runs`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+          body: JSON.stringify(batch(n, 500)),
+        }).then(async (res) => ({
+          status: res.status,
+          headers: res.headers,
+          text: await res.text(),
+          bytes: Buffer.of(),
+        }));
+      expect((await post(0)).status).toBe(200);
+
+      const reader = spawn(
+        process.execPath,
+        [
+          '-e',
+          `const db = new (require('better-sqlite3'))(${JSON.stringify(dbPath)});
+         db.exec('BEGIN'); db.prepare('SELECT count(*) FROM runs').get(); console.log('holding');
+         setInterval(() => {}, 1000);`,
+        ],
+        { stdio: ['ignore', 'pipe', 'inherit'] },
+      );
+      try {
+        await new Promise((resolve) => reader.stdout.once('data', resolve));
+        let acked = 500;
+        let refused = -1;
+        for (let n = 1; n < 2000 && refused < 0; n++) {
+          const res = await post(n);
+          if (res.status === 200) acked += 500;
+          else {
+            fullDisk(res, /disk is full.*changed nothing/);
+            refused = n;
+          }
+        }
+        expect(refused).toBeGreaterThan(0);
+        const metrics = (await call('GET', '/metrics')).text;
+        expect(Number(/^scoring_sqlite_wal_bytes (\d+)$/m.exec(metrics)?.[1])).toBe(statSync(`${dbPath}-wal`).size);
+        // The disk did not fill: room is left to copy the log into the file once the reader lets go.
+        const { bavail, bsize } = statfsSync(data);
+        expect(bavail * bsize).toBeGreaterThan(16 * 1024 * 1024);
+
+        reader.kill('SIGKILL');
+        await new Promise((resolve) => reader.once('exit', resolve));
+        expect((await post(refused)).status).toBe(200);
+        acked += 500;
+        expect((await post(refused + 1)).status).toBe(200);
+        acked += 500;
+        expect((await counts()).runs).toBe(acked);
+        // The log is back to its bound: its room is the disk's again.
+        expect(statSync(`${dbPath}-wal`).size).toBeLessThanOrEqual(16 * 1024 * 1024);
+        await server.stop();
+      } finally {
+        reader.kill('SIGKILL');
+      }
     });
 
     it("the server's temporary folder full: a backup, an upload and an import chunk are 503 storage-full; room again, they succeed", async () => {

@@ -18,6 +18,7 @@ import { createRepos } from '../repos.js';
 import { sqliteOnlineBackup } from './backup.js';
 import { transactionElsewhere } from './elsewhere.js';
 import { mapSqliteError } from './errors.js';
+import { walGuard } from './walGuard.js';
 import { savedScoresRepo } from '../savedScores.js';
 import type { StoreCapabilities } from '../capabilities.js';
 import type { Store, StoreRepos } from '../contract.js';
@@ -67,10 +68,14 @@ export function createSqliteStore(db: Db): Store {
     return null;
   };
   const fileMoved = () => movedFile() !== null;
-  const refuseMoved = () => {
-    const moved = movedFile();
-    if (moved !== null) throw storageMoved(moved);
-  };
+  const wal = path === null ? null : walGuard(c, path);
+  /** Before a write: the files are the ones opened, and the log leaves room to checkpoint it (./walGuard.ts). */
+  const checkWritable = () =>
+    mapped(() => {
+      const moved = movedFile();
+      if (moved !== null) throw storageMoved(moved);
+      wal?.check();
+    });
 
   async function turn(): Promise<void> {
     while (open) await open;
@@ -147,7 +152,8 @@ export function createSqliteStore(db: Db): Store {
   const engineOnly: StoreCapabilities = {
     onlineBackup: sqliteOnlineBackup(c),
     // An in-memory database has no file for another connection.
-    workerConnection: c.memory ? undefined : { database: c.name, tell, checkFiles: refuseMoved },
+    workerConnection: c.memory ? undefined : { database: c.name, tell, checkWritable },
+    walBytes: wal?.bytes,
   };
 
   let savepoints = 0;
@@ -185,7 +191,7 @@ export function createSqliteStore(db: Db): Store {
       // Closed, this connection refuses its BEGIN below: the worker's, of its own, must not write
       // either (and a closed connection's -wal and -shm are gone: it did not lose them).
       if (!c.open) throw new TypeError('The database connection is not open');
-      refuseMoved();
+      checkWritable();
       if (scope?.recounts && !c.memory) {
         // A recount runs on a connection of its own, so this one's reads go on meanwhile; its
         // transactions wait (BEGIN IMMEDIATE would wait in the busy handler, the event loop stopped).
