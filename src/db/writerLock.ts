@@ -9,7 +9,17 @@
 //
 // The lock is the process's: the import worker thread's own connection to the database belongs to
 // the server that holds it, and `backup` (read-only) needs no lock, so both work beside a server.
-import { chmodSync, readFileSync, realpathSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  lstatSync,
+  readFileSync,
+  readlinkSync,
+  realpathSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import Database from 'better-sqlite3';
 import { createPrivateFile, makePrivateDir } from '../privateFiles.js';
@@ -70,6 +80,21 @@ function readHolder(file: string): Holder | null {
 }
 
 /**
+ * Refuses a symbolic link at any of the files made beside the database: the lock would be taken on,
+ * or SQLite would write its log into, whatever the link points at, the database itself say (a lock
+ * linked to it set the database out of WAL mode and held it; SQLite refuses a linked -wal only as
+ * "unable to open database file").
+ */
+function refuseLinks(paths: string[]): void {
+  for (const p of paths)
+    if (lstatSync(p, { throwIfNoEntry: false })?.isSymbolicLink())
+      throw new Error(
+        `${p} is a symbolic link (to ${readlinkSync(p)}): the server makes this file itself, beside the ` +
+          'database, and would write through the link; remove the link',
+      );
+}
+
+/**
  * Takes the writer lock of the SQLite database at `path` for this process, or throws LockHeld at
  * once (no waiting). `command` names this process to whoever is refused, e.g. `swe-scoring serve`.
  * A database in memory has no lock to take.
@@ -87,7 +112,9 @@ export function holdWriterLock(path: string, command: string): WriterLock {
         'database with `swe-scoring backup`',
     );
   makePrivateDir(dirname(path));
-  const files = lockFiles(realDatabasePath(path));
+  const real = realDatabasePath(path);
+  const files = lockFiles(real);
+  refuseLinks([files.lock, files.holder, `${real}-wal`, `${real}-shm`, `${real}-journal`]);
   createPrivateFile(files.lock);
   // No busy timeout: a held lock is said at once. The journal stays in memory: no -journal file.
   const db = new Database(files.lock, { timeout: 0 });
@@ -104,7 +131,9 @@ export function holdWriterLock(path: string, command: string): WriterLock {
   // Written beside and renamed into place: a refused process never reads half a file.
   const temporary = `${files.holder}.${process.pid}`;
   try {
-    writeFileSync(temporary, `${JSON.stringify(me)}\n`, { mode: 0o600 });
+    // Made anew ('wx'): a link left at the name is not followed.
+    rmSync(temporary, { force: true });
+    writeFileSync(temporary, `${JSON.stringify(me)}\n`, { mode: 0o600, flag: 'wx' });
     chmodSync(temporary, 0o600);
     renameSync(temporary, files.holder);
   } catch (e) {

@@ -2,7 +2,8 @@
 // straight into it are refused in one line naming the server's pid, and nothing changes; the
 // server's own import (its worker thread's connection) still commits; once the server is killed
 // (SIGKILL: no clean-up of its own), the kernel has released the lock and a new server starts.
-import { existsSync, linkSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import Database from 'better-sqlite3';
+import { existsSync, linkSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -122,5 +123,32 @@ describe.skipIf(TEST_ENGINE === 'postgres')('one writer per SQLite file', { time
     expect(await tasksOf(next, 'c')).toBeGreaterThan(3);
     expect(JSON.parse(readFileSync(`${db}.lock.pid`, 'utf8'))).toMatchObject({ pid: next.pid });
     await next.stop();
+  });
+
+  it('a symbolic link planted at the lock, the -wal or the -shm is refused in one line naming it, and the database is left as it was', async () => {
+    // A lock linked to the database itself had the lock's connection open the database, set it to
+    // journal_mode MEMORY (out of WAL for good) and hold it: the start failed as "database is locked".
+    mkdirSync(join(tmp.dir, 'linked'));
+    const file = join(tmp.dir, 'linked', 'scoring.db');
+    const first = await startServer({ dbPath: file });
+    await seedRuns(first, 'c', 3);
+    await first.stop();
+    for (const suffix of ['.lock', '-wal', '-shm']) {
+      rmSync(file + suffix, { force: true });
+      symlinkSync(file, file + suffix);
+      const env = { DATABASE_PATH: file, PORT: '0', SCORING_ADMIN_TOKEN: SERVER_ADMIN_TOKEN, LOG_LEVEL: 'warn' };
+      const refused = await runFor('serve', [], env, 20_000);
+      expect(refused.code, refused.stderr).toBe(1);
+      expect(refused.stderr).toContain(`${file}${suffix} is a symbolic link (to ${file})`);
+      expect(refused.stderr.trim().split('\n')).toHaveLength(1);
+      rmSync(file + suffix);
+    }
+    const check = new Database(file, { readonly: true });
+    try {
+      expect(check.pragma('journal_mode', { simple: true })).toBe('wal');
+      expect(check.prepare('SELECT count(*) FROM runs').pluck().get()).toBe(3);
+    } finally {
+      check.close();
+    }
   });
 });
