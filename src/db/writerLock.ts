@@ -146,8 +146,14 @@ export function holdWriterLock(path: string, command: string): WriterLock {
     release() {
       if (!held) return;
       held = false;
-      // The sidecar goes first, while the lock is still ours: the next holder's is never removed.
-      if (readHolder(files.holder)?.pid === process.pid) rmSync(files.holder, { force: true });
+      // The sidecar goes first, while the lock is still ours: the next holder's is never removed. A
+      // folder made read-only meanwhile keeps it (it only names a holder: the next one writes its
+      // own over it), and the lock itself is released all the same.
+      try {
+        if (readHolder(files.holder)?.pid === process.pid) rmSync(files.holder, { force: true });
+      } catch {
+        // left in place, see above
+      }
       db.close();
     },
   };
