@@ -62,8 +62,13 @@ export function importSessionsService(
   function find(competitionId: string, id: string): Session {
     const s = sessions.get(id);
     if (!s || s.competitionId !== competitionId) {
+      // Sessions live in the process that opened them; on PostgreSQL other processes share the data.
+      const elsewhere =
+        store.engine === 'postgres'
+          ? ', or it was opened on another server process (a session is kept by the process that opened it: send every request of a session there)'
+          : '';
       throw notFound(
-        `no import session ${id} in competition ${competitionId}: it was committed, cancelled or expired after ${settings.idleMs / 60_000} idle minutes`,
+        `no import session ${id} in competition ${competitionId}: it was committed, cancelled or expired after ${settings.idleMs / 60_000} idle minutes${elsewhere}`,
       );
     }
     s.lastActivity = now();

@@ -121,6 +121,25 @@ describe.runIf(TEST_ENGINE === 'postgres')('two server processes on one PostgreS
     }
   }, 60_000);
 
+  it("an import session's request sent to the other process is a 404 that says where the session is", async () => {
+    // A session's chunks are spooled on the disk of the process that opened it (compose.yaml pins a
+    // competition's imports to one replica). Behind a proxy that does not, the other process used
+    // to say the session was committed, cancelled or expired, while it was open and well.
+    const opened = await send(a, 'POST', `${C}/tasks/imports`, { format: 'jsonl' });
+    const res = await fetch(`${b.baseUrl}${C}/tasks/imports/${opened.sessionId as string}/chunks/0`, {
+      method: 'PUT',
+      headers: { authorization: admin.authorization, 'content-type': 'application/octet-stream' },
+      body: '{}\n',
+    });
+    expect(res.status).toBe(404);
+    expect(res.headers.get('content-type')).toContain('application/problem+json');
+    const { detail } = (await res.json()) as { detail: string };
+    expect(detail).toContain('opened on another server process');
+    // Where it was opened, it is open still.
+    const there = await fetch(`${a.baseUrl}${C}/tasks/imports/${opened.sessionId as string}`, { headers: admin });
+    expect(await there.json()).toMatchObject({ state: 'open' });
+  }, 60_000);
+
   it('a metagraph recorded on one process changes the next weights on chain read on the other', async () => {
     const owner = '5C4hrfjw9DjXZTzV3MwzrrAr9P1MJhSrvWGWqi1eSuyUpnhM';
     const other = '5FHneW46xGXgs5mUiveU4sbTyGBzmstUspZC92UhjJM694ty';
