@@ -112,3 +112,24 @@ export function createPool(url: string, options: PostgresOptions = {}): pg.Pool 
   });
   return pool;
 }
+
+/** How long closing a connection waits for the server to see the goodbye (a silent network never does). */
+const GOODBYE_MS = 1_000;
+
+/**
+ * Ends a client outside the pool: a polite goodbye, but bounded. `end()` resolves once the socket
+ * closes, which on a network gone silent never happens; past `GOODBYE_MS` the socket is destroyed.
+ */
+export async function endBounded(client: pg.Client): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const ended = client.end().then(
+    () => true,
+    () => true,
+  );
+  const polite = await Promise.race([
+    ended,
+    new Promise<false>((r) => (timer = setTimeout(() => r(false), GOODBYE_MS))),
+  ]);
+  clearTimeout(timer);
+  if (!polite) client.connection.stream.destroy();
+}

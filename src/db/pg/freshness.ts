@@ -21,6 +21,7 @@
 // waits (connect timeout, client-side query timeout, statement timeout, keepalive); a query that
 // fails drops it (a timed-out query may still be on it), and the next read opens another.
 import pg from 'pg';
+import { endBounded } from './client.js';
 
 export interface Freshness {
   /** competition id -> version, as of a query sent after this call. */
@@ -207,7 +208,8 @@ export function createFreshness(
     async close() {
       const closing = connection;
       connection = undefined;
-      if (closing) await closing.client.end().catch(() => undefined);
+      // At shutdown, maybe on a network gone silent: the goodbye is bounded (./client.ts).
+      if (closing) await endBounded(closing.client);
     },
   };
 }

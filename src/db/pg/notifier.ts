@@ -9,7 +9,7 @@
 // reconnect tells the caller to drop whatever it cached.
 import pg from 'pg';
 import { z } from 'zod';
-import { POSTGRES_DEFAULTS, type PgLogger } from './client.js';
+import { endBounded, POSTGRES_DEFAULTS, type PgLogger } from './client.js';
 
 export const WRITES_CHANNEL = 'swe_scoring_writes';
 
@@ -163,9 +163,7 @@ export function startNotifier(url: string, options: NotifierOptions): Notifier {
       if (!c) return;
       c.removeAllListeners('notification');
       // A polite goodbye, but bounded: on a silent network the server's close never comes.
-      let timer: NodeJS.Timeout | undefined;
-      await Promise.race([c.end().catch(() => {}), new Promise((r) => (timer = setTimeout(r, 1_000)))]);
-      clearTimeout(timer);
+      await endBounded(c);
       abandon(c);
     },
   };
