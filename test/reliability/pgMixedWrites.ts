@@ -121,8 +121,19 @@ export class Mixed {
         return done(await send(to, 'PUT', `${C}/tasks`, { tasks }));
       }
       case 'settings':
+        // Token weights recount every aggregate; final stages change which scores the plain reads show.
         return done(
-          await send(to, 'PUT', C, { name: 'Reliability', judgeVotes: 3, burnRatio: rng.pick([0, 0.1, 0.25]) }),
+          await send(to, 'PUT', C, {
+            name: 'Reliability',
+            judgeVotes: 3,
+            burnRatio: rng.pick([0, 0.1, 0.25]),
+            tokenWeights: rng.pick([
+              { input: 1, cachedInput: 0.1, output: 3 },
+              { input: 1, cachedInput: 0.5, output: 2 },
+            ]),
+            finalStages: rng.pick([['screener_2', 'evaluation'], ['evaluation']]),
+            plannedRuns: rng.pick([3, 5]),
+          }),
         );
       case 'judge': {
         const res = await send(to, 'PUT', `${C}/judge`, { ...JUDGE, model: `judge-${this.judge++ % 2}` });

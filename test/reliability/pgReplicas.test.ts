@@ -56,7 +56,7 @@ describe.runIf(TEST_ENGINE === 'postgres')('replicas on one PostgreSQL database 
         const to = rng.pick(replicas);
         const op = await mixed.one(rng, to, `fg-`);
         expect(op.status, `${op.kind}: ${op.text}`).toBeLessThan(500);
-        kinds.set(op.kind, (kinds.get(op.kind) ?? 0) + (op.acknowledged ? 1 : 0));
+        kinds.set(`${op.kind} ${op.status}`, (kinds.get(`${op.kind} ${op.status}`) ?? 0) + 1);
         // Every replica's reads after this acknowledgement: the background writes mean they may
         // differ between replicas (the background writers check their own runs).
         const answers = await readers.all(replicas);
@@ -67,7 +67,7 @@ describe.runIf(TEST_ENGINE === 'postgres')('replicas on one PostgreSQL database 
     }
     const backgroundWrites = [...(await Promise.all(background)), ...(await Promise.all(concurrent))];
     console.log(
-      `acknowledged by kind: ${JSON.stringify(Object.fromEntries(kinds))}; background ${JSON.stringify(backgroundWrites)}`,
+      `answers by kind and status: ${JSON.stringify(Object.fromEntries(kinds))}; background ${JSON.stringify(backgroundWrites)}`,
     );
     for (const { batches } of await Promise.all(background)) expect(batches).toBeGreaterThan(5);
     // Quiet: every replica answers the same, and so does one started now.
