@@ -17,12 +17,16 @@ export function pairFilling(store: Store, quietMs = FILL_QUIET_MS) {
   const preparing = new Map<string, Promise<void>>();
   let stopped = false;
   let prepared: Promise<void> = Promise.resolve();
-  /** Opens the fills' gate: after `quietMs`, on the first `wait`, or at `stop`. */
+  /**
+   * Opens the fills' gate: once `quietMs` have passed and `after` (the start's pass) settled, or on
+   * the first `wait`, or at `stop`. Never waits for `after` once a read waits: the pass itself may
+   * be that read (a restored competition a write reached before the pass did is computed by it).
+   */
   let begin: () => void = () => {};
   let gate: Promise<void> | undefined;
-  const opened = (): Promise<void> =>
+  const opened = (after: () => Promise<unknown>): Promise<void> =>
     (gate ??= new Promise<void>((resolve) => {
-      const timer = setTimeout(resolve, quietMs);
+      const timer = setTimeout(() => void after().then(() => resolve()), quietMs);
       timer.unref();
       begin = () => {
         clearTimeout(timer);
@@ -43,9 +47,16 @@ export function pairFilling(store: Store, quietMs = FILL_QUIET_MS) {
   }
 
   return {
-    /** Queues the competitions' fills, one competition at a time, each while `room` says there is memory for it. */
-    start(competitions: CompetitionSettings[], room: () => Promise<boolean> = async () => true): void {
-      const open = opened();
+    /**
+     * Queues the competitions' fills, one competition at a time, each while `room` says there is
+     * memory for it; they begin once `after` settles too (see `opened`), unless a read waits.
+     */
+    start(
+      competitions: CompetitionSettings[],
+      room: () => Promise<boolean> = async () => true,
+      after: () => Promise<unknown> = async () => {},
+    ): void {
+      const open = opened(after);
       for (const c of competitions) {
         const filling = prepared.then(async () => {
           await open;

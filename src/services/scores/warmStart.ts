@@ -41,13 +41,11 @@ export function warmStart(
    * competitions restored so far are then queued to be read in the background (./filling.ts), from
    * once the pass is done (the first reads after a start and the pass go first), one competition
    * at a time while they fit in the memory budget (./release.ts); a read of one still being filled
-   * waits for it (./cache.ts), one not filled reads its pairs itself.
+   * waits for it (./cache.ts), one not filled reads its pairs itself. A read that waits begins the
+   * fills at once, the pass's own included: a fill that waited for the pass while the pass waited
+   * for it (a restored competition a write reached first) never ended, nor did the pass.
    */
   async function run(all: CompetitionSettings[], visit: (view: View) => unknown): Promise<Warmed> {
-    const afterPass = async () => {
-      await pass;
-      return memory.room();
-    };
     let restored = 0;
     for (const c of all) {
       await turn();
@@ -64,7 +62,7 @@ export function warmStart(
       }
       const filled = saved.drainRestored();
       restored += filled.length;
-      if (!stopped) filling.start(filled, afterPass);
+      if (!stopped) filling.start(filled, memory.room, () => pass);
       reached.get(c.id)?.resolve();
       reached.delete(c.id);
     }
