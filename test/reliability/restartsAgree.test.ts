@@ -103,7 +103,7 @@ for (const seed of SEEDS)
       return '';
     }
 
-    for (let step = 1; step <= STEPS; step++) {
+    async function play(step: number): Promise<void> {
       const write = rng.chance(0.85) ? await randomWrite(world) : null;
       const what: string[] = [];
       const send = async () => {
@@ -142,6 +142,14 @@ for (const seed of SEEDS)
       const want = await recompute(dbPath, tmp.dir, step, paths);
       const problems = await reads.check(server.baseUrl, served, want);
       expect(problems, `step ${step}, seed ${seed}; the steps:\n${log.join('\n')}`).toEqual([]);
+    }
+
+    for (let step = 1; step <= STEPS; step++) {
+      await play(step).catch((err: Error) => {
+        // A hang (a read past READ_MS, a stop that needed its SIGKILL) says where it happened.
+        err.message += `\n(step ${step}, seed ${seed}; the steps:\n${log.join('\n')})`;
+        throw err;
+      });
     }
     await server.stop('SIGTERM');
     console.log(JSON.stringify({ seed, steps: STEPS, ...stats, ...reads.counts }));

@@ -98,6 +98,7 @@ export async function send(base: string, method: string, path: string, token: st
       ...(body === undefined ? {} : { 'content-type': 'application/json' }),
     },
     body: body === undefined ? undefined : JSON.stringify(body),
+    signal: AbortSignal.timeout(15_000),
   });
   return { status: res.status, text: await res.text() };
 }

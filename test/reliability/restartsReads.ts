@@ -20,8 +20,12 @@ export interface Answer {
 /** A form's ETag (`"<digest>-br-fast"`) as the body's own (`"<digest>"`): every form holds the same bytes, decoded. */
 const plainTag = (etag: string | null) => etag?.replace(/-(gzip|br)(-fast|-pieces)?"$/, '"') ?? null;
 
+/** How long a read may take before it counts as hung. */
+export const READ_MS = 15_000;
+
 export async function read(base: string, path: string, headers: Record<string, string>): Promise<Answer> {
-  const res = await fetch(`${base}${path}`, { headers });
+  // A read that never ends is a failure of its step, not a stuck suite.
+  const res = await fetch(`${base}${path}`, { headers, signal: AbortSignal.timeout(READ_MS) });
   // fetch decodes br and gzip: what is compared is the body's bytes.
   const body = Buffer.from(await res.arrayBuffer()).toString('utf8');
   return { status: res.status, etag: res.headers.get('etag'), type: res.headers.get('content-type') ?? '', body };
