@@ -134,19 +134,15 @@ export async function ingestRuns(
   const unknown = [...rubrics].filter(([, t]) => t === null).map(([id]) => id);
   if (unknown.length > 0) {
     const missing = new Set(unknown);
-    const errors = runs.flatMap((r, i) =>
-      missing.has(r.taskId)
-        ? [
-            {
-              path: `body/runs/${i}/taskId`,
-              message: `run ${r.runId}: task ${r.taskId} does not exist in competition ${competitionId}`,
-            },
-          ]
-        : [],
-    );
-    const first = errors
+    const named = runs.flatMap((r, i) => (missing.has(r.taskId) ? [{ r, path: `body/runs/${i}/taskId` }] : []));
+    const errors = named.map(({ r, path }) => ({
+      path,
+      message: `run ${r.runId}: task ${r.taskId} does not exist in competition ${competitionId}`,
+    }));
+    // The run is named by its id, whole: an id may hold colons (`v7:…`), so never cut it out of a message.
+    const first = named
       .slice(0, 3)
-      .map((e) => `${e.path} (${e.message.split(':')[0]})`)
+      .map(({ r, path }) => `${path} (run ${r.runId})`)
       .join(', ');
     throw notFound(
       `unknown task ${listSome(unknown)} in competition ${competitionId}; create it first (PUT .../tasks). ` +

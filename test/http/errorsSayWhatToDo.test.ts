@@ -125,6 +125,13 @@ describe('batch errors name the run', () => {
     expect(res.body.detail).toContain('body/runs/3/taskId (run u-3)');
   });
 
+  it('404: the detail names a run whose id holds a colon whole (the `v7:` prefix VALIDATING.md suggests)', async () => {
+    const batch = [run('v7:2f0c-a'), run('v7:2f0c-b', { taskId: 'NOPE' })];
+    const res = await t.call({ method: 'POST', url: runs, headers: v, payload: { runs: batch } });
+    expect(res.status).toBe(404);
+    expect(res.body.detail).toContain('body/runs/1/taskId (run v7:2f0c-b)');
+  });
+
   it('400: a miner run without a hotkey is named by index', async () => {
     const batch = [run('h-0'), run('h-1'), run('h-2'), { runId: 'h-3', taskId: 'T1', kind: 'miner', resolved: true }];
     const res = await t.call({ method: 'POST', url: runs, headers: v, payload: { runs: batch } });
