@@ -72,6 +72,22 @@ const refuse = (
   message,
 });
 
+/**
+ * Why a timestamp is outside the window, in the validator's terms: which way its clock is off and
+ * by how much, the server's time to compare with, and a timestamp sent in seconds named as such
+ * (Unix seconds are a thousand times smaller: about 1.8e9 against 1.8e12).
+ */
+function staleDetail(now: number, ms: number, windowMs: number): string {
+  const off = Math.abs(now - ms);
+  const way = ms < now ? 'behind' : 'ahead of';
+  const seconds =
+    Math.abs(now - ms * 1000) <= 24 * 3_600_000 ? ': this is Unix time in seconds: send milliseconds' : '';
+  return (
+    `${H.timestamp} is ${off} ms ${way} the server's clock (${now} ms)${seconds}; ` +
+    `at most ${windowMs} ms either way is accepted`
+  );
+}
+
 /** What the sr25519 check needs: the signed message (body hash and headers), the signature and the key. */
 export interface SignedParts {
   /** `epistulaMessage(sha256 hex of the body, uuid, timestamp, signedFor)` as UTF-8: a few hundred bytes. */
@@ -240,11 +256,7 @@ function inspect(
     );
   }
   if (!(Math.abs(now - ms) <= windowMs)) {
-    return refuse(
-      'signature-stale',
-      H.timestamp,
-      `${H.timestamp} is ${now - ms} ms from the server's clock; at most ${windowMs} ms either way is accepted`,
-    );
+    return refuse('signature-stale', H.timestamp, staleDetail(now, ms, windowMs));
   }
 
   return {

@@ -238,6 +238,30 @@ describe('refusals over HTTP', () => {
     expect((await signedPost(ALICE, payload, { now: Date.now() - 5_000 })).status).toBe(200);
   });
 
+  it('signature-stale says which way the clock is off, and a timestamp in seconds is named as such', async () => {
+    await setup();
+    await register(ALICE);
+    const payload = body('r1');
+    const behind = await expectRefused(
+      () => signedPost(ALICE, payload, { now: Date.now() - 9_000 }),
+      'signature-stale',
+      'Epistula-Timestamp',
+    );
+    expect(behind.detail).toMatch(/^Epistula-Timestamp is 9\d{3} ms behind the server's clock \(\d{13} ms\)/);
+    const ahead = await expectRefused(
+      () => signedPost(ALICE, payload, { now: Date.now() + 9_000 }),
+      'signature-stale',
+      'Epistula-Timestamp',
+    );
+    expect(ahead.detail).toMatch(/^Epistula-Timestamp is (8|9)\d{3} ms ahead of the server's clock/);
+    const seconds = await expectRefused(
+      () => signedPost(ALICE, payload, { now: Date.now() / 1000 }),
+      'signature-stale',
+      'Epistula-Timestamp',
+    );
+    expect(seconds.detail).toContain('Unix time in seconds: send milliseconds');
+  });
+
   it('signature-replayed: the same request twice; the same uuid from another hotkey is its own', async () => {
     await setup();
     await register(ALICE);
