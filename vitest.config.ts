@@ -48,8 +48,8 @@ const NEEDS_POSTGRES = [
 ];
 /** Suites in those folders that never open a store: once is enough. */
 const ENGINE_FREE = ['test/reliability/heapGrowth.test.ts', 'test/reliability/benchLoad.test.ts'];
-/** End-to-end suites whose subject is not the store (the generated clients): once, on SQLite. */
-const E2E_ENGINE_FREE = ['test/e2e/generatedClients.test.ts'];
+/** End-to-end suites whose subject is not the store (the generated clients, the validator example): once, on SQLite. */
+const E2E_ENGINE_FREE = ['test/e2e/generatedClients.test.ts', 'test/e2e/validatorExample.test.ts'];
 
 /**
  * Whether the PostgreSQL projects run: where no server answers they are left out with a notice,
