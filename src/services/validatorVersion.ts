@@ -38,9 +38,13 @@ export async function admitRunWriter(
   if (required === null) return;
   const why = outdated(required, validator.version);
   if (why === null) return;
+  // A validator that never announced a version may be up to date: it is told to announce it.
+  const todo =
+    validator.version === null
+      ? 'send POST /v1/validators/heartbeat {"version": …} with yours (upgrading first if older)'
+      : 'upgrade, then send POST /v1/validators/heartbeat with the new version';
   throw upgradeRequired(
-    `competition ${competitionId} takes writes from validators at version ${required} or later, and ${why}: ` +
-      `upgrade, then send POST /v1/validators/heartbeat with the new version`,
+    `competition ${competitionId} takes writes from validators at version ${required} or later, and ${why}: ${todo}`,
     [{ path: 'validator/version', message: `must be ${required} or later` }],
   );
 }

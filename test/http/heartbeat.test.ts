@@ -174,6 +174,13 @@ describe('minValidatorVersion', () => {
       expect(res.status, JSON.stringify(res.body)).toBe(426);
       expect(res.headers['content-type']).toMatch(/application\/problem\+json/);
       expect(res.body.detail).toContain('2.0.0 or later');
+      // One that never sent a heartbeat may be up to date: it is told to announce its version, not to upgrade.
+      if (version === null)
+        expect(res.body.detail).toBe(
+          'competition c takes writes from validators at version 2.0.0 or later, and it has sent no heartbeat ' +
+            'naming its version: send POST /v1/validators/heartbeat {"version": …} with yours (upgrading first if older)',
+        );
+      else expect(res.body.detail).toContain('upgrade, then send POST /v1/validators/heartbeat with the new version');
       expect(res.body.errors).toEqual([{ path: 'validator/version', message: 'must be 2.0.0 or later' }]);
       const del = await t.call({ method: 'DELETE', url: '/v1/competitions/c/runs/early', headers: A.headers });
       expect(del.status).toBe(426);
