@@ -37,13 +37,42 @@ export class DomainError extends Error {
   }
 }
 
+/**
+ * Why a request was refused, for the operator: the `reason` label of `scoring_requests_refused_total`
+ * and the `refusal` field of its log lines (docs/OPERATING.md, "Watching it"). Stable names, a few
+ * dozen at most; the problem type a client sees may be coarser (a full temporary folder and a full
+ * database disk are both `storage-full` to the client, not to whoever must free the space).
+ */
+export type Refusal =
+  | 'database-unavailable'
+  | 'database-locked'
+  | 'database-io-error'
+  | 'storage-full'
+  | 'storage-read-only'
+  | 'storage-moved'
+  | 'temporary-folder-full'
+  | 'temporary-folder-read-only'
+  | 'write-queue-timeout'
+  | 'import-worker-stopped'
+  | 'transaction-worker-stopped'
+  | 'scoring-busy'
+  | 'shutting-down'
+  | 'busy'
+  | 'body-timeout'
+  | 'rate-limit'
+  | 'signature-failures'
+  | 'too-many-streams'
+  | 'validator-outdated';
+
 /** A limit at the door was reached (src/doorLimits.ts): the client may try again after `retryAfter` seconds. */
 export class LimitError extends DomainError {
   constructor(
     kind: 'timeout' | 'too_many' | 'unavailable',
     detail: string,
     readonly retryAfter: number,
-    reason?: string,
+    reason: string | undefined,
+    /** Which limit, for the operator. */
+    readonly refusal: Refusal,
   ) {
     super(kind, detail, undefined, reason);
   }
@@ -75,7 +104,6 @@ export const noCompetitionToWrite = (id: string) =>
 /** A validator whose announced version is older than the competition asks for (SPEC 13). */
 export const upgradeRequired = (detail: string, errors?: ErrorField[]) =>
   new DomainError('upgrade_required', detail, errors, 'validator-outdated');
-export const unavailable = (detail: string) => new DomainError('unavailable', detail);
 
 /**
  * A service the server depends on (the database) cannot answer now: a 503 the client may retry.
@@ -90,15 +118,27 @@ export class ServiceUnavailable extends DomainError {
     reason?: string,
     /** Seconds for Retry-After; 5 unless told. */
     readonly retryAfter?: number,
+    /** Why, for the operator (the log's message and the metric's label). */
+    readonly refusal: Refusal = 'database-unavailable',
   ) {
     super('unavailable', detail, undefined, reason);
     this.cause = cause;
   }
 }
 
+/** A 503 `unavailable` (Retry-After 5) of the server's own making: a worker stopped, a queue full, a shutdown. */
+export const unavailable = (detail: string, refusal: Refusal) =>
+  new ServiceUnavailable(detail, undefined, undefined, undefined, refusal);
+
 /** The database did not answer: nothing is wrong with the request. */
-export const databaseUnavailable = (cause?: unknown) =>
-  new ServiceUnavailable('the database did not answer in time; retry the request shortly', cause);
+export const databaseUnavailable = (cause?: unknown, refusal: Refusal = 'database-unavailable') =>
+  new ServiceUnavailable(
+    'the database did not answer in time; retry the request shortly',
+    cause,
+    undefined,
+    undefined,
+    refusal,
+  );
 
 /**
  * The database's storage cannot take the write now: its disk is full (`storage-full`) or its file
@@ -111,6 +151,7 @@ export const storageFull = (cause?: unknown) =>
     cause,
     'storage-full',
     60,
+    'storage-full',
   );
 export const storageReadOnly = (cause?: unknown) =>
   new ServiceUnavailable(
@@ -118,6 +159,7 @@ export const storageReadOnly = (cause?: unknown) =>
     cause,
     'storage-read-only',
     60,
+    'storage-read-only',
   );
 
 /**
@@ -131,6 +173,7 @@ export const temporaryFolderFull = (cause?: unknown) =>
     cause,
     'storage-full',
     60,
+    'temporary-folder-full',
   );
 export const temporaryFolderReadOnly = (cause?: unknown) =>
   new ServiceUnavailable(
@@ -138,6 +181,7 @@ export const temporaryFolderReadOnly = (cause?: unknown) =>
     cause,
     'storage-read-only',
     60,
+    'temporary-folder-read-only',
   );
 
 /**
@@ -154,6 +198,7 @@ export const storageMoved = (path: string) =>
     new Error(`the database's file ${path} is not the one the server opened`),
     'storage-moved',
     60,
+    'storage-moved',
   );
 
 /** Lists at most a few items in a detail message, so a 5,000-run batch gives a readable line. */

@@ -2,13 +2,13 @@
 // stays one), anything else becomes a plain error (a 500, its message to the log). A storage that
 // cannot answer (a ServiceUnavailable: the disk full, the file moved) stays one, with its
 // Retry-After and its cause's message for the log, as if it had failed on this thread.
-import { DomainError, ServiceUnavailable, type ErrorField, type ErrorKind } from './errors.js';
+import { DomainError, ServiceUnavailable, type ErrorField, type ErrorKind, type Refusal } from './errors.js';
 
 export interface Failure {
   message: string;
   domain?: { kind: ErrorKind; detail: string; errors?: ErrorField[]; reason?: string };
-  /** A ServiceUnavailable's: its Retry-After and its cause's message. */
-  unavailable?: { retryAfter?: number; cause?: string };
+  /** A ServiceUnavailable's: its Retry-After, its cause's message and why (for the operator). */
+  unavailable?: { retryAfter?: number; cause?: string; refusal: Refusal };
 }
 
 /** In the worker: the error as a message can carry it. */
@@ -17,7 +17,11 @@ export function failure(e: unknown): Failure {
     return {
       message: e.detail,
       domain: { kind: e.kind, detail: e.detail, reason: e.reason },
-      unavailable: { retryAfter: e.retryAfter, cause: e.cause instanceof Error ? e.cause.message : undefined },
+      unavailable: {
+        retryAfter: e.retryAfter,
+        cause: e.cause instanceof Error ? e.cause.message : undefined,
+        refusal: e.refusal,
+      },
     };
   if (e instanceof DomainError)
     return { message: e.detail, domain: { kind: e.kind, detail: e.detail, errors: e.errors, reason: e.reason } };
@@ -30,7 +34,7 @@ export function revive(f: Failure, worker: string): Error {
   const { kind, detail, errors, reason } = f.domain;
   if (f.unavailable) {
     const cause = f.unavailable.cause === undefined ? undefined : new Error(`${worker}: ${f.unavailable.cause}`);
-    return new ServiceUnavailable(detail, cause, reason, f.unavailable.retryAfter);
+    return new ServiceUnavailable(detail, cause, reason, f.unavailable.retryAfter, f.unavailable.refusal);
   }
   return new DomainError(kind, detail, errors, reason);
 }

@@ -113,6 +113,7 @@ export const bodyGuardPlugin = fp(
                     '(SCORING_MAX_INFLIGHT_BODY_BYTES), and that is spent; send the body again shortly',
                   retryAfter(timeoutMs),
                   'busy',
+                  'busy',
                 ),
               );
               return callback();
@@ -133,6 +134,8 @@ export const bodyGuardPlugin = fp(
               `the request body did not arrive within ${timeoutMs} ms of its headers (SCORING_BODY_TIMEOUT_MS); ` +
                 'send it again, whole and without pauses',
               retryAfter(timeoutMs),
+              undefined,
+              'body-timeout',
             ),
           ),
         timeoutMs,

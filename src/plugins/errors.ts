@@ -16,6 +16,7 @@ import {
   type ErrorField,
   type ErrorKind,
 } from '../errors.js';
+import { noteRefusal } from './refusals.js';
 import { LIMITS } from '../schemas/common.js';
 import { acceptedTypes } from './contentTypes.js';
 
@@ -146,10 +147,11 @@ function unsupportedType(request: FastifyRequest): string {
 }
 
 export function errorHandler(error: FastifyError, request: FastifyRequest, reply: FastifyReply): FastifyReply {
-  // The database did not answer (the storage engine says so): the client may retry; the cause
-  // goes to the log.
-  if (error instanceof ServiceUnavailable) request.log.warn({ err: error.cause ?? error }, 'database unavailable');
-  if (error instanceof DomainError) return sendProblem(reply, fromDomainError(error));
+  if (error instanceof DomainError) {
+    // A 503's cause goes to the log, never to the client.
+    noteRefusal(error, request);
+    return sendProblem(reply, fromDomainError(error));
+  }
   const status = error.statusCode ?? 500;
   if (hasZodFastifySchemaValidationErrors(error)) return sendProblem(reply, validationProblem(error));
   if (status === 413) {
@@ -261,6 +263,7 @@ export function notFoundHandler(request: FastifyRequest, reply: FastifyReply): F
 /** Installs the handlers on the root instance, so every route and router error goes through them. */
 export const errorsPlugin = fp(
   async (app: FastifyInstance) => {
+    app.decorateRequest('refusal', null);
     app.setErrorHandler(errorHandler);
     app.setNotFoundHandler(notFoundHandler);
   },

@@ -129,6 +129,12 @@ export function createMetrics() {
     exposition: () => Registry.merge([processWide, registry]),
     requestDuration,
     keptReads,
+    requestsRefused: new Counter({
+      name: 'scoring_requests_refused_total',
+      help: 'Requests refused, by why: 503s (database, disk, temporary folder, workers), limits at the door (429, 408, 503 busy), outdated validators (426). docs/OPERATING.md, "Watching it".',
+      labelNames: ['reason'] as const,
+      registers: [registry],
+    }),
     runsIngested: new Counter({
       name: 'scoring_runs_ingested_total',
       help: 'Runs stored (duplicates not counted).',

@@ -53,6 +53,8 @@ const tooMany = (v: Verdict, who: string, setting: string) =>
     `${who} made more requests than ${v.headers['ratelimit-limit']} in the rate-limit window (${setting}); ` +
       `retry after ${v.retryAfter} s`,
     v.retryAfter,
+    undefined,
+    'rate-limit',
   );
 
 declare module 'fastify' {

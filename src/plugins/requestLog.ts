@@ -33,6 +33,8 @@ export class RequestLog extends LogController {
         res: reply,
         responseTime: reply.elapsedTime,
         principal: who === null ? undefined : who.kind === 'admin' ? 'admin' : `validator ${who.id}`,
+        // Why it was refused, when it was (src/plugins/errors.ts): a 429 of the rate limit or of the signature budget.
+        refusal: request.refusal ?? undefined,
       },
       'request completed',
     );

@@ -15,7 +15,7 @@ export const shutdownPlugin = fp(
     // Fastify's own 503 while closing is not problem+json (return503OnClosing is off); this is.
     // Callback hooks: they run on every request, and an async hook costs a promise each time.
     app.addHook('onRequest', (_request, _reply, done) => {
-      done(closing ? unavailable('the server is shutting down; retry shortly') : undefined);
+      done(closing ? unavailable('the server is shutting down; retry shortly', 'shutting-down') : undefined);
     });
     app.addHook('onSend', (_request, reply, payload, done) => {
       if (closing) reply.header('connection', 'close');

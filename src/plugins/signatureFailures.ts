@@ -44,6 +44,8 @@ export function signatureFailureBudget(max: number, windowMs: number): Signature
           `(at most ${max}, SCORING_RATE_LIMIT_SIGNATURE_FAILURES): its signed requests are refused for ${retryAfter} s; ` +
           'sign each request over its exact body, for this server, with a fresh uuid',
         retryAfter,
+        undefined,
+        'signature-failures',
       );
     },
     failed(ip, now) {

@@ -48,4 +48,4 @@ export class StreamSlots {
 }
 
 const refusal = (detail: string) =>
-  new LimitError('too_many', `${detail}; retry later`, RETRY_AFTER_S, 'too-many-streams');
+  new LimitError('too_many', `${detail}; retry later`, RETRY_AFTER_S, 'too-many-streams', 'too-many-streams');

@@ -82,6 +82,7 @@ function start() {
       stopped = unavailable(
         `the import worker stopped (${why}) before it answered, and the import was not acknowledged; ` +
           'send it again: an import that was stored comes back as unchanged',
+        'import-worker-stopped',
       );
       pending?.reject(stopped);
       pending = null;

@@ -51,6 +51,7 @@ export function documentScorer(settings: ScoreSettings = DEFAULT_SCORE_SETTINGS)
       throw unavailable(
         `${running} input documents are being scored, as many as the server scores at once ` +
           '(SCORING_SCORE_CONCURRENCY); send it again shortly',
+        'scoring-busy',
       );
     running += 1;
     try {

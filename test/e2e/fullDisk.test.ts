@@ -73,8 +73,8 @@ function fullDisk(res: Awaited<ReturnType<typeof call>>, what: RegExp) {
 const counts = async () =>
   (JSON.parse((await call('GET', '/v1/competitions/c')).text) as { counts: { tasks: number; runs: number } }).counts;
 const tasks = async () => (await counts()).tasks;
-/** Lines of the server's log saying a request met an unavailable storage. */
-const unavailableLogged = () => server!.output().match(/"msg":"database unavailable"/g)?.length ?? 0;
+/** Lines of the server's log saying a request met the database's disk full. */
+const diskFullLogged = () => server!.output().match(/"msg":"database disk full"/g)?.length ?? 0;
 
 /** Batch `n`: 200 runs of 20 tasks and 13 miners, with ids long enough to fill pages fast. */
 const batch = (n: number, size = 200) => ({
@@ -138,10 +138,10 @@ describe.runIf(TEST_ENGINE === 'sqlite' && process.getuid?.() === 0)(
       // room: the disk is filled to its last byte first.)
 
       fill(data);
-      const logged = unavailableLogged();
+      const logged = diskFullLogged();
       fullDisk(await call('POST', '/v1/competitions/c/tasks/import', JSONL, 'application/x-ndjson'), /disk is full/);
       // (The server's log reaches this process through a pipe, shortly after the answer.)
-      await expect.poll(unavailableLogged).toBe(logged + 1);
+      await expect.poll(diskFullLogged).toBe(logged + 1);
       expect(await counts()).toEqual(before);
       expect((await call('GET', '/v1/competitions/c/leaderboard')).status).toBe(200);
 

@@ -55,6 +55,7 @@ export function createTurns(waitMs: number): Turns {
           reject(
             unavailable(
               `the competition's other writes in this server did not finish within ${waitMs} ms; retry the request shortly`,
+              'write-queue-timeout',
             ),
           );
         }, waitMs);

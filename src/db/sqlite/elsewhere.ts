@@ -117,6 +117,7 @@ const stopped = (why = 'it stopped') =>
   unavailable(
     `the transaction worker could not finish (${why}); nothing was acknowledged: ` +
       'send the request again, it answers the same once stored',
+    'transaction-worker-stopped',
   );
 
 /** The store a transaction elsewhere hands its function: every repository call is a message. */

@@ -18,11 +18,14 @@ export function mapSqliteError(err: unknown): unknown {
   if (is(code, 'SQLITE_FULL')) return storageFull(err);
   if (is(code, 'SQLITE_READONLY')) return storageReadOnly(err);
   // Another connection (an import's worker, the command line) held the write lock past busy_timeout.
-  if (is(code, 'SQLITE_BUSY') || is(code, 'SQLITE_LOCKED')) return databaseUnavailable(err);
+  if (is(code, 'SQLITE_BUSY') || is(code, 'SQLITE_LOCKED')) return databaseUnavailable(err, 'database-locked');
   if (IO.some((base) => is(code, base)))
     return new ServiceUnavailable(
       'the database could not read or write its file: the request changed nothing; retry it shortly',
       err,
+      undefined,
+      undefined,
+      'database-io-error',
     );
   return err;
 }

@@ -1,0 +1,153 @@
+// What an on-call engineer sees of the conditions they must act on, from a real server process on
+// SQLite: each refusal counted on /metrics by why (`scoring_requests_refused_total{reason}`) and
+// named in the log, a 503 by its own message (a full temporary folder is not "database
+// unavailable"), a 4xx at the door by the `refusal` field of its request line.
+import { execFileSync } from 'node:child_process';
+import { closeSync, mkdirSync, openSync, rmSync, writeSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { TEST_ENGINE } from '../support/engine.js';
+import { SERVER_ADMIN_TOKEN, startServer, type ServerProcess } from '../support/serverProcess.js';
+import { tempDir } from '../support/tempDir.js';
+
+const ADMIN = { authorization: `Bearer ${SERVER_ADMIN_TOKEN}` };
+const tmp = tempDir('operator-signals');
+const mounts: string[] = [];
+let server: ServerProcess | undefined;
+
+afterEach(async () => {
+  await server?.stop();
+  server = undefined;
+});
+afterAll(() => {
+  for (const dir of mounts) execFileSync('umount', ['-l', dir]);
+  tmp.remove();
+});
+
+export interface LogLine {
+  level: number;
+  msg: string;
+  refusal?: string;
+  err?: { message: string };
+  res?: { statusCode: number };
+  [field: string]: unknown;
+}
+
+/** The JSON lines a server wrote so far. */
+export const logLines = (s: ServerProcess): LogLine[] =>
+  s
+    .output()
+    .split('\n')
+    .filter((l) => l.startsWith('{'))
+    .map((l) => JSON.parse(l) as LogLine);
+
+/** The value of one sample on /metrics (`name{labels}`), 0 when absent. */
+export async function sample(s: ServerProcess, series: string): Promise<number> {
+  const text = await (await fetch(`${s.baseUrl}/metrics`)).text();
+  const line = text.split('\n').find((l) => l.startsWith(`${series} `));
+  return line ? Number(line.split(' ').at(-1)) : 0;
+}
+
+async function call(method: string, path: string, body?: unknown, headers: Record<string, string> = ADMIN) {
+  const res = await fetch(`${server!.baseUrl}${path}`, {
+    method,
+    headers: body === undefined ? headers : { ...headers, 'content-type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await res.text();
+  return { status: res.status, text, json: () => JSON.parse(text) as Record<string, unknown> };
+}
+
+function mountTmpfs(name: string, size: string): string {
+  const dir = join(tmp.dir, name);
+  mkdirSync(dir);
+  execFileSync('mount', ['-t', 'tmpfs', '-o', `size=${size},mode=0700`, 'tmpfs', dir]);
+  mounts.push(dir);
+  return dir;
+}
+
+function fill(dir: string): void {
+  const fd = openSync(join(dir, 'filler'), 'w');
+  const block = Buffer.alloc(64 * 1024);
+  try {
+    for (;;) writeSync(fd, block);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== 'ENOSPC') throw e;
+  } finally {
+    closeSync(fd);
+  }
+}
+
+const runs = (prefix: string, n: number) => ({
+  runs: Array.from({ length: n }, (_, i) => ({
+    runId: `${prefix}-${i}-${'x'.repeat(100)}`,
+    taskId: 't',
+    kind: 'miner',
+    minerHotkey: `m${i % 50}`,
+    resolved: i % 2 === 0,
+  })),
+});
+
+describe.runIf(TEST_ENGINE === 'sqlite' && process.getuid?.() === 0)('storage refusals, told apart', () => {
+  it('a full temporary folder and a full database disk: each 503 counted and logged by its own name', async () => {
+    const data = mountTmpfs('data', '8m');
+    const spool = mountTmpfs('spool', '8m');
+    server = await startServer({ dbPath: join(data, 'db.sqlite'), logLevel: 'info', env: { TMPDIR: spool } });
+    expect((await call('PUT', '/v1/competitions/c', { name: 'c' })).status).toBe(201);
+    expect(
+      (await call('PUT', '/v1/competitions/c/tasks', { tasks: [{ id: 't', type: 'swebench_verified' }] })).status,
+    ).toBe(200);
+
+    fill(spool);
+    expect((await call('GET', '/v1/admin/backup')).status).toBe(503);
+    expect(await sample(server, 'scoring_requests_refused_total{reason="temporary-folder-full"}')).toBe(1);
+    const spoolLine = logLines(server).find((l) => l.refusal === 'temporary-folder-full' && l.err);
+    expect(spoolLine?.msg).toBe('temporary folder full');
+    expect(spoolLine?.err?.message).toContain(spool);
+    expect(logLines(server).some((l) => l.msg === 'database unavailable')).toBe(false);
+    rmSync(join(spool, 'filler'));
+
+    fill(data);
+    let refused = 0;
+    for (let i = 0; i < 20 && refused === 0; i++)
+      if ((await call('POST', '/v1/competitions/c/runs', runs(`b${i}`, 500))).status === 503) refused++;
+    expect(refused).toBe(1);
+    expect(await sample(server, 'scoring_requests_refused_total{reason="storage-full"}')).toBe(1);
+    expect(logLines(server).find((l) => l.refusal === 'storage-full' && l.err)?.msg).toBe('database disk full');
+    // The request line of each names the refusal too.
+    expect(
+      logLines(server)
+        .filter((l) => l.msg === 'request completed' && l.res?.statusCode === 503)
+        .map((l) => l.refusal),
+    ).toEqual(['temporary-folder-full', 'storage-full']);
+    rmSync(join(data, 'filler'));
+  }, 60_000);
+});
+
+describe.runIf(TEST_ENGINE === 'sqlite')('refusals at the door, counted by why', () => {
+  it('rate limits and an outdated validator: each counted, each request line naming it', async () => {
+    server = await startServer({
+      dbPath: join(tmp.dir, 'door.db'),
+      logLevel: 'info',
+      env: { SCORING_RATE_LIMIT_ANONYMOUS: '3' },
+    });
+    expect((await call('PUT', '/v1/competitions/c', { name: 'c', minValidatorVersion: '2.0.0' })).status).toBe(201);
+    expect(
+      (await call('PUT', '/v1/competitions/c/tasks', { tasks: [{ id: 't', type: 'swebench_verified' }] })).status,
+    ).toBe(200);
+    const statuses: number[] = [];
+    for (let i = 0; i < 5; i++) statuses.push((await call('GET', '/v1/competitions/c/runs', undefined, {})).status);
+    expect(statuses).toEqual([200, 200, 200, 429, 429]);
+    expect(await sample(server, 'scoring_requests_refused_total{reason="rate-limit"}')).toBe(2);
+
+    const v = (await call('POST', '/v1/validators', { name: 'old' })).json();
+    const key = { authorization: `Bearer ${v.apiKey as string}` };
+    expect((await call('POST', '/v1/validators/heartbeat', { version: '1.0.0' }, key)).status).toBe(200);
+    expect((await call('POST', '/v1/competitions/c/runs', runs('old', 1), key)).status).toBe(426);
+    expect(await sample(server, 'scoring_requests_refused_total{reason="validator-outdated"}')).toBe(1);
+    const lines = logLines(server).filter((l) => l.msg === 'request completed');
+    expect(lines.filter((l) => l.res?.statusCode === 429).map((l) => l.refusal)).toEqual(['rate-limit', 'rate-limit']);
+    const outdated = lines.find((l) => l.res?.statusCode === 426);
+    expect(outdated).toMatchObject({ refusal: 'validator-outdated', principal: `validator ${v.id as string}` });
+  }, 60_000);
+});
