@@ -3,7 +3,6 @@
 // routes call services (src/services), which call repositories (src/db).
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import { serializerCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
-import { Gauge } from 'prom-client';
 import type { Db } from './db/client.js';
 import { createSqliteStore } from './db/sqlite/store.js';
 import type { Store } from './db/contract.js';
@@ -31,6 +30,7 @@ import { writeGatePlugin } from './plugins/writeGate.js';
 import { bodyGuardPlugin } from './plugins/bodyGuard.js';
 import { connectionsPlugin } from './plugins/connections.js';
 import { doorMetricsPlugin } from './plugins/doorMetrics.js';
+import { serviceMetricsPlugin } from './plugins/serviceMetrics.js';
 import { rateLimitsPlugin } from './plugins/rateLimits.js';
 import { signatureFailureBudget } from './plugins/signatureFailures.js';
 import { securityHeadersPlugin } from './plugins/securityHeaders.js';
@@ -156,16 +156,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(metricsPlugin, { metrics });
   await app.register(doorMetricsPlugin);
   await app.register(writeGatePlugin, { gate: services.writeGate });
-  const walBytes = store.capabilities.walBytes;
-  if (walBytes)
-    new Gauge({
-      name: 'scoring_sqlite_wal_bytes',
-      help: "Size of the SQLite database's write-ahead log; growing past 16 MiB: another process's read transaction keeps it from being checkpointed (docs/OPERATING.md).",
-      registers: [app.metrics.registry],
-      collect() {
-        this.set(walBytes());
-      },
-    });
+  await app.register(serviceMetricsPlugin, { store });
   await app.register(compressionPlugin);
   await app.register(readCachingPlugin);
   // After compression: a HEAD is answered as its GET once the body is compressed (./plugins/headRoutes.ts).

@@ -34,6 +34,8 @@ export interface ResidencyOptions {
   sizeOf(competitionId: string): Promise<number>;
   /** Gives back what the competition holds; false when it cannot now (a computation under way). */
   release(competitionId: string): Promise<boolean>;
+  /** After a sweep that released any: what each gave back, and the total held after it (bytes). */
+  released?(given: { competitionId: string; bytes: number }[], heldBytes: number): void;
 }
 
 export function residency(options: ResidencyOptions) {
@@ -52,21 +54,22 @@ export function residency(options: ResidencyOptions) {
     const ids = [...used.keys()];
     const sizes = await Promise.all(ids.map((id) => options.sizeOf(id)));
     let total = sizes.reduce((a, b) => a + b, 0);
-    let released = 0;
+    const given: { competitionId: string; bytes: number }[] = [];
     for (let i = 0; i < ids.length - 1 && total > options.budgetBytes; i++) {
       const id = ids[i]!;
       if (sizes[i] === 0 || used.get(id)! >= tick - 1) continue;
       if (await options.release(id)) {
         total -= sizes[i]!;
-        released++;
+        given.push({ competitionId: id, bytes: sizes[i]! });
       }
     }
+    if (given.length > 0) options.released?.(given, total);
     // Those holding nothing (released, or never loaded) are marked again by their next use.
     for (let i = 0; i < ids.length; i++) {
       const id = ids[i]!;
       if (used.get(id)! < tick - 1 && (sizes[i] === 0 || (await options.sizeOf(id)) === 0)) used.delete(id);
     }
-    return released;
+    return given.length;
   }
 
   /** Releases the least recently used competitions beyond the budget; answers how many. */

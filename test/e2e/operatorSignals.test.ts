@@ -151,3 +151,33 @@ describe.runIf(TEST_ENGINE === 'sqlite')('refusals at the door, counted by why',
     expect(outdated).toMatchObject({ refusal: 'validator-outdated', principal: `validator ${v.id as string}` });
   }, 60_000);
 });
+
+describe('the memory budget, watched', () => {
+  it('a competition giving back its in-memory state is counted and logged, with what is held against the budget', async () => {
+    server = await startServer({
+      dbPath: join(tmp.dir, 'memory.db'),
+      logLevel: 'info',
+      env: { SCORING_MEMORY_BUDGET_MB: '0' },
+    });
+    for (const c of ['alpha', 'beta']) {
+      expect((await call('PUT', `/v1/competitions/${c}`, { name: c })).status).toBe(201);
+      expect(
+        (await call('PUT', `/v1/competitions/${c}/tasks`, { tasks: [{ id: 't', type: 'swebench_verified' }] })).status,
+      ).toBe(200);
+      expect((await call('POST', `/v1/competitions/${c}/runs`, runs(c, 200))).status).toBe(200);
+      expect((await call('GET', `/v1/competitions/${c}/coverage`)).status).toBe(200);
+    }
+    expect(await sample(server, 'scoring_competition_state_budget_bytes')).toBe(0);
+    expect(await sample(server, 'scoring_competition_state_bytes')).toBeGreaterThan(0);
+    // Only the one used last keeps its state: alpha gives its back within a sweep or two.
+    await expect
+      .poll(() => sample(server!, 'scoring_competition_releases_total'), { timeout: 10_000, interval: 250 })
+      .toBe(1);
+    const line = logLines(server).find(
+      (l) => l.msg === 'competitions gave back their in-memory state (SCORING_MEMORY_BUDGET_MB)',
+    );
+    expect(line).toMatchObject({ level: 30, competitions: ['alpha'], budgetBytes: 0 });
+    expect(line?.releasedBytes).toBeGreaterThan(0);
+    expect(line?.heldBytes).toBeGreaterThan(0);
+  }, 60_000);
+});

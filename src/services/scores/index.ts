@@ -38,6 +38,8 @@ export function scoresService(
     /** Tells `f` of each competition whose scores a write or a release dropped, after they are dropped. */
     onDrop: (f: (competitionId: string, released: boolean) => void) => cache.onDrop(f),
     sweep: memory.sweep,
+    /** The memory budget's releases and what is held against it (src/plugins/serviceMetrics.ts). */
+    memory: { onRelease: memory.onRelease, held: memory.held, budgetBytes: memory.budgetBytes },
     close: memory.close,
   };
 }

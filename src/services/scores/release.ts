@@ -10,6 +10,14 @@ import { PAIR_BYTES, residency } from '../residency.js';
 import type { ScoreCache } from './cache.js';
 import type { PairFilling } from './filling.js';
 
+/** What a sweep gave back (src/app.ts logs it and counts it on /metrics). */
+export interface Released {
+  given: { competitionId: string; bytes: number }[];
+  /** Estimated bytes the competitions still hold after it. */
+  heldBytes: number;
+  budgetBytes: number;
+}
+
 export function memoryRelease(
   store: Store,
   cache: ScoreCache,
@@ -18,8 +26,12 @@ export function memoryRelease(
   /** Bytes of the bodies made from a competition's scores (src/http/viewBodies.ts, passed in by src/app.ts). */
   bodyBytes: (competitionId: string) => number,
 ) {
+  const listeners: ((r: Released) => void)[] = [];
   const resident = residency({
     budgetBytes,
+    released: (given, heldBytes) => {
+      for (const f of listeners) f({ given, heldBytes, budgetBytes });
+    },
     sizeOf: async (competitionId) =>
       (await store.scoringInput.held(competitionId)) * PAIR_BYTES + bodyBytes(competitionId),
     async release(competitionId) {
@@ -38,6 +50,11 @@ export function memoryRelease(
      * run every few seconds); answers how many did.
      */
     sweep: () => resident.sweep(),
+    /** Tells `f` of each sweep that released any competition's state. */
+    onRelease: (f: (r: Released) => void) => void listeners.push(f),
+    /** Estimated bytes the competitions hold now, and the budget (/metrics). */
+    held: () => resident.held(),
+    budgetBytes,
     /** Stops the sweeps (the server is closing). */
     close: () => resident.close(),
   };
