@@ -1,4 +1,5 @@
 // Starts the server: configuration from the environment, migrations, listen, graceful shutdown.
+import type { FastifyBaseLogger } from 'fastify';
 import { buildApp } from './app.js';
 import { ConfigError, loadConfig, type Config } from './config.js';
 import { describeStorage, openStore, sqliteFiles, type StoreLogger } from './db/open.js';
@@ -21,9 +22,10 @@ async function main(): Promise<void> {
   );
   // The store opens before the app and its log: what it has to say meanwhile (a pooled PostgreSQL
   // connection or the notifications' connection lost) goes to stderr, then to the app's log.
-  let log: StoreLogger | undefined = undefined;
+  let log: FastifyBaseLogger | undefined = undefined;
   const storeLog: StoreLogger = {
     warn: (obj, msg) => (log ? log.warn(obj, msg) : console.warn(JSON.stringify({ level: 40, ...obj, msg }))),
+    info: (obj, msg) => (log ? log.info(obj, msg) : console.warn(JSON.stringify({ level: 30, ...obj, msg }))),
   };
   const store = await startStep(`cannot open the database at ${where}`, () => openStore(config, storeLog));
   const key = await startStep(

@@ -48,7 +48,18 @@ export interface Freshness {
   sync(competitionId: string): Promise<void>;
 }
 
+/** PostgreSQL's connections, as /metrics shows them (src/plugins/serviceMetrics.ts). */
+export interface PostgresHealth {
+  /** The pool: its cap, connections open, of them idle, and requests waiting for one. */
+  pool(): { max: number; total: number; idle: number; waiting: number };
+  /** Whether the notifier (LISTEN) is listening now, and how often it listened again after a loss. */
+  notifier(): { listening: boolean; reconnects: number };
+  /** Connections lost since the start, by connection: the pool's, the notifier's, the version reads'. */
+  lost(): { pool: number; notifier: number; versions: number };
+}
+
 export interface StoreCapabilities {
+  readonly postgres?: PostgresHealth;
   readonly onlineBackup?: OnlineBackup;
   readonly workerConnection?: WorkerConnection;
   /** Absent where one process holds the database, whose own writes are told as they commit. */

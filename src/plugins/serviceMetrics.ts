@@ -3,10 +3,61 @@
 // - The memory budget (SCORING_MEMORY_BUDGET_MB): what the competitions' in-memory state holds
 //   against it, and each release, which turns that competition's next detailed read into a cold one.
 // - SQLite's write-ahead log, which another process's long read keeps from being checkpointed.
+// - PostgreSQL's pool (connections, requests waiting for one) and the connections lost and back.
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
-import { Counter, Gauge } from 'prom-client';
+import { Counter, Gauge, type Registry } from 'prom-client';
 import type { Store } from '../db/contract.js';
+import type { PostgresHealth } from '../db/capabilities.js';
+
+/** PostgreSQL's pool and connections, read when scraped. */
+function postgresMetrics(pg: PostgresHealth, registers: Registry[]): void {
+  const gauge = (name: string, help: string, read: () => number) =>
+    new Gauge({
+      name,
+      help,
+      registers,
+      collect() {
+        this.set(read());
+      },
+    });
+  gauge(
+    'scoring_pg_pool_max_connections',
+    'DATABASE_POOL_SIZE: pooled PostgreSQL connections at most.',
+    () => pg.pool().max,
+  );
+  gauge('scoring_pg_pool_connections', 'Pooled PostgreSQL connections open, busy or idle.', () => pg.pool().total);
+  gauge('scoring_pg_pool_idle_connections', 'Pooled PostgreSQL connections open and idle.', () => pg.pool().idle);
+  gauge(
+    'scoring_pg_pool_waiting_requests',
+    'Queries waiting for a pooled connection (all busy); past DATABASE_TIMEOUT_MS each is a 503.',
+    () => pg.pool().waiting,
+  );
+  gauge(
+    'scoring_pg_notifier_listening',
+    "1 while the notifier's LISTEN connection listens for other replicas' writes; 0 while it reconnects.",
+    () => (pg.notifier().listening ? 1 : 0),
+  );
+  new Counter({
+    name: 'scoring_pg_notifier_reconnects_total',
+    help: 'Times the notifier listened again after losing its connection.',
+    registers,
+    collect() {
+      this.reset();
+      this.inc(pg.notifier().reconnects);
+    },
+  });
+  new Counter({
+    name: 'scoring_pg_connections_lost_total',
+    help: "PostgreSQL connections lost while open, by connection: pool, notifier (LISTEN), versions (the score reads' version check).",
+    labelNames: ['connection'] as const,
+    registers,
+    collect() {
+      this.reset();
+      for (const [connection, n] of Object.entries(pg.lost())) this.inc({ connection }, n);
+    },
+  });
+}
 
 export const serviceMetricsPlugin = fp(
   async (app: FastifyInstance, { store }: { store: Store }) => {
@@ -45,6 +96,7 @@ export const serviceMetricsPlugin = fp(
         'competitions gave back their in-memory state (SCORING_MEMORY_BUDGET_MB)',
       );
     });
+    if (store.capabilities.postgres) postgresMetrics(store.capabilities.postgres, registers);
     const walBytes = store.capabilities.walBytes;
     if (walBytes)
       new Gauge({

@@ -9,6 +9,7 @@ import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { TEST_ENGINE } from '../support/engine.js';
 import { SERVER_ADMIN_TOKEN, startServer, type ServerProcess } from '../support/serverProcess.js';
 import { tempDir } from '../support/tempDir.js';
+import { logLines, sample } from '../support/observe.js';
 
 const ADMIN = { authorization: `Bearer ${SERVER_ADMIN_TOKEN}` };
 const tmp = tempDir('operator-signals');
@@ -23,30 +24,6 @@ afterAll(() => {
   for (const dir of mounts) execFileSync('umount', ['-l', dir]);
   tmp.remove();
 });
-
-export interface LogLine {
-  level: number;
-  msg: string;
-  refusal?: string;
-  err?: { message: string };
-  res?: { statusCode: number };
-  [field: string]: unknown;
-}
-
-/** The JSON lines a server wrote so far. */
-export const logLines = (s: ServerProcess): LogLine[] =>
-  s
-    .output()
-    .split('\n')
-    .filter((l) => l.startsWith('{'))
-    .map((l) => JSON.parse(l) as LogLine);
-
-/** The value of one sample on /metrics (`name{labels}`), 0 when absent. */
-export async function sample(s: ServerProcess, series: string): Promise<number> {
-  const text = await (await fetch(`${s.baseUrl}/metrics`)).text();
-  const line = text.split('\n').find((l) => l.startsWith(`${series} `));
-  return line ? Number(line.split(' ').at(-1)) : 0;
-}
 
 async function call(method: string, path: string, body?: unknown, headers: Record<string, string> = ADMIN) {
   const res = await fetch(`${server!.baseUrl}${path}`, {

@@ -11,6 +11,8 @@ import { migratePostgres } from './migrate.js';
 /** Where the pool and the notifier report what they survive (a pino logger fits). */
 export interface PgLogger {
   warn(obj: object, msg: string): void;
+  /** A connection back (the notifier listening again); optional, since a warning-only logger has none. */
+  info?(obj: object, msg: string): void;
 }
 
 export interface PostgresOptions {
@@ -29,6 +31,8 @@ export interface PostgresOptions {
   /** Shown in pg_stat_activity (default `swe-scoring`). */
   applicationName?: string;
   logger?: PgLogger;
+  /** A pooled connection failed, idle or in use (counted on /metrics). */
+  onLost?: () => void;
 }
 
 export const POSTGRES_DEFAULTS = {
@@ -90,7 +94,10 @@ export function createPool(url: string, options: PostgresOptions = {}): pg.Pool 
   });
   // An idle client whose server went away emits 'error' on the pool; unheard, it ends the process.
   // The pool has already dropped that client; the next query opens a new one.
-  pool.on('error', (err) => options.logger?.warn({ err }, 'PostgreSQL: an idle pooled connection failed'));
+  pool.on('error', (err) => {
+    options.onLost?.();
+    options.logger?.warn({ err }, 'PostgreSQL: an idle pooled connection failed');
+  });
   // A client checked out (a transaction's, a snapshot read's) has no listener of the pool's: a
   // connection that dies under it (terminated by the server, a socket error on a write) emits
   // 'error' on the client, which unheard ends the process. Heard here, for the client's whole
@@ -100,7 +107,9 @@ export function createPool(url: string, options: PostgresOptions = {}): pg.Pool 
   pool.on('release', (_err, client) => void checkedOut.delete(client));
   pool.on('connect', (client) => {
     client.on('error', (err) => {
-      if (checkedOut.has(client)) options.logger?.warn({ err }, 'PostgreSQL: a connection in use failed');
+      if (!checkedOut.has(client)) return;
+      options.onLost?.();
+      options.logger?.warn({ err }, 'PostgreSQL: a connection in use failed');
     });
   });
   // A query that hit the client-side timeout is still on its connection, unanswered, and the next

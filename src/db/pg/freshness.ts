@@ -110,19 +110,31 @@ class VersionsRead implements pg.Submittable {
 export function createFreshness(
   pool: pg.Pool,
   connect: () => pg.Client = () => new pg.Client(pool.options),
+  /** Its connection, once connected, was lost (the server went away, a read failed on it). */
+  onLost: (err: unknown) => void = () => {},
 ): Freshness {
   type Waiting = {
     promise: Promise<ReadonlyMap<string, number>>;
     resolve: (versions: ReadonlyMap<string, number>) => void;
     reject: (error: unknown) => void;
   };
-  /** `prepared`: the statement is there (a read on it succeeded). */
-  type Connection = { client: pg.Client; ready: Promise<pg.Client>; prepared: boolean };
+  /** `prepared`: the statement is there (a read on it succeeded); `connected`: it connected. */
+  type Connection = {
+    client: pg.Client;
+    ready: Promise<pg.Client>;
+    prepared: boolean;
+    connected: boolean;
+    lost?: true;
+  };
   let inFlight = false;
   let queued: Waiting | undefined;
   let connection: Connection | undefined;
 
-  function drop(dropped: Connection): void {
+  function drop(dropped: Connection, err: unknown): void {
+    if (dropped.connected && !dropped.lost) {
+      dropped.lost = true;
+      onLost(err);
+    }
     if (connection === dropped) connection = undefined;
     dropped.client.end().catch(() => undefined);
   }
@@ -130,10 +142,18 @@ export function createFreshness(
   function open(): Connection {
     if (connection) return connection;
     const client = connect();
-    const opened: Connection = { client, ready: client.connect().then(() => client), prepared: false };
+    const opened: Connection = {
+      client,
+      ready: client.connect().then(() => {
+        opened.connected = true;
+        return client;
+      }),
+      prepared: false,
+      connected: false,
+    };
     // A connection that fails between queries (the server went away, an administrator ended it)
     // emits 'error', which unheard would end the process: dropped, the next read opens another.
-    client.on('error', () => drop(opened));
+    client.on('error', (err) => drop(opened, err));
     connection = opened;
     return opened;
   }
@@ -146,7 +166,7 @@ export function createFreshness(
           client.query(
             new VersionsRead(!used.prepared, (error, versions) => {
               if (error) {
-                drop(used);
+                drop(used, error);
                 reject(error);
               } else {
                 used.prepared = true;
@@ -156,7 +176,7 @@ export function createFreshness(
           );
         }),
       (error: unknown) => {
-        drop(used);
+        drop(used, error);
         throw error;
       },
     );

@@ -36,11 +36,15 @@ export interface NotifierOptions {
   minBackoffMs?: number;
   maxBackoffMs?: number;
   applicationName?: string;
+  /** The LISTEN connection, listening, was lost (counted on /metrics). */
+  onLost?: () => void;
 }
 
 export interface Notifier {
   /** Whether it is listening now. */
   connected(): boolean;
+  /** Times it listened again after losing its connection. */
+  reconnects(): number;
   /** Resolves once it listens for the first time; rejects if closed before. */
   ready(): Promise<void>;
   /** Stops it for good. */
@@ -58,6 +62,9 @@ export function startNotifier(url: string, options: NotifierOptions): Notifier {
   let everListened = false;
   let closed = false;
   let failures = 0;
+  let reconnects = 0;
+  /** Since when it has not been listening, after it first did (ms, Date.now()). */
+  let lostAt: number | null = null;
   let retry: NodeJS.Timeout | undefined;
   let heartbeat: NodeJS.Timeout | undefined;
 
@@ -118,6 +125,9 @@ export function startNotifier(url: string, options: NotifierOptions): Notifier {
       c.query('SELECT 1').catch((err: unknown) => drop(c, err));
     }, heartbeatMs);
     if (everListened) {
+      reconnects += 1;
+      log?.info?.({ downMs: Date.now() - (lostAt ?? Date.now()), reconnects }, 'PostgreSQL notifier: listening again');
+      lostAt = null;
       call('onReset', () => options.onReset());
     } else {
       everListened = true;
@@ -129,6 +139,10 @@ export function startNotifier(url: string, options: NotifierOptions): Notifier {
   function drop(c: pg.Client, err: unknown): void {
     if (client !== c) return;
     client = undefined;
+    if (listening) {
+      lostAt = Date.now();
+      options.onLost?.();
+    }
     listening = false;
     clearInterval(heartbeat);
     abandon(c);
@@ -150,6 +164,7 @@ export function startNotifier(url: string, options: NotifierOptions): Notifier {
 
   return {
     connected: () => listening,
+    reconnects: () => reconnects,
     ready: () => readyPromise,
     async close() {
       if (closed) return;

@@ -25,7 +25,9 @@ export interface PostgresStoreOptions extends PostgresOptions {
 }
 
 export async function openPostgresStore(url: string, options: PostgresStoreOptions = {}): Promise<Store> {
-  const pool = await openPostgres(url, options);
+  /** Connections lost since the start (/metrics). */
+  const lost = { pool: 0, notifier: 0, versions: 0 };
+  const pool = await openPostgres(url, { ...options, onLost: () => void lost.pool++ });
   /** Per competition, the version this process's listeners have been told up to. */
   const known = new Map<string, number>();
   /** Versions this process is committing: their notifications (and version reads) are its own. */
@@ -72,7 +74,10 @@ export async function openPostgresStore(url: string, options: PostgresStoreOptio
       }
     },
   });
-  const freshness = createFreshness(pool);
+  const freshness = createFreshness(pool, undefined, (err) => {
+    lost.versions++;
+    options.logger?.warn({ err }, 'PostgreSQL version reads: connection lost');
+  });
   /**
    * Notifications sent while the notifier was not listening (before its first LISTEN, or while it
    * was away) are lost. Once it listens, one version read sent after that catches up: every
@@ -101,6 +106,7 @@ export async function openPostgresStore(url: string, options: PostgresStoreOptio
     onReset: catchUpMissed,
     logger: options.logger,
     connectTimeoutMs: options.connectTimeoutMs,
+    onLost: () => void lost.notifier++,
   });
   notifier.ready().then(catchUpMissed, () => {}); // rejected only when closed first
 
@@ -127,6 +133,16 @@ export async function openPostgresStore(url: string, options: PostgresStoreOptio
   const store: Store = {
     ...pgStore,
     capabilities: {
+      postgres: {
+        pool: () => ({
+          max: pool.options.max,
+          total: pool.totalCount,
+          idle: pool.idleCount,
+          waiting: pool.waitingCount,
+        }),
+        notifier: () => ({ listening: notifier.connected(), reconnects: notifier.reconnects() }),
+        lost: () => ({ ...lost }),
+      },
       savedScores: pgSavedScoresRepo(pool, {
         told: (competitionId) => known.get(competitionId),
         restore(competitionId, version) {
