@@ -4,6 +4,7 @@
 //   against it, and each release, which turns that competition's next detailed read into a cold one.
 // - SQLite's write-ahead log, which another process's long read keeps from being checkpointed.
 // - PostgreSQL's pool (connections, requests waiting for one) and the connections lost and back.
+// - The validators: how many hold a key, and of them how many went silent (SCORING_VALIDATOR_SILENT_AFTER_MS).
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import { Counter, Gauge, type Registry } from 'prom-client';
@@ -59,6 +60,46 @@ function postgresMetrics(pg: PostgresHealth, registers: Registry[]): void {
   });
 }
 
+/** How often the validators' liveness is read for /metrics. */
+const LIVENESS_REFRESH_MS = 5000;
+
+/**
+ * The validators' liveness, read from the database every few seconds, not when scraped: a scrape
+ * then neither waits on a database gone silent nor shows its own query among the pool's waiters. A
+ * read that fails (the database away) keeps the last values; the 503 counters tell the outage.
+ */
+function validatorMetrics(app: FastifyInstance, registers: Registry[]): void {
+  let counts = { active: 0, silent: 0 };
+  const refresh = () =>
+    app.services.validators.list().then(
+      (all) => {
+        const active = all.filter((v) => v.revokedAt === null);
+        counts = { active: active.length, silent: active.filter((v) => v.silent).length };
+      },
+      () => {},
+    );
+  void refresh();
+  const timer = setInterval(() => void refresh(), LIVENESS_REFRESH_MS);
+  timer.unref();
+  app.addHook('onClose', async () => clearInterval(timer));
+  new Gauge({
+    name: 'scoring_validators_active',
+    help: 'Validators holding a key (not revoked); read every few seconds.',
+    registers,
+    collect() {
+      this.set(counts.active);
+    },
+  });
+  new Gauge({
+    name: 'scoring_validators_silent',
+    help: 'Validators not revoked whose last heartbeat is older than SCORING_VALIDATOR_SILENT_AFTER_MS, or that never sent one; read every few seconds.',
+    registers,
+    collect() {
+      this.set(counts.silent);
+    },
+  });
+}
+
 export const serviceMetricsPlugin = fp(
   async (app: FastifyInstance, { store }: { store: Store }) => {
     const registers = [app.metrics.registry];
@@ -96,6 +137,7 @@ export const serviceMetricsPlugin = fp(
         'competitions gave back their in-memory state (SCORING_MEMORY_BUDGET_MB)',
       );
     });
+    validatorMetrics(app, registers);
     if (store.capabilities.postgres) postgresMetrics(store.capabilities.postgres, registers);
     const walBytes = store.capabilities.walBytes;
     if (walBytes)

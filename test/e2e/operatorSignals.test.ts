@@ -158,3 +158,24 @@ describe('the memory budget, watched', () => {
     expect(line?.heldBytes).toBeGreaterThan(0);
   }, 60_000);
 });
+
+describe('validators gone silent, watched', () => {
+  it('the validators without a heartbeat for SCORING_VALIDATOR_SILENT_AFTER_MS are counted; revoked ones are not', async () => {
+    server = await startServer({
+      dbPath: join(tmp.dir, 'silent.db'),
+      env: { SCORING_VALIDATOR_SILENT_AFTER_MS: '8000' },
+    });
+    const never = (await call('POST', '/v1/validators', { name: 'never' })).json();
+    const alive = (await call('POST', '/v1/validators', { name: 'alive' })).json();
+    const beat = { authorization: `Bearer ${alive.apiKey as string}` };
+    expect((await call('POST', '/v1/validators/heartbeat', { version: '1.0.0' }, beat)).status).toBe(200);
+    // Read every few seconds: within one read, two hold a key and the one that never sent a heartbeat is silent.
+    const poll = { timeout: 7_000, interval: 250 };
+    await expect.poll(() => sample(server!, 'scoring_validators_active'), poll).toBe(2);
+    expect(await sample(server, 'scoring_validators_silent')).toBe(1);
+    expect((await call('DELETE', `/v1/validators/${never.id as string}`)).status).toBe(200);
+    await expect.poll(() => sample(server!, 'scoring_validators_active'), poll).toBe(1);
+    // Then the other one's heartbeat ages past 8 s.
+    await expect.poll(() => sample(server!, 'scoring_validators_silent'), { ...poll, timeout: 15_000 }).toBe(1);
+  }, 60_000);
+});

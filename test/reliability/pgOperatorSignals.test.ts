@@ -73,6 +73,10 @@ describe.runIf(TEST_ENGINE === 'postgres')('PostgreSQL down and back, on /metric
     const writes = Array.from({ length: 8 }, (_, i) => call('PUT', `/v1/competitions/slow-${i}`, { name: 'slow' }));
     await expect.poll(() => sample(server, 'scoring_pg_pool_waiting_requests'), { timeout: 5_000 }).toBeGreaterThan(0);
     expect(await sample(server, 'scoring_pg_pool_connections')).toBe(4);
+    // /metrics answers at once while the database is silent.
+    const started = performance.now();
+    expect(await sample(server, 'scoring_validators_active')).toBe(0);
+    expect(performance.now() - started).toBeLessThan(500);
     expect(await Promise.all(writes)).toEqual(Array(8).fill(503));
     expect(await sample(server, 'scoring_requests_refused_total{reason="database-unavailable"}')).toBe(before + 8);
     await proxy.resume();
