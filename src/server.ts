@@ -116,9 +116,14 @@ async function main(): Promise<void> {
             .write(() => app.services.snapshots.takeChanged())
             .then(
               (taken) => {
+                app.metrics.snapshotsTaken.inc(taken);
+                app.metrics.snapshotPassSucceeded.set(Date.now() / 1000);
                 if (taken > 0) app.log.info({ taken }, 'periodic snapshots taken');
               },
-              (err: unknown) => app.log.error({ err }, 'periodic snapshot failed'),
+              (err: unknown) => {
+                app.metrics.snapshotFailures.inc();
+                app.log.error({ err }, 'periodic snapshot failed');
+              },
             )
             .finally(() => (taking = false));
         }, config.snapshotIntervalMs);

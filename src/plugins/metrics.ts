@@ -2,7 +2,7 @@
 // not collide; the process's own metrics on one registry a process.
 import type { FastifyInstance, RouteOptions, onResponseHookHandler } from 'fastify';
 import fp from 'fastify-plugin';
-import { Counter, Histogram, Registry, collectDefaultMetrics, type Metric } from 'prom-client';
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics, type Metric } from 'prom-client';
 
 const REQUEST_DURATION = 'http_request_duration_seconds';
 const DURATION_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5];
@@ -133,6 +133,22 @@ export function createMetrics() {
       name: 'scoring_requests_refused_total',
       help: 'Requests refused, by why: 503s (database, disk, temporary folder, workers), limits at the door (429, 408, 503 busy), outdated validators (426). docs/OPERATING.md, "Watching it".',
       labelNames: ['reason'] as const,
+      registers: [registry],
+    }),
+    /** SCORING_SNAPSHOT_INTERVAL's passes (src/server.ts). */
+    snapshotsTaken: new Counter({
+      name: 'scoring_snapshots_taken_total',
+      help: 'Snapshots taken by the periodic passes (SCORING_SNAPSHOT_INTERVAL).',
+      registers: [registry],
+    }),
+    snapshotFailures: new Counter({
+      name: 'scoring_snapshot_failures_total',
+      help: "Periodic snapshot passes that failed (logged as 'periodic snapshot failed').",
+      registers: [registry],
+    }),
+    snapshotPassSucceeded: new Gauge({
+      name: 'scoring_snapshot_pass_last_success_timestamp_seconds',
+      help: 'When a periodic snapshot pass last finished without error (Unix time); 0 before the first.',
       registers: [registry],
     }),
     runsIngested: new Counter({

@@ -101,6 +101,33 @@ describe.runIf(TEST_ENGINE === 'sqlite' && process.getuid?.() === 0)('storage re
   }, 60_000);
 });
 
+describe.runIf(TEST_ENGINE === 'sqlite' && process.getuid?.() === 0)('periodic snapshots, watched', () => {
+  it('a pass that fails (the disk full) is counted and logged; one that succeeds again stamps its time', async () => {
+    const data = mountTmpfs('snapshots', '8m');
+    server = await startServer({
+      dbPath: join(data, 'db.sqlite'),
+      logLevel: 'info',
+      env: { SCORING_SNAPSHOT_INTERVAL: '1s' },
+    });
+    expect((await call('PUT', '/v1/competitions/c', { name: 'c' })).status).toBe(201);
+    expect(
+      (await call('PUT', '/v1/competitions/c/tasks', { tasks: [{ id: 't', type: 'swebench_verified' }] })).status,
+    ).toBe(200);
+    const poll = { timeout: 10_000, interval: 250 };
+    await expect.poll(() => sample(server!, 'scoring_snapshots_taken_total'), poll).toBe(1);
+    const stamped = await sample(server, 'scoring_snapshot_pass_last_success_timestamp_seconds');
+    expect(Math.abs(stamped - Date.now() / 1000)).toBeLessThan(5);
+
+    expect((await call('POST', '/v1/competitions/c/runs', runs('a', 200))).status).toBe(200);
+    fill(data);
+    await expect.poll(() => sample(server!, 'scoring_snapshot_failures_total'), poll).toBeGreaterThan(0);
+    expect(logLines(server).find((l) => l.msg === 'periodic snapshot failed')?.level).toBe(50);
+    rmSync(join(data, 'filler'));
+    await expect.poll(() => sample(server!, 'scoring_snapshots_taken_total'), poll).toBe(2);
+    expect(await sample(server, 'scoring_snapshot_pass_last_success_timestamp_seconds')).toBeGreaterThan(stamped);
+  }, 60_000);
+});
+
 describe.runIf(TEST_ENGINE === 'sqlite')('refusals at the door, counted by why', () => {
   it('rate limits and an outdated validator: each counted, each request line naming it', async () => {
     server = await startServer({
