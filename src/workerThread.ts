@@ -49,6 +49,25 @@ export function startWorker(
   );
 }
 
+/** A worker stopped with jobs in flight, or with an error: `worker` is its module's name. */
+export interface WorkerStop {
+  worker: string;
+  why: string;
+  /** Its jobs in flight, each told the worker stopped. */
+  jobs: number;
+}
+
+/** Workers stopped so, by name, since the process started (/metrics: scoring_worker_stops_total). */
+const stops = new Map<string, number>();
+const stopListeners = new Set<(s: WorkerStop) => void>();
+/** Counts of workers stopped under a job or by an error, by worker. */
+export const workerStops = (): ReadonlyMap<string, number> => stops;
+/** Tells `f` of each such stop (the app's log); returns the unsubscribe. */
+export function onWorkerStop(f: (s: WorkerStop) => void): () => void {
+  stopListeners.add(f);
+  return () => void stopListeners.delete(f);
+}
+
 /** One job's hold on an on-demand worker (`onDemandWorker`). */
 export interface WorkerJob {
   /** The job's id: what its messages carry, to and from the worker. */
@@ -74,17 +93,23 @@ export function onDemandWorker<FromWorker extends { id: number }>(name: string, 
   function shared(): Worker {
     if (worker) return worker;
     const w = (worker = startWorker(name, base));
-    const stop = (why: string) => {
+    let stopped = false;
+    const stop = (why: string, error: boolean) => {
       if (worker === w) worker = null;
-      for (const [id, job] of jobs)
-        if (job.worker === w) {
-          jobs.delete(id);
-          job.onStop(why);
-        }
+      const held = [...jobs].filter(([, job]) => job.worker === w);
+      for (const [id, job] of held) {
+        jobs.delete(id);
+        job.onStop(why);
+      }
+      // Stopped by its idle timer with no job: as meant. Under a job, or by an error: counted once.
+      if (stopped || (held.length === 0 && !error)) return;
+      stopped = true;
+      stops.set(name, (stops.get(name) ?? 0) + 1);
+      for (const f of stopListeners) f({ worker: name, why, jobs: held.length });
     };
     w.on('message', (m: FromWorker) => jobs.get(m.id)?.onMessage(m));
-    w.once('error', (e) => stop(e.message));
-    w.once('exit', (code) => stop(`exit code ${code}`));
+    w.once('error', (e) => stop(e.message, true));
+    w.once('exit', (code) => stop(`exit code ${code}`, false));
     w.unref();
     return w;
   }

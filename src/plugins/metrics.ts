@@ -2,6 +2,7 @@
 // not collide; the process's own metrics on one registry a process.
 import type { FastifyInstance, RouteOptions, onResponseHookHandler } from 'fastify';
 import fp from 'fastify-plugin';
+import { workerStops } from '../workerThread.js';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics, type Metric } from 'prom-client';
 
 const REQUEST_DURATION = 'http_request_duration_seconds';
@@ -102,6 +103,16 @@ function processMetrics(): Registry {
   if (!processRegistry) {
     processRegistry = new Registry();
     collectDefaultMetrics({ register: processRegistry });
+    new Counter({
+      name: 'scoring_worker_stops_total',
+      help: 'Worker threads (importWorker, verifyWorker, txWorker) stopped under a job or by an error; the next job starts a new one.',
+      labelNames: ['worker'] as const,
+      registers: [processRegistry],
+      collect() {
+        this.reset();
+        for (const [worker, n] of workerStops()) this.inc({ worker }, n);
+      },
+    });
   }
   return processRegistry;
 }

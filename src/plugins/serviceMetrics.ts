@@ -10,6 +10,7 @@ import fp from 'fastify-plugin';
 import { Counter, Gauge, type Registry } from 'prom-client';
 import type { Store } from '../db/contract.js';
 import type { PostgresHealth } from '../db/capabilities.js';
+import { onWorkerStop } from '../workerThread.js';
 
 /** PostgreSQL's pool and connections, read when scraped. */
 function postgresMetrics(pg: PostgresHealth, registers: Registry[]): void {
@@ -125,6 +126,10 @@ export const serviceMetricsPlugin = fp(
       help: 'Competitions that gave back their in-memory state under the memory budget; each next detailed read of one is a cold read.',
       registers,
     });
+    // A worker thread stopped under a job (killed, crashed, out of memory): its jobs failed (an
+    // import a 503) or, the signature checks, ran on the main thread instead.
+    const unsubscribe = onWorkerStop((s) => app.log.warn({ ...s }, 'worker thread stopped'));
+    app.addHook('onClose', async () => unsubscribe());
     memory.onRelease(({ given, heldBytes, budgetBytes }) => {
       releases.inc(given.length);
       app.log.info(

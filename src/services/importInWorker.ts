@@ -43,6 +43,8 @@ const importWorker = onDemandWorker<FromWorker>('importWorker', import.meta.url,
 
 /** Whether the import worker is running (tests, diagnostics). */
 export const importWorkerRunning = importWorker.running;
+/** Stops the worker at once, whatever it is doing (tests: its jobs fail as a crash would fail them). */
+export const terminateImportWorkerForTests = importWorker.terminate;
 /** Sets how long the worker outlives its last job (tests). */
 export function setImportWorkerIdleMs(ms: number): void {
   idleMs = ms;
