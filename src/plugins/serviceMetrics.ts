@@ -143,6 +143,22 @@ export const serviceMetricsPlugin = fp(
       );
     });
     validatorMetrics(app, registers);
+    new Gauge({
+      name: 'scoring_import_sessions_open',
+      help: 'Import sessions open (a dead client holds one until it expires after 15 minutes idle).',
+      registers,
+      collect() {
+        this.set(app.services.imports.count().open);
+      },
+    });
+    new Gauge({
+      name: 'scoring_import_sessions_max',
+      help: 'Import sessions open at most; past it, opening one is a 409.',
+      registers,
+      collect() {
+        this.set(app.services.imports.count().max);
+      },
+    });
     if (store.capabilities.postgres) postgresMetrics(store.capabilities.postgres, registers);
     const walBytes = store.capabilities.walBytes;
     if (walBytes)

@@ -89,6 +89,8 @@ export function importSessionsService(
   timer.unref();
 
   return {
+    /** Sessions open now (idle ones not yet swept included), and the cap (/metrics). */
+    count: () => ({ open: sessions.size, max: settings.maxOpen }),
     /** The competition's sessions, oldest first (expired ones removed first); a 404 for no such competition. */
     async list(competitionId: string) {
       if (!(await store.competitions.get(competitionId))) throw notFound(`competition ${competitionId} does not exist`);

@@ -206,3 +206,15 @@ describe('validators gone silent, watched', () => {
     await expect.poll(() => sample(server!, 'scoring_validators_silent'), { ...poll, timeout: 15_000 }).toBe(1);
   }, 60_000);
 });
+
+describe('imports, watched', () => {
+  it('the import sessions open, against their cap', async () => {
+    server = await startServer({ dbPath: join(tmp.dir, 'imports.db') });
+    expect((await call('PUT', '/v1/competitions/c', { name: 'c' })).status).toBe(201);
+    expect(await sample(server, 'scoring_import_sessions_max')).toBe(4);
+    const opened = (await call('POST', '/v1/competitions/c/tasks/imports', { format: 'jsonl' })).json();
+    expect(await sample(server, 'scoring_import_sessions_open')).toBe(1);
+    expect((await call('DELETE', `/v1/competitions/c/tasks/imports/${opened.sessionId as string}`)).status).toBe(200);
+    expect(await sample(server, 'scoring_import_sessions_open')).toBe(0);
+  }, 60_000);
+});
