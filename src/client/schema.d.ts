@@ -47,7 +47,7 @@ export interface paths {
         };
         /**
          * Prometheus metrics
-         * @description Request durations by route, runs ingested, score computation time, process metrics.
+         * @description Request durations by route, requests refused by why, runs ingested, score computation time, the memory budget, storage (SQLite WAL, PostgreSQL pool and connections), validators silent, snapshots, worker stops, process metrics; docs/OPERATING.md lists them and the alerts worth setting.
          */
         get: operations["getMetrics"];
         put?: never;

@@ -43,7 +43,8 @@ export const operationRoutes: FastifyPluginAsyncZod = async (app) => {
         tags: ['operations'],
         operationId: 'getMetrics',
         summary: 'Prometheus metrics',
-        description: 'Request durations by route, runs ingested, score computation time, process metrics.',
+        description:
+          'Request durations by route, requests refused by why, runs ingested, score computation time, the memory budget, storage (SQLite WAL, PostgreSQL pool and connections), validators silent, snapshots, worker stops, process metrics; docs/OPERATING.md lists them and the alerts worth setting.',
         response: { 200: z.string().describe('Prometheus text exposition format.') },
       },
     },
