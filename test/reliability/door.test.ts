@@ -196,6 +196,10 @@ describe('bodies at the door', () => {
         `${statuses.filter((s) => s === 408).length} cut off (408); RSS ${before.toFixed(0)} -> peak ${peakMb.toFixed(0)} MB`,
     );
     expect(await metric('scoring_inflight_body_bytes')).toBe(0);
+    // Counted by why: the budget's 503s as `busy`.
+    expect(await metric('scoring_requests_refused_total{reason="busy"}')).toBe(
+      statuses.filter((s) => s === 503).length,
+    );
     // The server goes on: a batch after it all is answered.
     expect((await call('POST', '/v1/competitions/c/runs', validatorKey, batch('after'))).status).toBe(200);
   });

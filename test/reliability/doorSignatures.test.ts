@@ -13,6 +13,7 @@ import { keypairFromSeed, serverHotkey } from '../../src/client/sign.js';
 import { ALICE } from '../signatures/fixtures.js';
 import { SERVER_ADMIN_TOKEN, startServer, stopAllServers, type ServerProcess } from '../support/serverProcess.js';
 import { removeTempDirs, tempDir } from '../support/tempDir.js';
+import { sample } from '../support/observe.js';
 
 const FORGED = 1000;
 /**
@@ -159,6 +160,11 @@ it.runIf(process.platform === 'linux')(
     );
     expect(Object.fromEntries(seen)).toEqual({ '429 too-many-requests': FORGED });
     expect(spent).toBeLessThan(CPU_SECONDS);
+    // On /metrics by why: the budget's 429s, not the rate limit's.
+    expect(await sample(server, 'scoring_requests_refused_total{reason="signature-failures"}')).toBe(
+      3 * FORGED - checked,
+    );
+    expect(await sample(server, 'scoring_requests_refused_total{reason="rate-limit"}')).toBe(0);
     const runs = await fetch(`${server.baseUrl}/v1/competitions/c/runs`);
     expect(((await runs.json()) as { runs: unknown[] }).runs).toEqual([]);
   },
