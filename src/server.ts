@@ -112,18 +112,21 @@ async function main(): Promise<void> {
       : setInterval(() => {
           if (taking) return;
           taking = true;
+          let failures = 0;
+          const failed = (competitionId: string | undefined, err: unknown) => {
+            failures++;
+            app.metrics.snapshotFailures.inc();
+            app.log.error({ err, competitionId }, 'periodic snapshot failed');
+          };
           app.services.writeGate
-            .write(() => app.services.snapshots.takeChanged())
+            .write(() => app.services.snapshots.takeChanged(failed))
             .then(
               (taken) => {
                 app.metrics.snapshotsTaken.inc(taken);
-                app.metrics.snapshotPassSucceeded.set(Date.now() / 1000);
+                if (failures === 0) app.metrics.snapshotPassSucceeded.set(Date.now() / 1000);
                 if (taken > 0) app.log.info({ taken }, 'periodic snapshots taken');
               },
-              (err: unknown) => {
-                app.metrics.snapshotFailures.inc();
-                app.log.error({ err }, 'periodic snapshot failed');
-              },
+              (err: unknown) => failed(undefined, err),
             )
             .finally(() => (taking = false));
         }, config.snapshotIntervalMs);

@@ -154,12 +154,12 @@ export function createMetrics() {
     }),
     snapshotFailures: new Counter({
       name: 'scoring_snapshot_failures_total',
-      help: "Periodic snapshot passes that failed (logged as 'periodic snapshot failed').",
+      help: "Competitions whose periodic snapshot failed, or passes that could not start (each logged as 'periodic snapshot failed', with its competitionId).",
       registers: [registry],
     }),
     snapshotPassSucceeded: new Gauge({
       name: 'scoring_snapshot_pass_last_success_timestamp_seconds',
-      help: 'When a periodic snapshot pass last finished without error (Unix time); 0 before the first.',
+      help: 'When a periodic snapshot pass last finished with every competition taken or unchanged (Unix time); 0 before the first.',
       registers: [registry],
     }),
     runsIngested: new Counter({

@@ -192,9 +192,16 @@ export function snapshotsService(store: Store, scores: ScoresService, signer: Si
     /** Every snapshot-signing key this server has used, with the snapshots each signed (GET /v1/identity). */
     signingKeys: () => signingKeyHistory(store, signer),
     /** Takes a snapshot of each competition whose input, stages or settings changed since its last one. */
-    async takeChanged(): Promise<number> {
+    async takeChanged(failed: (competitionId: string, err: unknown) => void): Promise<number> {
       let taken = 0;
-      for (const c of await store.competitions.list()) if (await take(c.id, { onlyIfChanged: true }, null)) taken++;
+      // One competition's failure (its data, its size) is its own: the ones after it are still taken.
+      for (const c of await store.competitions.list()) {
+        try {
+          if (await take(c.id, { onlyIfChanged: true }, null)) taken++;
+        } catch (err) {
+          failed(c.id, err);
+        }
+      }
       return taken;
     },
     /** One snapshot's document, as published (its exact bytes are what the hash covers). */
