@@ -5,6 +5,7 @@
 // hard link), so that a file that does not exist yet (a -wal between checkpoints) is caught too.
 import { realpathSync, statSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
+import { secretFiles } from '../config.js';
 
 const LIVE_FILES: [suffix: string, what: string][] = [
   ['', 'the live database itself'],
@@ -33,7 +34,7 @@ function inode(path: string): string | null {
 }
 
 /** Whether two paths name one file: by their names, links resolved, or by inode (a hard link). */
-export function sameFile(a: string, b: string): boolean {
+function sameFile(a: string, b: string): boolean {
   const names = namesOf(b);
   for (const name of namesOf(a)) if (names.has(name)) return true;
   const ia = inode(a);
@@ -50,4 +51,17 @@ export function liveFileAt(database: string, out: string): string | null {
     if (outInode !== null && inode(`${resolve(database)}${suffix}`) === outInode) return what;
   }
   return null;
+}
+
+/**
+ * What of the server's own files the path `path` names, or null when none: a file of the live
+ * database at `database` (as liveFileAt), or one of the secrets the environment places beside it
+ * (its key files, its admin token), which no backup holds. `backup --out` would overwrite it and
+ * `restore --from` would read it as a backup: both commands refuse such a path with this answer.
+ */
+export function serverFileAt(env: Record<string, string | undefined>, database: string, path: string): string | null {
+  const live = liveFileAt(database, path);
+  if (live) return `${live} at ${database} (DATABASE_PATH)`;
+  const secret = secretFiles(env, database).find((f) => sameFile(f.path, path));
+  return secret ? `${secret.what} (${secret.path})` : null;
 }

@@ -3,10 +3,10 @@ import { existsSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import Database from 'better-sqlite3';
-import { DEFAULT_DATABASE_PATH, secretFiles } from '../../config.js';
+import { DEFAULT_DATABASE_PATH } from '../../config.js';
 import { sqliteOnlineBackup } from '../../db/sqlite/backup.js';
 import { backupToFile, ON_POSTGRES } from '../../services/backup.js';
-import { liveFileAt, sameFile } from '../../services/backupTarget.js';
+import { serverFileAt } from '../../services/backupTarget.js';
 import { CliError, type Command } from '../command.js';
 
 export const backupCommand: Command = {
@@ -37,15 +37,9 @@ beside it), start the server.`,
     const source = process.env.DATABASE_PATH || DEFAULT_DATABASE_PATH;
     if (!existsSync(source)) throw new CliError(`no database at ${source}: set DATABASE_PATH`);
     const out = resolve(values.out);
-    const live = liveFileAt(source, out);
-    if (live)
-      throw new CliError(
-        `refused: --out ${values.out} is ${live} at ${source} (DATABASE_PATH); write the copy elsewhere`,
-      );
-    // The key files and the admin token beside it: overwritten, no restore could bring them back.
-    const secret = secretFiles(process.env, source).find((f) => sameFile(f.path, out));
-    if (secret)
-      throw new CliError(`refused: --out ${values.out} is ${secret.what} (${secret.path}); write the copy elsewhere`);
+    // A file of the live database, or a secret no restore brings back: either would be overwritten.
+    const taken = serverFileAt(process.env, source, out);
+    if (taken) throw new CliError(`refused: --out ${values.out} is ${taken}; write the copy elsewhere`);
     if (existsSync(out) && statSync(out).isDirectory())
       throw new CliError(`${values.out} is a folder: --out names the file to write`);
     if (existsSync(out) && !values.force) throw new CliError(`${values.out} exists; pass --force to overwrite it`);
