@@ -7,6 +7,7 @@ import { backupCommand } from './commands/backup.js';
 import { dbCommand } from './commands/db.js';
 import { demoCommand } from './commands/demo.js';
 import { importCommand } from './commands/import.js';
+import { restoreCommand } from './commands/restore.js';
 import { serveCommand } from './commands/serve.js';
 import { scoreCommand, verifyCommand } from './commands/offline.js';
 import { weightsCommand } from './commands/weights.js';
@@ -16,6 +17,7 @@ export const COMMANDS: Command[] = [
   importCommand,
   demoCommand,
   backupCommand,
+  restoreCommand,
   dbCommand,
   scoreCommand,
   verifyCommand,

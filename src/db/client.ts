@@ -68,13 +68,17 @@ export function isReady(db: Db): boolean {
   }
 }
 
-let cachedMigrationCount: number | undefined;
+interface Journal {
+  entries: { when: number; tag: string }[];
+}
+let cachedJournal: Journal | undefined;
+
+/** The migrations this build has, oldest first: each one's tag and its `when`, the `created_at` drizzle records. */
+export function knownMigrations(): Journal['entries'] {
+  cachedJournal ??= JSON.parse(readFileSync(`${MIGRATIONS_FOLDER}/meta/_journal.json`, 'utf8')) as Journal;
+  return cachedJournal.entries;
+}
+
 function migrationCount(): number {
-  if (cachedMigrationCount === undefined) {
-    const journal = JSON.parse(readFileSync(`${MIGRATIONS_FOLDER}/meta/_journal.json`, 'utf8')) as {
-      entries: unknown[];
-    };
-    cachedMigrationCount = journal.entries.length;
-  }
-  return cachedMigrationCount;
+  return knownMigrations().length;
 }

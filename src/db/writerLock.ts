@@ -94,23 +94,36 @@ function refuseLinks(paths: string[]): void {
       );
 }
 
+export interface LockOptions {
+  /**
+   * Run once the lock is won, before the file's names are counted (without it they are counted
+   * first): `restore` removes there the second name a restore killed midway left, which only a
+   * holder of this lock can have made (src/db/sqlite/restore.ts).
+   */
+  tidy?: () => void;
+}
+
 /**
  * Takes the writer lock of the SQLite database at `path` for this process, or throws LockHeld at
  * once (no waiting). `command` names this process to whoever is refused, e.g. `swe-scoring serve`.
  * A database in memory has no lock to take.
  */
-export function holdWriterLock(path: string, command: string): WriterLock {
+export function holdWriterLock(path: string, command: string, options: LockOptions = {}): WriterLock {
   if (path === ':memory:') return { release() {} };
   const file = statSync(path, { throwIfNoEntry: false });
   if (file?.isDirectory()) throw new Error(`${path} is a folder, not a database file`);
   // A lock and a -wal go beside each name of the file: through a hard link a second writer would
   // take a lock of its own, and the two would corrupt the file. One name, one lock.
-  if (file && file.nlink > 1)
-    throw new Error(
-      `${path} has ${file.nlink} names (hard links): each would take a lock and a -wal of its own, and two ` +
-        `writers would corrupt it; remove the other names (find / -xdev -samefile ${path}), or copy the ` +
-        'database with `swe-scoring backup`',
-    );
+  const oneName = () => {
+    const links = statSync(path, { throwIfNoEntry: false })?.nlink ?? 1;
+    if (links > 1)
+      throw new Error(
+        `${path} has ${links} names (hard links): each would take a lock and a -wal of its own, and two ` +
+          `writers would corrupt it; remove the other names (find / -xdev -samefile ${path}), or copy the ` +
+          'database with `swe-scoring backup`',
+      );
+  };
+  if (!options.tidy) oneName();
   makePrivateDir(dirname(path));
   const real = realDatabasePath(path);
   const files = lockFiles(real);
@@ -125,6 +138,13 @@ export function holdWriterLock(path: string, command: string): WriterLock {
   } catch (e) {
     db.close();
     if ((e as { code?: string }).code === 'SQLITE_BUSY') throw new LockHeld(path, readHolder(files.holder));
+    throw e;
+  }
+  try {
+    options.tidy?.();
+    oneName();
+  } catch (e) {
+    db.close();
     throw e;
   }
   const me: Holder = { pid: process.pid, command, since: new Date().toISOString() };

@@ -24,9 +24,17 @@ export function cli(command: string, args: string[], env: Record<string, string>
   });
 }
 
-/** The same as a spawned process, for tests that signal it or read its output as it comes. */
-export function spawnCli(command: string, args: string[], env: Record<string, string> = {}): ChildProcess {
-  return spawn(process.execPath, [...ARGS, command, ...args], {
+/**
+ * The same as a spawned process, for tests that signal it or read its output as it comes;
+ * `nodeArgs` go before the entry (`--import` of a module to load first, say).
+ */
+export function spawnCli(
+  command: string,
+  args: string[],
+  env: Record<string, string> = {},
+  nodeArgs: string[] = [],
+): ChildProcess {
+  return spawn(process.execPath, [...nodeArgs, ...ARGS, command, ...args], {
     cwd: ROOT,
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

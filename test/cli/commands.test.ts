@@ -32,6 +32,7 @@ describe('swe-scoring', () => {
     ['import', /--token-file FILE/],
     ['demo', /--no-serve/],
     ['backup', /--out FILE/],
+    ['restore', /--from BACKUP/],
   ])('%s --help prints its usage and exits 0', async (name, mention) => {
     const res = await cli(name, ['--help']);
     expect(res.code).toBe(0);

@@ -27,8 +27,7 @@ serving. The same copy is served by GET /v1/admin/backup (admin token).
 The copy is written to a temporary file in FILE's folder and renamed to FILE when whole: a failed
 backup leaves FILE as it was.
 
-Restore: stop the server, copy FILE to DATABASE_PATH (delete any DATABASE_PATH-wal and -shm
-beside it), start the server.`,
+Restore: stop the server, then swe-scoring restore --from FILE (it keeps the database it replaces).`,
   async run(argv) {
     const { values } = parseArgs({ args: argv, options: { out: { type: 'string' }, force: { type: 'boolean' } } });
     if (!values.out) throw new CliError('--out FILE is required (see swe-scoring backup --help)');
