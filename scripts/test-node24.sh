@@ -57,4 +57,4 @@ fi
 node -e "new (require('better-sqlite3'))(':memory:').prepare('select 1').get(); console.log('test-node24: better-sqlite3 loads under', process.version)"
 echo "test-node24: better-sqlite3 ready ($((SECONDS - started)) s)"
 
-npm run test:unit -- --project postgres "$@"
+SCORING_SECOND_RUNTIME=1 npm run test:unit -- --project postgres "$@"

@@ -23,7 +23,7 @@ import { COMPETITIONS, HOTKEYS, randomWrite, readPaths, setUp, syncJudges, type 
 import { readChecker, recompute } from './restartsReads.js';
 
 const SEEDS = (process.env.RESTARTS_SEEDS ?? '0x5eed0065').split(',').map(Number);
-const STEPS = Number(process.env.RESTARTS_STEPS ?? 32);
+const STEPS = Number(process.env.RESTARTS_STEPS ?? 24);
 const ADMIN = 'restarts-admin-token-0123456789abcdef';
 
 afterAll(async () => {
