@@ -17,11 +17,18 @@ import { sample } from '../support/observe.js';
 
 const FORGED = 1000;
 /**
- * The bound: a millisecond of server CPU per forged request, everything included (HTTP, the
- * lookup, the 401). Checking each signature (sr25519, 2-3 ms) would cost at least twice that; the
- * refusal itself costs 0.3-0.5 ms here, more while other suites load the machine.
+ * The bound: 1.5 ms of server CPU per forged request, everything included (HTTP, the lookup, the
+ * 401). Checking each signature (sr25519, 2-3 ms, plus the same HTTP) would cost at least 2.5 ms;
+ * the refusal itself cost 0.3-0.5 ms, and 0.8-1.6 ms on a slower machine (2026-12-07).
  */
-const CPU_SECONDS = 1;
+const CPU_SECONDS = 1.5;
+/**
+ * A process's CPU time rises when other suites crowd the two cores (a CI run measured 1.63 s for
+ * what took 0.53 s in the run before, beside the SIGKILL crash suite): a test that is over its bound
+ * is measured again, up to twice. A real regression (sr25519 on every forged request) is over it
+ * every time.
+ */
+const MEASURED = { timeout: 120_000, retry: 2 };
 const CONCURRENCY = 8;
 
 let server: ServerProcess | undefined;
@@ -95,6 +102,7 @@ async function flood(signedFor: string, n: number, from: number, by?: string): P
 
 it.runIf(process.platform === 'linux')(
   `${FORGED} forged signatures from unregistered hotkeys cost the server under ${CPU_SECONDS} s of CPU`,
+  MEASURED,
   async () => {
     const dir = tempDir('door-signatures');
     server = await startServer({ dbPath: join(dir.dir, 'door.db') });
@@ -122,11 +130,11 @@ it.runIf(process.platform === 'linux')(
     const runs = await fetch(`${server.baseUrl}/v1/competitions/c/runs`);
     expect(((await runs.json()) as { runs: unknown[] }).runs).toEqual([]);
   },
-  120_000,
 );
 
 it.runIf(process.platform === 'linux')(
   `${FORGED} forged signatures of a registered hotkey from one address: past its failure budget, refused before sr25519`,
+  MEASURED,
   async () => {
     const dir = tempDir('door-signatures-registered');
     server = await startServer({ dbPath: join(dir.dir, 'door.db') });
@@ -168,5 +176,4 @@ it.runIf(process.platform === 'linux')(
     const runs = await fetch(`${server.baseUrl}/v1/competitions/c/runs`);
     expect(((await runs.json()) as { runs: unknown[] }).runs).toEqual([]);
   },
-  120_000,
 );
