@@ -5,18 +5,19 @@
 //
 // Past either limit the body is refused (408, or 503 when the budget is spent, both with
 // Retry-After), its bytes are let go at once, and its connection closes after the answer: the rest
-// of the body is never read. Node's own `requestTimeout` and `headersTimeout` are set as the layer
-// below (src/plugins/connections.ts).
+// of the body is read and dropped for a bounded while (./lingeringClose.ts), never kept. Node's own
+// `requestTimeout` and `headersTimeout` are set as the layer below (src/plugins/connections.ts).
 //
 // Streamed uploads (task files, import chunks: src/routes/streamBody.ts) go to disk as they arrive:
 // they say so (`request.bodyStreamed()`) and stop counting against the budget, but not the clock.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Transform, type TransformCallback } from 'node:stream';
-import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
+import type { FastifyInstance, FastifyRequest, RouteOptions } from 'fastify';
 import fp from 'fastify-plugin';
 import { LimitError } from '../errors.js';
 import { ProblemSchema } from '../schemas/common.js';
 import { refusedOnHeaders } from './contentTypes.js';
+import { closeAfterAnswer } from './lingeringClose.js';
 import { routeMiss } from './errors.js';
 
 declare module 'fastify' {
@@ -147,40 +148,17 @@ export const bodyGuardPlugin = fp(
       payload.pipe(guard);
       done(null, guard);
     });
-    // A body answered before it was read (refused at the door: no or a wrong token, a route the
-    // token may not use, no such route, a GET with a body): kept alive, its connection would read
-    // and drop whatever the client still sent, for as long as it sent (until Node's request
-    // timeout), unauthenticated. It closes after the answer instead, as a refused body's does. (An
-    // injected request has no connection, and no `complete`.)
+    // A body answered before it was read (over the body limit, refused on its headers: no or a
+    // wrong token, a route the token may not use, no such route, a GET with a body): kept alive,
+    // its connection would read and drop whatever the client still sent, for as long as it sent
+    // (until Node's request timeout), unauthenticated; closed at once, it would be reset under a
+    // client still sending. It closes lingering after the answer (./lingeringClose.ts), also when
+    // the answer already says `Connection: close` (Fastify's 413, a shutdown). (An injected request
+    // has no connection, and no `complete`.)
     app.addHook('onSend', (request, reply, payload, done) => {
-      if (hasBody(request) && request.raw.complete === false && reply.getHeader('connection') !== 'close')
-        closeAfterAnswer(request, reply);
+      if (hasBody(request) && request.raw.complete === false) closeAfterAnswer(request, reply);
       done(null, payload);
     });
   },
   { name: 'body-guard' },
 );
-
-/** How long a refused body's connection keeps reading (and dropping) what the client still sends after the answer. */
-const LINGER_MS = 2000;
-
-/**
- * The connection of a refused body closes once its answer is sent, and what the client still sends
- * of the body is read and dropped meanwhile, never kept. Closed at once with bytes unread, the
- * socket would be reset, and a client still sending would lose the answer with it: the connection
- * sends its end after the answer (Node does so for `Connection: close`) and goes once the client
- * ends its side, or LINGER_MS later. If the answer cannot be sent (the client reads nothing), the
- * socket goes anyway.
- */
-function closeAfterAnswer(request: FastifyRequest, reply: FastifyReply): void {
-  const socket = request.raw.socket;
-  reply.header('connection', 'close');
-  request.raw.resume();
-  const destroy = () => socket.destroy();
-  socket.destroySoon = () => {
-    socket.end();
-    socket.once('end', destroy);
-    setTimeout(destroy, LINGER_MS).unref();
-  };
-  setTimeout(destroy, LINGER_MS * 2).unref();
-}

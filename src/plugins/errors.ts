@@ -19,6 +19,7 @@ import {
 import { noteRefusal } from './refusals.js';
 import { LIMITS } from '../schemas/common.js';
 import { acceptedTypes } from './contentTypes.js';
+import { lingerAfterAnswer } from './lingeringClose.js';
 
 const TITLES: Record<number, string> = {
   400: 'Invalid request',
@@ -219,8 +220,8 @@ export function clientErrorHandler(err: Error & { code?: string }, socket: Socke
 /**
  * A request whose `Expect` header asks for anything but `100-continue`, the only expectation HTTP/1.1
  * defines (RFC 9110 10.1.1): Node answers it before any route, with a bare 417. This answers the same
- * status as problem+json naming the header, and closes the connection, since the request's body (if
- * any) is not read. Installed as the HTTP server's `checkExpectation` listener.
+ * status as problem+json naming the header, and closes the connection lingering (./lingeringClose.ts),
+ * since the request's body (if any) is not read. Installed as the HTTP server's `checkExpectation` listener.
  */
 export function expectationHandler(req: IncomingMessage, res: ServerResponse): void {
   const sent = String(req.headers.expect ?? '').slice(0, 100);
@@ -237,6 +238,7 @@ export function expectationHandler(req: IncomingMessage, res: ServerResponse): v
     'content-length': Buffer.byteLength(body),
     connection: 'close',
   });
+  lingerAfterAnswer(req);
   res.end(body);
 }
 

@@ -8,6 +8,7 @@
 // a client without credentials.
 import { connect, type AddressInfo } from 'node:net';
 import { afterEach, expect, it } from 'vitest';
+import { LINGER_MS } from '../../src/plugins/lingeringClose.js';
 import { ADMIN_TOKEN, admin, seedCompetition, testApp, type TestApp } from '../support/app.js';
 
 let t: TestApp | undefined;
@@ -148,9 +149,9 @@ it('a body refused before it is read: answered at once, and its connection close
     const line = head.split('\r\n')[0];
     expect(res.text, line).toMatch(new RegExp(`^HTTP/1\\.1 ${status} `));
     expect(res.text, line).toMatch(/\r\nconnection: close\r\n/i);
-    // Closed within the linger a refused body's connection has (2 s), not kept reading.
+    // Closed within the bounds a refused body's connection lingers for (src/plugins/lingeringClose.ts), not kept reading.
     expect(res.closedAfter, `${line}: ${res.sent} bytes sent, still open`).not.toBeNull();
-    expect(res.closedAfter!, line).toBeLessThan(5000);
+    expect(res.closedAfter!, line).toBeLessThan(LINGER_MS);
   }
   // A body read whole keeps its connection, whatever its answer.
   const whole = await pushBody(
