@@ -1,7 +1,7 @@
 // The one error handler: every error leaves as RFC 9457 problem+json. Domain errors (src/errors.ts)
 // are mapped to their status here and nowhere else; a 5xx never carries internals, its cause goes
 // to the log only.
-import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { errorCodes, type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
@@ -147,7 +147,11 @@ function unsupportedType(request: FastifyRequest): string {
   return `unsupported media type: ${what}; send ${acceptedTypes(request).join(' or ')}`;
 }
 
-export function errorHandler(error: FastifyError, request: FastifyRequest, reply: FastifyReply): FastifyReply {
+export function errorHandler(
+  error: FastifyError | DomainError,
+  request: FastifyRequest,
+  reply: FastifyReply,
+): FastifyReply {
   if (error instanceof DomainError) {
     // A 503's cause goes to the log, never to the client.
     noteRefusal(error, request);
@@ -248,18 +252,28 @@ const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as 
 /**
  * What a request that matched no route is told: a 405 with `Allow` when routes serve its path with
  * other methods (RFC 9110 15.5.6), else a 404. A HEAD is answered as its GET, and carries the
- * Content-Length of GET's body (RFC 9110 8.6, 9.3.2): the detail is GET's.
+ * Content-Length of GET's body (RFC 9110 8.6, 9.3.2): the detail is GET's. A path parameter over the
+ * router's cap (`maxParamLength`, src/app.ts) is the 414 the router gives every other method there.
  */
-export function routeMiss(request: FastifyRequest): DomainError {
+export function routeMiss(request: FastifyRequest): DomainError | FastifyError {
   const method = request.method === 'HEAD' ? 'GET' : request.method;
   const url = request.url.split('?')[0]!;
-  const allow = METHODS.filter((m) => m !== request.method && request.server.findRoute({ method: m, url }) !== null);
+  const allow: string[] = [];
+  for (const m of METHODS) {
+    if (m === request.method) continue;
+    const hit = request.server.findRoute({ method: m, url });
+    if (hit === null) continue;
+    // The router's own refusal of an over-long parameter, found for any method it has routes of, is
+    // no route: it alone carries no query (every route's hit parses one, if only to {}).
+    if (hit.searchParams === undefined) return new errorCodes.FST_ERR_MAX_PARAM_LENGTH(url);
+    allow.push(m);
+  }
   if (allow.length === 0) return notFound(`no route ${method} ${url}`);
   return new MethodNotAllowed(`${method} is not a method of ${url}; it takes ${allow.join(', ')}`, allow);
 }
 
 export function notFoundHandler(request: FastifyRequest, reply: FastifyReply): FastifyReply {
-  return sendProblem(reply, fromDomainError(routeMiss(request)));
+  return errorHandler(routeMiss(request), request, reply);
 }
 
 /** Installs the handlers on the root instance, so every route and router error goes through them. */

@@ -96,3 +96,31 @@ it('a path no route serves stays a 404', async () => {
   expect(res.headers.allow).toBeUndefined();
   expect(res.body).toMatchObject({ status: 404, detail: 'no route DELETE /v1/nothing/here' });
 });
+
+// A path parameter over the router's cap (1,024 characters) is a 414 with every method the API has
+// (src/app.ts, maxParamLength): asked with one no route takes, the path gets the same 414, not a 405
+// whose Allow would list every method any route anywhere takes.
+it.each([
+  ['PATCH', `/v1/competitions/${'a'.repeat(1100)}`],
+  ['OPTIONS', `/v1/competitions/${'a'.repeat(1100)}/leaderboard`],
+  ['PATCH', `/v1/competitions/${'a'.repeat(1100)}/no/such/route`],
+])('%s of a path whose parameter is over the cap: the 414 its GET gets', async (method, url) => {
+  const get = await t.call({ method: 'GET', url });
+  expect(get.status).toBe(414);
+  const res = await t.call({ method, url });
+  expect(res.status).toBe(414);
+  expect(res.headers.allow).toBeUndefined();
+  expect(res.body).toEqual(get.body);
+  // With a body too: refused before it is read, as the same 414.
+  const withBody = await t.call({ method, url, headers: { 'content-type': 'application/json' }, payload: '{}' });
+  expect(withBody.status).toBe(414);
+});
+
+it.each(['PATCH', 'OPTIONS', 'GET'])(
+  '%s of a path with a broken percent-escape stays the router’s 400',
+  async (method) => {
+    const res = await t.call({ method, url: '/v1/competitions/%E0%A4%A' });
+    expect(res.status).toBe(400);
+    expect(res.body).toMatchObject({ type: 'urn:swe-scoring:problem:bad-request' });
+  },
+);
