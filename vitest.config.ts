@@ -54,11 +54,12 @@ const NEEDS_POSTGRES = [
 const SECOND_RUNTIME_SKIPS = process.env.SCORING_SECOND_RUNTIME
   ? ['test/reliability/hostile-openapi.test.ts', 'test/reliability/hostile-signed.test.ts']
   : [];
-/** Suites in those folders that never open a store, or test the HTTP layer only: once is enough. */
+/** Suites in those folders that never open a store, or whose subject is not the store (the HTTP layer): once is enough. */
 const ENGINE_FREE = [
   'test/reliability/heapGrowth.test.ts',
   'test/reliability/benchLoad.test.ts',
   'test/reliability/lingeringClose.test.ts',
+  'test/reliability/metricsScrape.test.ts',
 ];
 /** End-to-end suites whose subject is not the store (the generated clients, the validator example): once, on SQLite. */
 const E2E_ENGINE_FREE = ['test/e2e/generatedClients.test.ts', 'test/e2e/validatorExample.test.ts'];

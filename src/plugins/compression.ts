@@ -19,12 +19,30 @@ export const GZIP_OPTIONS = { level: 6 };
 /** JSON, problem+json, NDJSON exports and input documents, CSV, HTML, CSS, JavaScript; not Parquet (compressed already) nor event streams. */
 const COMPRESSIBLE = /^text\/(?!event-stream)|[+/]json(?:;|$)|\/x-ndjson(?:;|$)|\/javascript(?:;|$)/u;
 
+const ENCODINGS: ('br' | 'gzip')[] = ['br', 'gzip'];
+
+/**
+ * A route's `compress` for /metrics (src/routes/operations.ts): the fastest levels, at once rather
+ * than through a stream (at level 1 the stream's rounds cost more than the compression). It is open
+ * to anyone and counted by no rate limit, and a few hundred KB of text made anew each scrape: at the
+ * levels above its compression cost 5-8 ms of CPU a scrape, at these about 1, for a few KB more on
+ * the wire (test/reliability/metricsScrape.test.ts).
+ */
+export const FASTEST_COMPRESSION = {
+  encodings: ENCODINGS,
+  threshold: MIN_COMPRESSED,
+  customTypes: COMPRESSIBLE,
+  brotliOptions: { params: { [constants.BROTLI_PARAM_QUALITY]: 1 } },
+  zlibOptions: { level: 1 },
+  syncThreshold: 4 * 1024 * 1024,
+};
+
 export const compressionPlugin = fp(async (app: FastifyInstance) => {
   await app.register(compress, {
     global: true,
     // Request bodies are taken as sent: a signature covers their exact bytes.
     globalDecompression: false,
-    encodings: ['br', 'gzip'],
+    encodings: ENCODINGS,
     threshold: MIN_COMPRESSED,
     brotliOptions: BROTLI_OPTIONS,
     zlibOptions: GZIP_OPTIONS,

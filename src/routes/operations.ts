@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { FASTEST_COMPRESSION } from '../plugins/compression.js';
 
 const Status = z.object({ status: z.string().describe('`ok` or `unavailable`.') }).describe('Service status.');
 
@@ -39,6 +40,7 @@ export const operationRoutes: FastifyPluginAsyncZod = async (app) => {
     '/metrics',
     {
       config: { access: 'open' },
+      compress: FASTEST_COMPRESSION,
       schema: {
         tags: ['operations'],
         operationId: 'getMetrics',

@@ -33,12 +33,17 @@ it('renders the same text as prom-client’s Histogram fed the same durations', 
   for (const s of [0, 0.001, 0.0011, 0.0025, 0.7, 5, 5.0001, 60, 0.01])
     seen.push([get, 'GET', '/v1/x/:id', 200, s], [post, 'POST', '/v1/x', 422, s / 3]);
   seen.push([get, 'GET', '/v1/x/:id', 404, 0.002]);
+  // A label value the text format escapes (no route is named so; the escaping is the format's).
+  const odd = 'a"b\\c\nd';
+  seen.push([durations.forRoute('GET', odd), 'GET', odd, 201, 0.004]);
   for (const [observe, method, route, status, s] of seen) {
     observe(status, s);
     oracle.observe({ method, route, status: String(status) }, s);
   }
   // Series in the order first seen, as prom-client keeps them.
   expect(await ours.metrics()).toBe(await theirs.metrics());
+  // The text /metrics sends, made without prom-client's Registry: the same bytes.
+  expect(`${durations.text()}\n`).toBe(await theirs.metrics());
   // After a reset, a series counts afresh (prom-client drops its series; ours keeps them, at zero).
   durations.reset();
   oracle.reset();
