@@ -220,10 +220,14 @@ declare module 'fastify' {
   }
 }
 
+/** The methods a route may take: an unmatched request's `method` label is one of them, or `other`. */
+const ROUTE_METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
+
 /**
  * Decorates the app with its metrics and times every request by route and status. Each route gets
  * an onResponse hook of its own that knows its route, so a request costs no lookup of it; requests
- * that match no route are timed by the one app-wide hook, as route `unmatched`.
+ * that match no route are timed by the one app-wide hook, as route `unmatched`, and with a method no
+ * route takes as method `other`.
  */
 export const metricsPlugin = fp(
   async (app: FastifyInstance, { metrics }: { metrics: Metrics }) => {
@@ -239,8 +243,11 @@ export const metricsPlugin = fp(
       route.onResponse = [...[route.onResponse ?? []].flat(), timed];
     });
     app.addHook('onResponse', (request, reply, done) => {
-      if (request.is404)
-        metrics.requestDuration.forRoute(request.method, 'unmatched')(reply.statusCode, reply.elapsedTime / 1000);
+      if (request.is404) {
+        // The client chose the method, among the dozens Node parses: those no route takes count together.
+        const method = ROUTE_METHODS.has(request.method) ? request.method : 'other';
+        metrics.requestDuration.forRoute(method, 'unmatched')(reply.statusCode, reply.elapsedTime / 1000);
+      }
       done();
     });
   },
