@@ -17,7 +17,13 @@ import { headRoutesPlugin } from './plugins/headRoutes.js';
 import { readCachingPlugin } from './plugins/readCaching.js';
 import { contentTypesPlugin } from './plugins/contentTypes.js';
 import { docsPlugin } from './plugins/docs.js';
-import { clientErrorHandler, errorHandler, errorsPlugin, expectationHandler } from './plugins/errors.js';
+import {
+  clientErrorHandler,
+  errorHandler,
+  errorsPlugin,
+  expectationHandler,
+  notImplemented,
+} from './plugins/errors.js';
 import { createMetrics, metricsPlugin } from './plugins/metrics.js';
 import { RequestLog } from './plugins/requestLog.js';
 import { shutdownPlugin } from './plugins/shutdown.js';
@@ -97,6 +103,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   }).withTypeProvider<ZodTypeProvider>();
   // An Expect other than 100-continue: a 417 problem (Node's own answer has no body).
   app.server.on('checkExpectation', expectationHandler);
+  // CONNECT: a 501 problem (Node closes the connection unanswered when nothing listens).
+  app.server.on('connect', notImplemented);
   app.setValidatorCompiler(cachingValidatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
 

@@ -194,6 +194,7 @@ export function errorHandler(
  */
 export function clientErrorHandler(err: Error & { code?: string }, socket: Socket): void {
   if (err.code === 'ECONNRESET' || socket.destroyed) return; // the client is gone: nobody to answer
+  if (err.code === 'HPE_INVALID_METHOD') return notImplemented(null, socket);
   const [status, slug, detail] =
     err.code === 'ERR_HTTP_REQUEST_TIMEOUT'
       ? [408, 'timeout', 'the request did not arrive in time; send it again']
@@ -203,13 +204,21 @@ export function clientErrorHandler(err: Error & { code?: string }, socket: Socke
             'headers-too-large',
             'the request line and headers exceed 16 KiB; a long query (hotkeys, a cursor) must be shorter',
           ]
-        : err.code === 'HPE_INVALID_METHOD'
-          ? [
-              501,
-              'not-implemented',
-              'the request method is not implemented here: the API takes GET, HEAD, POST, PUT and DELETE',
-            ]
-          : [400, 'bad-request', `the request is not valid HTTP/1.1 (${err.code ?? 'unparsable'})`];
+        : [400, 'bad-request', `the request is not valid HTTP/1.1 (${err.code ?? 'unparsable'})`];
+  refuseOnSocket(socket, status, slug, detail);
+}
+
+/**
+ * A method the server does not implement, answered 501 on the socket: one the parser does not know,
+ * and CONNECT, which Node hands to the HTTP server's 'connect' listener, outside the router (without
+ * one it closes the connection unanswered). Installed as that listener.
+ */
+export function notImplemented(_request: IncomingMessage | null, socket: Socket): void {
+  const detail = 'the request method is not implemented here: the API takes GET, HEAD, POST, PUT and DELETE';
+  refuseOnSocket(socket, 501, 'not-implemented', detail);
+}
+
+function refuseOnSocket(socket: Socket, status: number, slug: string, detail: string): void {
   const body = JSON.stringify({ type: problemType(slug), title: TITLES[status], status, detail });
   if (socket.writable) {
     socket.write(

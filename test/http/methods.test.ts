@@ -124,3 +124,13 @@ it.each(['PATCH', 'OPTIONS', 'GET'])(
     expect(res.body).toMatchObject({ type: 'urn:swe-scoring:problem:bad-request' });
   },
 );
+
+// CONNECT (a proxy's tunnel, RFC 9110 9.3.6) is a method Node's parser takes but hands to a
+// listener of its own, outside the router: with none, Node closed the connection without a word.
+it('CONNECT: a 501 problem, not a connection closed unanswered', async () => {
+  const answer = await raw('CONNECT example.org:443 HTTP/1.1\r\nHost: example.org:443\r\n\r\n');
+  const [head, body] = answer.split('\r\n\r\n');
+  expect(head).toMatch(/^HTTP\/1\.1 501 Not Implemented\r\n/);
+  expect(head).toMatch(/\r\nContent-Type: application\/problem\+json\r\n/);
+  expect(JSON.parse(body!)).toMatchObject({ status: 501, type: 'urn:swe-scoring:problem:not-implemented' });
+});
