@@ -2342,6 +2342,23 @@ export interface operations {
                     "text/plain": string;
                 };
             };
+            /** @description Too Many Requests */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before sending the request again. */
+                    "Retry-After"?: number;
+                    /** @description Requests a window takes, for this client's kind (a rate limit's 429). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window starts again. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     getCompetition: {

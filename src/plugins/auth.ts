@@ -17,6 +17,11 @@ export type Access = 'open' | 'public' | 'validator' | 'admin';
 declare module 'fastify' {
   interface FastifyContextConfig {
     access?: Access;
+    /**
+     * An open route counted against the per-address rate limit all the same (src/plugins/rateLimits.ts):
+     * one whose answer is made anew on each request at a cost worth bounding (`/metrics`).
+     */
+    counted?: boolean;
   }
   interface FastifyRequest {
     principal: Principal | null;

@@ -119,7 +119,7 @@ export const rateLimitsPlugin = fp(
     const counting = anonymous || validator || admin;
     // After the auth plugin's hooks on each route (it adds its own in its onRoute, registered first).
     app.addHook('onRoute', (route: RouteOptions) => {
-      if (accessOf(route.url, route.config?.access) === 'open') return;
+      if (accessOf(route.url, route.config?.access) === 'open' && route.config?.counted !== true) return;
       // Documented whether or not this server counts: the API's description is the same everywhere.
       const responses = route.schema?.response as Record<number, unknown> | undefined;
       if (responses && !(429 in responses)) responses[429] = ProblemSchema;

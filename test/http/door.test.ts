@@ -54,6 +54,20 @@ describe('rate limits', () => {
     expect(health.headers['ratelimit-limit']).toBeUndefined();
   });
 
+  it('/metrics, open as it is, is counted against the address (each scrape is made anew); /healthz is not', async () => {
+    t = await testApp({ door: { rateLimits: { anonymous: 2 } } });
+    const get = (url: string) => t!.call({ method: 'GET', url, remoteAddress: '198.51.100.9' });
+    const first = await get('/metrics');
+    expect([first.status, first.headers['ratelimit-remaining']]).toEqual([200, '1']);
+    expect((await get('/metrics')).status).toBe(200);
+    problemWithRetry(await get('/metrics'));
+    // The same address's other open routes, and another address's scrape, are unaffected.
+    for (const url of ['/healthz', '/readyz', '/openapi.json'])
+      expect([url, (await get(url)).status]).toEqual([url, 200]);
+    const other = await t.call({ method: 'GET', url: '/metrics', remoteAddress: '198.51.100.10' });
+    expect(other.status).toBe(200);
+  });
+
   it('per validator, whatever its address; the admin is not counted by default', async () => {
     t = await testApp({ door: { rateLimits: { anonymous: 100, validator: 2 } } });
     const { validatorKey } = await seedCompetition(t, 'c');

@@ -14,13 +14,15 @@ import openapi from '../../openapi/openapi.json' with { type: 'json' };
 
 const SCRAPES = 200;
 /**
- * The bound: 8 ms of server CPU a scrape, compression included, with every series an anonymous
+ * The bound: 12 ms of server CPU a scrape, compression included, with every series an anonymous
  * client can make (about 310 KB). Rendered by prom-client and compressed at the API's levels, such a
  * scrape cost 15-20 ms as it is, 20-24 ms gzipped, 22-25 ms as br; rendered here and compressed at
  * the fastest levels, 4-6 ms each way, on a machine other suites kept busy (2026-12-07). Most of what
- * is left is the writing of the bytes and prom-client's process metrics.
+ * is left is the writing of the bytes and prom-client's process metrics. The bound leaves twice that:
+ * this machine's CPU time for the same work has been seen to double under a full CI run
+ * (doorSignatures.test.ts), and the regression it guards costs 15 ms and more.
  */
-const CPU_MS = 8;
+const CPU_MS = 12;
 /** Measured again when over the bound, up to twice: other suites crowd the two cores (doorSignatures.test.ts). */
 const MEASURED = { timeout: 180_000, retry: 2 };
 
