@@ -71,16 +71,25 @@ const LIVENESS_REFRESH_MS = 5000;
  */
 function validatorMetrics(app: FastifyInstance, registers: Registry[]): void {
   let counts = { active: 0, silent: 0 };
-  const refresh = () =>
-    app.services.validators.list().then(
-      (all) => {
-        const active = all.filter((v) => v.revokedAt === null);
-        counts = { active: active.length, silent: active.filter((v) => v.silent).length };
-      },
-      () => {},
-    );
-  void refresh();
-  const timer = setInterval(() => void refresh(), LIVENESS_REFRESH_MS);
+  // One read at a time: on a silent PostgreSQL a read may wait up to twice DATABASE_TIMEOUT_MS plus
+  // 2 s, longer than the period, and reads started beside it would queue for the pool's connections.
+  let reading = false;
+  const refresh = () => {
+    if (reading) return;
+    reading = true;
+    app.services.validators
+      .list()
+      .then(
+        (all) => {
+          const active = all.filter((v) => v.revokedAt === null);
+          counts = { active: active.length, silent: active.filter((v) => v.silent).length };
+        },
+        () => {},
+      )
+      .finally(() => (reading = false));
+  };
+  refresh();
+  const timer = setInterval(refresh, LIVENESS_REFRESH_MS);
   timer.unref();
   app.addHook('onClose', async () => clearInterval(timer));
   new Gauge({

@@ -83,3 +83,33 @@ describe.runIf(TEST_ENGINE === 'postgres')('PostgreSQL down and back, on /metric
     await expect.poll(() => call('GET', `${C}/leaderboard`), { timeout: 15_000 }).toBe(200);
   }, 60_000);
 });
+
+describe.runIf(TEST_ENGINE === 'postgres')('the validators read for /metrics on a silent database', () => {
+  let proxy: TcpProxy;
+  let server: ServerProcess;
+
+  beforeAll(async () => {
+    const db = await postgresDatabaseFor();
+    const url = new URL(db.url);
+    proxy = await startTcpProxy({ host: url.hostname, port: Number(url.port || 5432) });
+    // One pooled connection, and a statement allowed 2 × 10 s + 2 s: longer than the 5 s between reads.
+    server = await startServer({
+      dbPath: '/unused',
+      env: { DATABASE_URL: proxy.urlFor(db.url), DATABASE_TIMEOUT_MS: '10000', DATABASE_POOL_SIZE: '1' },
+    });
+    expect((await fetch(`${server.baseUrl}/readyz`)).status).toBe(200);
+  }, 60_000);
+  afterAll(async () => {
+    await stopAllServers();
+    await proxy?.close();
+  });
+
+  it('starts no read while the last one waits: nothing queues for the pool behind it', async () => {
+    proxy.pause();
+    // The read every 5 s: the first after the pause comes within 5 s and holds the pool's one
+    // connection for up to 22 s; a second started 5 s later beside it would wait for that connection.
+    await new Promise((r) => setTimeout(r, 11_000));
+    expect(await sample(server, 'scoring_pg_pool_waiting_requests')).toBe(0);
+    await proxy.resume();
+  }, 60_000);
+});
