@@ -13,10 +13,13 @@
 // TASKS_FILE is the SWE-Atlas-QnA-AA file the operator imported (JSON Lines): the server does not
 // give validators the criteria's ids and titles. STATE_FILE keeps each finished run, its runId made
 // once, until the server has acknowledged it: a turn that dies mid-post resends it next time, as a
-// duplicate if it was stored. `runOnce` stands in for your agent and judge: replace it.
+// duplicate if it was stored. A run the server refuses for what it says (a task it does not hold, votes
+// that do not fit the rubric, a runId stored with other content: 400, 404, 409, 422) is never resent
+// as it is: it goes to REJECTED_FILE with the server's answer, for you to look at, and the rest of its
+// batch is sent again. `runOnce` stands in for your agent and judge: replace it.
 import { execFileSync } from 'node:child_process';
 import { createHash, randomUUID } from 'node:crypto';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { components } from '../../src/client/index.js';
@@ -34,6 +37,7 @@ const BASE = env('SCORING_URL').replace(/\/+$/, '');
 const COMPETITION = env('COMPETITION');
 const VERSION = env('VALIDATOR_VERSION', '1.0.0'); // your validator's own version, semver
 const STATE_FILE = env('STATE_FILE', 'pending.jsonl');
+const REJECTED_FILE = env('REJECTED_FILE', 'rejected.jsonl');
 const MAX_RUNS = 5_000; // runs per batch
 const MAX_BYTES = 30 * 1024 * 1024; // under the 32 MiB body limit, with room to spare
 
@@ -86,8 +90,13 @@ const readPending = (): Run[] =>
 const writePending = (runs: Run[]) => writeFileSync(STATE_FILE, runs.map((r) => `${JSON.stringify(r)}\n`).join(''));
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** Posts one batch until the server answers it: the same runs (same runIds) each time, signed anew. */
-async function postBatch(runs: Run[]): Promise<{ accepted: number; duplicates: number }> {
+type Refusal = { status: number; problem: { detail?: string; errors?: { path: string; message: string }[] } };
+
+/**
+ * Posts one batch until the server answers it: the same runs (same runIds) each time, signed anew.
+ * Its answer, or the refusal of runs for what they say (nothing of the batch was stored).
+ */
+async function postBatch(runs: Run[]): Promise<{ accepted: number; duplicates: number } | Refusal> {
   for (let attempt = 1; ; attempt++) {
     let wait = 2 ** attempt * 500;
     try {
@@ -96,7 +105,10 @@ async function postBatch(runs: Run[]): Promise<{ accepted: number; duplicates: n
         body: { runs },
       });
       if (data) return data;
-      // 408, 429, 503: nothing was stored; come back after Retry-After. Anything else: fix, do not resend.
+      // The runs themselves are refused: set them aside (postPending), do not resend them as they are.
+      if ([400, 404, 409, 422].includes(response.status)) return { status: response.status, problem: error };
+      // 408, 429, 503: nothing was stored; come back after Retry-After. Anything else (401, 403, 426:
+      // this validator's key, rights or version): fix it; the runs stay pending for the next turn.
       if (![408, 429, 503].includes(response.status)) throw new Error(`${response.status}: ${JSON.stringify(error)}`);
       wait = Number(response.headers.get('retry-after') ?? 1) * 1000;
     } catch (e) {
@@ -127,14 +139,37 @@ function batches(runs: Run[]): Run[][] {
   return out;
 }
 
-/** Posts every pending run, dropping each acknowledged batch from the state file. */
+/** The runs of `batch` a refusal names (`body/runs/N/…`); all of them when it names none. */
+function refusedRuns(batch: Run[], refusal: Refusal): Run[] {
+  const named = new Set<number>();
+  for (const { path } of refusal.problem.errors ?? []) {
+    const at = /^body\/runs\/(\d+)(\/|$)/.exec(path);
+    if (at && Number(at[1]) < batch.length) named.add(Number(at[1]));
+  }
+  return named.size === 0 ? batch : batch.filter((_, i) => named.has(i));
+}
+
+/**
+ * Posts every pending run, dropping each acknowledged batch from the state file. Runs refused for
+ * what they say go to REJECTED_FILE, each with the server's answer, and the rest of their batch is
+ * sent again (a refused batch stores nothing; the answer lists its first problems).
+ */
 async function postPending(): Promise<void> {
   let pending = readPending();
   for (const batch of batches(pending)) {
-    const answer = await postBatch(batch);
-    console.log(`posted ${batch.length} runs: ${answer.accepted} accepted, ${answer.duplicates} duplicates`);
-    pending = pending.slice(batch.length);
-    writePending(pending);
+    let left = batch;
+    while (left.length > 0) {
+      const answer = await postBatch(left);
+      const done = 'status' in answer ? refusedRuns(left, answer) : left;
+      if ('status' in answer) {
+        appendFileSync(REJECTED_FILE, done.map((run) => `${JSON.stringify({ ...answer, run })}\n`).join(''));
+        console.log(`set aside ${done.length} runs the server refused (${answer.status}) in ${REJECTED_FILE}`);
+      } else console.log(`posted ${left.length} runs: ${answer.accepted} accepted, ${answer.duplicates} duplicates`);
+      const gone = new Set(done);
+      left = left.filter((r) => !gone.has(r));
+      pending = pending.filter((r) => !gone.has(r));
+      writePending(pending);
+    }
   }
 }
 

@@ -24,7 +24,7 @@ const UNKNOWN_QNA = (JSON.parse(QNA_ROWS[2]!) as { task_id: string }).task_id;
 
 let server: ServerProcess;
 let dir: TempDir;
-let files: { hotkey: string; tasks: string; state: string };
+let files: { hotkey: string; tasks: string; state: string; rejected: string };
 
 async function admin(method: string, path: string, body?: unknown, type = 'application/json') {
   const res = await fetch(`${server.baseUrl}${path}`, {
@@ -48,6 +48,7 @@ async function turn(): Promise<string> {
       HOTKEY_FILE: files.hotkey,
       TASKS_FILE: files.tasks,
       STATE_FILE: files.state,
+      REJECTED_FILE: files.rejected,
       VALIDATOR_VERSION: '2.1.0',
     },
   });
@@ -61,6 +62,7 @@ beforeAll(async () => {
     hotkey: join(dir.dir, 'hotkey'),
     tasks: join(dir.dir, 'tasks.jsonl'),
     state: join(dir.dir, 'pending.jsonl'),
+    rejected: join(dir.dir, 'rejected.jsonl'),
   };
   writeFileSync(files.hotkey, JSON.stringify({ secretSeed: VALIDATOR_SEED }));
   writeFileSync(files.tasks, `${QNA_ROWS.slice(0, 2).join('\n')}\n`);
@@ -138,6 +140,28 @@ describe('docs/examples/validator.ts against a real server', () => {
     expect(out).toContain('posted 1 runs: 0 accepted, 1 duplicates');
     expect(out).toContain('3 (task, miner) pairs still missing runs');
     expect(readFileSync(files.state, 'utf8')).toBe('');
+  }, 120_000);
+
+  it('sets aside a run the server refuses for what it says, and posts the rest of its batch', async () => {
+    const run = (runId: string, taskId: string) => ({ runId, taskId, kind: 'baseline', resolved: false });
+    const pending = [
+      run('pending:1', 'sympy__sympy-20590'),
+      run('pending:2', 'no-such-task'),
+      run('pending:3', 'sympy__sympy-20590'),
+    ];
+    writeFileSync(files.state, pending.map((r) => `${JSON.stringify(r)}\n`).join(''));
+    const out = await turn();
+    expect(out).toContain(`set aside 1 runs the server refused (404) in ${files.rejected}`);
+    expect(out).toContain('posted 2 runs: 2 accepted, 0 duplicates');
+    expect(readFileSync(files.state, 'utf8')).toBe('');
+    const rejected = readFileSync(files.rejected, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(rejected).toHaveLength(1);
+    expect(rejected[0]).toMatchObject({ status: 404, run: pending[1] });
+    // A later turn does not send it again.
+    expect(await turn()).not.toContain('set aside');
   }, 120_000);
 
   it("hands on the verified snapshot's weights on chain, unchanged", async () => {
