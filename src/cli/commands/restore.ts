@@ -1,6 +1,6 @@
 // `swe-scoring restore --from BACKUP`: puts a backup in place of DATABASE_PATH, with the server
 // stopped, keeping the database it replaces (src/db/sqlite/restore.ts does the work).
-import { rmSync, statSync } from 'node:fs';
+import { existsSync, rmSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { DEFAULT_DATABASE_PATH, secretFiles } from '../../config.js';
@@ -78,8 +78,7 @@ and the admin token file. On PostgreSQL (DATABASE_URL) use pg_restore, or db cop
             ...done.logs.map(
               (log) => `kept aside the log of a file that was no SQLite database: ${log} (of no use to a server)`,
             ),
-            'not in the database, and kept as they are:',
-            ...secretFiles(process.env, configured).map((f) => `  ${f.what}: ${f.path}`),
+            ...keptFiles(configured),
           ].join('\n'),
         );
         return 0;
@@ -104,3 +103,11 @@ and the admin token file. On PostgreSQL (DATABASE_URL) use pg_restore, or db cop
     }
   },
 };
+
+/** The server's files beside the database that a restore leaves as they are: those that exist. */
+function keptFiles(databasePath: string): string[] {
+  const kept = secretFiles(process.env, databasePath).filter((f) => existsSync(f.path));
+  return kept.length === 0
+    ? []
+    : ['not in the database, and kept as they are:', ...kept.map((f) => `  ${f.what}: ${f.path}`)];
+}
