@@ -15,7 +15,6 @@
 // What only one engine can do is a capability (`store.capabilities`): an optional object with an
 // interface of its own, never the engine's handle.
 import type { ValidatorPairRuns } from '../scoring/agreement.js';
-import type { CriterionTally, ReportCriterion } from '../scoring/stabilityReport.js';
 import type { EntryChanges } from '../scoring/scoreIncrementally.js';
 import type { EntryList, MinerTaskSummary, ScoringMiner, ScoringTask, Stage, TokenWeights } from '../scoring/types.js';
 import type { AuditEntry, NewAuditEntry } from './audit.js';
@@ -25,6 +24,7 @@ import type { WriteListener } from './events.js';
 import type { CriterionExportRow, RunExportRow, TaskExportRow } from './exports.js';
 import type { CriterionRow, MinerRow, TaskRow, ValidatorRow, ValidatorStanding, VersionedDocument } from './rows.js';
 import type { JudgeInForce } from './plan/runBatch.js';
+import type { StabilityStep } from './judges.js';
 import type { RunFilter, RunRecord, StoredRun } from './rows.js';
 import type { InputRunRow, SigningKeyRow, SnapshotRow } from './snapshots.js';
 import type { Rubric, TaskRecord } from './tasks.js';
@@ -225,15 +225,14 @@ export interface JudgesRepo {
   get(competitionId: string, digest: string): Promise<VersionedDocument | null>;
   /** Sets a new version, in force from now, and recounts the runs under it. */
   record(competitionId: string, document: string, digest: string, w: TokenWeights): Promise<VersionedDocument>;
-  /** The criteria of the tasks in `stages` (SPEC 12). */
-  stabilityCriteria(competitionId: string, stages: readonly string[]): Promise<ReportCriterion[]>;
   /**
-   * The counted runs' verdicts on the criteria of the tasks in `stages` (SPEC 12), summed per
-   * (task, criterion, miner or baseline), in steps: the caller lets other work run between them.
-   * Tallies of one key may come in several steps and add up; never a mix of two sets of counted
-   * runs (a judge set or a validator excluded meanwhile).
+   * The stability report's input (SPEC 12), read from one state of the competition: a first step
+   * with the criteria of the tasks in `stages`, then steps with the verdicts on them of the runs
+   * counted in that state, summed per (task, criterion, miner or baseline); the caller lets other
+   * work run between steps. Tallies of one key may come in several steps and add up. A write made
+   * while the steps are read is in none of them.
    */
-  stabilityTallies(competitionId: string, stages: readonly string[]): AsyncIterable<CriterionTally[]>;
+  stabilityInput(competitionId: string, stages: readonly string[]): AsyncIterable<StabilityStep>;
 }
 
 export interface AggregatesRepo {

@@ -62,6 +62,12 @@ export const toInputRun = (r: RawRun): InputRunRow => ({
   validatorId: r[8],
 });
 
+/**
+ * The run sequence now: the last number runs and deletions took (0 before any). A snapshot's input is
+ * the runs as they stood at it; the stability report reads the same way (src/db/judges.ts).
+ */
+export const runSeqSql = `SELECT coalesce((SELECT seq FROM sqlite_sequence WHERE name = 'runs'), 0)`;
+
 export function snapshotsRepo(db: Db) {
   const c = db.$client;
   const columns =
@@ -80,7 +86,7 @@ export function snapshotsRepo(db: Db) {
   const latestSeqs = c.prepare(
     `SELECT competition_id AS competitionId, max(seq) AS seq FROM snapshots GROUP BY competition_id ORDER BY competition_id`,
   );
-  const runSeq = c.prepare(`SELECT coalesce((SELECT seq FROM sqlite_sequence WHERE name = 'runs'), 0)`).pluck();
+  const runSeq = c.prepare(runSeqSql).pluck();
   // The runs as they stood at @upTo, in run id order, a page at a time: the live runs stored up to it
   // and the runs deleted since, each side through its (competition, run id) index. A page reads both
   // sides over the same run id range in one read transaction, so a run deleted between two pages is

@@ -94,3 +94,29 @@ export async function runQuery(
     throw mapPgError(err);
   }
 }
+
+/**
+ * `fn`'s statements in one REPEATABLE READ READ ONLY transaction on a client of its own: they read
+ * one state of the database, whatever commits meanwhile (a read of several statements that must
+ * agree: the scoring input's tasks, miners and pairs; the stability report's criteria and verdicts).
+ */
+export async function inSnapshot<T>(pool: pg.Pool, fn: (query: PgContext['query']) => Promise<T>): Promise<T> {
+  const client = await pool.connect().catch((err: unknown) => {
+    throw mapPgError(err);
+  });
+  let broken = false;
+  try {
+    await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
+    const result = await fn(
+      async <R>(text: string, values?: unknown[], options?: QueryOptions) =>
+        (await runQuery(client, text, values, options)).rows as R[],
+    );
+    await client.query('COMMIT');
+    return result;
+  } catch (err) {
+    await client.query('ROLLBACK').catch(() => (broken = true));
+    throw mapPgError(err);
+  } finally {
+    client.release(broken);
+  }
+}

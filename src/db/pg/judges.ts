@@ -1,10 +1,11 @@
 // src/db/judges.ts on PostgreSQL.
 import type { TokenWeights } from '../../scoring/types.js';
-import type { JudgeRow } from '../judges.js';
-import type { PgContext } from './context.js';
+import type pg from 'pg';
+import type { JudgeRow, StabilityStep } from '../judges.js';
+import { inSnapshot, type PgContext } from './context.js';
 import { countedSql, rebuildAggregates } from './aggregates.js';
 import { pgVersionedDocuments } from './versionedDocuments.js';
-import type { CriterionTally, ReportCriterion } from '../../scoring/stabilityReport.js';
+import type { ReportCriterion } from '../../scoring/stabilityReport.js';
 
 const REPORT_CRITERIA = `SELECT c.task_id, c.id, c.type, c.change FROM task_criteria c
   JOIN tasks t ON t.competition_id = c.competition_id AND t.id = c.task_id
@@ -17,35 +18,42 @@ const REPORT_TALLIES = `SELECT r.task_id, CASE WHEN r.kind = 'baseline' THEN NUL
   WHERE r.competition_id = $1 AND r.grading IS NOT NULL AND t.stage = ANY($2::text[]) AND ${countedSql}
   GROUP BY 1, 2, 3`;
 
-export function pgJudgesRepo(ctx: PgContext) {
+export function pgJudgesRepo(ctx: PgContext, pool: pg.Pool) {
   const docs = pgVersionedDocuments(ctx, 'judges');
   return {
     latest: docs.latest,
     get: docs.byDigest,
-    /** src/db/judges.ts stabilityCriteria. */
-    async stabilityCriteria(competitionId: string, stages: readonly string[]): Promise<ReportCriterion[]> {
-      const rows = await ctx.query<[string, string, ReportCriterion['type'], string | null]>(
-        REPORT_CRITERIA,
-        [competitionId, stages],
-        { array: true },
-      );
-      return rows.map(([taskId, id, type, change]) => ({ taskId, id, type, change }));
-    },
-    /** src/db/judges.ts stabilityTallies: summed by the server in one statement, yielded in one step. */
-    async *stabilityTallies(competitionId: string, stages: readonly string[]): AsyncGenerator<CriterionTally[]> {
-      const rows = await ctx.query<[string, string | null, string, number, number, number]>(
-        REPORT_TALLIES,
-        [competitionId, stages],
-        { array: true },
-      );
-      yield rows.map(([taskId, hotkey, criterionId, verdicts, met, split]) => ({
-        taskId,
-        criterionId,
-        hotkey,
-        verdicts,
-        met,
-        split,
-      }));
+    /**
+     * src/db/judges.ts stabilityInput: the criteria and the verdicts summed by the server, two
+     * statements in one snapshot (inside a transaction, its own), yielded in two steps.
+     */
+    async *stabilityInput(competitionId: string, stages: readonly string[]): AsyncGenerator<StabilityStep> {
+      const read = async (query: PgContext['query']) => ({
+        criteria: await query<[string, string, ReportCriterion['type'], string | null]>(
+          REPORT_CRITERIA,
+          [competitionId, stages],
+          { array: true },
+        ),
+        tallies: await query<[string, string | null, string, number, number, number]>(
+          REPORT_TALLIES,
+          [competitionId, stages],
+          { array: true },
+        ),
+      });
+      const { criteria, tallies } = ctx.inTransaction
+        ? await read((text, values, options) => ctx.query(text, values, options))
+        : await inSnapshot(pool, read);
+      yield { criteria: criteria.map(([taskId, id, type, change]) => ({ taskId, id, type, change })) };
+      yield {
+        tallies: tallies.map(([taskId, hotkey, criterionId, verdicts, met, split]) => ({
+          taskId,
+          criterionId,
+          hotkey,
+          verdicts,
+          met,
+          split,
+        })),
+      };
     },
     record: (competitionId: string, document: string, digest: string, w: TokenWeights): Promise<JudgeRow> =>
       docs.record(competitionId, document, digest, (c) => rebuildAggregates(c, competitionId, w)),

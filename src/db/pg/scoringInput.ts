@@ -14,7 +14,7 @@ import type pg from 'pg';
 import type { EntryList, MinerTaskSummary, ScoringMiner, ScoringTask, TokenWeights } from '../../scoring/types.js';
 import { pairKey, type WriteListener } from '../events.js';
 import { PairMirror } from '../pairMirror.js';
-import { mapPgError, runQuery, type PgContext } from './context.js';
+import { inSnapshot, type PgContext } from './context.js';
 import { minerEntry, minerTaskEntry, taskEntry } from '../scoringRows.js';
 
 export interface ScoringInput {
@@ -98,25 +98,8 @@ export function pgScoringInputRepo(ctx: PgContext, mirrors: ScoringMirrors) {
   const txQuery: Query = (text, values, name) => ctx.query<unknown[]>(text, values, { array: true, name });
 
   /** Reads in one REPEATABLE READ snapshot on a client of its own. */
-  async function snapshot<T>(fn: (query: Query) => Promise<T>): Promise<T> {
-    const client = await mirrors.pool.connect().catch((err: unknown) => {
-      throw mapPgError(err);
-    });
-    let broken = false;
-    try {
-      await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
-      const result = await fn(async (text, values, name) => {
-        return (await runQuery(client, text, values, { array: true, name })).rows as unknown[][];
-      });
-      await client.query('COMMIT');
-      return result;
-    } catch (err) {
-      await client.query('ROLLBACK').catch(() => (broken = true));
-      throw mapPgError(err);
-    } finally {
-      client.release(broken);
-    }
-  }
+  const snapshot = <T>(fn: (query: Query) => Promise<T>): Promise<T> =>
+    inSnapshot(mirrors.pool, (q) => fn((text, values, name) => q<unknown[]>(text, values, { array: true, name })));
 
   /**
    * Whether the pairs stamped after `since` are every pair changed from `since` to the version

@@ -230,7 +230,7 @@ export function createPgStore(pool: pg.Pool, options: PgStoreOptions = {}): Stor
       snapshots: pgSnapshotsRepo(ctx),
       exports: pgExportsRepo(ctx),
       metagraphs: pgMetagraphsRepo(ctx),
-      judges: pgJudgesRepo(ctx),
+      judges: pgJudgesRepo(ctx, scoring.pool),
       aggregates: {
         /** Recomputes a competition's aggregates from its counted runs (src/db/aggregates.ts). */
         rebuild: (competitionId: string, w: TokenWeights) =>
