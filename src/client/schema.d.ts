@@ -433,7 +433,7 @@ export interface paths {
         };
         /**
          * How steady each kind of criterion is
-         * @description The stability report (SPEC 12): for each kind of criterion change (unchanged, `stability`, `precision`, `scale-correction`) and polarity, the number of criteria in the chosen stages’ tasks and their verdicts (one per scored QnA run and criterion) with met and split rates, for the baseline, each miner and pooled. Runs under an earlier judge configuration (stale) and runs of excluded validators count nowhere. Reflects every write acknowledged before the request; ETag and 304 like every score read.
+         * @description The stability report (SPEC 12): for each kind of criterion change (unchanged, `stability`, `precision`, `scale-correction`) and polarity, the number of criteria in the chosen stages’ tasks and their verdicts (one per scored QnA run and criterion) with met and split rates, for the baseline, each miner and pooled. Runs under an earlier judge configuration (stale) and runs of excluded validators or excluded miners count nowhere (an excluded miner is not listed). Reflects every write acknowledged before the request; ETag and 304 like every score read.
          */
         get: operations["getCriteriaReport"];
         put?: never;

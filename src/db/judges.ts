@@ -24,8 +24,9 @@ export function judgesRepo(db: Db) {
 
   // The stability report's input (SPEC 12) as the competition stood at one moment, read as a
   // snapshot's input is (src/db/snapshots.ts): the head (the criteria of the tasks in the stages,
-  // the run sequence, the excluded validators and the judge in force) in one read transaction; then
-  // the runs counted then, a page of PAGE_RUNS runs a step in run id order: the live runs stored up
+  // the run sequence, the excluded validators and miners, the judge in force) in one read
+  // transaction; then the runs counted then (SPEC 6, 10, 12: not an excluded validator's or miner's,
+  // not stale), a page of PAGE_RUNS runs a step in run id order: the live runs stored up
   // to that sequence and the runs deleted after it, both sides of a page in one read transaction,
   // kept by the head's exclusions, judge and tasks. A write between two steps changes no step, and
   // no read transaction stays open between them (writes share the connection).
@@ -40,12 +41,13 @@ export function judgesRepo(db: Db) {
     .prepare(
       `SELECT (${runSeqSql}),
         (SELECT json_group_array(validator_id) FROM competition_validators WHERE competition_id = @id AND excluded = 1),
+        (SELECT json_group_array(hotkey) FROM miners WHERE competition_id = @id AND excluded = 1),
         ${judgeInForceSql}`,
     )
     .raw();
   const head = c.transaction((id: string, stages: string) => ({
     criteria: reportCriteria.all({ id, stages }) as [string, string, ReportCriterion['type'], string | null][],
-    point: pointNow.get({ id }) as [upTo: number, excluded: string, judge: string | null],
+    point: pointNow.get({ id }) as [upTo: number, excluded: string, excludedMiners: string, judge: string | null],
   }));
   const pageEnd = c
     .prepare(
@@ -61,13 +63,22 @@ export function judgesRepo(db: Db) {
         WHERE competition_id = @id AND ${range} AND seq <= @upTo ${table === 'deleted_runs' ? 'AND deleted_seq > @upTo' : ''}
           AND grading IS NOT NULL AND task_id IN (SELECT value FROM json_each(@tasks))
           AND (validator_id IS NULL OR validator_id NOT IN (SELECT value FROM json_each(@excluded)))
+          AND (kind = 'baseline' OR miner_hotkey NOT IN (SELECT value FROM json_each(@excludedMiners)))
           AND ${judgedSql('@judge')}`,
       )
       .raw();
   const sides = (range: string) => [gradings('runs', range), gradings('deleted_runs', range)];
   const pageGradings = sides('run_id > @after AND run_id <= @until');
   const lastGradings = sides('run_id > @after');
-  type PageParams = { id: string; tasks: string; upTo: number; excluded: string; judge: string | null; after: string };
+  type PageParams = {
+    id: string;
+    tasks: string;
+    upTo: number;
+    excluded: string;
+    excludedMiners: string;
+    judge: string | null;
+    after: string;
+  };
   /** Adds the verdicts of the next page of runs to `sums`; answers its last run id, undefined after the last page. */
   const readPage = c.transaction((params: PageParams, sums: Map<string, CriterionTally>): string | undefined => {
     const until = pageEnd.get(params) as string | undefined;
@@ -102,9 +113,9 @@ export function judgesRepo(db: Db) {
       const read = head(competitionId, JSON.stringify(stages));
       const criteria = read.criteria.map(([taskId, id, type, change]) => ({ taskId, id, type, change }));
       yield { criteria };
-      const [upTo, excluded, judge] = read.point;
+      const [upTo, excluded, excludedMiners, judge] = read.point;
       const tasks = JSON.stringify([...new Set(criteria.map((x) => x.taskId))]);
-      const params: PageParams = { id: competitionId, tasks, upTo, excluded, judge, after: '' };
+      const params: PageParams = { id: competitionId, tasks, upTo, excluded, excludedMiners, judge, after: '' };
       const sums = new Map<string, CriterionTally>();
       for (;;) {
         const until = readPage(params, sums);

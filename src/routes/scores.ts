@@ -121,7 +121,8 @@ export const scoreRoutes: FastifyPluginAsyncZod = async (app) => {
           'The stability report (SPEC 12): for each kind of criterion change (unchanged, `stability`, `precision`, ' +
           '`scale-correction`) and polarity, the number of criteria in the chosen stages’ tasks and their verdicts ' +
           '(one per scored QnA run and criterion) with met and split rates, for the baseline, each miner and pooled. ' +
-          'Runs under an earlier judge configuration (stale) and runs of excluded validators count nowhere. Reflects ' +
+          'Runs under an earlier judge configuration (stale) and runs of excluded validators or excluded miners count ' +
+          'nowhere (an excluded miner is not listed). Reflects ' +
           'every write acknowledged before the request; ETag and 304 like every score read.',
         params: CompetitionParams,
         querystring: StagesQuery,

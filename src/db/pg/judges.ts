@@ -16,6 +16,7 @@ const REPORT_TALLIES = `SELECT r.task_id, CASE WHEN r.kind = 'baseline' THEN NUL
   FROM runs r JOIN tasks t ON t.competition_id = r.competition_id AND t.id = r.task_id
     CROSS JOIN jsonb_array_elements(r.grading::jsonb) g
   WHERE r.competition_id = $1 AND r.grading IS NOT NULL AND t.stage = ANY($2::text[]) AND ${countedSql}
+    AND (r.kind = 'baseline' OR r.miner_hotkey NOT IN (SELECT hotkey FROM miners WHERE competition_id = $1 AND excluded))
   GROUP BY 1, 2, 3`;
 
 export function pgJudgesRepo(ctx: PgContext, pool: pg.Pool) {
