@@ -87,12 +87,12 @@ async function ingestReference(): Promise<void> {
   writeFileSync(`${dir}/ready`, '');
 }
 
-/** PIDs of the database's backends serving the server (application_name swe-scoring). */
+/** PIDs of the database's backends serving the server (application_name swe-scoring…, any kind, any build). */
 async function backends(): Promise<number[]> {
   const c = new pg.Client({ connectionString: server0 });
   await c.connect();
   const { rows } = await c.query<{ pid: number }>(
-    "SELECT pid FROM pg_stat_activity WHERE datname = $1 AND application_name = 'swe-scoring'",
+    "SELECT pid FROM pg_stat_activity WHERE datname = $1 AND application_name LIKE 'swe-scoring%'",
     [values.db],
   );
   await c.end();

@@ -10,6 +10,7 @@ import { DEFAULT_MEMORY_BUDGET_MB } from './services/residency.js';
 import { MAX_SIGNATURE_WINDOW_MS } from './signatures/epistula.js';
 import { DEFAULT_SCORE_SETTINGS, type ScoreSettings } from './services/scoreInWorker.js';
 import { decodeSs58 } from './signatures/ss58.js';
+import { ConfigError, instanceLabel, parseBool, parseDuration, parseInteger } from './configValues.js';
 
 export interface Config {
   port: number;
@@ -21,6 +22,8 @@ export interface Config {
   databasePoolSize: number;
   /** DATABASE_TIMEOUT_MS: on PostgreSQL, the longest wait for a connection (a statement: twice that); else a 503. */
   databaseTimeoutMs: number;
+  /** SCORING_INSTANCE_LABEL: names this process's PostgreSQL connections (src/configValues.ts); null: none. */
+  instanceLabel: string | null;
   adminToken: string;
   /** The admin token file, when the token came from it rather than the environment. */
   adminTokenFile: string | null;
@@ -72,12 +75,6 @@ export type TrustProxy = boolean | number | string[];
 
 type Env = Record<string, string | undefined>;
 
-/**
- * A setting the server cannot start with: said in one line naming the variable and what it
- * accepts (src/server.ts), not as a stack trace.
- */
-export class ConfigError extends Error {}
-
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 
 function logLevel(value: string | undefined): string {
@@ -109,6 +106,7 @@ export function loadConfig(env: Env = process.env): Config {
     databaseUrl: databaseUrl(env.DATABASE_URL),
     databasePoolSize: parseInteger(env.DATABASE_POOL_SIZE ?? '10', 'DATABASE_POOL_SIZE', 1, 1000),
     databaseTimeoutMs: parseInteger(env.DATABASE_TIMEOUT_MS ?? '5000', 'DATABASE_TIMEOUT_MS', 100, 600_000),
+    instanceLabel: instanceLabel(env.SCORING_INSTANCE_LABEL),
     adminToken: admin.token,
     adminTokenFile: admin.file,
     adminTokenGenerated: admin.generated,
@@ -222,20 +220,6 @@ function databaseUrl(value: string | undefined): string | null {
   return value;
 }
 
-/** `90s`, `10m`, `2h` (or plain milliseconds) to milliseconds; unset or empty: null. At least 1 s. */
-/** The longest timer Node keeps (2^31 - 1 ms, about 24.8 days): a longer one fires after 1 ms, over and over. */
-const MAX_TIMER_MS = 2 ** 31 - 1;
-
-export function parseDuration(value: string | undefined, name: string): number | null {
-  if (!value) return null;
-  const m = /^(\d+)(ms|s|m|h)?$/.exec(value.trim());
-  const unit = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 }[(m?.[2] ?? 'ms') as 'ms' | 's' | 'm' | 'h'];
-  const ms = m ? Number(m[1]) * unit : NaN;
-  if (!Number.isSafeInteger(ms) || ms < 1000 || ms > MAX_TIMER_MS)
-    throw new ConfigError(`${name} must be a duration from 1s to 596h such as 90s, 10m or 2h, got ${value}`);
-  return ms;
-}
-
 /** The folder beside the database where the server keeps its token and key files. */
 const dataDir = (databasePath: string) =>
   databasePath === ':memory:' ? resolve('./data') : dirname(resolve(databasePath));
@@ -268,19 +252,6 @@ function serverHotkey(value: string | undefined): string | null {
   const decoded = decodeSs58(value);
   if (!decoded.ok) throw new ConfigError(`SCORING_SERVER_HOTKEY must be an ss58 address: ${decoded.message}`);
   return value;
-}
-
-function parseInteger(value: string, name: string, min: number, max: number): number {
-  const n = Number(value);
-  if (!/^\d+$/.test(value) || n < min || n > max)
-    throw new ConfigError(`${name} must be an integer from ${min} to ${max}, got ${value}`);
-  return n;
-}
-
-function parseBool(value: string, name: string): boolean {
-  if (/^(1|true|yes|on)$/i.test(value)) return true;
-  if (/^(0|false|no|off|)$/i.test(value)) return false;
-  throw new ConfigError(`${name} must be true or false, got ${value}`);
 }
 
 /** The admin token file beside the database: read it, or create it with mode 0600. */

@@ -1,7 +1,8 @@
 // Starts the server: configuration from the environment, migrations, listen, graceful shutdown.
 import type { FastifyBaseLogger } from 'fastify';
 import { buildApp } from './app.js';
-import { ConfigError, loadConfig, type Config } from './config.js';
+import { loadConfig, type Config } from './config.js';
+import { ConfigError } from './configValues.js';
 import { describeStorage, openStore, sqliteFiles, type StoreLogger } from './db/open.js';
 import { holdTickObjectMap, limitHeapGrowth, missingStartSettings, stopPretenuring } from './heap.js';
 import { loadServerKey } from './serverKey.js';

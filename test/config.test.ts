@@ -62,8 +62,23 @@ describe('configuration from the environment', () => {
     [{ SCORING_RATE_LIMIT_ANONYMOUS: '-1' }, /SCORING_RATE_LIMIT_ANONYMOUS/],
     [{ SCORING_RATE_LIMIT_WINDOW: '10' }, /SCORING_RATE_LIMIT_WINDOW must be a duration/],
     [{ SCORING_TRUST_PROXY: 'my-proxy.example' }, /SCORING_TRUST_PROXY must be false, true, a number of proxy hops/],
+    [{ SCORING_INSTANCE_LABEL: 'replica 2' }, /SCORING_INSTANCE_LABEL must be 1 to 20 characters of ASCII letters/],
+    [{ SCORING_INSTANCE_LABEL: 'réplica-2' }, /SCORING_INSTANCE_LABEL must be 1 to 20 characters/],
+    [{ SCORING_INSTANCE_LABEL: 'r'.repeat(21) }, /SCORING_INSTANCE_LABEL must be 1 to 20 characters/],
   ])('rejects %j', (env, message) => {
     expect(() => loadConfig({ SCORING_ADMIN_TOKEN: 'x'.repeat(20), ...env })).toThrow(message);
+  });
+
+  it('reads SCORING_INSTANCE_LABEL, the name of the PostgreSQL connections, unset by default', () => {
+    const label = (v?: string) =>
+      loadConfig({ SCORING_ADMIN_TOKEN: 'x'.repeat(20), ...(v === undefined ? {} : { SCORING_INSTANCE_LABEL: v }) })
+        .instanceLabel;
+    expect([label(), label(''), label('eu-west.replica_2'), label('r'.repeat(20))]).toEqual([
+      null,
+      null,
+      'eu-west.replica_2',
+      'r'.repeat(20),
+    ]);
   });
 
   it('reads SCORING_SNAPSHOT_INTERVAL up to 596h, the longest timer Node keeps', () => {

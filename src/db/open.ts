@@ -13,7 +13,7 @@ import { holdWriterLock, lockFiles, LockHeld, realDatabasePath } from './writerL
 /** Without a pool size or timeout (the command line), PostgreSQL's defaults apply (src/db/pg/client.ts). */
 export async function openStore(
   config: Pick<Config, 'databasePath' | 'databaseUrl'> &
-    Partial<Pick<Config, 'databasePoolSize' | 'databaseTimeoutMs'>>,
+    Partial<Pick<Config, 'databasePoolSize' | 'databaseTimeoutMs' | 'instanceLabel'>>,
   logger?: PgLogger,
 ): Promise<Store> {
   // PostgreSQL's modules load only when it is asked for: the SQLite default never loads them.
@@ -22,6 +22,7 @@ export async function openStore(
       max: config.databasePoolSize,
       connectTimeoutMs: config.databaseTimeoutMs,
       statementTimeoutMs: config.databaseTimeoutMs === undefined ? undefined : 2 * config.databaseTimeoutMs,
+      instanceLabel: config.instanceLabel,
       logger,
     });
   try {

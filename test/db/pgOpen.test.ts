@@ -138,7 +138,7 @@ describe.runIf(server.available)('two processes on one PostgreSQL database', () 
       told.length = 0;
       await direct.query(
         `SELECT pg_terminate_backend(pid) FROM pg_stat_activity
-          WHERE datname = current_database() AND application_name LIKE '%-listen'`,
+          WHERE datname = current_database() AND application_name LIKE 'swe-scoring listen %'`,
       );
       await insert(b, 'in-the-gap');
       await vi.waitFor(() => expect(told.filter((e) => e.competitionId === 'c' && e.kind === 'peer')).not.toEqual([]), {

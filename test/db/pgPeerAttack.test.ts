@@ -336,7 +336,7 @@ describe.runIf(server.available)('attacks on the stamp catch-up', () => {
     await competition(C);
     await agree('start', C);
     let terminated = 0;
-    const LISTENING = `FROM pg_stat_activity WHERE datname = current_database() AND application_name LIKE '%-listen'`;
+    const LISTENING = `FROM pg_stat_activity WHERE datname = current_database() AND application_name LIKE 'swe-scoring listen %'`;
     for (let i = 0; i < 4; i++) {
       // Both stores' notifiers are back (they reconnect by themselves, after a backoff) before each round's cut.
       await vi.waitFor(

@@ -4,6 +4,7 @@
 // for the third replica, whose connections go through a TCP proxy, a stall and a cut. Every answer
 // is a success or the 503 problem+json with Retry-After; nothing acknowledged is lost; once the
 // faults stop every replica answers what a fresh replica computes; no connection is left behind.
+import { hostname } from 'node:os';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { postgresDatabaseFor, TEST_ENGINE } from '../support/engine.js';
@@ -32,7 +33,6 @@ const OTHER_READS = [
   `${C}/runs/export?format=csv`,
   `${C}/tasks/export`,
 ];
-const VERSIONS_SQL = 'SELECT competition_id, version FROM competition_versions';
 
 describe.runIf(TEST_ENGINE === 'postgres')('replicas on one PostgreSQL database under faults', () => {
   let tmp: TempDir;
@@ -50,9 +50,9 @@ describe.runIf(TEST_ENGINE === 'postgres')('replicas on one PostgreSQL database 
     proxy = await startTcpProxy({ host: target.hostname, port: Number(target.port || 5432) });
     const env = { DATABASE_TIMEOUT_MS: String(TIMEOUT_MS), DATABASE_POOL_SIZE: String(POOL) };
     replicas = await Promise.all([
-      startServer({ dbPath, env }),
-      startServer({ dbPath, env }),
-      startServer({ dbPath, env: { ...env, DATABASE_URL: proxy.urlFor(url) } }),
+      startServer({ dbPath, env: { ...env, SCORING_INSTANCE_LABEL: 'r0' } }),
+      startServer({ dbPath, env: { ...env, SCORING_INSTANCE_LABEL: 'r1' } }),
+      startServer({ dbPath, env: { ...env, SCORING_INSTANCE_LABEL: 'r2', DATABASE_URL: proxy.urlFor(url) } }),
     ]);
     mixed = await setupReplicated(replicas[0]!);
     admin = new pg.Client({ connectionString: url, application_name: 'test-admin' });
@@ -65,24 +65,27 @@ describe.runIf(TEST_ENGINE === 'postgres')('replicas on one PostgreSQL database 
     tmp?.remove();
   });
 
-  /** Connections to this database by application name. */
-  async function connections(): Promise<Record<string, number>> {
-    const { rows } = await admin.query<{ name: string; n: number }>(
-      `SELECT application_name AS name, count(*)::int AS n FROM pg_stat_activity
-        WHERE datname = current_database() AND pid <> pg_backend_pid() GROUP BY 1 ORDER BY 1`,
+  /**
+   * The servers' connections to this database by kind (`pool`, `listen`, `versions`: the second
+   * word of each one's application_name, src/db/pg/applicationName.ts), and the names of the
+   * notifiers' (one per process, each naming its label and pid).
+   */
+  async function connections(): Promise<{ kinds: Record<string, number>; listening: string[] }> {
+    const { rows } = await admin.query<{ name: string }>(
+      `SELECT application_name AS name FROM pg_stat_activity
+        WHERE datname = current_database() AND application_name LIKE 'swe-scoring %' ORDER BY 1`,
     );
-    return Object.fromEntries(rows.map((r) => [r.name, r.n]));
+    const kinds: Record<string, number> = {};
+    for (const { name } of rows) kinds[name.split(' ')[1]!] = (kinds[name.split(' ')[1]!] ?? 0) + 1;
+    return { kinds, listening: rows.map((r) => r.name).filter((name) => name.startsWith('swe-scoring listen ')) };
   }
 
   /** Ends one server connection of a kind, at random; false when there was none. */
   async function terminate(kind: 'pool' | 'notifier' | 'versions', rng: ReturnType<typeof prng>): Promise<boolean> {
-    const where = {
-      pool: `application_name = 'swe-scoring' AND query <> '${VERSIONS_SQL}'`,
-      notifier: `application_name = 'swe-scoring-listen'`,
-      versions: `application_name = 'swe-scoring' AND query = '${VERSIONS_SQL}'`,
-    }[kind];
+    const named = { pool: 'pool', notifier: 'listen', versions: 'versions' }[kind];
     const { rows } = await admin.query<{ pid: number }>(
-      `SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND ${where}`,
+      `SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND application_name LIKE $1`,
+      [`swe-scoring ${named} %`],
     );
     if (rows.length === 0) return false;
     await admin.query('SELECT pg_terminate_backend($1)', [rng.pick(rows).pid]);
@@ -170,16 +173,22 @@ describe.runIf(TEST_ENGINE === 'postgres')('replicas on one PostgreSQL database 
 
     // The fresh replica's sessions end as its process closes them: PostgreSQL's backends exit
     // a moment after their client has gone.
-    const bound = replicas.length * (POOL + 1);
+    const bound = replicas.length * POOL;
+    const host = hostname().split('.')[0]!;
     let after = await connections();
-    for (let waited = 0; (after['swe-scoring'] ?? 0) > bound && waited < 5000; waited += 100) {
+    const over = () =>
+      (after.kinds.pool ?? 0) > bound ||
+      (after.kinds.versions ?? 0) > replicas.length ||
+      after.listening.length > replicas.length;
+    for (let waited = 0; over() && waited < 5000; waited += 100) {
       await new Promise((r) => setTimeout(r, 100));
       after = await connections();
     }
-    console.log(`connections before ${JSON.stringify(before)}, after ${JSON.stringify(after)}`);
-    // Each replica: its pool, one version read connection, one notifier.
-    expect(after['swe-scoring-listen']).toBe(replicas.length);
-    expect(after['swe-scoring'] ?? 0).toBeLessThanOrEqual(bound);
+    console.log(`connections before ${JSON.stringify(before.kinds)}, after ${JSON.stringify(after.kinds)}`);
+    // Each replica: its pool, one version read connection, one notifier, named by its label and pid.
+    expect(after.listening).toEqual(replicas.map((r, i) => `swe-scoring listen r${i} ${host}:${r.pid}`).sort());
+    expect(after.kinds.pool ?? 0).toBeLessThanOrEqual(bound);
+    expect(after.kinds.versions ?? 0).toBeLessThanOrEqual(replicas.length);
     const memoryAfter = await Promise.all(replicas.map(rss));
     console.log(`rss MB before ${memory.map(mb).join(', ')}, after ${memoryAfter.map(mb).join(', ')}`);
   }, 120_000);

@@ -52,6 +52,7 @@ Settings come from the environment, each with its default (docs/OPERATING.md, "C
   DATABASE_URL (unset)                        postgres://…: PostgreSQL instead of DATABASE_PATH
   DATABASE_POOL_SIZE (10)                     PostgreSQL connections per process
   DATABASE_TIMEOUT_MS (5000)                  PostgreSQL: longest wait for a connection (503)
+  SCORING_INSTANCE_LABEL (unset)              e.g. replica-2: in the name of each PostgreSQL connection
   SCORING_ADMIN_TOKEN (generated into admin-token beside the database when unset)
   SCORING_READS_REQUIRE_TOKEN (false)         reads need a validator key or the admin token
   SCORING_SIGNING_KEY_PATH (signing-key.pem beside the database)  the snapshot-signing key

@@ -6,6 +6,7 @@
 // and a transaction left idle by a process that went away. See docs/POSTGRES.md, "Connections,
 // timeouts and faults", for the defaults and why.
 import pg from 'pg';
+import { applicationName } from './applicationName.js';
 import { migratePostgres } from './migrate.js';
 
 /** Where the pool and the notifier report what they survive (a pino logger fits). */
@@ -28,7 +29,12 @@ export interface PostgresOptions {
   idleInTransactionTimeoutMs?: number;
   /** An idle pooled connection is closed after this long (default 30 s). */
   idleTimeoutMs?: number;
-  /** Shown in pg_stat_activity (default `swe-scoring`). */
+  /**
+   * The operator's name for this server process (SCORING_INSTANCE_LABEL), in the application_name
+   * of each of its connections (./applicationName.ts); null or unset: none.
+   */
+  instanceLabel?: string | null;
+  /** Shown in pg_stat_activity (default: the pool's name, ./applicationName.ts). */
   applicationName?: string;
   logger?: PgLogger;
   /** A pooled connection failed, idle or in use (counted on /metrics). */
@@ -41,7 +47,6 @@ export const POSTGRES_DEFAULTS = {
   statementTimeoutMs: 10_000,
   idleInTransactionTimeoutMs: 10_000,
   idleTimeoutMs: 30_000,
-  applicationName: 'swe-scoring',
 } as const;
 
 /** The client-side timeout leaves room for the server's own cancel (statement_timeout) to come first. */
@@ -70,7 +75,10 @@ const types: pg.CustomTypesConfig = { getTypeParser };
 
 /** Applies pending migrations, then opens the pool. */
 export async function openPostgres(url: string, options: PostgresOptions = {}): Promise<pg.Pool> {
-  await migratePostgres(url, { connectTimeoutMs: options.connectTimeoutMs ?? POSTGRES_DEFAULTS.connectTimeoutMs });
+  await migratePostgres(url, {
+    connectTimeoutMs: options.connectTimeoutMs ?? POSTGRES_DEFAULTS.connectTimeoutMs,
+    applicationName: applicationName('migrate', options.instanceLabel),
+  });
   return createPool(url, options);
 }
 
@@ -86,7 +94,7 @@ export function createPool(url: string, options: PostgresOptions = {}): pg.Pool 
     idle_in_transaction_session_timeout:
       options.idleInTransactionTimeoutMs ?? POSTGRES_DEFAULTS.idleInTransactionTimeoutMs,
     idleTimeoutMillis: options.idleTimeoutMs ?? POSTGRES_DEFAULTS.idleTimeoutMs,
-    application_name: options.applicationName ?? POSTGRES_DEFAULTS.applicationName,
+    application_name: options.applicationName ?? applicationName('pool', options.instanceLabel),
     // Probes idle connections, so one whose peer vanished is found dead by TCP, not by a query.
     keepAlive: true,
     keepAliveInitialDelayMillis: 10_000,

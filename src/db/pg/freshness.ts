@@ -21,6 +21,7 @@
 // waits (connect timeout, client-side query timeout, statement timeout, keepalive); a query that
 // fails drops it (a timed-out query may still be on it), and the next read opens another.
 import pg from 'pg';
+import { applicationName } from './applicationName.js';
 import { endBounded } from './client.js';
 
 export interface Freshness {
@@ -105,11 +106,11 @@ class VersionsRead implements pg.Submittable {
 
 /**
  * `connect` makes the unconnected client the version reads use (a test may watch it); by default
- * one with the pool's options.
+ * one with the pool's options under the version reads' name without a label (./applicationName.ts).
  */
 export function createFreshness(
   pool: pg.Pool,
-  connect: () => pg.Client = () => new pg.Client(pool.options),
+  connect: () => pg.Client = () => new pg.Client({ ...pool.options, application_name: applicationName('versions') }),
   /** Its connection, once connected, was lost (the server went away, a read failed on it). */
   onLost: (err: unknown) => void = () => {},
 ): Freshness {

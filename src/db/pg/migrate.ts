@@ -5,6 +5,7 @@ import { drizzle } from 'drizzle-orm/node-postgres';
 import { migrate } from 'drizzle-orm/node-postgres/migrator';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
+import { applicationName } from './applicationName.js';
 
 /** Resolved from this file so it works from src/ (tsx) and dist/ (node) alike. */
 export const PG_MIGRATIONS_FOLDER = fileURLToPath(new URL('../../../migrations/pg', import.meta.url));
@@ -15,11 +16,17 @@ const MIGRATION_LOCK = '32500898759272807';
 export interface MigrateOptions {
   /** How long to wait for the connection, in milliseconds (default 10 s). */
   connectTimeoutMs?: number;
+  /** Shown in pg_stat_activity (default: the migrations' name without a label, ./applicationName.ts). */
+  applicationName?: string;
 }
 
 /** Applies every pending migration of migrations/pg to the database at `connectionString`. */
 export async function migratePostgres(connectionString: string, options: MigrateOptions = {}): Promise<void> {
-  const client = new pg.Client({ connectionString, connectionTimeoutMillis: options.connectTimeoutMs ?? 10_000 });
+  const client = new pg.Client({
+    connectionString,
+    connectionTimeoutMillis: options.connectTimeoutMs ?? 10_000,
+    application_name: options.applicationName ?? applicationName('migrate'),
+  });
   await client.connect();
   try {
     await client.query(`SELECT pg_advisory_lock(${MIGRATION_LOCK})`);

@@ -11,7 +11,9 @@
 // Once the notifier listens, first or after a reconnect (notifications may have been lost), one
 // version read tells every competition whose version moved meanwhile, at once.
 // The versions told are also what scores saved at shutdown stand for (src/db/pg/savedScores.ts).
+import pg from 'pg';
 import { databaseUnavailable, DomainError } from '../../errors.js';
+import { applicationName } from './applicationName.js';
 import type { Store } from '../contract.js';
 import { openPostgres, POSTGRES_DEFAULTS, type PgLogger, type PostgresOptions } from './client.js';
 import { isUnavailable } from './unavailable.js';
@@ -74,7 +76,10 @@ export async function openPostgresStore(url: string, options: PostgresStoreOptio
       }
     },
   });
-  const freshness = createFreshness(pool, undefined, (err) => {
+  // Made with the pool's options and bounds, under a name of its own.
+  const versionsClient = () =>
+    new pg.Client({ ...pool.options, application_name: applicationName('versions', options.instanceLabel) });
+  const freshness = createFreshness(pool, versionsClient, (err) => {
     lost.versions++;
     options.logger?.warn({ err }, 'PostgreSQL version reads: connection lost');
   });
@@ -106,6 +111,7 @@ export async function openPostgresStore(url: string, options: PostgresStoreOptio
     onReset: catchUpMissed,
     logger: options.logger,
     connectTimeoutMs: options.connectTimeoutMs,
+    applicationName: applicationName('listen', options.instanceLabel),
     onLost: () => void lost.notifier++,
   });
   notifier.ready().then(catchUpMissed, () => {}); // rejected only when closed first
