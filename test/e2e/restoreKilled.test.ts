@@ -5,8 +5,18 @@
 // integrity_check, and holds exactly the old content or exactly the backup's, never a mix; running
 // the restore again then finishes it, with the old database kept aside whole. A server started while
 // a restore runs is refused, naming the restore's pid.
-import { copyFileSync, mkdirSync, readdirSync, statSync } from 'node:fs';
-import { join } from 'node:path';
+import { transform } from 'esbuild';
+import {
+  copyFileSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cli, spawnCli } from '../cli/cli.js';
@@ -16,7 +26,13 @@ import { seedRuns } from '../support/seedServer.js';
 import { startServer, stopAllServers } from '../support/serverProcess.js';
 import { tempDir } from '../support/tempDir.js';
 
-const KILL_POINTS = fileURLToPath(new URL('../support/killPoints.ts', import.meta.url));
+const KILL_POINTS_TS = fileURLToPath(new URL('../support/killPoints.ts', import.meta.url));
+/**
+ * killPoints.ts as plain JavaScript (esbuild, in beforeAll): each restore the test stops preloads it
+ * without tsx, whose start (a loader thread, every module transpiled) was over half of each process's
+ * CPU time. Written inside the checkout, so that its better-sqlite3 resolves from node_modules.
+ */
+let killPoints: string | undefined;
 const tmp = tempDir('restore-killed');
 const template = join(tmp.dir, 'template');
 const backup = join(tmp.dir, 'backup.db');
@@ -26,6 +42,7 @@ let newContent: string;
 afterAll(async () => {
   await stopAllServers();
   tmp.remove();
+  if (killPoints) rmSync(dirname(killPoints), { recursive: true, force: true });
 });
 
 /** A folder holding the old database as the crash left it: the file and its -wal. */
@@ -59,7 +76,7 @@ function restoreStoppedAt(dir: string, at: number, pause = false) {
       KILL_POINTS_AT: String(at),
       KILL_POINTS_PAUSE: pause ? '1' : '0',
     },
-    ['--import', 'tsx', '--import', KILL_POINTS],
+    ['--import', killPoints!],
   );
   let err = '';
   const paused = new Promise<void>((resolve) =>
@@ -76,6 +93,11 @@ function restoreStoppedAt(dir: string, at: number, pause = false) {
 
 describe.skipIf(TEST_ENGINE === 'postgres')('restore killed at any point', { timeout: 600_000 }, () => {
   beforeAll(async () => {
+    const { code } = await transform(readFileSync(KILL_POINTS_TS, 'utf8'), { loader: 'ts', format: 'esm' });
+    const root = fileURLToPath(new URL('../../', import.meta.url));
+    mkdirSync(join(root, '.vitest-tmp'), { recursive: true });
+    killPoints = join(mkdtempSync(join(root, '.vitest-tmp', 'kill-points-')), 'killPoints.mjs');
+    writeFileSync(killPoints, code);
     mkdirSync(template);
     const server = await startServer({ dbPath: join(template, 'db') });
     await seedRuns(server, 'kept', 3);

@@ -1,10 +1,10 @@
-// Loaded into a real command-line process (`node --import tsx --import ./test/support/killPoints.ts
-// src/cli/main.ts …`) to stop it at a chosen point: every call that changes a file under
-// KILL_POINTS_DIR (node:fs's writes, renames, links, removals, fsyncs, chmods, and better-sqlite3's
-// pragma and close on a database there) is a point, numbered from 1 in the order the process makes
-// them. At point KILL_POINTS_AT the process kills itself with SIGKILL before the call, or, with
-// KILL_POINTS_PAUSE=1, says `paused` on stderr and waits there until it is killed. Each point is
-// listed on stderr as `point N: call path`. The command itself runs unchanged: only the timing of
+// Loaded into a real command-line process (`node --import <this file as JavaScript> dist/cli/main.js …`:
+// test/e2e/restoreKilled.test.ts compiles it) to stop it at a chosen point: every call that changes a
+// file under KILL_POINTS_DIR (node:fs's writes, renames, links, removals, fsyncs, chmods, and
+// better-sqlite3's pragma and close on a database there) is a point, numbered from 1 in the order the
+// process makes them. At point KILL_POINTS_AT the process kills itself with SIGKILL before the call,
+// or, with KILL_POINTS_PAUSE=1, says `paused` on stderr and waits there until it is killed. Each point
+// is listed on stderr as `point N: call path`. The command itself runs unchanged: only the timing of
 // the kill is chosen.
 import fs from 'node:fs';
 import { createRequire, syncBuiltinESMExports } from 'node:module';
