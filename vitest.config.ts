@@ -61,8 +61,16 @@ const ENGINE_FREE = [
   'test/reliability/lingeringClose.test.ts',
   'test/reliability/metricsScrape.test.ts',
 ];
-/** End-to-end suites whose subject is not the store (the generated clients, the validator example): once, on SQLite. */
-const E2E_ENGINE_FREE = ['test/e2e/generatedClients.test.ts', 'test/e2e/validatorExample.test.ts'];
+/**
+ * End-to-end suites whose subject is not the store: once, on SQLite. The generated clients, the
+ * validator example, and `npx swe-scoring serve` (whose servers, started by the command, run on a
+ * SQLite file in either project: the PostgreSQL project ran the same test again).
+ */
+const E2E_ENGINE_FREE = [
+  'test/e2e/generatedClients.test.ts',
+  'test/e2e/validatorExample.test.ts',
+  'test/e2e/npxServe.test.ts',
+];
 
 /**
  * Whether the PostgreSQL projects run: where no server answers they are left out with a notice,
