@@ -3,50 +3,27 @@
 // backup copies are spooled). Every refusal is a 503 problem+json with Retry-After 60 that
 // stores nothing, never a 500; once there is room again the same requests succeed, without a
 // restart; and every acknowledged run is there after one.
-import { execFileSync, spawn } from 'node:child_process';
-import { closeSync, mkdirSync, openSync, readFileSync, rmSync, statfsSync, statSync, writeSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { readFileSync, rmSync, statfsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { TEST_ENGINE } from '../support/engine.js';
 import { SERVER_ADMIN_TOKEN, startServer, type ServerProcess } from '../support/serverProcess.js';
 import { tempDir } from '../support/tempDir.js';
+import { fill, tmpfsMounts } from '../support/tmpfs.js';
 
 const JSONL = readFileSync(fileURLToPath(new URL('../../fixtures/swe-atlas-qna/tasks.jsonl', import.meta.url)));
 const ADMIN = { authorization: `Bearer ${SERVER_ADMIN_TOKEN}` };
 const tmp = tempDir('full-disk');
-const mounts: string[] = [];
+const tmpfs = tmpfsMounts(tmp.dir);
 let server: ServerProcess | undefined;
 
 afterAll(async () => {
   await server?.stop('SIGKILL');
-  for (const dir of mounts) execFileSync('umount', ['-l', dir]);
+  tmpfs.unmountAll();
   tmp.remove();
 });
-
-/** A tmpfs of `size` (e.g. `4m`) at a new folder under the test's. */
-function mountTmpfs(name: string, size: string): string {
-  const dir = join(tmp.dir, name);
-  mkdirSync(dir);
-  execFileSync('mount', ['-t', 'tmpfs', '-o', `size=${size},mode=0700`, 'tmpfs', dir]);
-  mounts.push(dir);
-  return dir;
-}
-
-const resize = (dir: string, size: string) => execFileSync('mount', ['-o', `remount,size=${size}`, dir]);
-
-/** Fills the file system of `dir` to its last byte with a file `filler`. */
-function fill(dir: string): void {
-  const fd = openSync(join(dir, 'filler'), 'w');
-  const block = Buffer.alloc(64 * 1024);
-  try {
-    for (;;) writeSync(fd, block);
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code !== 'ENOSPC') throw e;
-  } finally {
-    closeSync(fd);
-  }
-}
 
 async function call(method: string, path: string, body?: unknown, type = 'application/json') {
   const res = await fetch(`${server!.baseUrl}${path}`, {
@@ -94,7 +71,7 @@ describe.runIf(TEST_ENGINE === 'sqlite' && process.getuid?.() === 0)(
   { timeout: 120_000 },
   () => {
     it("the database's disk full: every write, an import's too, is 503 storage-full and logged; room again, stored, and kept across a restart", async () => {
-      const data = mountTmpfs('data', '4m');
+      const data = tmpfs.mount('data', '4m');
       const dbPath = join(data, 'scoring.db');
       server = await startServer({ dbPath });
       expect((await call('PUT', '/v1/competitions/c', { name: 'c' })).status).toBe(201);
@@ -147,7 +124,7 @@ describe.runIf(TEST_ENGINE === 'sqlite' && process.getuid?.() === 0)(
 
       // Room again: the same requests are stored, without a restart.
       rmSync(join(data, 'filler'));
-      resize(data, '64m');
+      tmpfs.resize(data, '64m');
       expect((await post(refused)).status).toBe(200);
       acked += 200;
       expect((await call('POST', '/v1/competitions/c/tasks/import', JSONL, 'application/x-ndjson')).status).toBe(200);
@@ -176,7 +153,7 @@ describe.runIf(TEST_ENGINE === 'sqlite' && process.getuid?.() === 0)(
       // from checkpointing the log past it: the -wal grew until it filled the disk, and then, the
       // reader gone, the checkpoint had no room to copy it into the file: every write stayed refused,
       // across restarts, until the operator added disk.
-      const data = mountTmpfs('wal', '64m');
+      const data = tmpfs.mount('wal', '64m');
       const dbPath = join(data, 'scoring.db');
       server = await startServer({ dbPath });
       expect((await call('PUT', '/v1/competitions/c', { name: 'c' })).status).toBe(201);
@@ -241,7 +218,7 @@ describe.runIf(TEST_ENGINE === 'sqlite' && process.getuid?.() === 0)(
     });
 
     it("the server's temporary folder full: a backup, an upload and an import chunk are 503 storage-full; room again, they succeed", async () => {
-      const spool = mountTmpfs('spool', '8m');
+      const spool = tmpfs.mount('spool', '8m');
       server = await startServer({ dbPath: join(tmp.dir, 'spool-test.db'), env: { TMPDIR: spool } });
       expect((await call('PUT', '/v1/competitions/c', { name: 'c' })).status).toBe(201);
       fill(spool);

@@ -2,18 +2,18 @@
 // SQLite: each refusal counted on /metrics by why (`scoring_requests_refused_total{reason}`) and
 // named in the log, a 503 by its own message (a full temporary folder is not "database
 // unavailable"), a 4xx at the door by the `refusal` field of its request line.
-import { execFileSync } from 'node:child_process';
-import { closeSync, mkdirSync, openSync, rmSync, writeSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { TEST_ENGINE } from '../support/engine.js';
 import { SERVER_ADMIN_TOKEN, startServer, type ServerProcess } from '../support/serverProcess.js';
 import { tempDir } from '../support/tempDir.js';
+import { fill, tmpfsMounts } from '../support/tmpfs.js';
 import { logLines, sample } from '../support/observe.js';
 
 const ADMIN = { authorization: `Bearer ${SERVER_ADMIN_TOKEN}` };
 const tmp = tempDir('operator-signals');
-const mounts: string[] = [];
+const tmpfs = tmpfsMounts(tmp.dir);
 let server: ServerProcess | undefined;
 
 afterEach(async () => {
@@ -21,7 +21,7 @@ afterEach(async () => {
   server = undefined;
 });
 afterAll(() => {
-  for (const dir of mounts) execFileSync('umount', ['-l', dir]);
+  tmpfs.unmountAll();
   tmp.remove();
 });
 
@@ -33,26 +33,6 @@ async function call(method: string, path: string, body?: unknown, headers: Recor
   });
   const text = await res.text();
   return { status: res.status, text, json: () => JSON.parse(text) as Record<string, unknown> };
-}
-
-function mountTmpfs(name: string, size: string): string {
-  const dir = join(tmp.dir, name);
-  mkdirSync(dir);
-  execFileSync('mount', ['-t', 'tmpfs', '-o', `size=${size},mode=0700`, 'tmpfs', dir]);
-  mounts.push(dir);
-  return dir;
-}
-
-function fill(dir: string): void {
-  const fd = openSync(join(dir, 'filler'), 'w');
-  const block = Buffer.alloc(64 * 1024);
-  try {
-    for (;;) writeSync(fd, block);
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code !== 'ENOSPC') throw e;
-  } finally {
-    closeSync(fd);
-  }
 }
 
 const runs = (prefix: string, n: number) => ({
@@ -67,8 +47,8 @@ const runs = (prefix: string, n: number) => ({
 
 describe.runIf(TEST_ENGINE === 'sqlite' && process.getuid?.() === 0)('storage refusals, told apart', () => {
   it('a full temporary folder and a full database disk: each 503 counted and logged by its own name', async () => {
-    const data = mountTmpfs('data', '8m');
-    const spool = mountTmpfs('spool', '8m');
+    const data = tmpfs.mount('data', '8m');
+    const spool = tmpfs.mount('spool', '8m');
     server = await startServer({ dbPath: join(data, 'db.sqlite'), logLevel: 'info', env: { TMPDIR: spool } });
     expect((await call('PUT', '/v1/competitions/c', { name: 'c' })).status).toBe(201);
     expect(
@@ -103,7 +83,7 @@ describe.runIf(TEST_ENGINE === 'sqlite' && process.getuid?.() === 0)('storage re
 
 describe.runIf(TEST_ENGINE === 'sqlite' && process.getuid?.() === 0)('periodic snapshots, watched', () => {
   it('a pass that fails (the disk full) is counted and logged; one that succeeds again stamps its time', async () => {
-    const data = mountTmpfs('snapshots', '8m');
+    const data = tmpfs.mount('snapshots', '8m');
     server = await startServer({
       dbPath: join(data, 'db.sqlite'),
       logLevel: 'info',

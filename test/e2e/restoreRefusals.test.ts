@@ -1,20 +1,16 @@
 // Each refusal of `swe-scoring restore`, through the real command: one line saying what is wrong and
 // what to do, exit 1 (2 for a wrong command line), and the database's files as they were, with no
 // copy left beside them. A backup of an older schema is restored (the server migrates it at start).
-import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import {
-  closeSync,
   copyFileSync,
   mkdirSync,
-  openSync,
   readdirSync,
   readFileSync,
   statSync,
   symlinkSync,
   truncateSync,
   writeFileSync,
-  writeSync,
 } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
@@ -24,6 +20,7 @@ import { TEST_ENGINE } from '../support/engine.js';
 import { seedRuns } from '../support/seedServer.js';
 import { startServer, stopAllServers } from '../support/serverProcess.js';
 import { tempDir } from '../support/tempDir.js';
+import { fill, tmpfsMounts } from '../support/tmpfs.js';
 
 const tmp = tempDir('restore-refusals');
 const data = join(tmp.dir, 'data');
@@ -31,7 +28,7 @@ const db = join(data, 'live.db');
 const link = join(tmp.dir, 'link'); // another name of the data folder
 const backup = join(tmp.dir, 'backup.db');
 const file = (name: string) => join(tmp.dir, name);
-let mounted: string | undefined;
+const tmpfs = tmpfsMounts(tmp.dir);
 
 /** Every file in the data folder: name, inode, size, mode and a digest of its bytes. */
 const state = () =>
@@ -76,7 +73,7 @@ describe.skipIf(TEST_ENGINE === 'postgres')('restore refuses', { timeout: 180_00
   }, 60_000);
   afterAll(async () => {
     await stopAllServers();
-    if (mounted) execFileSync('umount', ['-l', mounted]);
+    tmpfs.unmountAll();
     tmp.remove();
   });
 
@@ -176,19 +173,10 @@ describe.skipIf(TEST_ENGINE === 'postgres')('restore refuses', { timeout: 180_00
 
   // A file system of a few MiB (tmpfs, mounted here: root only) with room for the database, not for the copy.
   it.runIf(process.getuid?.() === 0)('a full disk, in one line, leaving the database and no copy', async () => {
-    mounted = file('small');
-    mkdirSync(mounted);
-    execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=2m,mode=0700', 'tmpfs', mounted]);
+    const mounted = tmpfs.mount('small', '2m');
     const small = join(mounted, 'live.db');
     copyFileSync(db, small);
-    const fd = openSync(join(mounted, 'filler'), 'w');
-    try {
-      for (;;) writeSync(fd, Buffer.alloc(4096));
-    } catch (e) {
-      expect((e as NodeJS.ErrnoException).code).toBe('ENOSPC');
-    } finally {
-      closeSync(fd);
-    }
+    fill(mounted);
     // Room for the lock's small files, not for a copy of the backup.
     truncateSync(join(mounted, 'filler'), statSync(join(mounted, 'filler')).size - 64 * 1024);
     expect(statSync(backup).size).toBeGreaterThan(128 * 1024);
