@@ -1,47 +1,12 @@
 // SPEC edges through the real app, each figure computed by hand from the rule it checks.
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { encodeSs58 } from '../../src/signatures/ss58.js';
-import { admin, seedCompetition, testApp, type TestApp } from '../support/app.js';
+import { describe, expect, it } from 'vitest';
+import { admin, seedCompetition } from '../support/app.js';
+import { specEdgesApp, hk } from './specEdgesKit.js';
 
-const hk = (n: number) => encodeSs58(new Uint8Array(32).fill(n));
-
-let t: TestApp;
-let nextRun = 0;
-beforeEach(async () => {
-  t = await testApp();
-  await seedCompetition(t, 'c', { name: 'Edges' });
-});
-afterEach(async () => t.close());
-
-const putTasks = async (tasks: object[]) => {
-  const res = await t.call({ method: 'PUT', url: '/v1/competitions/c/tasks', headers: admin, payload: { tasks } });
-  expect(res.status).toBe(200);
-};
-type R = [task: string, miner: string | null, resolved: boolean, output?: number];
-const post = async (list: R[]) => {
-  const runs = list.map(([taskId, miner, resolved, output = 100]) => ({
-    runId: `r${nextRun++}`,
-    taskId,
-    resolved,
-    tokens: { input: 1000, output },
-    ...(miner ? { kind: 'miner', minerHotkey: miner } : { kind: 'baseline' }),
-  }));
-  const res = await t.call({ method: 'POST', url: '/v1/competitions/c/runs', headers: admin, payload: { runs } });
-  expect(res.status).toBe(200);
-  return runs.map((r) => r.runId);
-};
-const get = async (path: string) => {
-  const res = await t.call({ method: 'GET', url: `/v1/competitions/c${path}` });
-  return res.body;
-};
+const { app, putTasks, post, get, exclude } = specEdgesApp();
 type Entry = { hotkey: string; rank: number | null; normalizedScore: number | null; [k: string]: unknown };
 const board = async (q = ''): Promise<Entry[]> => (await get(`/leaderboard${q}`)).miners;
 const entry = async (hotkey: string, q = '') => (await board(q)).find((m) => m.hotkey === hotkey);
-const exclude = async (hotkey: string, excluded = true) =>
-  expect(
-    (await t.call({ method: 'PUT', url: `/v1/competitions/c/miners/${hotkey}`, headers: admin, payload: { excluded } }))
-      .status,
-  ).toBeOneOf([200, 201]);
 
 describe('SPEC 3-5 edges', () => {
   it('a task whose only baseline run failed is hard (x = 0); deleting that run leaves it unscored', async () => {
@@ -61,7 +26,7 @@ describe('SPEC 3-5 edges', () => {
       normalizedScore: null,
       taskCounts: { main: 0, hardBoost: 0, excluded: 1 },
     });
-    const del = await t.call({ method: 'DELETE', url: `/v1/competitions/c/runs/${base}`, headers: admin });
+    const del = await app().call({ method: 'DELETE', url: `/v1/competitions/c/runs/${base}`, headers: admin });
     expect(del.status).toBe(200);
     expect(await entry('m1')).toMatchObject({
       rank: null,
@@ -111,7 +76,7 @@ describe('SPEC 3-5 edges', () => {
   });
 
   it('equal scores share a rank (1, 1, 3) and split the element equally', async () => {
-    await seedCompetition(t, 'c', { name: 'Edges', burnRatio: 0.2 });
+    await seedCompetition(app(), 'c', { name: 'Edges', burnRatio: 0.2 });
     await putTasks([{ id: 'a', type: 'swebench_verified' }]);
     await post([
       ['a', null, true],
@@ -154,7 +119,7 @@ describe('SPEC 3-5 edges', () => {
     for (const task of ['a', 'b', 'c'] as const)
       runs.push(tokens(`${task}m1`, task, 'm1', m1[task]), tokens(`${task}m2`, task, 'm2', m2[task]));
     expect(
-      (await t.call({ method: 'POST', url: '/v1/competitions/c/runs', headers: admin, payload: { runs } })).status,
+      (await app().call({ method: 'POST', url: '/v1/competitions/c/runs', headers: admin, payload: { runs } })).status,
     ).toBe(200);
     const r = (a: number) => Math.log2(1000 / a);
     const w = Math.cbrt(2);
@@ -260,7 +225,7 @@ describe('SPEC 6 edges', () => {
     expect(w.finalWeights).toEqual({});
     expect(w.burnWeight).toBe(1);
     expect(w.layers[0].elements[0]).toEqual({ subset: ['overall'], winners: [], winningScore: null });
-    const mg = await t.call({
+    const mg = await app().call({
       method: 'PUT',
       url: '/v1/competitions/c/metagraph',
       headers: admin,

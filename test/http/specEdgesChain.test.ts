@@ -1,55 +1,20 @@
 // SPEC 11 edges through the real app (the chain vector, burnUid, awaitingRuns), each figure computed by
 // hand from the rule it checks. SPEC 3-6: ./specEdges.test.ts.
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { encodeSs58 } from '../../src/signatures/ss58.js';
-import { admin, seedCompetition, testApp, type TestApp } from '../support/app.js';
+import { describe, expect, it } from 'vitest';
+import { admin, seedCompetition } from '../support/app.js';
+import { specEdgesApp, hk } from './specEdgesKit.js';
 
-const hk = (n: number) => encodeSs58(new Uint8Array(32).fill(n));
-
-let t: TestApp;
-let nextRun = 0;
-beforeEach(async () => {
-  t = await testApp();
-  await seedCompetition(t, 'c', { name: 'Edges' });
-});
-afterEach(async () => t.close());
-
-const putTasks = async (tasks: object[]) => {
-  const res = await t.call({ method: 'PUT', url: '/v1/competitions/c/tasks', headers: admin, payload: { tasks } });
-  expect(res.status).toBe(200);
-};
-type R = [task: string, miner: string | null, resolved: boolean, output?: number];
-const post = async (list: R[]) => {
-  const runs = list.map(([taskId, miner, resolved, output = 100]) => ({
-    runId: `r${nextRun++}`,
-    taskId,
-    resolved,
-    tokens: { input: 1000, output },
-    ...(miner ? { kind: 'miner', minerHotkey: miner } : { kind: 'baseline' }),
-  }));
-  const res = await t.call({ method: 'POST', url: '/v1/competitions/c/runs', headers: admin, payload: { runs } });
-  expect(res.status).toBe(200);
-  return runs.map((r) => r.runId);
-};
-const get = async (path: string) => {
-  const res = await t.call({ method: 'GET', url: `/v1/competitions/c${path}` });
-  return res.body;
-};
-const exclude = async (hotkey: string, excluded = true) =>
-  expect(
-    (await t.call({ method: 'PUT', url: `/v1/competitions/c/miners/${hotkey}`, headers: admin, payload: { excluded } }))
-      .status,
-  ).toBeOneOf([200, 201]);
+const { app, putTasks, post, get, exclude } = specEdgesApp();
 
 describe('SPEC 11 edges', () => {
   const putMg = async (payload: object) => {
-    const res = await t.call({ method: 'PUT', url: '/v1/competitions/c/metagraph', headers: admin, payload });
+    const res = await app().call({ method: 'PUT', url: '/v1/competitions/c/metagraph', headers: admin, payload });
     expect(res.status, JSON.stringify(res.body)).toBe(200);
   };
 
   it('an exact half rounds to even (530.5 to 530, where Math.round gives 531)', async () => {
     const b = 0.9919700902891827;
-    await seedCompetition(t, 'c', { name: 'Edges', burnRatio: b });
+    await seedCompetition(app(), 'c', { name: 'Edges', burnRatio: b });
     await putTasks([{ id: 'a', type: 'swebench_verified' }]);
     await post([
       ['a', null, true],
@@ -65,7 +30,7 @@ describe('SPEC 11 edges', () => {
   });
 
   it('a miner registered at burnUid keeps its INC there, an unregistered one burns its INC there too', async () => {
-    await seedCompetition(t, 'c', { name: 'Edges', burnRatio: 0.5 });
+    await seedCompetition(app(), 'c', { name: 'Edges', burnRatio: 0.5 });
     await putTasks([{ id: 'a', type: 'swebench_verified' }]);
     // Three tied winners: each INC = 1/3 · 0.5; burn = 1 − 3 · (1/6).
     await post([
@@ -100,7 +65,7 @@ describe('SPEC 11 edges', () => {
 
 describe('awaitingRuns (API 1.2, weights on chain)', () => {
   const putMg = async (neurons: object[], extra: object = {}) => {
-    const res = await t.call({
+    const res = await app().call({
       method: 'PUT',
       url: '/v1/competitions/c/metagraph',
       headers: admin,
