@@ -5,7 +5,6 @@
 // integrity_check, and holds exactly the old content or exactly the backup's, never a mix; running
 // the restore again then finishes it, with the old database kept aside whole. A server started while
 // a restore runs is refused, naming the restore's pid.
-import { transform } from 'esbuild';
 import {
   copyFileSync,
   mkdirSync,
@@ -19,6 +18,7 @@ import {
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import ts from 'typescript';
 import { cli, spawnCli } from '../cli/cli.js';
 import { dumpAll, withReadOnly } from '../support/dbDump.js';
 import { TEST_ENGINE } from '../support/engine.js';
@@ -28,7 +28,7 @@ import { tempDir } from '../support/tempDir.js';
 
 const KILL_POINTS_TS = fileURLToPath(new URL('../support/killPoints.ts', import.meta.url));
 /**
- * killPoints.ts as plain JavaScript (esbuild, in beforeAll): each restore the test stops preloads it
+ * killPoints.ts as plain JavaScript (TypeScript's transpileModule, in beforeAll): each restore the test stops preloads it
  * without tsx, whose start (a loader thread, every module transpiled) was over half of each process's
  * CPU time. Written inside the checkout, so that its better-sqlite3 resolves from node_modules.
  */
@@ -93,7 +93,9 @@ function restoreStoppedAt(dir: string, at: number, pause = false) {
 
 describe.skipIf(TEST_ENGINE === 'postgres')('restore killed at any point', { timeout: 600_000 }, () => {
   beforeAll(async () => {
-    const { code } = await transform(readFileSync(KILL_POINTS_TS, 'utf8'), { loader: 'ts', format: 'esm' });
+    const code = ts.transpileModule(readFileSync(KILL_POINTS_TS, 'utf8'), {
+      compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022 },
+    }).outputText;
     const root = fileURLToPath(new URL('../../', import.meta.url));
     mkdirSync(join(root, '.vitest-tmp'), { recursive: true });
     killPoints = join(mkdtempSync(join(root, '.vitest-tmp', 'kill-points-')), 'killPoints.mjs');
