@@ -152,6 +152,9 @@ export function errorHandler(
   request: FastifyRequest,
   reply: FastifyReply,
 ): FastifyReply {
+  // A stream that failed before its first byte (an export when the database goes away) leaves the
+  // coding it was to be sent in: the problem is coded (or not) anew, never sent plain under it.
+  reply.removeHeader('content-encoding');
   if (error instanceof DomainError) {
     // A 503's cause goes to the log, never to the client.
     noteRefusal(error, request);
