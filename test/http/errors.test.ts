@@ -1,3 +1,4 @@
+import { gunzipSync } from 'node:zlib';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { admin, testApp, type TestApp } from '../support/app.js';
 
@@ -21,6 +22,29 @@ it('an unexpected failure is a 500 problem that leaks no internals', async () =>
     detail: 'the server could not complete the request; it is logged',
   });
   expect(JSON.stringify(res.body)).not.toMatch(/validators|sqlite|stack/i);
+});
+
+it('a stream that fails before its first byte answers a problem its client can decode, asked with gzip', async () => {
+  await t.call({ method: 'PUT', url: '/v1/competitions/c', headers: admin, payload: { name: 'c' } });
+  const tasks = { tasks: [{ id: 'a', type: 'swebench_verified' }] };
+  expect(
+    (await t.call({ method: 'PUT', url: '/v1/competitions/c/tasks', headers: admin, payload: tasks })).status,
+  ).toBe(200);
+  // The export's own reads come after the answer started (its coding chosen): the criteria of its
+  // first page of tasks are gone, so the stream fails before its first byte.
+  await t.query({ sqlite: 'DROP TABLE task_criteria', postgres: 'DROP TABLE task_criteria CASCADE' });
+  const res = await t.app.inject({
+    method: 'GET',
+    url: '/v1/competitions/c/tasks/export',
+    headers: { ...admin, 'accept-encoding': 'gzip' },
+  });
+  expect(res.statusCode).toBe(500);
+  expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
+  // Whatever coding the answer names is the one its bytes are in.
+  const coding = res.headers['content-encoding'];
+  const text = coding === 'gzip' ? gunzipSync(res.rawPayload).toString() : res.payload;
+  expect(coding === undefined || coding === 'gzip').toBe(true);
+  expect(JSON.parse(text)).toMatchObject({ type: 'urn:swe-scoring:problem:internal', status: 500 });
 });
 
 it('a problem lists at most 100 fields, and says how many there are in all', async () => {
