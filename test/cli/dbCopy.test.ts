@@ -7,6 +7,7 @@
 import { generateKeyPairSync } from 'node:crypto';
 import Database from 'better-sqlite3';
 import { join } from 'node:path';
+import { hostname } from 'node:os';
 import { getTableConfig, SQLiteTable } from 'drizzle-orm/sqlite-core';
 import { is } from 'drizzle-orm';
 import pg from 'pg';
@@ -381,6 +382,16 @@ describe('swe-scoring db copy', () => {
             wrotePg = true;
             // Committed before the copy reads on (the copy waits for this callback).
             await c.query(`UPDATE runs SET resolved = NOT resolved; DELETE FROM signature_nonces`);
+            // The copy's connections say whose they are, as the server's do (docs/POSTGRES.md).
+            const { rows } = await c.query<{ db: string; name: string }>(
+              `SELECT datname AS db, application_name AS name FROM pg_stat_activity
+                WHERE datname IN ($1, $2) AND pid <> pg_backend_pid() ORDER BY datname`,
+              [new URL(target.url).pathname.slice(1), new URL(target2.url).pathname.slice(1)],
+            );
+            expect(rows.map((r) => r.name)).toEqual([
+              `swe-scoring copy ${hostname().split('.')[0]}:${process.pid}`,
+              `swe-scoring copy ${hostname().split('.')[0]}:${process.pid}`,
+            ]);
             await c.query(`INSERT INTO competition_versions VALUES ('late', 1)`);
           },
         );

@@ -7,7 +7,7 @@ import { hostname } from 'node:os';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Store } from '../../src/db/contract.js';
-import { applicationName } from '../../src/db/pg/applicationName.js';
+import { applicationName } from '../../src/db/applicationName.js';
 import { migratePostgres } from '../../src/db/pg/migrate.js';
 import { openPostgresStore } from '../../src/db/pg/open.js';
 import { createScratchDatabase, testPostgres, type ScratchDatabase } from '../support/postgres.js';

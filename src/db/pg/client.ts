@@ -6,7 +6,7 @@
 // and a transaction left idle by a process that went away. See docs/POSTGRES.md, "Connections,
 // timeouts and faults", for the defaults and why.
 import pg from 'pg';
-import { applicationName } from './applicationName.js';
+import { applicationName } from '../applicationName.js';
 import { migratePostgres } from './migrate.js';
 
 /** Where the pool and the notifier report what they survive (a pino logger fits). */
@@ -31,10 +31,10 @@ export interface PostgresOptions {
   idleTimeoutMs?: number;
   /**
    * The operator's name for this server process (SCORING_INSTANCE_LABEL), in the application_name
-   * of each of its connections (./applicationName.ts); null or unset: none.
+   * of each of its connections (../applicationName.ts); null or unset: none.
    */
   instanceLabel?: string | null;
-  /** Shown in pg_stat_activity (default: the pool's name, ./applicationName.ts). */
+  /** Shown in pg_stat_activity (default: the pool's name, ../applicationName.ts). */
   applicationName?: string;
   logger?: PgLogger;
   /** A pooled connection failed, idle or in use (counted on /metrics). */

@@ -21,7 +21,7 @@
 // waits (connect timeout, client-side query timeout, statement timeout, keepalive); a query that
 // fails drops it (a timed-out query may still be on it), and the next read opens another.
 import pg from 'pg';
-import { applicationName } from './applicationName.js';
+import { applicationName } from '../applicationName.js';
 import { endBounded } from './client.js';
 
 export interface Freshness {
@@ -106,7 +106,7 @@ class VersionsRead implements pg.Submittable {
 
 /**
  * `connect` makes the unconnected client the version reads use (a test may watch it); by default
- * one with the pool's options under the version reads' name without a label (./applicationName.ts).
+ * one with the pool's options under the version reads' name without a label (../applicationName.ts).
  */
 export function createFreshness(
   pool: pg.Pool,

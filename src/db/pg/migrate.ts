@@ -5,7 +5,7 @@ import { drizzle } from 'drizzle-orm/node-postgres';
 import { migrate } from 'drizzle-orm/node-postgres/migrator';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
-import { applicationName } from './applicationName.js';
+import { applicationName } from '../applicationName.js';
 
 /** Resolved from this file so it works from src/ (tsx) and dist/ (node) alike. */
 export const PG_MIGRATIONS_FOLDER = fileURLToPath(new URL('../../../migrations/pg', import.meta.url));
@@ -16,7 +16,7 @@ const MIGRATION_LOCK = '32500898759272807';
 export interface MigrateOptions {
   /** How long to wait for the connection, in milliseconds (default 10 s). */
   connectTimeoutMs?: number;
-  /** Shown in pg_stat_activity (default: the migrations' name without a label, ./applicationName.ts). */
+  /** Shown in pg_stat_activity (default: the migrations' name without a label, ../applicationName.ts). */
   applicationName?: string;
 }
 

@@ -9,7 +9,7 @@
 // reconnect tells the caller to drop whatever it cached.
 import pg from 'pg';
 import { z } from 'zod';
-import { applicationName } from './applicationName.js';
+import { applicationName } from '../applicationName.js';
 import { endBounded, POSTGRES_DEFAULTS, type PgLogger } from './client.js';
 
 export const WRITES_CHANNEL = 'swe_scoring_writes';
@@ -36,7 +36,7 @@ export interface NotifierOptions {
   /** The first retry after a failure; each next one waits twice as long, up to `maxBackoffMs`. */
   minBackoffMs?: number;
   maxBackoffMs?: number;
-  /** Shown in pg_stat_activity (default: the notifier's name without a label, ./applicationName.ts). */
+  /** Shown in pg_stat_activity (default: the notifier's name without a label, ../applicationName.ts). */
   applicationName?: string;
   /** The LISTEN connection, listening, was lost (counted on /metrics). */
   onLost?: () => void;

@@ -13,7 +13,7 @@
 // The versions told are also what scores saved at shutdown stand for (src/db/pg/savedScores.ts).
 import pg from 'pg';
 import { databaseUnavailable, DomainError } from '../../errors.js';
-import { applicationName } from './applicationName.js';
+import { applicationName } from '../applicationName.js';
 import type { Store } from '../contract.js';
 import { openPostgres, POSTGRES_DEFAULTS, type PgLogger, type PostgresOptions } from './client.js';
 import { isUnavailable } from './unavailable.js';

@@ -3,6 +3,7 @@
 import Database from 'better-sqlite3';
 import { existsSync } from 'node:fs';
 import pg from 'pg';
+import { applicationName } from '../../db/applicationName.js';
 import { migrationCount } from '../../db/tables.js';
 import {
   CopyError,
@@ -114,7 +115,12 @@ function hasTable(c: Database.Database, name: string): boolean {
 }
 
 export async function connect(url: string, role: string): Promise<pg.Client> {
-  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 10_000 });
+  const client = new pg.Client({
+    connectionString: url,
+    connectionTimeoutMillis: 10_000,
+    // Named in pg_stat_activity as the server's own connections are: an operator sees what holds them.
+    application_name: applicationName('copy'),
+  });
   // An idle client whose server went away emits 'error'; without a listener the process exits.
   client.on('error', () => {});
   try {

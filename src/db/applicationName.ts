@@ -1,11 +1,11 @@
 // The application_name of every connection a process opens to PostgreSQL, as pg_stat_activity
 // shows it: `swe-scoring <kind> [<label> ]<host>:<pid>`. The kind tells the pool from the
-// notifier's LISTEN, the version reads and the migrations; the host and pid (and the operator's
+// notifier's LISTEN, the version reads, the migrations and `db copy`; the host and pid (and the operator's
 // instance label, SCORING_INSTANCE_LABEL) tell one server process from another. PostgreSQL keeps
 // 63 bytes of it and shows any byte outside printable ASCII as `?`: the name is made to fit both.
 import { hostname } from 'node:os';
 
-export type ConnectionKind = 'pool' | 'listen' | 'versions' | 'migrate';
+export type ConnectionKind = 'pool' | 'listen' | 'versions' | 'migrate' | 'copy';
 
 /** PostgreSQL's NAMEDATALEN - 1: a longer application_name is cut short without a word. */
 const MAX_BYTES = 63;
