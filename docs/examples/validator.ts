@@ -7,7 +7,7 @@
 //
 //   SCORING_URL=https://scores.example.org COMPETITION=sn-main \
 //   HOTKEY_FILE=~/.bittensor/wallets/validator/hotkeys/default \
-//   TASKS_FILE=tasks.jsonl STATE_FILE=pending.jsonl \
+//   TASKS_FILE=tasks.jsonl STATE_FILE=pending.jsonl NETUID=7 \
 //   node --import tsx docs/examples/validator.ts
 //
 // TASKS_FILE is the SWE-Atlas-QnA-AA file the operator imported (JSON Lines): the server does not
@@ -17,6 +17,12 @@
 // that do not fit the rubric, a runId stored with other content: 400, 404, 409, 422) is never resent
 // as it is: it goes to REJECTED_FILE with the server's answer, for you to look at, and the rest of its
 // batch is sent again. `runOnce` stands in for your agent and judge: replace it.
+//
+// Weights are handed on only from a snapshot whose signature checks against the operator's
+// snapshot-signing key as you keep it in SNAPSHOT_KEY_FILE (best: the operator gives it to you; if
+// the file is missing, the first turn takes the server's and keeps it, trust on first use), and
+// only for your subnet, NETUID. A server that starts signing with another key gets no weights set
+// until you have checked the new key with the operator and replaced the file.
 import { execFileSync } from 'node:child_process';
 import { createHash, randomUUID } from 'node:crypto';
 import { appendFileSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -38,6 +44,10 @@ const COMPETITION = env('COMPETITION');
 const VERSION = env('VALIDATOR_VERSION', '1.0.0'); // your validator's own version, semver
 const STATE_FILE = env('STATE_FILE', 'pending.jsonl');
 const REJECTED_FILE = env('REJECTED_FILE', 'rejected.jsonl');
+const SNAPSHOT_KEY_FILE = env('SNAPSHOT_KEY_FILE', 'snapshot-key.pem');
+const NETUID = Number(env('NETUID')); // the subnet you set weights on
+if (!Number.isInteger(NETUID) || NETUID < 0)
+  throw new Error(`NETUID must be a subnet number, not ${process.env.NETUID}`);
 const MAX_RUNS = 5_000; // runs per batch
 const MAX_BYTES = 30 * 1024 * 1024; // under the 32 MiB body limit, with room to spare
 
@@ -258,16 +268,21 @@ try {
     const snapshot = JSON.parse(bytes.toString('utf8')) as { seq: number; chain?: Record<string, unknown> };
     writeFileSync(join(folder, 'snapshot.json'), bytes);
     writeFileSync(join(folder, 'input.ndjson'), await get(`${snapshots}/${snapshot.seq}/input`));
-    const identity = JSON.parse((await get('/v1/identity')).toString('utf8')) as { publicKey: string };
-    writeFileSync(join(folder, 'key.pem'), identity.publicKey);
+    if (!existsSync(SNAPSHOT_KEY_FILE)) {
+      // Trust on first use: a key read from the server it checks proves only what this turn reads.
+      const identity = JSON.parse((await get('/v1/identity')).toString('utf8')) as { publicKey: string };
+      writeFileSync(SNAPSHOT_KEY_FILE, identity.publicKey);
+      console.log(`kept the server's snapshot-signing key in ${SNAPSHOT_KEY_FILE}: check it with the operator`);
+    }
     const cli = new URL('../../bin/swe-scoring.js', import.meta.url).pathname;
     const files = ['snapshot.json', 'input.ndjson'].map((f) => join(folder, f));
     // Exit status 1 names the failed check and throws here: set no weights then.
-    execFileSync(process.execPath, [cli, 'verify', ...files, '--public-key', join(folder, 'key.pem')], {
+    execFileSync(process.execPath, [cli, 'verify', ...files, '--public-key', SNAPSHOT_KEY_FILE], {
       stdio: 'inherit',
     });
     const chain = snapshot.chain;
     if (!chain) throw new Error('the snapshot holds no weights on chain: the operator recorded no metagraph');
+    if (chain.netuid !== NETUID) throw new Error(`the snapshot is for subnet ${String(chain.netuid)}, not ${NETUID}`);
     const limits = chain.limits as Record<string, boolean | null> | null;
     if (limits && Object.values(limits).includes(false))
       throw new Error(`a subnet limit is broken: ${JSON.stringify(limits)}`);

@@ -3,6 +3,7 @@
 // missing run of SWE-bench and QnA tasks signed with its hotkey, resend what a previous turn left
 // pending as duplicates, and hand on exactly the verified snapshot's weights on chain.
 import { execFile } from 'node:child_process';
+import { generateKeyPairSync } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -24,7 +25,7 @@ const UNKNOWN_QNA = (JSON.parse(QNA_ROWS[2]!) as { task_id: string }).task_id;
 
 let server: ServerProcess;
 let dir: TempDir;
-let files: { hotkey: string; tasks: string; state: string; rejected: string };
+let files: { hotkey: string; tasks: string; state: string; rejected: string; key: string };
 
 async function admin(method: string, path: string, body?: unknown, type = 'application/json') {
   const res = await fetch(`${server.baseUrl}${path}`, {
@@ -38,7 +39,7 @@ async function admin(method: string, path: string, body?: unknown, type = 'appli
 }
 
 /** One turn of the example; its output. */
-async function turn(): Promise<string> {
+async function turn(env: Record<string, string> = {}): Promise<string> {
   const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', 'docs/examples/validator.ts'], {
     cwd: ROOT,
     env: {
@@ -50,6 +51,9 @@ async function turn(): Promise<string> {
       STATE_FILE: files.state,
       REJECTED_FILE: files.rejected,
       VALIDATOR_VERSION: '2.1.0',
+      SNAPSHOT_KEY_FILE: files.key,
+      NETUID: '7',
+      ...env,
     },
   });
   return stdout;
@@ -63,6 +67,7 @@ beforeAll(async () => {
     tasks: join(dir.dir, 'tasks.jsonl'),
     state: join(dir.dir, 'pending.jsonl'),
     rejected: join(dir.dir, 'rejected.jsonl'),
+    key: join(dir.dir, 'snapshot-key.pem'),
   };
   writeFileSync(files.hotkey, JSON.stringify({ secretSeed: VALIDATOR_SEED }));
   writeFileSync(files.tasks, `${QNA_ROWS.slice(0, 2).join('\n')}\n`);
@@ -169,6 +174,10 @@ describe('docs/examples/validator.ts against a real server', () => {
       chain: { netuid: number; uids: number[]; weights: number[]; versionKey: number };
     };
     const out = await turn();
+    // The first turn that verifies keeps the server's key; later turns check against it.
+    expect(out).toContain(`kept the server's snapshot-signing key in ${files.key}`);
+    const identity = (await (await fetch(`${server.baseUrl}/v1/identity`)).json()) as { publicKey: string };
+    expect(readFileSync(files.key, 'utf8')).toBe(identity.publicKey);
     expect(out).toMatch(/^ok\s+signature/m);
     expect(out).toMatch(/^ok\s+onChain/m);
     const line = out.split('\n').find((l) => l.startsWith('set_weights '));
@@ -179,5 +188,33 @@ describe('docs/examples/validator.ts against a real server', () => {
       version_key: snapshot.chain.versionKey,
     });
     expect(snapshot.chain.uids.length).toBeGreaterThan(1);
+  }, 120_000);
+
+  it('sets no weights from a snapshot signed with a key other than the one it keeps, or for another subnet', async () => {
+    await admin('POST', `/v1/competitions/${C}/snapshots`, {});
+    const kept = readFileSync(files.key, 'utf8');
+    expect(await turn()).not.toContain('kept the server');
+    // Another key (the server's replaced, or not the operator's server): verify fails, nothing is set.
+    const other = generateKeyPairSync('ed25519').publicKey.export({ type: 'spki', format: 'pem' }).toString();
+    writeFileSync(files.key, other);
+    try {
+      const refused = await turn().then(
+        () => null,
+        (e: { stdout: string; stderr: string }) => e,
+      );
+      expect(refused, 'the turn fails').not.toBeNull();
+      expect(refused!.stdout).not.toContain('set_weights');
+      expect(`${refused!.stdout}${refused!.stderr}`).toMatch(/signature/);
+      expect(readFileSync(files.key, 'utf8')).toBe(other);
+    } finally {
+      writeFileSync(files.key, kept);
+    }
+    const elsewhere = await turn({ NETUID: '8' }).then(
+      () => null,
+      (e: { stdout: string; stderr: string }) => e,
+    );
+    expect(elsewhere, 'the turn fails').not.toBeNull();
+    expect(elsewhere!.stdout).not.toContain('set_weights');
+    expect(elsewhere!.stderr).toContain('the snapshot is for subnet 7, not 8');
   }, 120_000);
 });
