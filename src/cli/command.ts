@@ -1,9 +1,7 @@
-// What every `swe-scoring <command>` module exports, and the error a command throws to stop with a
-// message (exit 1) rather than a stack trace.
+// What every `swe-scoring <command>` module exports (its name and one-line summary are listed in
+// src/cli/main.ts, which loads the module only to run it or print its help), and the error a
+// command throws to stop with a message (exit 1) rather than a stack trace.
 export interface Command {
-  name: string;
-  /** One line for `swe-scoring --help`. */
-  summary: string;
   /** The whole text of `swe-scoring <name> --help`. */
   help: string;
   /** Runs with the arguments after the command name; resolves to the exit code. */

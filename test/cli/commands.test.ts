@@ -1,8 +1,9 @@
 // One command line: `swe-scoring <command>` with --help on each, and the demo's taken port.
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { COMMANDS } from '../../src/cli/main.js';
 import { ADMIN_TOKEN } from '../support/app.js';
@@ -16,6 +17,32 @@ describe('swe-scoring', () => {
     const res = await cli('--help', []);
     expect(res.code).toBe(0);
     for (const { name } of COMMANDS) expect(res.stdout).toMatch(new RegExp(`^  ${name} +\\S`, 'm'));
+  });
+
+  it('loads the module of the command it runs, and no other', async () => {
+    // A resolve hook in the process records every module it loads, in a file of its own.
+    const log = join(dir, 'loaded.txt');
+    const hooks = join(dir, 'hooks.mjs');
+    writeFileSync(
+      hooks,
+      `import { appendFileSync } from 'node:fs';
+      export async function resolve(specifier, context, next) {
+        const resolved = await next(specifier, context);
+        appendFileSync(${JSON.stringify(log)}, resolved.url + '\\n');
+        return resolved;
+      }`,
+    );
+    const register = `import { register } from 'node:module'; register(${JSON.stringify(pathToFileURL(hooks).href)});`;
+    const loaded = async (command: string, args: string[]) => {
+      rmSync(log, { force: true });
+      const res = await cli(command, args, {}, ['--import', `data:text/javascript,${encodeURIComponent(register)}`]);
+      expect(res.code, res.stderr).toBe(0);
+      const urls = readFileSync(log, 'utf8').split('\n');
+      return [...new Set(urls.flatMap((u) => /\/cli\/commands\/(\w+)\.[jt]s$/.exec(u)?.[1] ?? []))];
+    };
+    expect(await loaded('--help', [])).toEqual([]);
+    expect(await loaded('weights', ['--help'])).toEqual(['weights']);
+    expect(await loaded('score', ['--help'])).toEqual(['offline']);
   });
 
   it('has an npm script for every command, running that command', () => {

@@ -10,8 +10,6 @@ import { serverFileAt } from '../../services/backupTarget.js';
 import { CliError, type Command } from '../command.js';
 
 export const backupCommand: Command = {
-  name: 'backup',
-  summary: 'write a consistent copy of the database, safe while the server runs',
   help: `Usage: swe-scoring backup --out FILE [--force]
 
 Copies DATABASE_PATH (default ${DEFAULT_DATABASE_PATH}) to FILE with SQLite's backup API: one

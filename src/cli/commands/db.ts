@@ -25,8 +25,6 @@ servers with DATABASE_URL set to TARGET.`;
 const fmt = (n: number) => n.toLocaleString('en-US');
 
 export const dbCommand: Command = {
-  name: 'db',
-  summary: 'copy a whole database between SQLite and PostgreSQL (db copy --from … --to …)',
   help: HELP,
   async run(argv) {
     const [sub, ...rest] = argv;

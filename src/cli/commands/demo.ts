@@ -241,8 +241,6 @@ async function run(argv: string[]): Promise<number> {
 }
 
 export const demoCommand: Command = {
-  name: 'demo',
-  summary: 'seed a demo competition and serve it (stays running; --no-serve seeds and exits)',
   help: HELP,
   run,
 };

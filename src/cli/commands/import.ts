@@ -166,8 +166,6 @@ async function viaServer(
 }
 
 export const importCommand: Command = {
-  name: 'import',
-  summary: 'import SWE-Atlas-QnA tasks from a file of any size (direct, or --url through a running server)',
   help: HELP,
   async run(argv) {
     const { values } = parseArgs({

@@ -19,15 +19,11 @@ async function run(body: () => number): Promise<number> {
 }
 
 export const scoreCommand: Command = {
-  name: 'score',
-  summary: 'score a snapshot input document offline and print {leaderboard, weights}',
   help: SCORE_HELP,
   run: (argv) => run(() => score(argv)),
 };
 
 export const verifyCommand: Command = {
-  name: 'verify',
-  summary: 'check a snapshot against its input: digest, hash, chain, signature, rescored weights',
   help: VERIFY_HELP,
   run: (argv) => run(() => verify(argv)),
 };

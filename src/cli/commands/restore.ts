@@ -16,8 +16,6 @@ const ON_POSTGRES =
 const fmt = (n: number) => n.toLocaleString('en-US');
 
 export const restoreCommand: Command = {
-  name: 'restore',
-  summary: 'put a backup in place of the database, the server stopped, keeping the one it replaces',
   help: `Usage: swe-scoring restore --from BACKUP
 
 Puts BACKUP (a file written by swe-scoring backup or GET /v1/admin/backup) in place of

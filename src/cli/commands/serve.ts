@@ -35,8 +35,6 @@ function stopWithParent(): void {
 }
 
 export const serveCommand: Command = {
-  name: 'serve',
-  summary: 'run the server (stays running; Ctrl-C or SIGTERM stops it gracefully)',
   help: `Usage: swe-scoring serve [--new-signing-key]
 
 Runs the HTTP server until Ctrl-C or SIGTERM: in-flight requests finish, then the database closes.

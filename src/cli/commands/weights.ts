@@ -71,8 +71,6 @@ async function fetchChain(
 }
 
 export const weightsCommand: Command = {
-  name: 'weights',
-  summary: 'print the weights on chain (uids, u16 weights, version key) from a server, live or from a snapshot',
   help: HELP,
   async run(argv) {
     const { values, positionals } = parseArgs({
