@@ -179,6 +179,16 @@ export interface SnapshotsRepo {
   /** The run sequence now: every run stored so far has seq <= this. */
   runSeq(): Promise<number>;
   /**
+   * The run sequence number the competition's last deletion of a run took (0 before any): no run
+   * of it was deleted since a snapshot at run sequence S while this is at most S.
+   */
+  lastDeletedSeq(competitionId: string): Promise<number>;
+  /**
+   * How many runs a snapshot taken now holds (those that count), summed from the aggregates: the
+   * number the scoring input's entries add up to (src/services/snapshotInput.ts countedRuns).
+   */
+  countedRuns(competitionId: string): Promise<number>;
+  /**
    * The runs of a competition as they stood at run sequence `upTo`, in run id order, minus those of
    * the excluded validators and those stale under the judge configuration `judge` (SPEC 12).
    * `undigestedQna`: keep the QnA runs that name no configuration, as snapshots taken before they

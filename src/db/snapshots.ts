@@ -87,6 +87,17 @@ export function snapshotsRepo(db: Db) {
     `SELECT competition_id AS competitionId, max(seq) AS seq FROM snapshots GROUP BY competition_id ORDER BY competition_id`,
   );
   const runSeq = c.prepare(runSeqSql).pluck();
+  // What a snapshot's head counts, summed from the aggregates as the scoring input sums it (countedRuns).
+  const countedRuns = c
+    .prepare(
+      `SELECT (SELECT coalesce(sum(baseline_runs), 0) FROM tasks WHERE competition_id = @id)
+        + (SELECT coalesce(sum(runs), 0) FROM miner_tasks WHERE competition_id = @id)`,
+    )
+    .pluck();
+  // The last entry of the competition's deleted runs in their key (competition, deleted_seq).
+  const lastDeletedSeq = c
+    .prepare('SELECT coalesce(max(deleted_seq), 0) FROM deleted_runs WHERE competition_id = ?')
+    .pluck();
   // The runs as they stood at @upTo, in run id order, a page at a time: the live runs stored up to it
   // and the runs deleted since, each side through its (competition, run id) index. A page reads both
   // sides over the same run id range in one read transaction, so a run deleted between two pages is
@@ -151,6 +162,10 @@ export function snapshotsRepo(db: Db) {
     recordSigningKey: (key: Pick<SigningKeyRow, 'fingerprint' | 'publicKey' | 'starts'>) => void recordKey.run(key),
     /** The run sequence now: every run stored so far has seq <= this. */
     runSeq: () => runSeq.get() as number,
+    /** The run sequence number the competition's last deletion of a run took (0 before any). */
+    lastDeletedSeq: (competitionId: string) => lastDeletedSeq.get(competitionId) as number,
+    /** The runs that count (src/services/snapshotInput.ts countedRuns), from the aggregates. */
+    countedRuns: (competitionId: string) => countedRuns.get({ id: competitionId }) as number,
     /**
      * The runs of a competition as they stood at run sequence `upTo`, in run id order, leaving out
      * the runs of the given validators and the runs stale under the judge configuration `judge`

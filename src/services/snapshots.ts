@@ -15,16 +15,9 @@ import type { Principal } from './principal.js';
 import type { ScoresService } from './scores/index.js';
 import { signingKeyHistory } from './signingKeys.js';
 import { countedRuns, snapshotInput } from './snapshotInput.js';
+import { sameOutline, settingsOf, snapshotPass, type Snapshot } from './snapshotPass.js';
 
 export type { Signer };
-
-type Snapshot = Record<string, unknown> & {
-  seq: number;
-  takenAt: string;
-  hash: string;
-  inputDigest: string;
-  stages: Stage[];
-};
 
 export function snapshotsService(store: Store, scores: ScoresService, signer: Signer, audit: AuditService) {
   const { inputHead, storedInputChunks, digest } = snapshotInput(store);
@@ -47,7 +40,12 @@ export function snapshotsService(store: Store, scores: ScoresService, signer: Si
    */
   async function take(
     competitionId: string,
-    options: { stages?: Stage[]; note?: string; onlyIfChanged?: boolean },
+    options: {
+      stages?: Stage[];
+      note?: string;
+      /** Takes none when the input, stages and settings are the last snapshot's, telling this the run sequence looked through. */
+      onlyIfChanged?: (seq: number, runSeq: number) => void;
+    },
     who: Principal | null,
   ) {
     // Just after a start from saved scores the competition's pairs may still be read into memory:
@@ -71,22 +69,14 @@ export function snapshotsService(store: Store, scores: ScoresService, signer: Si
     // rescores every snapshot to the same JSON; with a metagraph, the weights on chain and its digest.
     const { leaderboard, weights, chain } = scoreBodies(c.id, frozen.scores, metagraph);
     const onChain = chain && { metagraphDigest: metagraph!.digest, chain };
-    const settings = {
-      name: c.name,
-      tokenWeights: c.tokenWeights,
-      burnRatio: c.burnRatio,
-      judgeVotes: c.judgeVotes,
-      finalStages: c.finalStages,
-      // The judge configuration the scored QnA runs were graded under (SPEC 12), when one is set.
-      ...(judge ? { judgeDigest: judge } : {}),
-    };
+    // With the judge configuration the scored QnA runs were graded under (SPEC 12), when one is set.
+    const settings = settingsOf(c, judge);
     if (options.onlyIfChanged && previous) {
       const last = JSON.parse(previous.document) as Snapshot;
-      const same =
-        last.inputDigest === inputDigest &&
-        JSON.stringify(last.stages) === JSON.stringify(leaderboard.stages) &&
-        JSON.stringify(last.settings) === JSON.stringify(settings);
-      if (same) return null;
+      if (last.inputDigest === inputDigest && sameOutline(last, leaderboard.stages, settings)) {
+        options.onlyIfChanged(previous.seq, runSeq);
+        return null;
+      }
     }
     const sealed = sealSnapshot(
       {
@@ -191,19 +181,10 @@ export function snapshotsService(store: Store, scores: ScoresService, signer: Si
       (await take(competitionId, options, who))!,
     /** Every snapshot-signing key this server has used, with the snapshots each signed (GET /v1/identity). */
     signingKeys: () => signingKeyHistory(store, signer),
-    /** Takes a snapshot of each competition whose input, stages or settings changed since its last one. */
-    async takeChanged(failed: (competitionId: string, err: unknown) => void): Promise<number> {
-      let taken = 0;
-      // One competition's failure (its data, its size) is its own: the ones after it are still taken.
-      for (const c of await store.competitions.list()) {
-        try {
-          if (await take(c.id, { onlyIfChanged: true }, null)) taken++;
-        } catch (err) {
-          failed(c.id, err);
-        }
-      }
-      return taken;
-    },
+    /** Takes a snapshot of each competition whose input, stages or settings changed since its last one (./snapshotPass.ts). */
+    takeChanged: snapshotPass(store, inputHead, (competitionId, looked) =>
+      take(competitionId, { onlyIfChanged: looked }, null),
+    ),
     /** One snapshot's document, as published (its exact bytes are what the hash covers). */
     async get(competitionId: string, seq: number | 'latest'): Promise<string> {
       if (seq === 'latest') {

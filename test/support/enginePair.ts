@@ -135,6 +135,8 @@ export async function compareAll(p: Pair, competitionIds: string[], rng?: Rng): 
     await both(p, 'runs.list', c, { taskId: tasks[0] ?? 'x', limit: 1000 });
     await both(p, 'runs.list', c, { kind: 'baseline', limit: 1000 });
 
+    await both(p, 'snapshots.lastDeletedSeq', c);
+    await both(p, 'snapshots.countedRuns', c);
     for (const at of [0, mid, upTo]) {
       for (const excluded of [[], ['val-a', 'val-x']]) {
         await both(p, 'snapshots.inputRuns', c, at, excluded);

@@ -91,6 +91,25 @@ export function pgSnapshotsRepo(ctx: PgContext) {
     },
     /** The run sequence now (see RUN_SEQ_SQL). */
     runSeq: () => readRunSeq(ctx),
+    /** src/db/snapshots.ts countedRuns. */
+    async countedRuns(competitionId: string): Promise<number> {
+      const [[n]] = (await ctx.query<[number]>(
+        `SELECT ((SELECT coalesce(sum(baseline_runs), 0) FROM tasks WHERE competition_id = $1)
+          + (SELECT coalesce(sum(runs), 0) FROM miner_tasks WHERE competition_id = $1))::int8`,
+        [competitionId],
+        { array: true },
+      )) as [[number]];
+      return n;
+    },
+    /** src/db/snapshots.ts lastDeletedSeq: the last entry of deleted_runs' key. */
+    async lastDeletedSeq(competitionId: string): Promise<number> {
+      const [[seq]] = (await ctx.query<[number]>(
+        'SELECT coalesce(max(deleted_seq), 0) FROM deleted_runs WHERE competition_id = $1',
+        [competitionId],
+        { array: true },
+      )) as [[number]];
+      return seq;
+    },
     /**
      * The runs of a competition as they stood at run sequence `upTo`, in run id order (bytes, as
      * SQLite's BINARY), leaving out the runs of the given validators and the stale ones. A page at a time, as on

@@ -29,8 +29,15 @@ describe.runIf(server.available)('PostgreSQL store: snapshot inputs, the same an
       );
     }
     const mid = p.sq.snapshots.runSeq();
-    for (const id of ids.filter(() => rng.chance(0.01)))
-      await both(p, 'runs.delete', p.sq.runs.get(c, id)!, w, new Set());
+    // What the periodic pass reads instead of the runs: the number the last deletion took, the runs counted.
+    expect(await both(p, 'snapshots.lastDeletedSeq', c)).toBe(0);
+    expect(await both(p, 'snapshots.countedRuns', c)).toBe(ids.length);
+    const deleted = ids.filter(() => rng.chance(0.01));
+    for (const id of deleted) await both(p, 'runs.delete', p.sq.runs.get(c, id)!, w, new Set());
+    expect(await both(p, 'snapshots.lastDeletedSeq', c)).toBe(p.sq.snapshots.runSeq());
+    expect(await both(p, 'snapshots.countedRuns', c)).toBe(ids.length - deleted.length);
+    expect(await both(p, 'snapshots.lastDeletedSeq', 'none')).toBe(0);
+    expect(await both(p, 'snapshots.countedRuns', 'none')).toBe(0);
     for (const at of [mid, p.sq.snapshots.runSeq()]) {
       await both(p, 'snapshots.inputRuns', c, at, []);
       await both(p, 'snapshots.inputRuns', c, at, ['val-a']);
