@@ -9,7 +9,7 @@
 //     run count summed from the aggregates), against the head the snapshot stored;
 //   - no run of the competition deleted since the snapshot's run sequence (the number its last
 //     deletion took: the last key of its deleted runs);
-//   - the stages and the settings the snapshot names.
+//   - the stages and the settings the snapshot names, and the rules it was scored under.
 // The runs then are the snapshot's: with the same excluded validators and judge configuration,
 // which decide the runs that count, and none deleted, the runs that count now are the snapshot's
 // and those stored since, so as many as the snapshot counted means none stored since (a stored
@@ -25,6 +25,7 @@
 // restart such a competition is looked at the long way once.
 import type { CompetitionSettings } from '../db/competitions.js';
 import type { Store } from '../db/contract.js';
+import { RULES_VERSION } from '../scoring/index.js';
 import { normalizeStages } from '../scoring/stages.js';
 import type { Stage } from '../scoring/types.js';
 import type { snapshotInput } from './snapshotInput.js';
@@ -49,9 +50,14 @@ export const settingsOf = (c: CompetitionSettings, judge: string | null) => ({
   ...(judge ? { judgeDigest: judge } : {}),
 });
 
-/** Whether the last snapshot names these stages and settings (its input digest compared apart). */
+/**
+ * Whether the last snapshot names these stages and settings, and was scored under these rules (its
+ * input digest compared apart): one scored under other rules fails a verifier of these whole.
+ */
 export const sameOutline = (last: Snapshot, stages: readonly Stage[], settings: ReturnType<typeof settingsOf>) =>
-  JSON.stringify(last.stages) === JSON.stringify(stages) && JSON.stringify(last.settings) === JSON.stringify(settings);
+  last.rulesVersion === RULES_VERSION &&
+  JSON.stringify(last.stages) === JSON.stringify(stages) &&
+  JSON.stringify(last.settings) === JSON.stringify(settings);
 
 /** The long way: a snapshot if anything changed; `looked` is told the run sequence it looked through when nothing did. */
 type Take = (competitionId: string, looked: (seq: number, runSeq: number) => void) => Promise<string | null>;

@@ -5,6 +5,7 @@
 // without reading its runs or scoring it.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { encodeSs58 } from '../../src/signatures/ss58.js';
+import { RULES_VERSION } from '../../src/scoring/index.js';
 import { admin, seedCompetition, testApp, TEST_ENGINE, type TestApp } from '../support/app.js';
 import type { Json } from '../support/json.js';
 
@@ -149,6 +150,16 @@ describe('the pass after a change takes a snapshot of that competition alone; th
       () => call('PUT', 'c/metagraph', { netuid: 7, block: 1, neurons: [{ uid: 0, hotkey: hotkey(9) }] }),
     ],
     ['a judge configuration set', () => call('PUT', 'c/judge', J)],
+    // A server upgraded to other scoring rules: its last snapshot was scored under the old ones, and
+    // a verifier of the new rules refuses it whole (src/snapshots/verifySnapshot.ts).
+    [
+      'the rules (the last snapshot scored under older ones)',
+      () =>
+        t.query(
+          `UPDATE snapshots SET document = replace(document, '"rulesVersion":"${RULES_VERSION}"', '"rulesVersion":"swe-scoring-spec/1.0"')
+            WHERE competition_id = 'c'`,
+        ),
+    ],
   ];
   for (const [change, make] of changes)
     it(change, async () => {
