@@ -1,13 +1,12 @@
 // Once per browser run: build the dashboard, check that chromium is there, and seed the demo
 // competition into a database file that each test file copies.
-import { execFile } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
 import { build } from 'vite';
 import type { TestProject } from 'vitest/node';
+import { cli } from '../cli/cli.js';
 import { CHROMIUM } from './browser.js';
 import { SERVER_ADMIN_TOKEN as ADMIN_TOKEN } from '../support/serverProcess.js';
 
@@ -25,11 +24,9 @@ export default async function setup(project: TestProject) {
   await build({ configFile: join(ROOT, 'web/vite.config.ts') });
   const dir = mkdtempSync(join(tmpdir(), 'swe-scoring-browser-'));
   const demoDb = join(dir, 'demo.db');
-  await promisify(execFile)(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'demo', '--no-serve'], {
-    cwd: ROOT,
-    env: { ...process.env, DATABASE_PATH: demoDb, SCORING_ADMIN_TOKEN: ADMIN_TOKEN },
-    timeout: 120_000,
-  });
+  // The compiled command line in CI (SCORING_TEST_SERVER_ENTRY=dist), as the other suites run it.
+  const seeded = await cli('demo', ['--no-serve'], { DATABASE_PATH: demoDb, SCORING_ADMIN_TOKEN: ADMIN_TOKEN });
+  if (seeded.code !== 0) throw new Error(`swe-scoring demo --no-serve: exit ${seeded.code}\n${seeded.stderr}`);
   project.provide('demoDb', demoDb);
   return () => rmSync(dir, { recursive: true, force: true });
 }
