@@ -35,16 +35,25 @@ function tableNames(db: Sqlite): string[] {
   ).all() as string[];
 }
 
-/** Every row of one table ordered by all its columns; `omit` leaves columns out. */
+/**
+ * Every row of one table ordered by all its columns; `omit` leaves columns out. The rows are read
+ * as arrays and made objects here, with the same keys in the same order: better-sqlite3's own
+ * objects took twice as long, which suites comparing whole tables after every step paid for.
+ */
 export function tableRows(db: Sqlite, table: string, omit: readonly string[] = []): Rows {
-  return cached(db, `rows ${table} ${omit.join(',')}`, () => {
+  const { select, cols } = cached(db, `rows ${table} ${omit.join(',')}`, () => {
     const cols = (db.prepare(`SELECT name FROM pragma_table_info(?)`).pluck().all(table) as string[]).filter(
       (c) => !omit.includes(c),
     );
     const list = cols.map((c) => `"${c}"`).join(', ');
     const order = cols.map((_, i) => i + 1).join(', ');
-    return db.prepare(`SELECT ${list} FROM "${table}" ORDER BY ${order}`);
-  }).all() as Rows;
+    return { select: db.prepare(`SELECT ${list} FROM "${table}" ORDER BY ${order}`).raw(true), cols };
+  });
+  return (select.all() as unknown[][]).map((values) => {
+    const row: Record<string, unknown> = {};
+    for (let i = 0; i < cols.length; i++) row[cols[i]!] = values[i];
+    return row;
+  });
 }
 
 /** The whole database's content as one string (including the migrations table), but for the tables in `leaveOut`. */
@@ -63,12 +72,29 @@ export function withReadOnly<T>(path: string, fn: (db: Sqlite) => T): T {
   }
 }
 
-/** Describes the first difference between two row lists, or null when they are equal. */
+/**
+ * Describes the first difference between two row lists, or null when they are equal: rows are
+ * equal when their JSON is. Rows with the same keys in the same order and identical values have
+ * the same JSON and are passed without it (some tenfold faster over a table of 200,000 runs); any
+ * other pair is compared by its JSON.
+ */
 export function rowsDiff(actual: Rows, expected: Rows): string | null {
-  const a = actual.map((r) => JSON.stringify(r));
-  const e = expected.map((r) => JSON.stringify(r));
-  for (let i = 0; i < Math.max(a.length, e.length); i++) {
-    if (a[i] !== e[i]) return `row ${i} of ${a.length} (expected ${e.length}): got ${a[i]}, expected ${e[i]}`;
+  for (let i = 0; i < Math.max(actual.length, expected.length); i++) {
+    const a = actual[i];
+    const e = expected[i];
+    if (a !== undefined && e !== undefined && sameValues(a, e)) continue;
+    const [aJson, eJson] = [JSON.stringify(a), JSON.stringify(e)];
+    if (aJson !== eJson)
+      return `row ${i} of ${actual.length} (expected ${expected.length}): got ${aJson}, expected ${eJson}`;
   }
   return null;
+}
+
+/** The same keys in the same order, each with the identical value (===). */
+function sameValues(a: Record<string, unknown>, e: Record<string, unknown>): boolean {
+  const keys = Object.keys(a);
+  const other = Object.keys(e);
+  if (keys.length !== other.length) return false;
+  for (let i = 0; i < keys.length; i++) if (keys[i] !== other[i] || a[keys[i]!] !== e[keys[i]!]) return false;
+  return true;
 }
