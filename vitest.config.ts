@@ -60,16 +60,21 @@ const ENGINE_FREE = [
   'test/reliability/benchLoad.test.ts',
   'test/reliability/lingeringClose.test.ts',
   'test/reliability/metricsScrape.test.ts',
+  // POST /v1/score (admin token, body spooled, scored in a worker thread) and /healthz: no request reads or writes the store.
+  'test/reliability/scoreDocument.test.ts',
 ];
 /**
  * End-to-end suites whose subject is not the store: once, on SQLite. The generated clients, the
- * validator example, and `npx swe-scoring serve` (whose servers, started by the command, run on a
- * SQLite file in either project: the PostgreSQL project ran the same test again).
+ * validator example, `npx swe-scoring serve` (whose servers, started by the command, run on a
+ * SQLite file in either project: the PostgreSQL project ran the same test again), and the server
+ * key (a file beside DATABASE_PATH on either engine, src/config.ts; GET /v1/identity on PostgreSQL
+ * is signingKey.test.ts's, which runs on both).
  */
 const E2E_ENGINE_FREE = [
   'test/e2e/generatedClients.test.ts',
   'test/e2e/validatorExample.test.ts',
   'test/e2e/npxServe.test.ts',
+  'test/e2e/serverKey.test.ts',
 ];
 
 /**
