@@ -87,6 +87,11 @@ export interface RunRecord {
   timeTakenSeconds: number | null;
   agentSteps: number | null;
   rubricVotes: StoredVote[] | null;
+  /**
+   * `rubricVotes` as the JSON text they were sent in, when the batch's body gave it
+   * (src/services/votesText.ts): stored as such on SQLite, not serialized again.
+   */
+  votesJson?: string | null;
   criteria: CriterionGrade[] | null;
   /** The judge configuration a QnA run was graded under (SPEC 12); null (or absent) when none was named. */
   judgeDigest?: string | null;

@@ -81,7 +81,7 @@ function runValues(r: RunRecord, into: unknown[], at: number): void {
   into[at + 10] = t?.output ?? null;
   into[at + 11] = r.timeTakenSeconds;
   into[at + 12] = r.agentSteps;
-  into[at + 13] = r.rubricVotes ? JSON.stringify(r.rubricVotes) : null;
+  into[at + 13] = r.rubricVotes ? (r.votesJson ?? JSON.stringify(r.rubricVotes)) : null;
   into[at + 14] = r.criteria ? JSON.stringify(r.criteria) : null;
   into[at + 15] = r.judgeDigest ?? null;
   into[at + 16] = r.answerDate ?? null;

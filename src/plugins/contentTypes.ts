@@ -6,6 +6,7 @@ import { errorCodes } from 'fastify';
 import fp from 'fastify-plugin';
 import { badRequest, unsupported } from '../errors.js';
 import { jsonSyntaxProblem } from '../http/jsonSyntax.js';
+import { keepJsonText } from '../http/jsonText.js';
 import { mayHoldBadText, printable, textProblem } from '../unicode.js';
 
 export const FILE_TYPES = ['application/vnd.apache.parquet', 'application/x-ndjson'] as const;
@@ -169,10 +170,15 @@ function parseJson(body: Buffer): { value: unknown } | { refused: Error } {
     const problem = jsonSyntaxProblem(text);
     return { refused: badRequest(`body is ${problem}`, [{ path: 'body', message: problem }]) };
   }
-  if (typeof value !== 'object' || value === null || !mayPoison(body, text)) return { value };
-  const found = walk(value, poisoning);
-  if (found === 'deep') return { refused: tooDeep() };
-  return found === null ? { value } : { refused: poisoned() };
+  if (typeof value !== 'object' || value === null) return { value };
+  if (mayPoison(body, text)) {
+    const found = walk(value, poisoning);
+    if (found === 'deep') return { refused: tooDeep() };
+    if (found !== null) return { refused: poisoned() };
+  }
+  // A run batch's votes are stored as the text they were sent in (src/services/votesText.ts).
+  keepJsonText(value, text);
+  return { value };
 }
 
 export const contentTypesPlugin = fp(

@@ -11,6 +11,7 @@ import { conflict, listSome, notFound, unprocessable, type ErrorField } from '..
 import { gradeRubric } from '../scoring/index.js';
 import type { RubricProblem } from '../scoring/types.js';
 import { refuseUnlisted } from './principal.js';
+import { votesTexts } from './votesText.js';
 
 export interface IngestResult {
   accepted: number;
@@ -118,13 +119,18 @@ function judgeProblem(
   return null;
 }
 
-/** `known`: the competition's settings when the caller read them already in this transaction (null: none). */
+/**
+ * `known`: the competition's settings when the caller read them already in this transaction (null:
+ * none). `text`: the JSON text `runs` were parsed from, when they are that parse as sent (their
+ * votes are then stored as sent: ./votesText.ts).
+ */
 export async function ingestRuns(
   tx: Store,
   competitionId: string,
   runs: RunInput[],
   validatorId: string | null,
   known?: CompetitionSettings | null,
+  text?: string,
 ): Promise<IngestResult> {
   const competition = known === undefined ? await tx.competitions.get(competitionId) : known;
   if (!competition) throw notFound(`competition ${competitionId} does not exist`);
@@ -161,6 +167,7 @@ export async function ingestRuns(
     invalidAt.push(i);
   };
   const held = await heldDigests(tx, competitionId, inForce, runs);
+  const votesJson = text === undefined ? null : votesTexts(text, runs);
   const records: RunRecord[] = runs.map((r, i) => {
     const task = rubrics.get(r.taskId)!;
     const judged = judgeProblem(r, task.type === 'swe_atlas_qna', judge, held);
@@ -211,6 +218,7 @@ export async function ingestRuns(
       timeTakenSeconds: r.timeTakenSeconds ?? null,
       agentSteps: r.agentSteps ?? null,
       rubricVotes: r.rubricVotes ?? null,
+      votesJson: votesJson?.[i] ?? null,
       criteria,
       judgeDigest: r.judge?.digest ?? null,
       answerDate: r.answerDate ?? null,

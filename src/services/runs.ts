@@ -99,15 +99,18 @@ export function runsService(store: Store, audit: AuditService) {
   return {
     /** Refuses a validator that may not write runs to the competition (./validatorVersion.ts); the admin passes. */
     admitWriter: (competitionId: string, who: Principal) => admitRunWriter(store, competitionId, who),
-    /** Stores a batch atomically; the writer is recorded on every run, and an admin batch in the audit log. */
-    ingest(competitionId: string, runs: RunInput[], who: Principal) {
+    /**
+     * Stores a batch atomically; the writer is recorded on every run, and an admin batch in the
+     * audit log. `text`: the JSON text `runs` were parsed from, when they are that parse as sent.
+     */
+    ingest(competitionId: string, runs: RunInput[], who: Principal, text?: string) {
       return store.transaction(
         async (tx) => {
           // Read once for both: each statement inside the competition's turn delays its next writer.
           const competition = await tx.competitions.get(competitionId);
           // Again in the transaction: the key may have been revoked, the list or version changed, while the body came.
           await admitRunWriter(tx, competitionId, who, competition);
-          const result = await ingestRuns(tx, competitionId, runs, writerId(who), competition);
+          const result = await ingestRuns(tx, competitionId, runs, writerId(who), competition, text);
           if (who.kind === 'admin' && result.accepted > 0) {
             await audit.record(tx, who, 'runs.post', competitionId, `${runs.length} runs`, {
               ...result,
