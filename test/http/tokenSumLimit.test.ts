@@ -64,6 +64,18 @@ it.each(['miner', 'baseline'] as const)(
   },
 );
 
+it.each(['miner', 'baseline'] as const)(
+  "refuses a %s batch whose own runs take a new pair's sum past 2^53 - 1, storing nothing",
+  async (kind) => {
+    const before = await read('/v1/competitions/comp/tasks/T1');
+    const refused = await post([run('a', kind, MAX - 5), run('b', kind, 10)]);
+    expect(refused.status).toBe(422);
+    expect(refused.body.detail).toContain('2^53 - 1');
+    expect(await read('/v1/competitions/comp/tasks/T1')).toEqual(before);
+    expect((await t.call({ method: 'GET', url: '/v1/competitions/comp/runs/a', headers: admin })).status).toBe(404);
+  },
+);
+
 it('refuses to include a validator again when its runs would take a sum past 2^53 - 1, changing nothing', async () => {
   // The batches checked the sums without the excluded validator's runs; counting them again must not
   // store a sum that can no longer be read back exactly.
