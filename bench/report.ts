@@ -65,8 +65,9 @@ export function figures(r: Measured): Figure[] {
       r.ingest.runsPerSecond,
       'runs/s',
       { name: insertFloor, value: r.floors.rawInsert.runsPerSecond },
-      pg ? '>= 15,000 runs/s' : '>= 0.15x',
-      pg ? (v) => v >= 15_000 : (_, r) => r !== null && r >= 0.15,
+      // Issue 41's targets (issue 10's were 0.15x and 15,000 runs/s).
+      pg ? '>= 0.35x' : '>= 0.5x',
+      (_, r) => r !== null && r >= (pg ? 0.35 : 0.5),
     ),
     f(
       'cold leaderboard after a write, median',
