@@ -3,6 +3,7 @@
 // strings, brackets, escapes, a key spelled with an escape, a key sent twice.
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { admin, seedCompetition, testApp, TEST_ENGINE, type TestApp } from '../support/app.js';
+import { votesTexts } from '../../src/services/votesText.js';
 
 const [P1, P2] = ['a', 'b'].map((d) => d.repeat(32)) as [string, string];
 const qna = {
@@ -92,4 +93,15 @@ it('keeps each run its own votes when a key is written with an escape and anothe
   expect(again.body).toEqual({ accepted: 2, duplicates: 0 });
   expect(await votesOf('twice-2')).toEqual(votes(5, 'second'));
   expect(await votesOf('plain')).toEqual(votes(1, 'plain'));
+});
+
+it('finds votes in a text it cannot read so at once, in time linear in the text (no backtracking)', () => {
+  // Deeper than a run's votes nest, or cut short: a backtracking pattern took seconds on 10 of these.
+  const deepVotes = `[${'"ab",'.repeat(200_000)}[[1]]]`;
+  expect(votesTexts(`{"runs":[{"rubricVotes":${deepVotes}}]}`, [{ rubricVotes: [] }])).toEqual([deepVotes]);
+  const cut = `{"runs":[{"rubricVotes":[${' 1,'.repeat(200_000)}`;
+  expect(votesTexts(cut, [{ rubricVotes: [] }])).toBeNull();
+  // A value spelled like the key is passed over; each run's own array is found whole.
+  const text = '{"runs":[{"taskId":"rubricVotes","rubricVotes" : [{"c":["a]","b"]}]},{"rubricVotes":[]}]}';
+  expect(votesTexts(text, [{ rubricVotes: [] }, { rubricVotes: [] }])).toEqual(['[{"c":["a]","b"]}]', '[]']);
 });
