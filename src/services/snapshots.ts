@@ -43,7 +43,7 @@ export function snapshotsService(store: Store, scores: ScoresService, signer: Si
     options: {
       stages?: Stage[];
       note?: string;
-      /** Takes none when the input, stages and settings are the last snapshot's, telling this the run sequence looked through. */
+      /** Takes none when the input, stages, settings and rules are the last snapshot's, telling this the run sequence looked through. */
       onlyIfChanged?: (seq: number, runSeq: number) => void;
     },
     who: Principal | null,
@@ -181,7 +181,7 @@ export function snapshotsService(store: Store, scores: ScoresService, signer: Si
       (await take(competitionId, options, who))!,
     /** Every snapshot-signing key this server has used, with the snapshots each signed (GET /v1/identity). */
     signingKeys: () => signingKeyHistory(store, signer),
-    /** Takes a snapshot of each competition whose input, stages or settings changed since its last one (./snapshotPass.ts). */
+    /** Takes a snapshot of each competition whose input, stages, settings or rules changed since its last one (./snapshotPass.ts). */
     takeChanged: snapshotPass(store, inputHead, (competitionId, looked) =>
       take(competitionId, { onlyIfChanged: looked }, null),
     ),
