@@ -18,7 +18,7 @@ import { LimitError } from '../errors.js';
 import { ProblemSchema } from '../schemas/common.js';
 import { refusedOnHeaders } from './contentTypes.js';
 import { closeAfterAnswer } from './lingeringClose.js';
-import { routeMiss } from './errors.js';
+import { routeMiss } from './routeMiss.js';
 
 declare module 'fastify' {
   interface FastifyInstance {

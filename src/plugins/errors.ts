@@ -1,7 +1,7 @@
 // The one error handler: every error leaves as RFC 9457 problem+json. Domain errors (src/errors.ts)
 // are mapped to their status here and nowhere else; a 5xx never carries internals, its cause goes
 // to the log only.
-import { errorCodes, type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
@@ -10,7 +10,6 @@ import {
   DomainError,
   LimitError,
   MethodNotAllowed,
-  notFound,
   PROBLEM_TYPE_PREFIX,
   ServiceUnavailable,
   type ErrorField,
@@ -20,6 +19,7 @@ import { noteRefusal } from './refusals.js';
 import { LIMITS } from '../schemas/common.js';
 import { acceptedTypes } from './contentTypes.js';
 import { lingerAfterAnswer } from './lingeringClose.js';
+import { routeMiss } from './routeMiss.js';
 
 const TITLES: Record<number, string> = {
   400: 'Invalid request',
@@ -256,32 +256,6 @@ export function expectationHandler(req: IncomingMessage, res: ServerResponse): v
   });
   lingerAfterAnswer(req);
   res.end(body);
-}
-
-/** The methods a route may take; a path's `Allow` lists those some route at it takes, in this order. */
-const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const;
-
-/**
- * What a request that matched no route is told: a 405 with `Allow` when routes serve its path with
- * other methods (RFC 9110 15.5.6), else a 404. A HEAD is answered as its GET, and carries the
- * Content-Length of GET's body (RFC 9110 8.6, 9.3.2): the detail is GET's. A path parameter over the
- * router's cap (`maxParamLength`, src/app.ts) is the 414 the router gives every other method there.
- */
-export function routeMiss(request: FastifyRequest): DomainError | FastifyError {
-  const method = request.method === 'HEAD' ? 'GET' : request.method;
-  const url = request.url.split('?')[0]!;
-  const allow: string[] = [];
-  for (const m of METHODS) {
-    if (m === request.method) continue;
-    const hit = request.server.findRoute({ method: m, url });
-    if (hit === null) continue;
-    // The router's own refusal of an over-long parameter, found for any method it has routes of, is
-    // no route: it alone carries no query (every route's hit parses one, if only to {}).
-    if (hit.searchParams === undefined) return new errorCodes.FST_ERR_MAX_PARAM_LENGTH(url);
-    allow.push(m);
-  }
-  if (allow.length === 0) return notFound(`no route ${method} ${url}`);
-  return new MethodNotAllowed(`${method} is not a method of ${url}; it takes ${allow.join(', ')}`, allow);
 }
 
 export function notFoundHandler(request: FastifyRequest, reply: FastifyReply): FastifyReply {

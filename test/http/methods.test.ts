@@ -90,6 +90,19 @@ it('a body sent with a method its path does not take is a 405 before it is read'
   expect(res.headers.allow).toBe('GET, HEAD');
 });
 
+// A route of the request's method that finds nothing to send (Swagger UI's file server) is a 404:
+// it was a 405 "it takes HEAD", as if GET were not a method of the path.
+it.each(['GET', 'HEAD'])('%s of a file missing under /docs/static: a 404, not a 405', async (method) => {
+  const there = await t.call({ method, url: '/docs/static/index.css' });
+  expect(there.status).toBe(200);
+  const res = await t.call({ method, url: '/docs/static/no-such-file.js' });
+  expect(res.status).toBe(404);
+  expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
+  expect(res.headers.allow).toBeUndefined();
+  if (method === 'GET')
+    expect(res.body).toMatchObject({ status: 404, detail: 'nothing at GET /docs/static/no-such-file.js' });
+});
+
 it('a path no route serves stays a 404', async () => {
   const res = await t.call({ method: 'DELETE', url: '/v1/nothing/here' });
   expect(res.status).toBe(404);
