@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { seriousViolations } from './axe.js';
 import { launch, type Browser } from './browser.js';
 import { startTestServer, type TestServer } from './server.js';
+import { settled } from './settled.js';
 
 let server: TestServer;
 let browser: Browser;
@@ -49,7 +50,7 @@ describe('accessibility and console', () => {
     await page.setViewportSize({ width: 400, height: 800 });
     await page.goto(`${server.baseUrl}/${hash}`);
     await page.locator(`${table} tbody tr`).first().waitFor();
-    await page.waitForLoadState('networkidle');
+    await settled(page);
     const box = page.locator(`.table-wrap:has(> ${table})`);
     expect(await box.evaluate((el) => el.scrollWidth > el.clientWidth)).toBe(true);
     expect(await seriousViolations(page)).toEqual([]);

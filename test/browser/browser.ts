@@ -4,6 +4,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import { watchRequests } from './settled.js';
 
 export const CHROMIUM = '/usr/bin/chromium';
 const ARGS = [
@@ -51,6 +52,7 @@ export async function launch(options: { bypassCSP?: boolean } = {}): Promise<Bro
     context,
     async page() {
       const page = await context.newPage();
+      await watchRequests(page);
       const errors: string[] = [];
       page.on('console', (m) => {
         if (m.type() !== 'error') return;

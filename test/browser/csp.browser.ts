@@ -5,6 +5,7 @@
 import type { Page } from 'playwright-core';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { useDashboard } from './dashboard.js';
+import { settled } from './settled.js';
 
 const C = '/v1/competitions/demo';
 const QNA_TASK = '6905333b74f22949d97baa22';
@@ -77,7 +78,7 @@ describe('Content Security Policy', () => {
       await page.goto('about:blank');
       await page.goto(`${ui.server.baseUrl}/${hash}`);
       await page.locator(ready).first().waitFor();
-      await page.waitForLoadState('networkidle');
+      await settled(page);
       await hover(page);
       if (hash === '#/c/demo/coverage') expect(await page.locator('#coverage-tip').count()).toBe(1);
       const sort = page.locator('main table button[data-sort]').first();

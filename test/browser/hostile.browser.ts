@@ -5,6 +5,7 @@
 import type { Page } from 'playwright-core';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { useDashboard } from './dashboard.js';
+import { settled } from './settled.js';
 
 const XSS = `<img src=x onerror=alert(1)>"><svg onload=alert(2)>`;
 const C = 'h';
@@ -127,7 +128,7 @@ describe('hostile data', () => {
       await page.goto('about:blank');
       await page.goto(`${ui.server.baseUrl}/${hash}`);
       await page.locator('main h1').first().waitFor();
-      await page.waitForLoadState('networkidle');
+      await settled(page);
       const seen = await page.evaluate(() => ({
         injected: document.querySelectorAll('img[src="x"], [onload], [onerror]').length,
         links: [...document.querySelectorAll('a[href]')]
@@ -152,7 +153,7 @@ describe('long unbroken names, hotkeys and task ids', () => {
       await page.goto('about:blank');
       await page.goto(`${ui.server.baseUrl}/${hash}`);
       await page.locator('main h1').first().waitFor();
-      await page.waitForLoadState('networkidle');
+      await settled(page);
       const width = await page.evaluate(() => [document.documentElement.scrollWidth, window.innerWidth]);
       expect(width[0], hash.slice(0, 80)).toBeLessThanOrEqual(width[1]!);
     }
@@ -232,7 +233,7 @@ describe('hostile hash routes', () => {
     page.on('request', (r) => requests.push(new URL(r.url()).pathname));
     await page.goto(`${ui.server.baseUrl}/${hash}`);
     await page.locator('main h1').first().waitFor({ timeout: 5000 });
-    await page.waitForLoadState('networkidle');
+    await settled(page);
     const seen = {
       h1: await page.locator('main h1').first().innerText(),
       main: await page.locator('main').innerText(),
