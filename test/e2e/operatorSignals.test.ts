@@ -58,8 +58,12 @@ describe.runIf(TEST_ENGINE === 'sqlite' && process.getuid?.() === 0)('storage re
     fill(spool);
     expect((await call('GET', '/v1/admin/backup')).status).toBe(503);
     expect(await sample(server, 'scoring_requests_refused_total{reason="temporary-folder-full"}')).toBe(1);
+    // The server's output comes through a pipe, in its own time: its lines are waited for.
+    const logged = { timeout: 5_000, interval: 50 };
+    await expect
+      .poll(() => logLines(server!).find((l) => l.refusal === 'temporary-folder-full' && l.err)?.msg, logged)
+      .toBe('temporary folder full');
     const spoolLine = logLines(server).find((l) => l.refusal === 'temporary-folder-full' && l.err);
-    expect(spoolLine?.msg).toBe('temporary folder full');
     expect(spoolLine?.err?.message).toContain(spool);
     expect(logLines(server).some((l) => l.msg === 'database unavailable')).toBe(false);
     rmSync(join(spool, 'filler'));
@@ -70,13 +74,19 @@ describe.runIf(TEST_ENGINE === 'sqlite' && process.getuid?.() === 0)('storage re
       if ((await call('POST', '/v1/competitions/c/runs', runs(`b${i}`, 500))).status === 503) refused++;
     expect(refused).toBe(1);
     expect(await sample(server, 'scoring_requests_refused_total{reason="storage-full"}')).toBe(1);
-    expect(logLines(server).find((l) => l.refusal === 'storage-full' && l.err)?.msg).toBe('database disk full');
+    await expect
+      .poll(() => logLines(server!).find((l) => l.refusal === 'storage-full' && l.err)?.msg, logged)
+      .toBe('database disk full');
     // The request line of each names the refusal too.
-    expect(
-      logLines(server)
-        .filter((l) => l.msg === 'request completed' && l.res?.statusCode === 503)
-        .map((l) => l.refusal),
-    ).toEqual(['temporary-folder-full', 'storage-full']);
+    await expect
+      .poll(
+        () =>
+          logLines(server!)
+            .filter((l) => l.msg === 'request completed' && l.res?.statusCode === 503)
+            .map((l) => l.refusal),
+        logged,
+      )
+      .toEqual(['temporary-folder-full', 'storage-full']);
     rmSync(join(data, 'filler'));
   }, 60_000);
 });
