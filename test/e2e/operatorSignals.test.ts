@@ -111,7 +111,7 @@ describe.runIf(TEST_ENGINE === 'sqlite' && process.getuid?.() === 0)('periodic s
     expect((await call('POST', '/v1/competitions/c/runs', runs('a', 200))).status).toBe(200);
     fill(data);
     await expect.poll(() => sample(server!, 'scoring_snapshot_failures_total'), poll).toBeGreaterThan(0);
-    expect(logLines(server).find((l) => l.msg === 'periodic snapshot failed')?.level).toBe(50);
+    await expect.poll(() => logLines(server!).find((l) => l.msg === 'periodic snapshot failed')?.level, poll).toBe(50);
     rmSync(join(data, 'filler'));
     await expect.poll(() => sample(server!, 'scoring_snapshots_taken_total'), poll).toBe(2);
     expect(await sample(server, 'scoring_snapshot_pass_last_success_timestamp_seconds')).toBeGreaterThan(stamped);
