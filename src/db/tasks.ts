@@ -3,6 +3,7 @@ import { and, asc, eq, sql } from 'drizzle-orm';
 import type { Db } from './client.js';
 import { taskCriteria, tasks } from './schema.js';
 import { emitWrite } from './events.js';
+import { rubricCache } from './rubricCache.js';
 import type { Polarity } from '../scoring/types.js';
 import type { CriterionRecord, CriterionRow, QnaMeta, Rubric, TaskRecord, TaskRow } from './rows.js';
 import { planTasksUpsert, TasksHaveRuns, type StoredTask } from './plan/tasksUpsert.js';
@@ -84,6 +85,23 @@ export function tasksRepo(db: Db) {
     )
     .raw();
 
+  // Kept between batches on this connection while no rubric changes (./rubricCache.ts).
+  const keptRubrics = rubricCache(db.$client);
+  /** The rubrics of those of `taskIds` that exist. */
+  function readRubrics(competitionId: string, taskIds: readonly string[]): Map<string, Rubric> {
+    const ids = JSON.stringify(taskIds);
+    const criteria = new Map<string, Rubric['criteria']>();
+    for (const [taskId, id, polarity] of rubricsOf.all(competitionId, ids) as [string, string, Polarity][]) {
+      let list = criteria.get(taskId);
+      if (!list) criteria.set(taskId, (list = []));
+      list.push({ id, type: polarity });
+    }
+    const found = new Map<string, Rubric>();
+    for (const [taskId, type] of typesOf.all(competitionId, ids) as [string, string][])
+      found.set(taskId, { type, criteria: criteria.get(taskId) ?? [] });
+    return found;
+  }
+
   function get(competitionId: string, taskId: string): TaskRow | null {
     const row = getQuery.get({ competitionId, taskId });
     if (!row) return null;
@@ -115,18 +133,14 @@ export function tasksRepo(db: Db) {
      * with; null for an unknown task. Keyed by the ids asked for, in their order.
      */
     rubrics(competitionId: string, taskIds: readonly string[]): Map<string, Rubric | null> {
-      const ids = JSON.stringify(taskIds);
-      const types = new Map(typesOf.all(competitionId, ids) as [string, string][]);
-      const criteria = new Map<string, Rubric['criteria']>();
-      for (const [taskId, id, polarity] of rubricsOf.all(competitionId, ids) as [string, string, Polarity][]) {
-        let list = criteria.get(taskId);
-        if (!list) criteria.set(taskId, (list = []));
-        list.push({ id, type: polarity });
-      }
+      const kept = keptRubrics(competitionId);
+      const missing = kept ? taskIds.filter((id) => !kept.has(id)) : taskIds;
+      const read = missing.length > 0 ? readRubrics(competitionId, missing) : null;
       const found = new Map<string, Rubric | null>();
       for (const taskId of taskIds) {
-        const type = types.get(taskId);
-        found.set(taskId, type === undefined ? null : { type, criteria: criteria.get(taskId) ?? [] });
+        const rubric = kept?.get(taskId) ?? read?.get(taskId) ?? null;
+        found.set(taskId, rubric);
+        if (rubric && kept) kept.set(taskId, rubric);
       }
       return found;
     },
