@@ -7,6 +7,7 @@ import fp from 'fastify-plugin';
 import { badRequest, unsupported } from '../errors.js';
 import { jsonSyntaxProblem } from '../http/jsonSyntax.js';
 import { keepJsonText } from '../http/jsonText.js';
+import { gather, ownBytes, passingBytes } from '../http/bodyBytes.js';
 import { mayHoldBadText, printable, textProblem } from '../unicode.js';
 
 export const FILE_TYPES = ['application/vnd.apache.parquet', 'application/x-ndjson'] as const;
@@ -189,11 +190,12 @@ export const contentTypesPlugin = fp(
     app.removeContentTypeParser('application/json');
     // A type the route does not take, a coding or a charset were refused before the body was read
     // (`refusedOnHeaders`).
-    app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (req, body, done) => {
+    // Its bytes gathered as Fastify's `parseAs: 'buffer'` gathers them, into a buffer reused from
+    // body to body where nothing holds them past the parse (src/http/bodyBytes.ts).
+    app.addContentTypeParser('application/json', (req, payload, done) => {
       // Strings stored text cannot hold (a NUL, a lone surrogate; src/unicode.ts) are a 400 naming
-      // the field. Only bodies with such an escape are walked.
-      const parse = () => {
-        const bytes = body as Buffer;
+      // the field. Only bodies with such an escape are walked. Nothing here keeps `bytes`.
+      const parse = (bytes: Buffer) => {
         if (!isUtf8(bytes)) return done(notUtf8(), undefined);
         const parsed = parseJson(bytes);
         if ('refused' in parsed) return done(parsed.refused, undefined);
@@ -201,8 +203,15 @@ export const contentTypesPlugin = fp(
         if (!bad) return done(null, parsed.value);
         done(bad === 'deep' ? tooDeep() : badRequest(`${bad.path} ${bad.message}`, [bad]), undefined);
       };
-      if (!req.checkSignedBody) return parse();
-      req.checkSignedBody(body as Buffer).then(parse, (err: Error) => done(err, undefined));
+      gather(req, payload, (error, body) => {
+        if (error || !body) return done(error, undefined);
+        if (!req.checkSignedBody) return parse(passingBytes(body));
+        const bytes = ownBytes(body);
+        req.checkSignedBody(bytes).then(
+          () => parse(bytes),
+          (err: Error) => done(err, undefined),
+        );
+      });
     });
     for (const type of BINARY_TYPES) {
       app.addContentTypeParser(type, { parseAs: 'buffer' }, (req, body, done) => {
