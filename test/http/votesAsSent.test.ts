@@ -1,6 +1,7 @@
 // A batch taken as sent stores its runs' votes as the JSON text they were sent in
 // (src/services/votesText.ts), and each run keeps its own votes whatever its text holds: keys in
 // strings, brackets, escapes, a key spelled with an escape, a key sent twice.
+import fc from 'fast-check';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { admin, seedCompetition, testApp, TEST_ENGINE, type TestApp } from '../support/app.js';
 import { votesTexts } from '../../src/services/votesText.js';
@@ -104,4 +105,53 @@ it('finds votes in a text it cannot read so at once, in time linear in the text 
   // A value spelled like the key is passed over; each run's own array is found whole.
   const text = '{"runs":[{"taskId":"rubricVotes","rubricVotes" : [{"c":["a]","b"]}]},{"rubricVotes":[]}]}';
   expect(votesTexts(text, [{ rubricVotes: [] }, { rubricVotes: [] }])).toEqual(['[{"c":["a]","b"]}]', '[]']);
+});
+
+it("finds each run's votes whatever quotes, backslashes and brackets their strings hold", () => {
+  const piece = fc.constantFrom(
+    '"',
+    '\\',
+    '\\\\',
+    '\\"',
+    '[',
+    ']',
+    '{',
+    '}',
+    'a',
+    ':',
+    ',',
+    '"rubricVotes":',
+    '\n',
+    'é',
+  );
+  const text = fc.array(piece, { maxLength: 12 }).map((p) => p.join(''));
+  const run = fc.option(
+    fc.array(
+      fc.record({ criterionId: text, votes: fc.array(fc.record({ verdict: text, reason: text }), { maxLength: 3 }) }),
+      {
+        maxLength: 3,
+      },
+    ),
+    { nil: undefined },
+  );
+  fc.assert(
+    fc.property(
+      fc.array(fc.record({ runId: text, rubricVotes: run }, { requiredKeys: ['runId'] }), { maxLength: 4 }),
+      fc.boolean(),
+      (runs, spaced) => {
+        const found = votesTexts(JSON.stringify({ runs }, null, spaced ? 1 : undefined), runs);
+        if (runs.every((r) => r.rubricVotes === undefined)) {
+          expect(found).toBeNull();
+          return;
+        }
+        expect(found).not.toBeNull();
+        for (const [i, r] of runs.entries()) {
+          if (r.rubricVotes === undefined) expect(found![i]).toBeNull();
+          else if (spaced) expect(JSON.parse(found![i]!)).toEqual(r.rubricVotes);
+          else expect(found![i]).toBe(JSON.stringify(r.rubricVotes));
+        }
+      },
+    ),
+    { numRuns: 2000 },
+  );
 });
