@@ -56,8 +56,10 @@ it('a body sent to no route is a 404 before it is read: stalled there, unauthent
       ),
     ),
   );
-  await sleep(300);
-  for (const s of stalled) expect(s.received()).toMatch(/^HTTP\/1\.1 404 /);
+  // Each answer is waited for (a fixed 300 ms was too short for it under load).
+  await expect
+    .poll(() => stalled.filter((s) => /^HTTP\/1\.1 404 /.test(s.received())).length, { timeout: 5_000, interval: 25 })
+    .toBe(stalled.length);
   expect((await t.app.inject({ method: 'GET', url: '/metrics' })).body).toMatch(/^scoring_inflight_body_bytes 0$/m);
   const batch = JSON.stringify({
     runs: [{ runId: 'r1', taskId: 't1', kind: 'miner', minerHotkey: 'm1', resolved: true }],
