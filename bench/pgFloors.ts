@@ -2,7 +2,7 @@
 // floorScan: what it costs PostgreSQL alone to store the benchmark's runs durably, to delete runs
 // one by one, and to compute the per-(task, miner) inputs with one GROUP BY. The inserts and the
 // deletes go into a scratch database of their own, built by the real migrations (migrations/pg)
-// with the runs' foreign key to tasks dropped, as the SQLite floor's runs table has none; the scan
+// with the runs' reference to tasks dropped, as the SQLite floor's runs table has none; the scan
 // reads the server's own database.
 import pg from 'pg';
 import { migratePostgres } from '../src/db/pg/migrate.js';
@@ -51,7 +51,11 @@ async function connect(url: string): Promise<pg.Client> {
   return client;
 }
 
-/** The migrated schema, less the runs -> tasks foreign key (the SQLite floor's runs table has none). */
+/**
+ * The migrated schema, less the runs' reference to tasks (the SQLite floor's runs table has none,
+ * and the floor inserts runs of no task): its foreign key before migrations/pg/0011, its triggers
+ * since (a base build's server may be compared with the floor of this one).
+ */
 export async function prepareFloorDatabase(url: string): Promise<void> {
   await migratePostgres(url);
   const client = await connect(url);
@@ -59,6 +63,9 @@ export async function prepareFloorDatabase(url: string): Promise<void> {
     await client.query(`DO $$ DECLARE c text; BEGIN
       FOR c IN SELECT conname FROM pg_constraint WHERE conrelid = 'runs'::regclass AND contype = 'f' LOOP
         EXECUTE format('ALTER TABLE runs DROP CONSTRAINT %I', c);
+      END LOOP;
+      FOR c IN SELECT tgname FROM pg_trigger WHERE tgrelid = 'runs'::regclass AND NOT tgisinternal LOOP
+        EXECUTE format('DROP TRIGGER %I ON runs', c);
       END LOOP; END $$`);
   } finally {
     await client.end();

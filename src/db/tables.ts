@@ -38,6 +38,17 @@ const KINDS: Record<string, Kind> = {
   boolean: 'bool',
 };
 
+/**
+ * The tables `c` references: its foreign keys' and, for runs, tasks, whose reference PostgreSQL
+ * holds by triggers (pgSchema.runsTaskGuard); a statement's runs are checked as it ends, so their
+ * tasks go first.
+ */
+function references(c: ReturnType<typeof getTableConfig>): string[] {
+  const targets = c.foreignKeys.map((fk) => getTableConfig(fk.reference().foreignTable).name);
+  const guard = pgSchema.runsTaskGuard;
+  return c.name === guard.table ? [...targets, guard.foreignTable] : targets;
+}
+
 /** Every table of the schema but `leftOut`, a referenced table before the tables that reference it. */
 export function schemaTables(leftOut: ReadonlySet<string> = new Set()): TableSpec[] {
   const configs = (Object.values(pgSchema) as unknown[])
@@ -49,12 +60,7 @@ export function schemaTables(leftOut: ReadonlySet<string> = new Set()): TableSpe
   const placed = new Set<string>();
   while (order.length < configs.length) {
     const next = configs.find(
-      (c) =>
-        !placed.has(c.name) &&
-        c.foreignKeys.every((fk) => {
-          const target = getTableConfig(fk.reference().foreignTable).name;
-          return target === c.name || placed.has(target);
-        }),
+      (c) => !placed.has(c.name) && references(c).every((target) => target === c.name || placed.has(target)),
     );
     if (!next) throw new Error('the schema has a foreign-key cycle');
     order.push(next);
