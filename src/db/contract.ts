@@ -27,6 +27,7 @@ import type { JudgeInForce } from './plan/runBatch.js';
 import type { StabilityStep } from './judges.js';
 import type { RunFilter, RunRecord, StoredRun } from './rows.js';
 import type { InputRunRow, SigningKeyRow, SnapshotRow } from './snapshots.js';
+import type { SnapshotHeadRow, SnapshotMinerRow, SnapshotWeightsRow } from './snapshotParts.js';
 import type { Rubric, TaskRecord } from './tasks.js';
 
 export type { VersionedDocument } from './rows.js';
@@ -168,7 +169,12 @@ export interface AuditRepo {
 export interface SnapshotsRepo {
   latest(competitionId: string): Promise<SnapshotRow | null>;
   get(competitionId: string, seq: number): Promise<SnapshotRow | null>;
-  list(competitionId: string, after: number, limit: number): Promise<SnapshotRow[]>;
+  /** The snapshots after seq `after`, oldest first, as their summaries: the documents are not read. */
+  heads(competitionId: string, after: number, limit: number): Promise<SnapshotHeadRow[]>;
+  /** The same page, as the weights history needs it (no document read). */
+  weightsHistory(competitionId: string, after: number, limit: number): Promise<SnapshotWeightsRow[]>;
+  /** The same page, with the miner's leaderboard entry in each (no document read). */
+  minerHistory(competitionId: string, hotkey: string, after: number, limit: number): Promise<SnapshotMinerRow[]>;
   insert(row: SnapshotRow): Promise<undefined>;
   /** Each competition's latest snapshot seq; competitions without one are left out. */
   latestSeqs(): Promise<{ competitionId: string; seq: number }[]>;

@@ -4,6 +4,12 @@
 // plus runs deleted after it (kept in deleted_runs). Nothing here updates or deletes a snapshot.
 import { judgedSql } from './aggregates.js';
 import type { Db } from './client.js';
+import {
+  snapshotParts,
+  type SnapshotHeadRow,
+  type SnapshotMinerRow,
+  type SnapshotWeightsRow,
+} from './snapshotParts.js';
 
 export interface SnapshotRow {
   competitionId: string;
@@ -74,9 +80,20 @@ export function snapshotsRepo(db: Db) {
     'competition_id AS competitionId, seq, taken_at AS takenAt, run_seq AS runSeq, document, input_head AS inputHead, hash';
   const latest = c.prepare(`SELECT ${columns} FROM snapshots WHERE competition_id = ? ORDER BY seq DESC LIMIT 1`);
   const one = c.prepare(`SELECT ${columns} FROM snapshots WHERE competition_id = ? AND seq = ?`);
-  const page = c.prepare(`SELECT ${columns} FROM snapshots WHERE competition_id = ? AND seq > ? ORDER BY seq LIMIT ?`);
-  const insert = c.prepare(`INSERT INTO snapshots (competition_id, seq, taken_at, run_seq, document, input_head, hash)
-    VALUES (@competitionId, @seq, @takenAt, @runSeq, @document, @inputHead, @hash)`);
+  const heads = c.prepare(
+    `SELECT seq, summary FROM snapshots WHERE competition_id = ? AND seq > ? ORDER BY seq LIMIT ?`,
+  );
+  const weightsPage =
+    c.prepare(`SELECT seq, taken_at AS takenAt, final_weights AS finalWeights, burn_weight AS burnWeight
+    FROM snapshots WHERE competition_id = ? AND seq > ? ORDER BY seq LIMIT ?`);
+  // The miner's entry found by SQLite in the miners column, not parsed here.
+  const minerPage = c.prepare(`SELECT seq, taken_at AS takenAt,
+      (SELECT value FROM json_each(miners) WHERE key = @hotkey ORDER BY id DESC LIMIT 1) AS entry
+    FROM snapshots WHERE competition_id = @id AND seq > @after ORDER BY seq LIMIT @limit`);
+  const insert = c.prepare(`INSERT INTO snapshots (competition_id, seq, taken_at, run_seq, document, input_head, hash,
+      summary, final_weights, burn_weight, miners)
+    VALUES (@competitionId, @seq, @takenAt, @runSeq, @document, @inputHead, @hash,
+      @summary, @finalWeights, @burnWeight, @miners)`);
   const keys = c.prepare(
     `SELECT position, fingerprint, public_key AS publicKey, recorded_at AS recordedAt, starts FROM signing_keys ORDER BY position`,
   );
@@ -148,9 +165,14 @@ export function snapshotsRepo(db: Db) {
   return {
     latest: (competitionId: string) => (latest.get(competitionId) as SnapshotRow | undefined) ?? null,
     get: (competitionId: string, seq: number) => (one.get(competitionId, seq) as SnapshotRow | undefined) ?? null,
-    list: (competitionId: string, after: number, limit: number) =>
-      page.all(competitionId, after, limit) as SnapshotRow[],
-    insert: (row: SnapshotRow) => void insert.run(row),
+    /** The snapshots after `after`, oldest first, each as its summary: no document is read. */
+    heads: (competitionId: string, after: number, limit: number) =>
+      heads.all(competitionId, after, limit) as SnapshotHeadRow[],
+    weightsHistory: (competitionId: string, after: number, limit: number) =>
+      weightsPage.all(competitionId, after, limit) as SnapshotWeightsRow[],
+    minerHistory: (competitionId: string, hotkey: string, after: number, limit: number) =>
+      minerPage.all({ id: competitionId, hotkey, after, limit }) as SnapshotMinerRow[],
+    insert: (row: SnapshotRow) => void insert.run({ ...row, ...snapshotParts(row.document) }),
     /** Each competition's latest snapshot seq; competitions without one are left out. */
     latestSeqs: () => latestSeqs.all() as { competitionId: string; seq: number }[],
     /** The snapshot-signing keys in the order they came into force. */

@@ -124,52 +124,18 @@ export function snapshotsService(store: Store, scores: ScoresService, signer: Si
     return document;
   }
 
-  // Parsed summaries of immutable snapshots, for history reads.
-  const summaries = new Map<
-    string,
-    {
-      takenAt: string;
-      miners: Map<string, { rank: number | null; normalizedScore: number | null; finalWeight: number }>;
-      finalWeights: Record<string, number>;
-      burnWeight: number;
-    }
-  >();
-  function summary(r: { competitionId: string; seq: number; document: string }) {
-    const key = `${r.competitionId}\u0000${r.seq}`;
-    let s = summaries.get(key);
-    if (!s) {
-      const doc = JSON.parse(r.document) as {
-        takenAt: string;
-        leaderboard: {
-          miners: {
-            hotkey: string;
-            rank: number | null;
-            normalizedScore: number | null;
-            incentive: { finalWeight: number };
-          }[];
-        };
-        weights: { finalWeights: Record<string, number>; burnWeight: number };
-      };
-      s = {
-        takenAt: doc.takenAt,
-        miners: new Map(
-          doc.leaderboard.miners.map((m) => [
-            m.hotkey,
-            { rank: m.rank, normalizedScore: m.normalizedScore, finalWeight: m.incentive.finalWeight },
-          ]),
-        ),
-        finalWeights: doc.weights.finalWeights,
-        burnWeight: doc.weights.burnWeight,
-      };
-      if (summaries.size >= 2000) summaries.delete(summaries.keys().next().value!);
-      summaries.set(key, s);
-    }
-    return s;
-  }
-
-  async function page(competitionId: string, cursor: string | undefined, limit: number) {
+  /**
+   * A page of snapshots read by `read` (a repo read of the parts kept beside each document, never
+   * the documents themselves: ~100 KB each at 256 miners), with the cursor of the next.
+   */
+  async function page<T extends { seq: number }>(
+    competitionId: string,
+    cursor: string | undefined,
+    limit: number,
+    read: (after: number) => Promise<T[]>,
+  ) {
     if (!(await store.competitions.get(competitionId))) throw notFound(`competition ${competitionId} does not exist`);
-    const rows = await store.snapshots.list(competitionId, parseCursor(cursor), limit);
+    const rows = await read(parseCursor(cursor));
     const last = rows.at(-1);
     return { rows, nextCursor: rows.length === limit && last ? String(last.seq) : null };
   }
@@ -195,12 +161,10 @@ export function snapshotsService(store: Store, scores: ScoresService, signer: Si
     },
     /** Snapshots without their leaderboard, weights and weights on chain, oldest first. */
     async list(competitionId: string, cursor: string | undefined, limit: number) {
-      const { rows, nextCursor } = await page(competitionId, cursor, limit);
-      const snapshots = rows.map((r) => {
-        const { leaderboard: _l, weights: _w, chain: _c, ...rest } = JSON.parse(r.document) as Record<string, unknown>;
-        return rest;
-      });
-      return { snapshots, nextCursor };
+      const { rows, nextCursor } = await page(competitionId, cursor, limit, (after) =>
+        store.snapshots.heads(competitionId, after, limit),
+      );
+      return { snapshots: rows.map((r) => JSON.parse(r.summary) as Record<string, unknown>), nextCursor };
     },
     /**
      * The snapshot's input document, exactly as the competition stood when it was taken: its
@@ -219,26 +183,31 @@ export function snapshotsService(store: Store, scores: ScoresService, signer: Si
       };
     },
     async minerHistory(competitionId: string, hotkey: string, cursor: string | undefined, limit: number) {
-      const { rows, nextCursor } = await page(competitionId, cursor, limit);
+      const { rows, nextCursor } = await page(competitionId, cursor, limit, (after) =>
+        store.snapshots.minerHistory(competitionId, hotkey, after, limit),
+      );
       const history = rows.map((r) => {
-        const s = summary(r);
-        const m = s.miners.get(hotkey);
+        const m = r.entry === null ? null : (JSON.parse(r.entry) as [number | null, number | null, number | null]);
         return {
           seq: r.seq,
-          takenAt: s.takenAt,
-          rank: m?.rank ?? null,
-          normalizedScore: m?.normalizedScore ?? null,
-          finalWeight: m?.finalWeight ?? 0,
+          takenAt: r.takenAt,
+          rank: m?.[0] ?? null,
+          normalizedScore: m?.[1] ?? null,
+          finalWeight: m?.[2] ?? 0,
         };
       });
       return { competitionId, hotkey, history, nextCursor };
     },
     async weightsHistory(competitionId: string, cursor: string | undefined, limit: number) {
-      const { rows, nextCursor } = await page(competitionId, cursor, limit);
-      const history = rows.map((r) => {
-        const s = summary(r);
-        return { seq: r.seq, takenAt: s.takenAt, finalWeights: s.finalWeights, burnWeight: s.burnWeight };
-      });
+      const { rows, nextCursor } = await page(competitionId, cursor, limit, (after) =>
+        store.snapshots.weightsHistory(competitionId, after, limit),
+      );
+      const history = rows.map((r) => ({
+        seq: r.seq,
+        takenAt: r.takenAt,
+        finalWeights: (r.finalWeights === null ? null : JSON.parse(r.finalWeights)) as Record<string, number>,
+        burnWeight: r.burnWeight as number,
+      }));
       return { competitionId, history, nextCursor };
     },
   };

@@ -99,7 +99,7 @@ describe.skipIf(TEST_ENGINE === 'postgres')('restore refuses', { timeout: 180_00
         backupWith('newer.db', (d) =>
           d.prepare('INSERT INTO __drizzle_migrations (hash, created_at) VALUES (?, ?)').run('future', 4102444800000),
         ),
-      /--from \S*newer\.db has a newer schema than this swe-scoring \(a migration of 2100-01-01T00:00:00\.000Z; this build's newest is 0009_judge of .*\): restore it with the version that wrote it, or a later one$/,
+      /--from \S*newer\.db has a newer schema than this swe-scoring \(a migration of 2100-01-01T00:00:00\.000Z; this build's newest is 0010_snapshot_parts of .*\): restore it with the version that wrote it, or a later one$/,
     ],
     [
       'a backup with a log beside it',
@@ -167,7 +167,7 @@ describe.skipIf(TEST_ENGINE === 'postgres')('restore refuses', { timeout: 180_00
     );
     const res = await cli('restore', ['--from', older], { DATABASE_PATH: db });
     expect(res.code, res.stderr).toBe(0);
-    expect(JSON.parse(res.stdout)).toMatchObject({ competitions: 1, runs: 4, migrations: 9, pending: 1 });
+    expect(JSON.parse(res.stdout)).toMatchObject({ competitions: 1, runs: 4, migrations: 10, pending: 1 });
     expect(res.stderr).toContain('(an older schema: the server applies 1 migrations at its next start)');
   });
 

@@ -144,8 +144,10 @@ export async function compareAll(p: Pair, competitionIds: string[], rng?: Rng): 
     }
     await both(p, 'snapshots.latest', c);
     await both(p, 'snapshots.get', c, 1);
-    await both(p, 'snapshots.list', c, 0, 100);
-    await both(p, 'snapshots.list', c, 1, 1);
+    await both(p, 'snapshots.heads', c, 0, 100);
+    await both(p, 'snapshots.heads', c, 1, 1);
+    await both(p, 'snapshots.weightsHistory', c, 0, 100);
+    for (const h of [...miners.slice(0, 2), 'nobody']) await both(p, 'snapshots.minerHistory', c, h, 0, 100);
 
     for (let after = 0; ;) {
       const page = (await both(p, 'exports.runPage', c, after, upTo, 700)) as [number][];

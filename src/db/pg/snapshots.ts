@@ -9,6 +9,12 @@ import {
   type SigningKeyRow,
   type SnapshotRow,
 } from '../snapshots.js';
+import {
+  snapshotParts,
+  type SnapshotHeadRow,
+  type SnapshotMinerRow,
+  type SnapshotWeightsRow,
+} from '../snapshotParts.js';
 import { judgedSql } from './aggregates.js';
 import { RUN_SEQUENCE, type PgContext } from './context.js';
 
@@ -53,18 +59,48 @@ export function pgSnapshotsRepo(ctx: PgContext) {
       );
       return row ?? null;
     },
-    list(competitionId: string, after: number, limit: number): Promise<SnapshotRow[]> {
-      return ctx.query<SnapshotRow>(
-        `SELECT ${COLUMNS} FROM snapshots WHERE competition_id = $1 AND seq > $2 ORDER BY seq LIMIT $3`,
+    /** src/db/snapshots.ts heads: no document is read. */
+    heads(competitionId: string, after: number, limit: number): Promise<SnapshotHeadRow[]> {
+      return ctx.query<SnapshotHeadRow>(
+        `SELECT seq, summary FROM snapshots WHERE competition_id = $1 AND seq > $2 ORDER BY seq LIMIT $3`,
         [competitionId, after, limit],
+      );
+    },
+    weightsHistory(competitionId: string, after: number, limit: number): Promise<SnapshotWeightsRow[]> {
+      return ctx.query<SnapshotWeightsRow>(
+        `SELECT seq, taken_at AS "takenAt", final_weights AS "finalWeights", burn_weight AS "burnWeight"
+        FROM snapshots WHERE competition_id = $1 AND seq > $2 ORDER BY seq LIMIT $3`,
+        [competitionId, after, limit],
+      );
+    },
+    /** The miner's entry found by PostgreSQL in the miners column (json, its text as written), not parsed here. */
+    minerHistory(competitionId: string, hotkey: string, after: number, limit: number): Promise<SnapshotMinerRow[]> {
+      return ctx.query<SnapshotMinerRow>(
+        `SELECT seq, taken_at AS "takenAt", (miners::json -> $2::text)::text AS entry
+        FROM snapshots WHERE competition_id = $1 AND seq > $3 ORDER BY seq LIMIT $4`,
+        [competitionId, hotkey, after, limit],
       );
     },
     // `undefined`, as SQLite's `void insert.run(row)` gives.
     async insert(row: SnapshotRow): Promise<undefined> {
+      const parts = snapshotParts(row.document);
       await ctx.execute(
-        `INSERT INTO snapshots (competition_id, seq, taken_at, run_seq, document, input_head, hash)
-        VALUES ($1, $2, $3, $4, $5, $6, $7)`,
-        [row.competitionId, row.seq, row.takenAt, row.runSeq, row.document, row.inputHead, row.hash],
+        `INSERT INTO snapshots (competition_id, seq, taken_at, run_seq, document, input_head, hash,
+          summary, final_weights, burn_weight, miners)
+        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
+        [
+          row.competitionId,
+          row.seq,
+          row.takenAt,
+          row.runSeq,
+          row.document,
+          row.inputHead,
+          row.hash,
+          parts.summary,
+          parts.finalWeights,
+          parts.burnWeight,
+          parts.miners,
+        ],
       );
       return undefined;
     },

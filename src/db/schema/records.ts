@@ -1,7 +1,7 @@
 // What the server records beside the scoring data: the audit log, snapshots, the scores saved at
 // shutdown, metagraphs, signing keys and judge configurations (./scoring.ts has the rest).
 import { sql } from 'drizzle-orm';
-import { index, integer, primaryKey, sqliteTable, text } from 'drizzle-orm/sqlite-core';
+import { index, integer, primaryKey, real, sqliteTable, text } from 'drizzle-orm/sqlite-core';
 import { competitions } from './scoring.js';
 
 /** Append-only record of every admin write and every run deletion. No route updates or deletes a row. */
@@ -36,6 +36,12 @@ export const snapshots = sqliteTable(
     /** The competition line and task lines of its input document, as they stood (canonical JSON). */
     inputHead: text('input_head').notNull(),
     hash: text('hash').notNull(),
+    // The parts the list and history reads answer with (src/db/snapshots.ts SnapshotParts), so
+    // that they read no document: set by every insert, and for older rows by migration 0010.
+    summary: text('summary'),
+    finalWeights: text('final_weights'),
+    burnWeight: real('burn_weight'),
+    miners: text('miners'),
   },
   (t) => [primaryKey({ columns: [t.competitionId, t.seq] })],
 );

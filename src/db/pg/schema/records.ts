@@ -1,7 +1,7 @@
 // What the PostgreSQL server records beside the scoring data: the audit log, snapshots, write
 // versions and stamps, saved scores, metagraphs, signing keys and judge configurations
 // (src/db/schema/records.ts is the same on SQLite, but for the write bookkeeping).
-import { index, integer, pgTable, primaryKey, text } from 'drizzle-orm/pg-core';
+import { doublePrecision, index, integer, pgTable, primaryKey, text } from 'drizzle-orm/pg-core';
 import { jsonText, int64, createdAt } from './columns.js';
 import { competitions } from './scoring.js';
 
@@ -30,6 +30,12 @@ export const snapshots = pgTable(
     document: text('document').notNull(),
     inputHead: text('input_head').notNull(),
     hash: text('hash').notNull(),
+    // src/db/schema/records.ts; filled for older rows by migration 0011. Text, not jsonb: the JSON
+    // as written (jsonb would reorder the keys of the weights).
+    summary: text('summary'),
+    finalWeights: text('final_weights'),
+    burnWeight: doublePrecision('burn_weight'),
+    miners: text('miners'),
   },
   (t) => [primaryKey({ columns: [t.competitionId, t.seq] })],
 );
