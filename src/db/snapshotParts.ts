@@ -3,7 +3,7 @@
  * The parts of a snapshot the list and history reads answer with, kept in their own columns beside
  * the document so that those reads neither load nor parse it (a document holds the whole
  * leaderboard: ~100 KB at 256 miners). Derived from the document when a row is inserted, and by
- * migration 0010 (PostgreSQL 0011) for the rows stored before.
+ * migration 0010 (PostgreSQL 0012) for the rows stored before.
  */
 export interface SnapshotParts {
   /** The document without `leaderboard`, `weights` and `chain` (JSON): what the list answers. */

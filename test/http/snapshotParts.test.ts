@@ -165,7 +165,7 @@ it('the list and the histories read no snapshot document: they answer the same w
   );
 });
 
-it('rows stored before migration 0010 get their parts from it, in SQL: the reads answer as the documents did', async () => {
+it('rows stored before migration 0010 (PostgreSQL 0012) get their parts from it, in SQL: the reads answer as the documents did', async () => {
   const path = join(dir, 'upgraded.db');
   t = await testApp({ path });
   await seed(t);
