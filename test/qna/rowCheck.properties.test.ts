@@ -111,7 +111,10 @@ function rubricOf(original: unknown[]) {
         if (typeof target !== 'object' || target === null) continue;
         const key = second ?? first;
         if (e.remove) delete target[key];
-        else target[key] = e.to;
+        // A copy: `value`'s objects are constants shared by every draw, so one put at `annotations` and
+        // again at `annotations.importance` made a circle (JSON.stringify threw, CI 2026-12-07), and an
+        // edit inside one changed the constant for the draws after it.
+        else target[key] = structuredClone(e.to);
       }
       return JSON.stringify(copy);
     });
